@@ -1,0 +1,70 @@
+// Byte-level helpers over linear memory. Every string the evaluator handles is a
+// (pointer, length) pair of UTF-8 bytes; nothing here allocates.
+
+export function bytesEqual(a: usize, aLen: u32, b: usize, bLen: u32): bool {
+  if (aLen != bLen) return false;
+  return memory.compare(a, b, aLen) == 0;
+}
+
+export function startsWith(s: usize, sLen: u32, prefix: usize, prefixLen: u32): bool {
+  return prefixLen <= sLen && memory.compare(s, prefix, prefixLen) == 0;
+}
+
+// FNV-1a, 32 bit (docs/bytecode.md §1): the hash of every HASH set.
+export function fnv1a(p: usize, len: u32): u32 {
+  let h: u32 = 0x811c9dc5;
+  for (let i: u32 = 0; i < len; i++) {
+    h = (h ^ <u32>load<u8>(p + i)) * 0x01000193;
+  }
+  return h;
+}
+
+export function lowerAscii(c: u32): u32 {
+  return c - 0x41 < 26 ? c | 0x20 : c;
+}
+
+export function isAsciiAlpha(c: u32): bool {
+  return (c | 0x20) - 0x61 < 26;
+}
+
+export function isAsciiDigit(c: u32): bool {
+  return c - 0x30 < 10;
+}
+
+export function isSpace(c: u32): bool {
+  return c == 0x20 || c - 0x09 < 5; // space, \t \n \v \f \r
+}
+
+// Copies `len` bytes to fresh scratch-free memory at `dst`, lower-casing ASCII letters.
+export function copyLower(dst: usize, src: usize, len: u32): void {
+  for (let i: u32 = 0; i < len; i++) store<u8>(dst + i, <u8>lowerAscii(load<u8>(src + i)));
+}
+
+// Index of the first `c` in [p, p+len) at or after `from`, or -1.
+export function indexOfByte(p: usize, len: u32, c: u32, from: u32): i32 {
+  for (let i = from; i < len; i++) if (<u32>load<u8>(p + i) == c) return <i32>i;
+  return -1;
+}
+
+// Whether [p, p+len) is well-formed UTF-8 (no overlongs, surrogates or code points past U+10FFFF).
+export function validUtf8(p: usize, len: u32): bool {
+  let i: u32 = 0;
+  while (i < len) {
+    const c = <u32>load<u8>(p + i);
+    if (c < 0x80) { i++; continue; }
+    let n: u32; let min: u32; let cp: u32;
+    if ((c & 0xe0) == 0xc0) { n = 1; min = 0x80; cp = c & 0x1f; }
+    else if ((c & 0xf0) == 0xe0) { n = 2; min = 0x800; cp = c & 0x0f; }
+    else if ((c & 0xf8) == 0xf0) { n = 3; min = 0x10000; cp = c & 0x07; }
+    else return false;
+    for (let k: u32 = 1; k <= n; k++) {
+      if (i + k >= len) return false;
+      const d = <u32>load<u8>(p + i + k);
+      if ((d & 0xc0) != 0x80) return false;
+      cp = (cp << 6) | (d & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
+    i += n + 1;
+  }
+  return true;
+}

@@ -1,0 +1,125 @@
+// Linear memory above __heap_base belongs to this allocator alone. The evaluator allocates
+// no managed objects (no `new`, no String or Array operations), so the AssemblyScript
+// runtime's own heap stays empty and never competes for pages.
+//
+// Blocks come in power-of-two size classes (16 B to 1 GiB) with one free list per class:
+// sessions come and go, and a freed block is reused by the next one of its class.
+// Per-call work uses the scratch arena below, which is reset at the start of every call.
+
+const HEADER: usize = 8; // u32 size class, u32 unused; the payload follows
+const CLASS_COUNT: u32 = 27;
+const MAX_BLOCK: usize = 0x40000000;
+const GROW_STEP_PAGES: i32 = 16; // grow at least 1 MiB at a time: fewer host refreshes
+
+const freeHeads: usize = memory.data(108); // CLASS_COUNT u32 heads
+let top: usize = 0;
+let grew: bool = false;
+
+// Reports (and clears) whether memory grew since the last call; the ABI tells the host.
+export function takeGrewFlag(): bool {
+  const g = grew;
+  grew = false;
+  return g;
+}
+
+function sizeClass(size: usize): u32 {
+  const need = size + HEADER;
+  if (need <= 16) return 0;
+  return 28 - clz<u32>(<u32>(need - 1));
+}
+
+function claim(bytes: usize): usize {
+  if (top == 0) top = (__heap_base + 15) & ~15;
+  const end = top + bytes;
+  const have = (<usize>memory.size()) << 16;
+  if (end > have) {
+    const pages = <i32>((end - have + 0xffff) >>> 16);
+    if (memory.grow(max(pages, GROW_STEP_PAGES)) < 0 && memory.grow(pages) < 0) return 0;
+    grew = true;
+  }
+  const block = top;
+  top = end;
+  return block;
+}
+
+// Returns the address of at least `size` bytes, 8-aligned, or 0 when memory is exhausted.
+export function alloc(size: usize): usize {
+  if (size > MAX_BLOCK - HEADER) return 0;
+  const k = sizeClass(size);
+  const head = freeHeads + ((<usize>k) << 2);
+  let block = <usize>load<u32>(head);
+  if (block != 0) {
+    store<u32>(head, load<u32>(block + HEADER));
+  } else {
+    block = claim((<usize>16) << k);
+    if (block == 0) return 0;
+  }
+  store<u32>(block, k);
+  return block + HEADER;
+}
+
+export function free(ptr: usize): void {
+  if (ptr == 0) return;
+  const block = ptr - HEADER;
+  const head = freeHeads + ((<usize>load<u32>(block)) << 2);
+  store<u32>(ptr, load<u32>(head));
+  store<u32>(head, <u32>block);
+}
+
+// The usable size of a block returned by alloc.
+export function blockSize(ptr: usize): usize {
+  return (((<usize>16) << load<u32>(ptr - HEADER)) - HEADER);
+}
+
+// Grows a block to at least `size` bytes, keeping its content; 0 (and the old block kept) on failure.
+export function realloc(ptr: usize, size: usize): usize {
+  if (ptr != 0 && blockSize(ptr) >= size) return ptr;
+  const fresh = alloc(size);
+  if (fresh == 0) return 0;
+  if (ptr != 0) {
+    memory.copy(fresh, ptr, blockSize(ptr));
+    free(ptr);
+  }
+  return fresh;
+}
+
+// ---- Scratch arena: bump allocation for one call, released by scratchReset. ----
+const SCRATCH_FIRST: usize = 65536 - HEADER;
+let scratchBase: usize = 0;
+let scratchEnd: usize = 0;
+let scratchTop: usize = 0;
+let retired: usize = 0; // chunks outgrown during this call, linked through their first word
+
+export function scratchReset(): void {
+  while (retired != 0) {
+    const next = <usize>load<u32>(retired);
+    free(retired);
+    retired = next;
+  }
+  scratchTop = scratchBase + 8;
+}
+
+// Returns `size` bytes, 8-aligned, valid until the next scratchReset; 0 when memory is exhausted.
+export function scratchAlloc(size: usize): usize {
+  const n = (size + 7) & ~(<usize>7);
+  if (scratchBase != 0 && scratchTop + n <= scratchEnd) {
+    const p = scratchTop;
+    scratchTop += n;
+    return p;
+  }
+  const old = scratchEnd - scratchBase;
+  let want = max<usize>(old << 1, SCRATCH_FIRST);
+  while (want < n) want <<= 1;
+  const chunk = alloc(want);
+  if (chunk == 0) return 0;
+  if (scratchBase != 0) {
+    // Earlier allocations of this call stay valid: the old chunk is freed at the next reset,
+    // linked through its first word, which the arena never hands out.
+    store<u32>(scratchBase, <u32>retired);
+    retired = scratchBase;
+  }
+  scratchBase = chunk;
+  scratchEnd = chunk + blockSize(chunk);
+  scratchTop = chunk + 8 + n;
+  return chunk + 8;
+}
