@@ -87,3 +87,205 @@ export function isHashSet(i: u32): bool {
 export function settingValue(key: u32): u32 {
   return load<u32>(section(9) + 4 + ((<usize>(key - 1)) << 3) + 4);
 }
+
+// ---- TOOLS (§3) ----
+// exact_map, glob_list, tool_count, tools × (class, role_start, role_count), role_total, roles × (arg_path, role).
+export function toolsExactSet(): u32 {
+  return load<u32>(section(3));
+}
+
+export function toolsGlobSet(): u32 {
+  return load<u32>(section(3) + 4);
+}
+
+export function toolCount(): u32 {
+  return load<u32>(section(3) + 8);
+}
+
+function toolAddr(t: u32): usize {
+  return section(3) + 12 + <usize>t * 12;
+}
+
+export function toolClass(t: u32): u32 {
+  return load<u32>(toolAddr(t));
+}
+
+export function toolRoleStart(t: u32): u32 {
+  return load<u32>(toolAddr(t) + 4);
+}
+
+export function toolRoleCount(t: u32): u32 {
+  return load<u32>(toolAddr(t) + 8);
+}
+
+export function roleTotal(): u32 {
+  return load<u32>(toolAddr(toolCount()));
+}
+
+function roleAddr(r: u32): usize {
+  return toolAddr(toolCount()) + 4 + ((<usize>r) << 3);
+}
+
+export function roleArgPath(r: u32): u32 {
+  return load<u32>(roleAddr(r));
+}
+
+export function roleKind(r: u32): u32 {
+  return load<u32>(roleAddr(r) + 4);
+}
+
+// ---- CLASSES ----
+export function classCount(): u32 {
+  return load<u32>(section(4));
+}
+
+function classAddr(c: u32): usize {
+  return section(4) + 4 + ((<usize>c) << 4);
+}
+
+export function classCapability(c: u32): u32 {
+  return load<u32>(classAddr(c));
+}
+
+export function classRisk(c: u32): u32 {
+  return load<u32>(classAddr(c) + 4);
+}
+
+export function classCodeStart(c: u32): u32 {
+  return load<u32>(classAddr(c) + 8);
+}
+
+export function classCodeLen(c: u32): u32 {
+  return load<u32>(classAddr(c) + 12);
+}
+
+// ---- RULES ----
+export function ruleCount(): u32 {
+  return load<u32>(section(5));
+}
+
+function ruleAddr(r: u32): usize {
+  return section(5) + 4 + <usize>r * 20;
+}
+
+export function ruleId(r: u32): u32 {
+  return load<u32>(ruleAddr(r));
+}
+
+export function ruleEffect(r: u32): u32 {
+  return load<u32>(ruleAddr(r) + 4);
+}
+
+export function ruleReason(r: u32): u32 {
+  return load<u32>(ruleAddr(r) + 8);
+}
+
+// A string index, or NONE when the rule has no message of its own.
+export function ruleMessage(r: u32): u32 {
+  return load<u32>(ruleAddr(r) + 12);
+}
+
+export function ruleSource(r: u32): u32 {
+  return load<u32>(ruleAddr(r) + 16);
+}
+
+// ---- CODE (§5): op u8, subject u8, flags u8, zero u8, arg, operand, jump ----
+export function codeCount(): u32 {
+  return load<u32>(section(6));
+}
+
+export function insnAddr(i: u32): usize {
+  return section(6) + 4 + ((<usize>i) << 4);
+}
+
+export function insnOp(i: u32): u32 {
+  return load<u8>(insnAddr(i));
+}
+
+export function insnSubject(i: u32): u32 {
+  return load<u8>(insnAddr(i) + 1);
+}
+
+export function insnFlags(i: u32): u32 {
+  return load<u8>(insnAddr(i) + 2);
+}
+
+export function insnArg(i: u32): u32 {
+  return load<u32>(insnAddr(i) + 4);
+}
+
+export function insnOperand(i: u32): u32 {
+  return load<u32>(insnAddr(i) + 8);
+}
+
+export function insnJump(i: u32): u32 {
+  return load<u32>(insnAddr(i) + 12);
+}
+
+// ---- CLASSIFY: word_map, entry_count, entries × (class), role_map ----
+export function classifyWordSet(): u32 {
+  return load<u32>(section(7));
+}
+
+export function classifyEntryCount(): u32 {
+  return load<u32>(section(7) + 4);
+}
+
+export function classifyEntryClass(e: u32): u32 {
+  return load<u32>(section(7) + 8 + ((<usize>e) << 2));
+}
+
+export function classifyRoleSet(): u32 {
+  return load<u32>(section(7) + 8 + ((<usize>classifyEntryCount()) << 2));
+}
+
+// ---- INTENT: negations, nothing_words, file_extensions, verb_map, verb_count,
+// verbs × (class_start, class_count), class_total, classes × (class) ----
+export function intentNegationSet(): u32 {
+  return load<u32>(section(8));
+}
+
+export function intentNothingSet(): u32 {
+  return load<u32>(section(8) + 4);
+}
+
+export function intentExtensionSet(): u32 {
+  return load<u32>(section(8) + 8);
+}
+
+export function intentVerbSet(): u32 {
+  return load<u32>(section(8) + 12);
+}
+
+export function intentVerbCount(): u32 {
+  return load<u32>(section(8) + 16);
+}
+
+export function intentVerbClassStart(v: u32): u32 {
+  return load<u32>(section(8) + 20 + ((<usize>v) << 3));
+}
+
+export function intentVerbClassCount(v: u32): u32 {
+  return load<u32>(section(8) + 24 + ((<usize>v) << 3));
+}
+
+export function intentClassTotal(): u32 {
+  return load<u32>(section(8) + 20 + ((<usize>intentVerbCount()) << 3));
+}
+
+export function intentClass(k: u32): u32 {
+  return load<u32>(section(8) + 24 + ((<usize>intentVerbCount()) << 3) + ((<usize>k) << 2));
+}
+
+// ---- SETTINGS ----
+export function settingsCount(): u32 {
+  return load<u32>(section(9));
+}
+
+export function settingKeyAt(k: u32): u32 {
+  return load<u32>(section(9) + 4 + ((<usize>k) << 3));
+}
+
+export function settingValueAt(k: u32): u32 {
+  return load<u32>(section(9) + 8 + ((<usize>k) << 3));
+}
