@@ -1,0 +1,34 @@
+# The two commands of the README:
+#   make demo   a real Hermes session with the fence, on a scripted model on 127.0.0.1
+#   make test   every test
+# Both install what they need first (npm ci, the build, a venv with the package and Hermes).
+
+VENV := .venv
+PY := $(VENV)/bin/python
+NODE_STAMP := node_modules/.package-lock.json
+VENV_STAMP := $(VENV)/.installed
+
+.PHONY: demo test build setup
+
+demo: setup
+	$(PY) tests/e2e/demo.py
+
+test: setup
+	npm run --silent typecheck
+	npx vitest run
+	npm run --silent test:as
+	$(PY) -m pytest -q host-python/tests tests/e2e
+
+setup: $(NODE_STAMP) build $(VENV_STAMP)
+
+build: $(NODE_STAMP)
+	scripts/build.sh
+
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund
+
+$(VENV_STAMP): host-python/pyproject.toml
+	python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e 'host-python[test]'
+	touch $@
