@@ -68,3 +68,13 @@ export function validUtf8(p: usize, len: u32): bool {
   }
   return true;
 }
+
+// Whether [p, p+len) holds exactly the ASCII string literal `s` (literals are UTF-16 in memory).
+export function equalsAscii(p: usize, len: u32, s: string): bool {
+  if (<u32>s.length != len) return false;
+  const src = changetype<usize>(s);
+  for (let i: u32 = 0; i < len; i++) {
+    if (<u32>load<u8>(p + i) != <u32>load<u16>(src + ((<usize>i) << 1))) return false;
+  }
+  return true;
+}
