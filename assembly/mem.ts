@@ -1,6 +1,6 @@
-// Linear memory above __heap_base belongs to this allocator alone. The evaluator allocates
-// no managed objects (no `new`, no String or Array operations), so the AssemblyScript
-// runtime's own heap stays empty and never competes for pages.
+// The pages this allocator grows belong to it alone. The evaluator allocates no managed
+// objects (no `new`, no String or Array operations), so the AssemblyScript runtime's own heap
+// stays empty; where it is not (the unit tests), the two never share a page.
 //
 // Blocks come in power-of-two size classes (16 B to 1 GiB) with one free list per class:
 // sessions come and go, and a freed block is reused by the next one of its class.
@@ -12,7 +12,8 @@ const MAX_BLOCK: usize = 0x40000000;
 const GROW_STEP_PAGES: i32 = 16; // grow at least 1 MiB at a time: fewer host refreshes
 
 const freeHeads: usize = memory.data(108); // CLASS_COUNT u32 heads
-let top: usize = 0;
+let top: usize = 0;   // next unclaimed byte of the region this allocator grew
+let limit: usize = 0; // end of that region
 let grew: bool = false;
 
 // Reports (and clears) whether memory grew since the last call; the ABI tells the host.
@@ -28,14 +29,21 @@ function sizeClass(size: usize): u32 {
   return 28 - clz<u32>(<u32>(need - 1));
 }
 
+// Claims only memory this allocator grew itself. The AssemblyScript runtime's heap also starts
+// at __heap_base; it is empty in the evaluator but not in the unit tests (as-pect needs a
+// runtime), and pages another grower added are skipped the same way.
 function claim(bytes: usize): usize {
-  if (top == 0) top = (__heap_base + 15) & ~15;
-  const end = top + bytes;
   const have = (<usize>memory.size()) << 16;
-  if (end > have) {
-    const pages = <i32>((end - have + 0xffff) >>> 16);
+  if (have != limit) {
+    top = have;
+    limit = have;
+  }
+  const end = top + bytes;
+  if (end > limit) {
+    const pages = <i32>((end - limit + 0xffff) >>> 16);
     if (memory.grow(max(pages, GROW_STEP_PAGES)) < 0 && memory.grow(pages) < 0) return 0;
     grew = true;
+    limit = (<usize>memory.size()) << 16;
   }
   const block = top;
   top = end;
