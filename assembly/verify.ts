@@ -1,0 +1,548 @@
+// Checks a bytecode file completely against docs/bytecode.md before it is installed, so that
+// decode.ts and the evaluator can read it without checks: any byte string is either rejected
+// with a reason naming the section and offset, or safe to evaluate.
+//
+// The caller has copied the file to `base` (the hash field is zeroed and restored here) and
+// saved the section table, which this sets as it goes. On failure the reason has been written
+// to the current record through out.ts.
+import {
+  MAGIC, FORMAT_VERSION, HEADER_SIZE, DIR_ENTRY_SIZE, HASH_OFFSET, NONE, SECTION_COUNT,
+  SEC_STRINGS, SEC_SETS, SEC_TOOLS, SEC_CLASSES, SEC_RULES, SEC_CODE, SEC_CLASSIFY, SEC_INTENT,
+  SEC_SETTINGS, SETTINGS_COUNT, SETKIND_HASH, SETKIND_LIST, INSN_SIZE, OP_DECIDE,
+  OP_TEST_PRESENT, OP_TEST_EQUALS, OP_TEST_IN, OP_TEST_GLOB, OP_TEST_PREFIX, OP_TEST_DOMAIN,
+  OP_TEST_UNDER, OP_TEST_IN_INTENT, FLAG_NEGATE, FLAG_ALL, EFFECT_ASK, SUBJ_ARG, SUBJECT_COUNT,
+  ROLE_MAX, SET_POLICY_NAME, SET_MAX_ARGS_BYTES, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES,
+  SET_MAX_TARGETS, SET_MAX_INTENT_BYTES, SET_MAX_SESSIONS, SET_SHELL_WRAPPERS, SET_SHELL_NETWORK,
+  SET_SHELL_SHELLS, SET_MAX_SHELL_DEPTH,
+} from "./format";
+import { validUtf8, fnv1a, bytesEqual, equalsAscii } from "./bytes";
+import { setSection, section, strPtr, strLen, setAddr, setKind, ruleEffect } from "./decode";
+import { sha256 } from "./sha256";
+import { outAscii, outDecimal } from "./out";
+
+// Per §5.1: for each subject, bit (op - 0x10) is set when the test applies to it.
+const SUBJECT_OPS: usize = memory.data<u8>([0x1f, 0x9f, 0xbf, 0xbf, 0xbf, 0xdf, 0x1f, 0xbf]);
+
+const storedHash: usize = memory.data(32);
+const computedHash: usize = memory.data(32);
+const sectionLen: usize = memory.data(4 * (SECTION_COUNT + 1));
+
+let base: usize = 0;
+let stringCount: u32 = 0;
+let setCount: u32 = 0;
+let ruleCount: u32 = 0;
+let codeCount: u32 = 0;
+let classCount: u32 = 0;
+
+export function sectionName(kind: u32): string {
+  switch (kind) {
+    case SEC_STRINGS: return "STRINGS";
+    case SEC_SETS: return "SETS";
+    case SEC_TOOLS: return "TOOLS";
+    case SEC_CLASSES: return "CLASSES";
+    case SEC_RULES: return "RULES";
+    case SEC_CODE: return "CODE";
+    case SEC_CLASSIFY: return "CLASSIFY";
+    case SEC_INTENT: return "INTENT";
+    case SEC_SETTINGS: return "SETTINGS";
+  }
+  return "header";
+}
+
+// Starts a rejection reason: "<SECTION> at offset <n>: <what>"; callers may append details.
+function fail(kind: u32, at: usize, what: string): bool {
+  outAscii(sectionName(kind));
+  outAscii(" at offset ");
+  outDecimal(<u32>(at - base));
+  outAscii(": ");
+  outAscii(what);
+  return false;
+}
+
+function failNum(kind: u32, at: usize, what: string, n: u32): bool {
+  fail(kind, at, what);
+  outAscii(" ");
+  outDecimal(n);
+  return false;
+}
+
+function len(kind: u32): u32 {
+  return load<u32>(sectionLen + ((<usize>kind) << 2));
+}
+
+// A section whose fixed part of `need` bytes does not fit.
+function short(kind: u32, need: u64): bool {
+  if (need <= <u64>len(kind)) return false;
+  fail(kind, section(kind), "section of ");
+  outDecimal(len(kind));
+  outAscii(" bytes is too short for its counts");
+  return true;
+}
+
+// A section whose counts say it has exactly `need` bytes.
+function sizeWrong(kind: u32, need: u64): bool {
+  if (need == <u64>len(kind)) return false;
+  fail(kind, section(kind), "section is ");
+  outDecimal(len(kind));
+  outAscii(" bytes, its counts say ");
+  if (need > 0xffffffff) outAscii("more than 4 GiB"); else outDecimal(<u32>need);
+  return true;
+}
+
+function stringOk(kind: u32, at: usize, what: string): bool {
+  const i = load<u32>(at);
+  if (i < stringCount) return true;
+  fail(kind, at, what);
+  outAscii(": string index ");
+  outDecimal(i);
+  outAscii(" out of range (");
+  outDecimal(stringCount);
+  outAscii(" strings)");
+  return false;
+}
+
+// A string that the decision record carries with a length field of `maxLen`.
+function shortStringOk(kind: u32, at: usize, what: string, maxLen: u32): bool {
+  if (!stringOk(kind, at, what)) return false;
+  if (strLen(load<u32>(at)) <= maxLen) return true;
+  fail(kind, at, what);
+  outAscii(" is longer than ");
+  outDecimal(maxLen);
+  outAscii(" bytes");
+  return false;
+}
+
+function setOk(kind: u32, at: usize, what: string, setKindWanted: u32): bool {
+  const i = load<u32>(at);
+  if (i >= setCount) {
+    fail(kind, at, what);
+    outAscii(": set index ");
+    outDecimal(i);
+    outAscii(" out of range (");
+    outDecimal(setCount);
+    outAscii(" sets)");
+    return false;
+  }
+  if (setKind(i) == setKindWanted) return true;
+  fail(kind, at, what);
+  outAscii(": set ");
+  outDecimal(i);
+  outAscii(setKindWanted == SETKIND_HASH ? " is not a HASH set" : " is not a LIST set");
+  return false;
+}
+
+// Every member value of set `i` (HASH or LIST) is below `limit`, or in [1, limit] when `fromOne`.
+function setValuesOk(kind: u32, at: usize, what: string, limit: u32, fromOne: bool): bool {
+  const i = load<u32>(at);
+  const s = setAddr(i);
+  const hashed = load<u8>(s) == SETKIND_HASH;
+  const slots = hashed ? load<u32>(s + 8) : load<u32>(s + 4);
+  for (let j: u32 = 0; j < slots; j++) {
+    const e = s + 12 + ((<usize>j) << 3);
+    if (hashed && load<u32>(e) == 0) continue;
+    const v = load<u32>(e + 4);
+    if (fromOne ? (v >= 1 && v <= limit) : v < limit) continue;
+    fail(kind, at, what);
+    outAscii(": set ");
+    outDecimal(i);
+    outAscii(" maps a member to ");
+    outDecimal(v);
+    outAscii(", out of range");
+    return false;
+  }
+  return true;
+}
+
+function header(len: u32): bool {
+  if (len < <u32>HEADER_SIZE) return failNum(0, base, "file is too short for the header, bytes:", len);
+  if (load<u32>(base) != MAGIC) return fail(0, base, "bad magic: not an AgentsFence bytecode file");
+  const version = <u32>load<u16>(base + 4);
+  if (version != FORMAT_VERSION) return failNum(0, base + 4, "unsupported format version", version);
+  if (load<u16>(base + 6) != 0) return fail(0, base + 6, "flags must be 0");
+  const total = load<u32>(base + 8);
+  if (total != len) {
+    failNum(0, base + 8, "total length field says", total);
+    outAscii(" bytes, the file has ");
+    outDecimal(len);
+    return false;
+  }
+  memory.copy(storedHash, base + HASH_OFFSET, 32);
+  memory.fill(base + HASH_OFFSET, 0, 32);
+  sha256(base, len, computedHash);
+  memory.copy(base + HASH_OFFSET, storedHash, 32);
+  if (memory.compare(storedHash, computedHash, 32) != 0) {
+    return fail(0, base + HASH_OFFSET, "SHA-256 mismatch: the file is damaged or was altered");
+  }
+  const n = load<u32>(base + 12);
+  if (n != <u32>SECTION_COUNT) return failNum(0, base + 12, "section count must be 9, found", n);
+  const dirEnd = <u32>(HEADER_SIZE + DIR_ENTRY_SIZE * SECTION_COUNT);
+  if (len < dirEnd) return fail(0, base + 12, "the section directory runs past the end of the file");
+  for (let k: u32 = 1; k <= <u32>SECTION_COUNT; k++) {
+    const e = base + HEADER_SIZE + <usize>(k - 1) * DIR_ENTRY_SIZE;
+    const kind = load<u32>(e), off = load<u32>(e + 4), size = load<u32>(e + 8);
+    if (kind != k) {
+      failNum(0, e, "directory entry lists kind", kind);
+      outAscii(", expected ");
+      outDecimal(k);
+      return false;
+    }
+    if ((off & 3) != 0) return failNum(0, e + 4, "section is not 4-byte aligned:", k);
+    if (off < dirEnd || <u64>off + <u64>size > <u64>len) {
+      return failNum(0, e + 4, "section lies outside the file:", k);
+    }
+    for (let j: u32 = 1; j < k; j++) {
+      const o = load<u32>(base + HEADER_SIZE + <usize>(j - 1) * DIR_ENTRY_SIZE + 4);
+      const s = load<u32>(base + HEADER_SIZE + <usize>(j - 1) * DIR_ENTRY_SIZE + 8);
+      if (off < o + s && o < off + size) {
+        failNum(0, e + 4, "section overlaps section", j);
+        outAscii(": ");
+        outDecimal(k);
+        return false;
+      }
+    }
+    setSection(k, base + off);
+    store<u32>(sectionLen + ((<usize>k) << 2), size);
+  }
+  return true;
+}
+
+function strings(): bool {
+  const s = section(SEC_STRINGS);
+  if (short(SEC_STRINGS, 4)) return false;
+  const count = load<u32>(s);
+  const table = (<u64>count + 1) << 2;
+  if (short(SEC_STRINGS, 4 + table)) return false;
+  const blobLen = len(SEC_STRINGS) - 4 - <u32>table;
+  const blob = s + 4 + <usize>table;
+  if (load<u32>(s + 4) != 0) return fail(SEC_STRINGS, s + 4, "the first offset must be 0");
+  for (let i: u32 = 0; i < count; i++) {
+    const at = s + 4 + ((<usize>i) << 2);
+    const a = load<u32>(at), b = load<u32>(at + 4);
+    if (b < a || b > blobLen) return failNum(SEC_STRINGS, at + 4, "offset out of order or past the blob, string", i);
+    if (!validUtf8(blob + a, b - a)) return failNum(SEC_STRINGS, blob + a, "invalid UTF-8 in string", i);
+  }
+  const last = s + 4 + ((<usize>count) << 2);
+  if (load<u32>(last) != blobLen) return fail(SEC_STRINGS, last, "the last offset must equal the blob length");
+  stringCount = count;
+  return true;
+}
+
+// A HASH set's buckets: exactly member_count full, every key a string found by the probe of §4
+// at its own bucket (so lookups terminate and no member is shadowed by a duplicate).
+function hashSet(i: u32, s: usize, members: u32, buckets: u32): bool {
+  if (buckets == 0 || (buckets & (buckets - 1)) != 0 || buckets <= members) {
+    return failNum(SEC_SETS, s + 8, "bucket_count must be a power of two above member_count, set", i);
+  }
+  const mask = buckets - 1;
+  let full: u32 = 0;
+  for (let j: u32 = 0; j < buckets; j++) {
+    const e = s + 12 + ((<usize>j) << 3);
+    const key1 = load<u32>(e);
+    if (key1 == 0) continue;
+    full++;
+    if (key1 - 1 >= stringCount) return failNum(SEC_SETS, e, "key string index out of range, set", i);
+    const kp = strPtr(key1 - 1), kl = strLen(key1 - 1);
+    let b = fnv1a(kp, kl) & mask;
+    while (b != j) {
+      const p = s + 12 + ((<usize>b) << 3);
+      const other1 = load<u32>(p);
+      if (other1 == 0) return failNum(SEC_SETS, e, "key is not reachable by the hash probe, set", i);
+      if (bytesEqual(strPtr(other1 - 1), strLen(other1 - 1), kp, kl)) {
+        return failNum(SEC_SETS, e, "duplicate key, set", i);
+      }
+      b = (b + 1) & mask;
+    }
+  }
+  if (full != members) return failNum(SEC_SETS, s + 4, "member_count does not match the full buckets, set", i);
+  return true;
+}
+
+function sets(): bool {
+  const s = section(SEC_SETS);
+  const size = <u64>len(SEC_SETS);
+  if (short(SEC_SETS, 4)) return false;
+  const count = load<u32>(s);
+  const table = 4 + ((<u64>count) << 2);
+  if (short(SEC_SETS, table)) return false;
+  for (let i: u32 = 0; i < count; i++) {
+    const at = s + 4 + ((<usize>i) << 2);
+    const off = load<u32>(at);
+    if ((off & 3) != 0 || <u64>off < table || <u64>off + 12 > size) {
+      return failNum(SEC_SETS, at, "set offset misaligned or out of bounds, set", i);
+    }
+    const a = s + off;
+    const kind = <u32>load<u8>(a);
+    if ((load<u32>(a) >>> 8) != 0) return failNum(SEC_SETS, a, "padding after the kind must be zero, set", i);
+    const members = load<u32>(a + 4), buckets = load<u32>(a + 8);
+    if (kind == SETKIND_HASH) {
+      if (<u64>off + 12 + ((<u64>buckets) << 3) > size) return failNum(SEC_SETS, a, "buckets run past the section, set", i);
+      if (!hashSet(i, a, members, buckets)) return false;
+    } else if (kind == SETKIND_LIST) {
+      if (buckets != 0) return failNum(SEC_SETS, a + 8, "a LIST set has bucket_count 0, set", i);
+      if (<u64>off + 12 + ((<u64>members) << 3) > size) return failNum(SEC_SETS, a, "members run past the section, set", i);
+      for (let j: u32 = 0; j < members; j++) {
+        const e = a + 12 + ((<usize>j) << 3);
+        if (load<u32>(e) >= stringCount) return failNum(SEC_SETS, e, "key string index out of range, set", i);
+      }
+    } else {
+      return failNum(SEC_SETS, a, "unknown set kind, set", i);
+    }
+  }
+  setCount = count;
+  return true;
+}
+
+function rules(): bool {
+  const s = section(SEC_RULES);
+  if (short(SEC_RULES, 4)) return false;
+  const count = load<u32>(s);
+  if (sizeWrong(SEC_RULES, 4 + <u64>count * 20)) return false;
+  for (let r: u32 = 0; r < count; r++) {
+    const e = s + 4 + <usize>r * 20;
+    if (!shortStringOk(SEC_RULES, e, "rule id", 0xffff)) return false;
+    if (load<u32>(e + 4) > <u32>EFFECT_ASK) return failNum(SEC_RULES, e + 4, "effect must be 0, 1 or 2, rule", r);
+    if (load<u32>(e + 8) != NONE && !shortStringOk(SEC_RULES, e + 8, "rule reason", 0xff)) return false;
+    if (load<u32>(e + 12) != NONE && !stringOk(SEC_RULES, e + 12, "rule message")) return false;
+    if (!stringOk(SEC_RULES, e + 16, "rule source")) return false;
+  }
+  ruleCount = count;
+  return true;
+}
+
+function instruction(i: u32): bool {
+  const e = section(SEC_CODE) + 4 + ((<usize>i) << 4);
+  const op = <u32>load<u8>(e), subject = <u32>load<u8>(e + 1), flags = <u32>load<u8>(e + 2);
+  if (load<u8>(e + 3) != 0) return failNum(SEC_CODE, e + 3, "reserved byte must be zero, instruction", i);
+  if (op == OP_DECIDE) {
+    if (flags > <u32>EFFECT_ASK) return failNum(SEC_CODE, e + 2, "DECIDE effect must be 0, 1 or 2, instruction", i);
+    const rule = load<u32>(e + 8);
+    if (rule == NONE) return true;
+    if (rule >= ruleCount) return failNum(SEC_CODE, e + 8, "DECIDE names a rule out of range, instruction", i);
+    if (ruleEffect(rule) != flags) return failNum(SEC_CODE, e + 2, "DECIDE effect differs from its rule's, instruction", i);
+    return true;
+  }
+  if (op < <u32>OP_TEST_PRESENT || op > <u32>OP_TEST_IN_INTENT) return failNum(SEC_CODE, e, "unknown opcode, instruction", i);
+  if ((flags & ~(FLAG_NEGATE | FLAG_ALL)) != 0) return failNum(SEC_CODE, e + 2, "unknown flag bits, instruction", i);
+  if (subject >= <u32>SUBJECT_COUNT) return failNum(SEC_CODE, e + 1, "unknown subject, instruction", i);
+  if (((<u32>load<u8>(SUBJECT_OPS + subject) >> (op - OP_TEST_PRESENT)) & 1) == 0) {
+    return failNum(SEC_CODE, e, "this test does not apply to this subject, instruction", i);
+  }
+  if (subject == SUBJ_ARG) {
+    if (!stringOk(SEC_CODE, e + 4, "argument path")) return false;
+  } else if (load<u32>(e + 4) != NONE) {
+    return failNum(SEC_CODE, e + 4, "arg must be NONE for this subject, instruction", i);
+  }
+  const operand = e + 8;
+  switch (op) {
+    case OP_TEST_PRESENT:
+      if (load<u32>(operand) > 1) return failNum(SEC_CODE, operand, "PRESENT operand must be 0 or 1, instruction", i);
+      return true;
+    case OP_TEST_IN_INTENT:
+      if (load<u32>(operand) != 0) return failNum(SEC_CODE, operand, "IN_INTENT operand must be 0, instruction", i);
+      return true;
+    case OP_TEST_EQUALS:
+      return stringOk(SEC_CODE, operand, "EQUALS operand");
+    case OP_TEST_GLOB:
+    case OP_TEST_PREFIX:
+      return setOk(SEC_CODE, operand, "test operand", SETKIND_LIST);
+  }
+  return setOk(SEC_CODE, operand, "test operand", SETKIND_HASH); // IN, DOMAIN, UNDER
+}
+
+function code(): bool {
+  const s = section(SEC_CODE);
+  if (short(SEC_CODE, 4)) return false;
+  const count = load<u32>(s);
+  if (sizeWrong(SEC_CODE, 4 + <u64>count * INSN_SIZE)) return false;
+  for (let i: u32 = 0; i < count; i++) if (!instruction(i)) return false;
+  codeCount = count;
+  return true;
+}
+
+// A class's code range: non-empty, inside CODE, ending in DECIDE, every jump strictly forward
+// and inside the range, so a run ends within code_len steps.
+function classCode(c: u32, e: usize): bool {
+  const start = load<u32>(e + 8), n = load<u32>(e + 12);
+  if (n == 0) return failNum(SEC_CLASSES, e + 12, "empty code range, class", c);
+  if (<u64>start + <u64>n > <u64>codeCount) return failNum(SEC_CLASSES, e + 8, "code range outside CODE, class", c);
+  const end = start + n;
+  const code = section(SEC_CODE) + 4;
+  if (load<u8>(code + ((<usize>(end - 1)) << 4)) != OP_DECIDE) {
+    failNum(SEC_CODE, code + ((<usize>(end - 1)) << 4), "instruction", end - 1);
+    outAscii(" ends class ");
+    outDecimal(c);
+    outAscii(" but is not DECIDE");
+    return false;
+  }
+  for (let i = start; i < end - 1; i++) {
+    const insn = code + ((<usize>i) << 4);
+    if (load<u8>(insn) == OP_DECIDE) continue;
+    const to = load<u32>(insn + 12);
+    if (to <= i) {
+      failNum(SEC_CODE, insn + 12, "instruction", i);
+      outAscii(" jumps backward (to ");
+      outDecimal(to);
+      outAscii(")");
+      return false;
+    }
+    if (to >= end) {
+      failNum(SEC_CODE, insn + 12, "instruction", i);
+      outAscii(" jumps past the end of class ");
+      outDecimal(c);
+      outAscii(" (to ");
+      outDecimal(to);
+      outAscii(")");
+      return false;
+    }
+  }
+  return true;
+}
+
+function isUnknown(i: u32): bool {
+  return equalsAscii(strPtr(i), strLen(i), "unknown");
+}
+
+function classes(): bool {
+  const s = section(SEC_CLASSES);
+  if (short(SEC_CLASSES, 4)) return false;
+  const count = load<u32>(s);
+  if (count == 0) return fail(SEC_CLASSES, s, "class 0 (unknown) is missing");
+  if (sizeWrong(SEC_CLASSES, 4 + ((<u64>count) << 4))) return false;
+  for (let c: u32 = 0; c < count; c++) {
+    const e = s + 4 + ((<usize>c) << 4);
+    if (!shortStringOk(SEC_CLASSES, e, "capability", 0xffff)) return false;
+    if (!shortStringOk(SEC_CLASSES, e + 4, "risk", 0xff)) return false;
+    if (!classCode(c, e)) return false;
+  }
+  if (!isUnknown(load<u32>(s + 4)) || !isUnknown(load<u32>(s + 8))) {
+    return fail(SEC_CLASSES, s + 4, "class 0 must be unknown / unknown");
+  }
+  classCount = count;
+  return true;
+}
+
+function classIndexOk(kind: u32, at: usize, what: string): bool {
+  const c = load<u32>(at);
+  if (c < classCount) return true;
+  failNum(kind, at, what, c);
+  outAscii(" is out of range (");
+  outDecimal(classCount);
+  outAscii(" classes)");
+  return false;
+}
+
+function tools(): bool {
+  const s = section(SEC_TOOLS);
+  if (short(SEC_TOOLS, 12)) return false;
+  const count = load<u32>(s + 8);
+  if (short(SEC_TOOLS, 16 + <u64>count * 12)) return false;
+  const roleTable = s + 12 + <usize>count * 12;
+  const roles = load<u32>(roleTable);
+  if (sizeWrong(SEC_TOOLS, 16 + <u64>count * 12 + ((<u64>roles) << 3))) return false;
+  if (!setOk(SEC_TOOLS, s, "exact_map", SETKIND_HASH) || !setValuesOk(SEC_TOOLS, s, "exact_map", count, false)) return false;
+  if (!setOk(SEC_TOOLS, s + 4, "glob_list", SETKIND_LIST) || !setValuesOk(SEC_TOOLS, s + 4, "glob_list", count, false)) return false;
+  for (let t: u32 = 0; t < count; t++) {
+    const e = s + 12 + <usize>t * 12;
+    if (!classIndexOk(SEC_TOOLS, e, "tool class")) return false;
+    if (<u64>load<u32>(e + 4) + <u64>load<u32>(e + 8) > <u64>roles) return failNum(SEC_TOOLS, e + 4, "role range out of bounds, tool", t);
+  }
+  for (let r: u32 = 0; r < roles; r++) {
+    const e = roleTable + 4 + ((<usize>r) << 3);
+    if (!stringOk(SEC_TOOLS, e, "role argument path")) return false;
+    const role = load<u32>(e + 4);
+    if (role < 1 || role > <u32>ROLE_MAX) return failNum(SEC_TOOLS, e + 4, "unknown argument role", role);
+  }
+  return true;
+}
+
+function classify(): bool {
+  const s = section(SEC_CLASSIFY);
+  if (short(SEC_CLASSIFY, 8)) return false;
+  const entries = load<u32>(s + 4);
+  if (sizeWrong(SEC_CLASSIFY, 12 + ((<u64>entries) << 2))) return false;
+  if (!setOk(SEC_CLASSIFY, s, "word_map", SETKIND_HASH) || !setValuesOk(SEC_CLASSIFY, s, "word_map", entries, false)) return false;
+  for (let e: u32 = 0; e < entries; e++) {
+    if (!classIndexOk(SEC_CLASSIFY, s + 8 + ((<usize>e) << 2), "entry class")) return false;
+  }
+  const roleMap = s + 8 + ((<usize>entries) << 2);
+  return setOk(SEC_CLASSIFY, roleMap, "role_map", SETKIND_HASH) && setValuesOk(SEC_CLASSIFY, roleMap, "role_map", ROLE_MAX, true);
+}
+
+function intent(): bool {
+  const s = section(SEC_INTENT);
+  if (short(SEC_INTENT, 20)) return false;
+  const verbs = load<u32>(s + 16);
+  if (short(SEC_INTENT, 24 + ((<u64>verbs) << 3))) return false;
+  const totalAt = s + 20 + ((<usize>verbs) << 3);
+  const total = load<u32>(totalAt);
+  if (sizeWrong(SEC_INTENT, 24 + ((<u64>verbs) << 3) + ((<u64>total) << 2))) return false;
+  if (!setOk(SEC_INTENT, s, "negations", SETKIND_HASH)) return false;
+  if (!setOk(SEC_INTENT, s + 4, "nothing_words", SETKIND_HASH)) return false;
+  if (!setOk(SEC_INTENT, s + 8, "file_extensions", SETKIND_HASH)) return false;
+  if (!setOk(SEC_INTENT, s + 12, "verb_map", SETKIND_HASH) || !setValuesOk(SEC_INTENT, s + 12, "verb_map", verbs, false)) return false;
+  for (let v: u32 = 0; v < verbs; v++) {
+    const e = s + 20 + ((<usize>v) << 3);
+    if (<u64>load<u32>(e) + <u64>load<u32>(e + 4) > <u64>total) return failNum(SEC_INTENT, e, "class range out of bounds, verb", v);
+  }
+  for (let k: u32 = 0; k < total; k++) {
+    if (!classIndexOk(SEC_INTENT, totalAt + 4 + ((<usize>k) << 2), "prohibited class")) return false;
+  }
+  return true;
+}
+
+// Inclusive bounds of each setting's value (§3.1); string and set keys are checked apart.
+function settingMin(key: u32): u32 {
+  switch (key) {
+    case SET_MAX_ARGS_BYTES: return 2;
+    case SET_MAX_JSON_DEPTH: case SET_MAX_LEAVES: case SET_MAX_TARGETS: case SET_MAX_INTENT_BYTES:
+    case SET_MAX_SESSIONS: case SET_MAX_SHELL_DEPTH: return 1;
+  }
+  return 0;
+}
+
+function settingMax(key: u32): u32 {
+  switch (key) {
+    case SET_MAX_JSON_DEPTH: return 256;
+    case SET_MAX_SESSIONS: return 1048575;
+    case SET_MAX_SHELL_DEPTH: return 16;
+  }
+  return 0xffffffff;
+}
+
+function settings(): bool {
+  const s = section(SEC_SETTINGS);
+  if (short(SEC_SETTINGS, 4)) return false;
+  const count = load<u32>(s);
+  if (count != <u32>SETTINGS_COUNT) return failNum(SEC_SETTINGS, s, "setting count must be 11, found", count);
+  if (sizeWrong(SEC_SETTINGS, 4 + ((<u64>count) << 3))) return false;
+  for (let k: u32 = 0; k < count; k++) {
+    const e = s + 4 + ((<usize>k) << 3);
+    const key = load<u32>(e);
+    if (key != k + 1) {
+      if (k > 0 && key <= load<u32>(e - 8)) return failNum(SEC_SETTINGS, e, "keys are not sorted or repeat, key", key);
+      return failNum(SEC_SETTINGS, e, "key missing or unknown, found", key);
+    }
+    if (key == SET_POLICY_NAME) {
+      if (!stringOk(SEC_SETTINGS, e + 4, "POLICY_NAME")) return false;
+    } else if (key == SET_SHELL_WRAPPERS || key == SET_SHELL_NETWORK || key == SET_SHELL_SHELLS) {
+      if (!setOk(SEC_SETTINGS, e + 4, "shell program set", SETKIND_HASH)) return false;
+    } else {
+      const v = load<u32>(e + 4);
+      if (v < settingMin(key) || v > settingMax(key)) {
+        failNum(SEC_SETTINGS, e + 4, "value", v);
+        outAscii(" out of range for key ");
+        outDecimal(key);
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+// Verifies the file at [at, at+length): true when every check of docs/bytecode.md holds.
+export function verifyPolicy(at: usize, length: u32): bool {
+  base = at;
+  stringCount = setCount = ruleCount = codeCount = classCount = 0;
+  return header(length) && strings() && sets() && rules() && code() && classes() && tools()
+    && classify() && intent() && settings();
+}
