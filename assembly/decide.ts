@@ -1,0 +1,243 @@
+// One decision (docs/bytecode.md §8, `decide`): checks, classification, targets, the intent's
+// prohibitions, the class's code, and the decision record of §8.1. Every fault is a block with
+// a reason code; nothing here traps.
+import {
+  NONE, EFFECT_ALLOW, EFFECT_BLOCK, KIND_ALLOW, KIND_BLOCK, ROLE_WORKDIR, SET_MAX_ARGS_BYTES,
+  SET_MAX_JSON_DEPTH, SET_MAX_LEAVES, SET_MAX_TARGETS,
+} from "./format";
+import {
+  settingValue, strPtr, strLen, classCapability, classRisk, ruleId, ruleReason, ruleMessage,
+} from "./decode";
+import { validUtf8, equalsAscii } from "./bytes";
+import { outBegin, outByte, outU16, outU32, outAscii, outBytes, outDecimal, outLength, outPatchU8, outPatchU16, outPatchU32, outFinish } from "./out";
+import { inputPtr, inputHolds } from "./input";
+import { hasPolicy } from "./policy";
+import { sessionSlot, sessionStore } from "./session";
+import { classifyTool, leafRole, WORDS_OOM } from "./classify";
+import { runClass, decidedRule, witness, witnessLen, hasWitness, outOfMemory } from "./eval";
+import { parseArgs, leafCount, leafValue, leafValueLen, leafIsString, JSON_OK, JSON_LIMIT, JSON_OOM } from "./json";
+import { targetsBegin, setWorkdir, extractTargets } from "./targets";
+import { intentProhibits } from "./intent";
+
+const TARGETS_LIMIT: i32 = 2; // extractTargets: 0 ok, 2 too many targets, 3 out of memory
+
+// The call being decided.
+let name: usize = 0;
+let nameLen: u32 = 0;
+let nameOk = false;    // the name may appear in the message (it is in bounds and valid UTF-8)
+let cls: i32 = -1;     // the call's class, -1 before classification
+let fieldStart: u32 = 0;
+
+// ---- the decision record ----
+function begin(kind: u32): void {
+  outBegin();
+  outByte(kind);
+  outByte(0);
+  outU16(0);
+  outU16(0);
+  outByte(0);
+  outByte(0);
+  outU32(0);
+  fieldStart = outLength();
+}
+
+// Patches the length of the field just written into the header at `at` (1, 2 or 4 bytes wide).
+function endField(at: u32, width: u32): void {
+  const n = outLength() - fieldStart;
+  if (width == 1) outPatchU8(at, n);
+  else if (width == 2) outPatchU16(at, n);
+  else outPatchU32(at, n);
+  fieldStart = outLength();
+}
+
+function outString(i: u32): void {
+  outBytes(strPtr(i), strLen(i));
+}
+
+function effectWord(effect: u32): string {
+  return effect == EFFECT_ALLOW ? "allow" : effect == EFFECT_BLOCK ? "block" : "ask";
+}
+
+// Capability and risk fields, then "AgentsFence <verb> <tool>: ".
+function classFieldsAndLead(kind: u32): void {
+  if (cls >= 0) outString(classCapability(<u32>cls));
+  endField(4, 2);
+  if (cls >= 0) outString(classRisk(<u32>cls));
+  endField(6, 1);
+  outAscii("AgentsFence ");
+  outAscii(kind == KIND_ALLOW ? "allowed " : kind == KIND_BLOCK ? "blocked " : "asks about ");
+  if (nameOk) outBytes(name, nameLen); else outAscii("a tool with an unreadable name");
+  outAscii(": ");
+}
+
+// A block for a fault: the caller writes the sentence, then calls faultEnd with the same reason.
+function faultBegin(reason: string): void {
+  begin(KIND_BLOCK);
+  outAscii(reason);
+  endField(1, 1);
+  endField(2, 2);
+  classFieldsAndLead(KIND_BLOCK);
+}
+
+function faultEnd(reason: string): u32 {
+  outAscii(" [");
+  outAscii(reason);
+  outAscii("]");
+  endField(8, 4);
+  return outFinish();
+}
+
+function fault(reason: string, sentence: string): u32 {
+  faultBegin(reason);
+  outAscii(sentence);
+  return faultEnd(reason);
+}
+
+function capabilityAndRisk(): void {
+  outString(classCapability(<u32>cls));
+  outAscii(" (");
+  outString(classRisk(<u32>cls));
+  outAscii(")");
+}
+
+// Whether the template at offset i starts with placeholder `s`.
+function placeholderAt(t: usize, len: u32, i: u32, s: string): bool {
+  const n = <u32>s.length;
+  return len - i >= n && equalsAscii(t + i, n, s);
+}
+
+// Writes a rule's message template with {tool} {capability} {risk} {value} {rule} filled in.
+function fillTemplate(t: usize, len: u32, rule: u32): void {
+  let i: u32 = 0;
+  while (i < len) {
+    const c = load<u8>(t + i);
+    if (c == 0x7b) {
+      if (placeholderAt(t, len, i, "{tool}")) { outBytes(name, nameLen); i += 6; continue; }
+      if (placeholderAt(t, len, i, "{capability}")) { outString(classCapability(<u32>cls)); i += 12; continue; }
+      if (placeholderAt(t, len, i, "{risk}")) { outString(classRisk(<u32>cls)); i += 6; continue; }
+      if (placeholderAt(t, len, i, "{value}")) { if (hasWitness) outBytes(witness, witnessLen); i += 7; continue; }
+      if (placeholderAt(t, len, i, "{rule}")) { outString(ruleId(rule)); i += 6; continue; }
+    }
+    outByte(c);
+    i++;
+  }
+}
+
+// The record for what the class's code decided: by a rule, or by the class default.
+function verdict(effect: u32): u32 {
+  const rule = decidedRule;
+  begin(effect);
+  if (rule != NONE && ruleReason(rule) != NONE) outString(ruleReason(rule));
+  else { outAscii(rule != NONE ? "rule_" : "default_"); outAscii(effectWord(effect)); }
+  endField(1, 1);
+  if (rule != NONE) outString(ruleId(rule));
+  endField(2, 2);
+  classFieldsAndLead(effect);
+  if (rule != NONE && ruleMessage(rule) != NONE) {
+    fillTemplate(strPtr(ruleMessage(rule)), strLen(ruleMessage(rule)), rule);
+  } else if (rule != NONE) {
+    outAscii("rule ");
+    outString(ruleId(rule));
+    outAscii(effect == EFFECT_ALLOW ? " allows " : effect == EFFECT_BLOCK ? " blocks " : " asks about ");
+    capabilityAndRisk();
+    if (hasWitness) { outAscii(" for "); outBytes(witness, witnessLen); }
+  } else if (effect == EFFECT_ALLOW) {
+    capabilityAndRisk();
+    outAscii(" is allowed by the policy's default for ");
+    outString(classRisk(<u32>cls));
+  } else {
+    outAscii("no rule allows ");
+    capabilityAndRisk();
+    outAscii(" and the policy's default for ");
+    outString(classRisk(<u32>cls));
+    outAscii(" is ");
+    outAscii(effectWord(effect));
+  }
+  outAscii(" [");
+  if (rule != NONE) outString(ruleId(rule));
+  else { outAscii("default_"); outAscii(effectWord(effect)); }
+  outAscii("]");
+  endField(8, 4);
+  return outFinish();
+}
+
+function prohibited(): u32 {
+  begin(KIND_BLOCK);
+  outAscii("intent_prohibited");
+  endField(1, 1);
+  outAscii("intent");
+  endField(2, 2);
+  classFieldsAndLead(KIND_BLOCK);
+  outAscii("the user's request rules out ");
+  capabilityAndRisk();
+  outAscii(" [intent]");
+  endField(8, 4);
+  return outFinish();
+}
+
+function limit(what: string, n: u32): u32 {
+  faultBegin("limit_exceeded");
+  outAscii(what);
+  outDecimal(n);
+  return faultEnd("limit_exceeded");
+}
+
+// Makes the call's targets: the WORKDIR argument first, then every argument with a role.
+function extract(): i32 {
+  targetsBegin(settingValue(SET_MAX_TARGETS));
+  const n = leafCount();
+  for (let i: u32 = 0; i < n; i++) {
+    if (leafIsString(i) && leafRole(i) == ROLE_WORKDIR) {
+      setWorkdir(leafValue(i), leafValueLen(i));
+      break;
+    }
+  }
+  for (let i: u32 = 0; i < n; i++) {
+    if (!leafIsString(i)) continue;
+    const role = leafRole(i);
+    if (role == 0 || role == ROLE_WORKDIR) continue;
+    const r = extractTargets(role, leafValue(i), leafValueLen(i));
+    if (r != 0) return r;
+  }
+  return 0;
+}
+
+// Decides the call whose tool name and argument JSON are in the input buffer (scratch reset).
+export function decide(h: i32, nLen: u32, argsLen: u32): u32 {
+  name = inputPtr();
+  nameLen = nLen;
+  cls = -1;
+  nameOk = false;
+  if (!inputHolds(<u64>nLen + <u64>argsLen)) return fault("bad_arguments", "the call does not fit the input buffer");
+  nameOk = validUtf8(name, nameLen);
+  if (!hasPolicy()) return fault("no_policy", "no policy is loaded");
+  if (!nameOk) return fault("bad_arguments", "the tool name is not valid UTF-8");
+  let store: usize = 0;
+  if (h != 0) {
+    const slot = sessionSlot(h);
+    if (slot < 0) return fault("unknown_session", "the session is unknown or was closed");
+    store = sessionStore(slot);
+  }
+  const c = classifyTool(name, nameLen);
+  if (c == WORDS_OOM) return fault("out_of_memory", "the evaluator ran out of memory");
+  cls = c;
+  const maxArgs = settingValue(SET_MAX_ARGS_BYTES);
+  if (argsLen > maxArgs) return limit("the arguments are larger than the policy's limit of bytes: ", maxArgs);
+  const parsed = parseArgs(name + nameLen, argsLen, settingValue(SET_MAX_JSON_DEPTH), settingValue(SET_MAX_LEAVES));
+  if (parsed == JSON_LIMIT) return limit("the arguments hold more values than the policy's limit of ", settingValue(SET_MAX_LEAVES));
+  if (parsed == JSON_OOM) return fault("out_of_memory", "the evaluator ran out of memory");
+  if (parsed != JSON_OK) {
+    faultBegin("bad_arguments");
+    outAscii("the arguments are not a JSON object of valid UTF-8 nested at most ");
+    outDecimal(settingValue(SET_MAX_JSON_DEPTH));
+    outAscii(" deep");
+    return faultEnd("bad_arguments");
+  }
+  const t = extract();
+  if (t == TARGETS_LIMIT) return limit("the call names more targets than the policy's limit of ", settingValue(SET_MAX_TARGETS));
+  if (t != 0) return fault("out_of_memory", "the evaluator ran out of memory");
+  if (store != 0 && intentProhibits(store, <u32>cls)) return prohibited();
+  const effect = runClass(<u32>cls, name, nameLen, store);
+  if (outOfMemory) return fault("out_of_memory", "the evaluator ran out of memory");
+  return verdict(effect);
+}

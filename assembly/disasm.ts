@@ -1,0 +1,330 @@
+// The installed policy as text, one fact a line: what `agentsfence disasm` prints.
+import {
+  NONE, FORMAT_VERSION, OP_DECIDE, OP_TEST_PRESENT, OP_TEST_EQUALS, OP_TEST_IN_INTENT, FLAG_NEGATE,
+  FLAG_ALL, SUBJ_ARG, SETKIND_HASH, SETTINGS_COUNT, SET_POLICY_NAME, SET_SHELL_WRAPPERS,
+  SET_SHELL_NETWORK, SET_SHELL_SHELLS,
+} from "./format";
+import {
+  policyBase, strCount, strPtr, strLen, section, setAddr, setKind, setMemberCount, listKey,
+  listValue, toolsExactSet, toolsGlobSet, toolCount, toolClass, toolRoleStart, toolRoleCount,
+  roleArgPath, roleKind, classCount, classCapability, classRisk, classCodeStart, classCodeLen,
+  ruleCount, ruleId, ruleEffect, ruleReason, ruleMessage, ruleSource, insnOp, insnSubject,
+  insnFlags, insnArg, insnOperand, insnJump, classifyWordSet, classifyEntryCount,
+  classifyEntryClass, classifyRoleSet, intentNegationSet, intentNothingSet, intentExtensionSet,
+  intentVerbSet, intentVerbCount, intentVerbClassStart, intentVerbClassCount, intentClass,
+  settingKeyAt, settingValueAt,
+} from "./decode";
+import { outBegin, outByte, outAscii, outBytes, outDecimal, outHexByte, outFinish } from "./out";
+import { hasPolicy, writePolicyHash } from "./policy";
+
+function nl(): void {
+  outByte(0x0a);
+}
+
+// A string index as a quoted string, escaping quotes, backslashes and control bytes.
+function quoted(i: u32): void {
+  if (i == NONE) { outAscii("none"); return; }
+  const p = strPtr(i), n = strLen(i);
+  outByte(0x22);
+  for (let k: u32 = 0; k < n; k++) {
+    const c = <u32>load<u8>(p + k);
+    if (c == 0x22 || c == 0x5c) { outByte(0x5c); outByte(c); }
+    else if (c == 0x0a) outAscii("\\n");
+    else if (c < 0x20 || c == 0x7f) { outAscii("\\x"); outHexByte(c); }
+    else outByte(c);
+  }
+  outByte(0x22);
+}
+
+function raw(i: u32): void {
+  outBytes(strPtr(i), strLen(i));
+}
+
+function index4(i: u32): void {
+  if (i < 1000) outByte(0x30);
+  if (i < 100) outByte(0x30);
+  if (i < 10) outByte(0x30);
+  outDecimal(i);
+}
+
+function opName(op: u32): string {
+  switch (op) {
+    case 0x01: return "DECIDE";
+    case 0x10: return "TEST_PRESENT";
+    case 0x11: return "TEST_EQUALS";
+    case 0x12: return "TEST_IN";
+    case 0x13: return "TEST_GLOB";
+    case 0x14: return "TEST_PREFIX";
+    case 0x15: return "TEST_DOMAIN";
+    case 0x16: return "TEST_UNDER";
+  }
+  return "TEST_IN_INTENT";
+}
+
+function subjectName(s: u32): string {
+  switch (s) {
+    case 0: return "tool";
+    case 1: return "arg";
+    case 2: return "email";
+    case 3: return "domain";
+    case 4: return "url";
+    case 5: return "path";
+    case 6: return "program";
+  }
+  return "recipient";
+}
+
+function roleName(r: u32): string {
+  switch (r) {
+    case 1: return "email";
+    case 2: return "url";
+    case 3: return "domain";
+    case 4: return "path";
+    case 5: return "command";
+    case 6: return "code";
+    case 7: return "recipient";
+    case 8: return "patch";
+  }
+  return "workdir";
+}
+
+function effectName(e: u32): string {
+  return e == 0 ? "allow" : e == 1 ? "block" : "ask";
+}
+
+function settingName(k: u32): string {
+  switch (k) {
+    case 1: return "POLICY_NAME";
+    case 2: return "MAX_ARGS_BYTES";
+    case 3: return "MAX_JSON_DEPTH";
+    case 4: return "MAX_LEAVES";
+    case 5: return "MAX_TARGETS";
+    case 6: return "MAX_INTENT_BYTES";
+    case 7: return "MAX_SESSIONS";
+    case 8: return "SHELL_WRAPPERS";
+    case 9: return "SHELL_NETWORK";
+    case 10: return "SHELL_SHELLS";
+  }
+  return "MAX_SHELL_DEPTH";
+}
+
+function className(c: u32): void {
+  outAscii("class ");
+  outDecimal(c);
+  outAscii(" (");
+  raw(classCapability(c));
+  outAscii(" / ");
+  raw(classRisk(c));
+  outAscii(")");
+}
+
+function setRef(i: u32): void {
+  outAscii("set ");
+  outDecimal(i);
+}
+
+// Members of a set in bucket (HASH) or policy (LIST) order: "key" -> value.
+function members(i: u32): void {
+  const hashed = setKind(i) == SETKIND_HASH;
+  const s = setAddr(i);
+  const slots = hashed ? load<u32>(s + 8) : setMemberCount(i);
+  for (let j: u32 = 0; j < slots; j++) {
+    const e = s + 12 + ((<usize>j) << 3);
+    if (hashed && load<u32>(e) == 0) continue;
+    outAscii("    ");
+    quoted(hashed ? load<u32>(e) - 1 : listKey(i, j));
+    outAscii(" -> ");
+    outDecimal(hashed ? load<u32>(e + 4) : listValue(i, j));
+    nl();
+  }
+}
+
+function sets(): void {
+  const count = load<u32>(section(2));
+  outAscii("sets ");
+  outDecimal(count);
+  nl();
+  for (let i: u32 = 0; i < count; i++) {
+    outAscii("  set ");
+    outDecimal(i);
+    outAscii(setKind(i) == SETKIND_HASH ? " HASH " : " LIST ");
+    outDecimal(setMemberCount(i));
+    outAscii(" members");
+    if (setKind(i) == SETKIND_HASH) { outAscii(", "); outDecimal(load<u32>(setAddr(i) + 8)); outAscii(" buckets"); }
+    nl();
+    members(i);
+  }
+}
+
+function tools(): void {
+  outAscii("tools ");
+  outDecimal(toolCount());
+  outAscii(", exact_map ");
+  setRef(toolsExactSet());
+  outAscii(", glob_list ");
+  setRef(toolsGlobSet());
+  nl();
+  for (let t: u32 = 0; t < toolCount(); t++) {
+    outAscii("  tool ");
+    outDecimal(t);
+    outAscii(" -> ");
+    className(toolClass(t));
+    const start = toolRoleStart(t), end = start + toolRoleCount(t);
+    for (let r = start; r < end; r++) {
+      outAscii(r == start ? " roles " : ", ");
+      raw(roleArgPath(r));
+      outAscii("=");
+      outAscii(roleName(roleKind(r)));
+    }
+    nl();
+  }
+}
+
+function instruction(pc: u32): void {
+  outAscii("    ");
+  index4(pc);
+  outAscii("  ");
+  const op = insnOp(pc);
+  outAscii(opName(op));
+  if (op == OP_DECIDE) {
+    outAscii(" ");
+    outAscii(effectName(insnFlags(pc)));
+    const rule = insnOperand(pc);
+    if (rule == NONE) outAscii(" default");
+    else { outAscii(" rule "); outDecimal(rule); outAscii(" "); raw(ruleId(rule)); }
+    nl();
+    return;
+  }
+  const flags = insnFlags(pc);
+  outAscii(" ");
+  outAscii(subjectName(insnSubject(pc)));
+  if (insnSubject(pc) == SUBJ_ARG) { outAscii(" "); quoted(insnArg(pc)); }
+  if (op != OP_TEST_PRESENT) outAscii((flags & FLAG_ALL) != 0 ? " all" : " any");
+  if ((flags & FLAG_NEGATE) != 0) outAscii(" not");
+  const operand = insnOperand(pc);
+  if (op == OP_TEST_PRESENT) outAscii(operand == 1 ? " present" : " absent");
+  else if (op == OP_TEST_EQUALS) { outAscii(" "); quoted(operand); }
+  else if (op != OP_TEST_IN_INTENT) { outAscii(" "); setRef(operand); }
+  outAscii(" else -> ");
+  index4(insnJump(pc));
+  nl();
+}
+
+function classes(): void {
+  outAscii("classes ");
+  outDecimal(classCount());
+  nl();
+  for (let c: u32 = 0; c < classCount(); c++) {
+    outAscii("  ");
+    className(c);
+    outAscii(" code ");
+    const start = classCodeStart(c), end = start + classCodeLen(c);
+    outDecimal(start);
+    outAscii("..");
+    outDecimal(end);
+    nl();
+    for (let pc = start; pc < end; pc++) instruction(pc);
+  }
+}
+
+function rules(): void {
+  outAscii("rules ");
+  outDecimal(ruleCount());
+  nl();
+  for (let r: u32 = 0; r < ruleCount(); r++) {
+    outAscii("  rule ");
+    outDecimal(r);
+    outAscii(" ");
+    raw(ruleId(r));
+    outAscii(" ");
+    outAscii(effectName(ruleEffect(r)));
+    outAscii(" reason ");
+    if (ruleReason(r) == NONE) { outAscii("rule_"); outAscii(effectName(ruleEffect(r))); } else raw(ruleReason(r));
+    outAscii(" source ");
+    raw(ruleSource(r));
+    if (ruleMessage(r) != NONE) { outAscii(" message "); quoted(ruleMessage(r)); }
+    nl();
+  }
+}
+
+function classify(): void {
+  outAscii("classify word_map ");
+  setRef(classifyWordSet());
+  outAscii(", role_map ");
+  setRef(classifyRoleSet());
+  outAscii(", entries ");
+  outDecimal(classifyEntryCount());
+  nl();
+  for (let e: u32 = 0; e < classifyEntryCount(); e++) {
+    outAscii("  entry ");
+    outDecimal(e);
+    outAscii(" -> ");
+    className(classifyEntryClass(e));
+    nl();
+  }
+}
+
+function intent(): void {
+  outAscii("intent negations ");
+  setRef(intentNegationSet());
+  outAscii(", nothing_words ");
+  setRef(intentNothingSet());
+  outAscii(", file_extensions ");
+  setRef(intentExtensionSet());
+  outAscii(", verb_map ");
+  setRef(intentVerbSet());
+  outAscii(", verbs ");
+  outDecimal(intentVerbCount());
+  nl();
+  for (let v: u32 = 0; v < intentVerbCount(); v++) {
+    outAscii("  verb ");
+    outDecimal(v);
+    outAscii(" prohibits");
+    const start = intentVerbClassStart(v), end = start + intentVerbClassCount(v);
+    for (let k = start; k < end; k++) { outAscii(" "); className(intentClass(k)); }
+    nl();
+  }
+}
+
+function settings(): void {
+  outAscii("settings");
+  nl();
+  for (let k: u32 = 0; k < <u32>SETTINGS_COUNT; k++) {
+    const key = settingKeyAt(k), v = settingValueAt(k);
+    outAscii("  ");
+    outAscii(settingName(key));
+    outAscii(" ");
+    if (key == SET_POLICY_NAME) quoted(v);
+    else if (key == SET_SHELL_WRAPPERS || key == SET_SHELL_NETWORK || key == SET_SHELL_SHELLS) setRef(v);
+    else outDecimal(v);
+    nl();
+  }
+}
+
+// The record of `disasm`: the installed policy as text.
+export function disasmRecord(): u32 {
+  outBegin();
+  if (!hasPolicy()) {
+    outAscii("no policy is loaded");
+    nl();
+    return outFinish();
+  }
+  outAscii("AgentsFence bytecode, format ");
+  outDecimal(FORMAT_VERSION);
+  outAscii(", ");
+  outDecimal(load<u32>(policyBase + 8));
+  outAscii(" bytes, sha256 ");
+  writePolicyHash();
+  nl();
+  outAscii("strings ");
+  outDecimal(strCount());
+  nl();
+  sets();
+  tools();
+  classes();
+  rules();
+  classify();
+  intent();
+  settings();
+  return outFinish();
+}
