@@ -1,0 +1,379 @@
+"""The Python face of the fence: Fence, Session, Decision, Intent.
+
+Every decision is made by fence.wasm (docs/bytecode.md §8); this module marshals a call into
+the evaluator's input buffer, calls one export, and reads the record back. What it decides on
+its own is only what the evaluator cannot see: arguments that are not JSON, an input over
+every limit, a trapped or broken evaluator. All of those block.
+"""
+from __future__ import annotations
+
+import json
+import os
+import struct
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
+from typing import Any, Callable, Literal
+
+import wasmtime
+
+from . import data
+from .errors import FenceError
+from .engine import (
+    DEFAULT_MEMORY_LIMIT,
+    EngineFault,
+    InputTooLarge,
+    WasmInstance,
+    default_cache_dir,
+    load_module,
+)
+
+DecisionKind = Literal["allow", "block", "ask"]
+_KINDS: tuple[DecisionKind, ...] = ("allow", "block", "ask")
+_VERBS = {"allow": "allowed", "block": "blocked", "ask": "asks about"}
+_DECISION_HEAD = struct.Struct("<BBHHBxI")  # §8.1: kind, reason, rule, capability, risk, zero, message
+_DECISION_CACHE_LIMIT = 4096
+_CLOSED = -1  # handle of a dropped session
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    kind: DecisionKind
+    reason: str
+    rule: str
+    capability: str
+    risk: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Intent:
+    """What the evaluator bound from the user's message (its summary record, §8)."""
+
+    emails: tuple[str, ...] = ()
+    urls: tuple[str, ...] = ()
+    domains: tuple[str, ...] = ()
+    paths: tuple[str, ...] = ()
+    recipients: tuple[str, ...] = ()
+    prohibited: tuple[tuple[str, str], ...] = ()  # (capability, the verb word that prohibited it)
+
+
+def host_decision(tool_name: str, reason: str, text: str) -> Decision:
+    """A block the host makes itself, worded like the evaluator's messages (§8.1)."""
+    return Decision("block", reason, "", "", "", f"AgentsFence blocked {tool_name}: {text} [{reason}]")
+
+
+class _Unencodable(TypeError):
+    pass
+
+
+def _refuse(value: object) -> Any:
+    raise _Unencodable(f"a value of type {type(value).__name__} is not JSON")
+
+
+def _make_encoder() -> Callable[[object], str]:
+    """json.dumps(ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=_refuse),
+    without building an encoder per call. With the C accelerator, circular references are not
+    tracked: they end in RecursionError, which encode_call reports like any nesting too deep."""
+    if c_make_encoder is None:
+        return json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=_refuse).encode
+    chunks = c_make_encoder(None, _refuse, encode_basestring, None, ":", ",", False, False, False)
+    return lambda value: "".join(chunks(value, 0))
+
+
+_encode_json = _make_encoder()
+
+
+def encode_call(tool_name: object, args: object) -> tuple[bytes, bytes] | str:
+    """(tool name, argument JSON) as UTF-8, or the reason they cannot be sent."""
+    if not isinstance(tool_name, str):
+        return f"the tool name is a {type(tool_name).__name__}, not a string"
+    if not isinstance(args, dict):
+        return f"the arguments are a {type(args).__name__}, not an object"
+    try:
+        return tool_name.encode("utf-8"), _encode_json(args).encode("utf-8")
+    except UnicodeEncodeError:
+        return "the call cannot be read: a string holds a lone surrogate"
+    except (TypeError, ValueError) as error:  # bytes, sets, objects, odd keys; NaN and infinity
+        return f"the arguments cannot be read: {error}"
+    except RecursionError:
+        return "the arguments cannot be read: they nest too deeply (or refer to themselves)"
+
+
+class Session:
+    """The intent of one conversation. Get it from `Fence.session`; one object per id."""
+
+    def __init__(self, fence: Fence, session_id: str, handle: int):
+        self.id = session_id
+        self._fence = fence
+        self._handle = handle
+        self._messages: list[str] = []  # replayed into a rebuilt evaluator
+        self._fault: str | None = None  # set when a message could not be bound: then every call blocks
+
+    def intent(self, user_message: str) -> Intent:
+        """Binds (or amends) this session's intent from the user's own message."""
+        return self._fence._bind(self, user_message)
+
+    def decide(self, tool_name: str, args: dict[str, Any]) -> Decision:
+        return self._fence._decide(self, tool_name, args)
+
+
+class Fence:
+    """fence.wasm with one policy installed. Thread-safe: one lock serializes evaluator calls."""
+
+    def __init__(
+        self,
+        policy: bytes | str | os.PathLike[str] | None = None,
+        *,
+        wasm: bytes | str | os.PathLike[str] | None = None,
+        raw_calls: bool = True,
+        memory_limit: int = DEFAULT_MEMORY_LIMIT,
+        cache_dir: Path | Literal[False] | None = None,
+        home: str | None = None,
+        cwd: str | None = None,
+    ):
+        """policy: None (the shipped default), the bytecode itself, or a path to a .afb or a .yaml
+        (compiled with Node). wasm: the evaluator (default: the shipped fence.wasm). cache_dir:
+        where compiled modules are kept (None: $AGENTSFENCE_CACHE or $XDG_CACHE_HOME/agentsfence;
+        False: compile every time). home, cwd: what `~` and relative paths mean to the evaluator
+        (default: this user's home and the process's working directory)."""
+        self._policy = _policy_bytes(policy)
+        wasm_bytes = _read(wasm if wasm is not None else data.path("fence.wasm"), "fence.wasm")
+        try:
+            self._module = load_module(wasm_bytes, default_cache_dir() if cache_dir is None else cache_dir or None)
+        except wasmtime.WasmtimeError as error:
+            raise FenceError(f"fence.wasm is not a valid WebAssembly module: {error}") from error
+        self._raw_calls = raw_calls
+        self._memory_limit = memory_limit
+        self._home = home if home is not None else os.path.expanduser("~")
+        self._cwd = cwd if cwd is not None else os.getcwd()
+        self._lock = threading.Lock()
+        self._sessions: dict[str, Session] = {}
+        self._described: dict[str, str] = {}  # replayed into a rebuilt evaluator
+        self._decisions: dict[bytes, Decision] = {}
+        self._broken: str | None = None
+        self.rebuilds = 0
+        try:
+            self._wasm, self.policy_name, self.policy_hash = self._instantiate()
+        except EngineFault as fault:
+            raise FenceError(f"fence.wasm cannot run: {fault}") from fault
+
+    # ---- public ----
+
+    def session(self, session_id: str) -> Session:
+        with self._lock:
+            session = self._sessions.get(session_id)
+            if session is None:
+                session = Session(self, session_id, self._open_session())
+                self._sessions[session_id] = session
+            return session
+
+    def drop_session(self, session_id: str) -> None:
+        with self._lock:
+            session = self._sessions.pop(session_id, None)
+            if session is None or session._handle == _CLOSED:
+                return
+            handle, session._handle = session._handle, _CLOSED
+            if self._broken is None:
+                try:
+                    self._wasm.call_plain("session_close", (handle,))
+                except EngineFault as fault:
+                    self._recover(fault)
+
+    def decide(self, tool_name: str, args: dict[str, Any]) -> Decision:
+        """Decides with an empty intent (handle 0): for calls that belong to no known session."""
+        return self._decide(None, tool_name, args)
+
+    def describe_tool(self, name: str, description: str) -> tuple[str, str]:
+        """Classifies a tool the policy does not map from its description: (capability, risk)."""
+        payload_name, payload_text = name.encode("utf-8"), description.encode("utf-8")
+        with self._lock:
+            status, text = self._status_call(
+                "describe", (len(payload_name), len(payload_text)), payload_name + payload_text
+            )
+            if status == 0:
+                self._described[name] = description
+        if status != 0:
+            raise FenceError(f"cannot describe tool {name!r}: {text}")
+        capability, _, risk = text.partition("\t")
+        return capability, risk
+
+    def disasm(self) -> str:
+        with self._lock:
+            return self._checked_invoke("disasm", ()).decode("utf-8")
+
+    # ---- evaluator calls (callers hold the lock unless said) ----
+
+    def _instantiate(self) -> tuple[WasmInstance, str, str]:
+        wasm = WasmInstance(self._module, memory_limit=self._memory_limit, raw_calls=self._raw_calls)
+        record = wasm.invoke("load", (len(self._policy),), self._policy)
+        if record[:1] != b"\x00":
+            raise FenceError(f"policy rejected: {record[1:].decode('utf-8', 'replace')}")
+        name, _, digest = record[1:].decode("utf-8").partition("\t")
+        home, cwd = self._home.encode("utf-8"), self._cwd.encode("utf-8")
+        record = wasm.invoke("configure", (len(home), len(cwd)), home + cwd)
+        if record[:1] != b"\x00":
+            raise FenceError(f"cannot configure home {self._home!r} and working directory {self._cwd!r}: "
+                             f"{record[1:].decode('utf-8', 'replace')}")
+        return wasm, name, digest
+
+    def _rebuild(self) -> None:
+        """A fresh instance carrying everything the old one was told: a trap can leave wasm state torn."""
+        wasm, _, _ = self._instantiate()
+        for name, description in self._described.items():
+            payload = name.encode("utf-8") + description.encode("utf-8")
+            wasm.invoke("describe", (len(name.encode("utf-8")), len(description.encode("utf-8"))), payload)
+        for session in self._sessions.values():
+            session._handle = wasm.call_plain("session_open", ())
+            if session._handle == 0:
+                raise EngineFault("a live session could not be reopened")
+            for message in session._messages:
+                encoded = message.encode("utf-8")
+                wasm.invoke("intent", (session._handle, len(encoded)), encoded)
+        self._wasm = wasm
+        self._decisions.clear()
+
+    def _recover(self, fault: EngineFault) -> None:
+        self.rebuilds += 1
+        try:
+            self._rebuild()
+        except (EngineFault, FenceError) as error:
+            self._broken = f"{fault}; rebuilding failed: {error}"
+
+    def _checked_invoke(self, export: str, args: tuple[int, ...], payload: bytes = b"") -> bytes:
+        if self._broken is not None:
+            raise FenceError(f"the evaluator is broken: {self._broken}")
+        try:
+            return self._wasm.invoke(export, args, payload)
+        except InputTooLarge as error:
+            raise FenceError(f"{export}: input of {error} bytes is over every limit") from error
+        except EngineFault as fault:
+            self._recover(fault)
+            raise FenceError(f"{export}: the evaluator failed: {fault}") from fault
+
+    def _status_call(self, export: str, args: tuple[int, ...], payload: bytes) -> tuple[int, str]:
+        record = self._checked_invoke(export, args, payload)
+        return record[0], record[1:].decode("utf-8", "replace")
+
+    def _open_session(self) -> int:
+        if self._broken is not None:
+            raise FenceError(f"the evaluator is broken: {self._broken}")
+        try:
+            handle = self._wasm.call_plain("session_open", ())
+        except EngineFault as fault:
+            self._recover(fault)
+            raise FenceError(f"session_open: the evaluator failed: {fault}") from fault
+        if handle == 0:
+            raise FenceError("no session can be opened: the policy's max_sessions are live")
+        return handle
+
+    def _bind(self, session: Session, message: str) -> Intent:
+        encoded = message.encode("utf-8", "replace")
+        with self._lock:
+            if session._handle == _CLOSED:
+                raise FenceError(f"session {session.id!r} was dropped")
+            try:
+                status, text = self._status_call("intent", (session._handle, len(encoded)), encoded)
+            except FenceError as error:
+                session._fault = str(error)
+                raise
+            if status != 0:
+                session._fault = text
+                raise FenceError(f"the user's message could not be bound: {text}")
+            session._messages.append(message)
+        return _parse_intent(text)
+
+    def _decide(self, session: Session | None, tool_name: str, args: dict[str, Any]) -> Decision:
+        encoded = encode_call(tool_name, args)
+        if isinstance(encoded, str):
+            return host_decision(str(tool_name), "bad_arguments", encoded)
+        name, arguments = encoded
+        with self._lock:
+            if self._broken is not None:
+                return host_decision(tool_name, "engine_fault", f"the evaluator is broken ({_last_line(self._broken)})")
+            handle = 0
+            if session is not None:
+                if session._fault is not None:
+                    return host_decision(tool_name, "host_error",
+                                         f"the user's request could not be read ({session._fault})")
+                if session._handle == _CLOSED:
+                    return host_decision(tool_name, "unknown_session", f"session {session.id!r} was dropped")
+                handle = session._handle
+            try:
+                record = self._wasm.invoke("decide", (handle, len(name), len(arguments)), name + arguments)
+            except InputTooLarge:
+                return host_decision(tool_name, "limit_exceeded",
+                                     f"its arguments ({len(arguments)} bytes) are over every limit")
+            except EngineFault as fault:
+                self._recover(fault)
+                return host_decision(tool_name, "engine_fault", f"the evaluator failed ({_last_line(str(fault))})")
+            decision = self._decisions.get(record)
+            if decision is None:
+                decision = _parse_decision(record, tool_name)
+                if len(self._decisions) >= _DECISION_CACHE_LIMIT:
+                    self._decisions.clear()
+                self._decisions[record] = decision
+            return decision
+
+
+def _parse_decision(record: bytes, tool_name: str) -> Decision:
+    try:
+        kind, *lengths = _DECISION_HEAD.unpack_from(record)
+        if kind >= len(_KINDS) or _DECISION_HEAD.size + sum(lengths) != len(record):
+            raise ValueError("its lengths do not add up")
+        fields = []
+        offset = _DECISION_HEAD.size
+        for length in lengths:  # lengths count bytes: slice, then decode each field
+            fields.append(record[offset:offset + length].decode("utf-8"))
+            offset += length
+    except (struct.error, ValueError) as error:  # UnicodeDecodeError is a ValueError
+        return host_decision(tool_name, "engine_fault", f"the evaluator's answer is malformed ({error})")
+    return Decision(_KINDS[kind], *fields)
+
+
+def _parse_intent(summary: str) -> Intent:
+    found: dict[str, list[str]] = {"email": [], "url": [], "domain": [], "path": [], "recipient": []}
+    prohibited: list[tuple[str, str]] = []
+    for line in summary.splitlines():
+        kind, _, value = line.partition("\t")
+        if kind == "prohibit":
+            capability, _, verb = value.partition("\t")
+            prohibited.append((capability, verb))
+        elif kind in found:
+            found[kind].append(value)
+        # other kinds: a newer evaluator's summary lines; the binding itself lives in the wasm
+    return Intent(
+        emails=tuple(found["email"]),
+        urls=tuple(found["url"]),
+        domains=tuple(found["domain"]),
+        paths=tuple(found["path"]),
+        recipients=tuple(found["recipient"]),
+        prohibited=tuple(prohibited),
+    )
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else text
+
+
+def _read(source: bytes | str | os.PathLike[str], what: str) -> bytes:
+    if isinstance(source, (bytes, bytearray)):
+        return bytes(source)
+    try:
+        return Path(source).read_bytes()
+    except OSError as error:
+        raise FenceError(f"cannot read {what} at {source}: {error.strerror or error}") from error
+
+
+def _policy_bytes(policy: bytes | str | os.PathLike[str] | None) -> bytes:
+    if policy is None:
+        return _read(data.path("default.afb"), "the shipped policy (default.afb)")
+    if isinstance(policy, (bytes, bytearray)):
+        return bytes(policy)
+    if Path(policy).suffix.lower() in (".yaml", ".yml"):
+        from .compiler import compile_policy
+
+        return compile_policy([Path(policy)])
+    return _read(policy, "the policy")

@@ -1,0 +1,324 @@
+"""Runs fence.wasm in-process with wasmtime (docs/bytecode.md §8 is the ABI).
+
+One wasmtime Engine per process, one Module per wasm (compiled once, then cached as native
+code), and one `WasmInstance` (Store + Instance) per Fence. The hot path calls an export
+through a ctypes prototype of `wasmtime_func_call_unchecked`, reached through the C library
+wasmtime-py has already loaded: one foreign call instead of the public API's type lookups and
+value conversions (DESIGN.md §5). The public `Func.__call__` path stays selectable so tests
+can check that both give the same answers.
+
+A WasmInstance is not thread-safe: its owner serializes calls (api.Fence holds a lock).
+"""
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import importlib.metadata
+import os
+import platform
+import stat
+import struct
+from pathlib import Path
+
+import wasmtime
+from wasmtime import _ffi as ffi
+
+# assembly/format.ts: the fuel the host grants one call (tests/test_engine.py checks these).
+FUEL_BASE = 20_000_000
+FUEL_PER_BYTE = 400
+
+DEFAULT_MEMORY_LIMIT = 256 * 1024 * 1024
+FIRST_INPUT_CAPACITY = 64 * 1024
+
+# Everything about the Engine that changes the native code it compiles; part of the cache key,
+# because wasmtime refuses (at best) a module compiled under other settings.
+ENGINE_SETTINGS = "consume_fuel=1"
+WASMTIME_VERSION = importlib.metadata.version("wasmtime")
+
+# ABI exports (docs/bytecode.md §8): name -> parameter count. Every parameter and result is i32.
+EXPORT_PARAMS = {
+    "input": 1,
+    "load": 1,
+    "configure": 2,
+    "session_open": 0,
+    "session_close": 1,
+    "intent": 2,
+    "decide": 3,
+    "describe": 2,
+    "disasm": 0,
+}
+# Exports whose result is a record address, bit 0 telling that memory grew.
+RECORD_EXPORTS = frozenset({"load", "configure", "intent", "decide", "describe", "disasm"})
+MAX_PARAMS = 3
+
+_U32 = struct.Struct("<I")
+_SLOTS_PER_VALUE = ctypes.sizeof(ffi.wasmtime_val_raw_t) // ctypes.sizeof(ctypes.c_int32)
+
+
+class EngineFault(Exception):
+    """A call trapped (fuel, memory, unreachable) or broke the ABI; the instance is unusable."""
+
+
+class InputTooLarge(Exception):
+    """The evaluator refused an input buffer of this size (over every limit it has)."""
+
+
+# ---- Engine and module cache -------------------------------------------------------------
+
+_engine: wasmtime.Engine | None = None
+
+
+def shared_engine() -> wasmtime.Engine:
+    global _engine
+    if _engine is None:
+        config = wasmtime.Config()
+        config.consume_fuel = True  # keep in step with ENGINE_SETTINGS
+        _engine = wasmtime.Engine(config)
+    return _engine
+
+
+def default_cache_dir() -> Path:
+    explicit = os.environ.get("AGENTSFENCE_CACHE")
+    if explicit:
+        return Path(explicit)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg) if xdg else Path.home() / ".cache"
+    return base / "agentsfence"
+
+
+def cache_key(wasm: bytes) -> str:
+    machine = f"{platform.system()}-{platform.machine()}"
+    wasm_digest = hashlib.sha256(wasm).hexdigest()
+    material = f"wasmtime {WASMTIME_VERSION}|{ENGINE_SETTINGS}|{machine}|{wasm_digest}"
+    return hashlib.sha256(material.encode()).hexdigest()
+
+
+def load_module(wasm: bytes, cache_dir: Path | None) -> wasmtime.Module:
+    """The compiled module for `wasm`, from the cache when a trusted entry exists.
+
+    An entry is named `<key>-<sha256 of its content>.cwasm`: only files named for this wasm,
+    engine and wasmtime version are read, and only when their content still has the digest
+    their name gives, so a torn or altered file is compiled anew instead of run as native code.
+    """
+    engine = shared_engine()
+    directory = _private_dir(cache_dir) if cache_dir is not None else None
+    if directory is None:
+        return _compile(engine, wasm)
+    key = cache_key(wasm)
+    module = _read_cached(engine, directory, key)
+    if module is None:
+        module = _compile(engine, wasm)
+        _write_cached(directory, key, bytes(module.serialize()))
+    return module
+
+
+def _compile(engine: wasmtime.Engine, wasm: bytes) -> wasmtime.Module:
+    return wasmtime.Module(engine, wasm)
+
+
+def _private_dir(path: Path) -> Path | None:
+    """The cache directory when only this user can write it (created 0700), else None."""
+    try:
+        os.makedirs(path, mode=0o700, exist_ok=True)
+        info = os.lstat(path)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o022:
+        return None
+    return path
+
+
+def _read_cached(engine: wasmtime.Engine, directory: Path, key: str) -> wasmtime.Module | None:
+    prefix = key + "-"
+    try:
+        names = [n for n in os.listdir(directory) if n.startswith(prefix) and n.endswith(".cwasm")]
+    except OSError:
+        return None
+    for name in names:
+        path = directory / name
+        digest = name[len(prefix):-len(".cwasm")]
+        try:
+            info = os.lstat(path)
+            trusted = stat.S_ISREG(info.st_mode) and info.st_uid == os.geteuid() and not info.st_mode & 0o022
+            if trusted and hashlib.sha256(path.read_bytes()).hexdigest() == digest:
+                return wasmtime.Module.deserialize_file(engine, str(path))
+        except (OSError, wasmtime.WasmtimeError):
+            pass
+        try:
+            path.unlink()  # ours (the directory is private) and unusable
+        except OSError:
+            pass
+    return None
+
+
+def _write_cached(directory: Path, key: str, serialized: bytes) -> None:
+    """Writes atomically (a private temporary file renamed into place); failures only cost speed."""
+    digest = hashlib.sha256(serialized).hexdigest()
+    temporary = directory / f".{key}.{os.getpid()}.{os.urandom(6).hex()}.tmp"
+    try:
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as out:
+            out.write(serialized)
+        os.replace(temporary, directory / f"{key}-{digest}.cwasm")
+    except OSError:
+        try:
+            temporary.unlink()
+        except OSError:
+            pass
+
+
+# ---- The raw call path --------------------------------------------------------------------
+
+# Our own prototypes over wasmtime-py's loaded library (its bound functions keep their argtypes):
+# plain addresses in, the error pointer out. CFUNCTYPE releases the GIL around the call.
+_call_unchecked = ctypes.CFUNCTYPE(
+    ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p
+)(("wasmtime_func_call_unchecked", ffi.dll))
+_set_fuel = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64)(
+    ("wasmtime_context_set_fuel", ffi.dll)
+)
+
+
+def _error_text(error_address: int) -> str:
+    error = wasmtime.WasmtimeError._from_ptr(ctypes.cast(error_address, ctypes.POINTER(ffi.wasmtime_error_t)))
+    return str(error)
+
+
+class WasmInstance:
+    """One Store + Instance of fence.wasm, its input buffer and a view of its linear memory."""
+
+    def __init__(self, module: wasmtime.Module, *, memory_limit: int = DEFAULT_MEMORY_LIMIT, raw_calls: bool = True):
+        _check_exports(module)
+        self.raw_calls = raw_calls
+        self._store = wasmtime.Store(shared_engine())
+        self._store.set_limits(memory_size=memory_limit)
+        self._store.set_fuel(FUEL_BASE)  # the start function runs at instantiation
+        try:
+            instance = wasmtime.Instance(self._store, module, [])
+        except (wasmtime.Trap, wasmtime.WasmtimeError) as error:
+            raise EngineFault(f"instantiation failed: {error}") from error
+        exports = instance.exports(self._store)
+        self._instance = instance  # keeps the Func structs below alive
+        self._funcs: dict[str, wasmtime.Func] = {name: exports[name] for name in EXPORT_PARAMS}
+        self._memory: wasmtime.Memory = exports["memory"]
+        self._context = ctypes.cast(self._store._context(), ctypes.c_void_p).value
+        self._func_addresses = {name: ctypes.addressof(f._func) for name, f in self._funcs.items()}
+        self._values = (ffi.wasmtime_val_raw_t * MAX_PARAMS)()
+        self._values_address = ctypes.addressof(self._values)
+        # The same cells as i32 slots: indexing a c_int32 array is far cheaper than building
+        # a union object per value. Value i is slot i * _SLOTS_PER_VALUE.
+        self._slots = (ctypes.c_int32 * (MAX_PARAMS * _SLOTS_PER_VALUE)).from_buffer(self._values)
+        self._trap = ctypes.POINTER(ffi.wasm_trap_t)()
+        self._trap_address = ctypes.addressof(self._trap)
+        self._input_address = 0
+        self._input_capacity = 0
+        self._view = memoryview(b"")
+        self.refresh_view()
+
+    # -- memory --
+
+    def refresh_view(self) -> None:
+        """Re-reads where linear memory lives and how long it is (after it grew)."""
+        size = self._memory.data_len(self._store)
+        base = ctypes.addressof(self._memory.data_ptr(self._store).contents)
+        self._view = memoryview((ctypes.c_ubyte * size).from_address(base)).cast("B")
+
+    def _write_input(self, payload: bytes) -> None:
+        size = len(payload)
+        if size > self._input_capacity:
+            want = max(FIRST_INPUT_CAPACITY, 1 << (size - 1).bit_length())
+            address = self._call("input", (want,), FUEL_BASE)
+            if address == 0:
+                address = self._call("input", (size,), FUEL_BASE)
+                want = size
+                if address == 0:
+                    raise InputTooLarge(size)
+            if address & 1:
+                self.refresh_view()
+            self._input_address = address & ~1
+            self._input_capacity = want
+        start = self._input_address
+        if start + size > len(self._view):
+            self.refresh_view()
+            if start + size > len(self._view):
+                raise EngineFault(f"input buffer at {start} (+{size}) lies outside linear memory")
+        self._view[start:start + size] = payload
+
+    def _record(self, address: int) -> bytes:
+        if address & 1:
+            self.refresh_view()
+            address &= ~1
+        view = self._view
+        if address + 4 <= len(view):
+            end = address + 4 + _U32.unpack_from(view, address)[0]
+            if end <= len(view):
+                return bytes(view[address + 4:end])
+        # The flag is a hint; the memory's length is the truth: look again before failing.
+        self.refresh_view()
+        view = self._view
+        if address + 4 <= len(view):
+            end = address + 4 + _U32.unpack_from(view, address)[0]
+            if end <= len(view):
+                return bytes(view[address + 4:end])
+        raise EngineFault(f"record at {address} lies outside linear memory")
+
+    # -- calls --
+
+    def invoke(self, export: str, args: tuple[int, ...], payload: bytes = b"") -> bytes:
+        """Writes `payload` to the input buffer, calls a record-returning export, returns the record."""
+        if payload:
+            self._write_input(payload)
+        return self._record(self._call(export, args, FUEL_BASE + FUEL_PER_BYTE * len(payload)))
+
+    def call_plain(self, export: str, args: tuple[int, ...]) -> int:
+        """Calls an export whose result is a number (a session handle), not a record."""
+        result = self._call(export, args, FUEL_BASE)
+        self.refresh_view()  # its result has no bit to say memory grew
+        return result
+
+    def _call(self, export: str, args: tuple[int, ...], fuel: int) -> int:
+        if self.raw_calls:
+            return self._call_raw(export, args, fuel)
+        return self._call_public(export, args, fuel)
+
+    def _call_raw(self, export: str, args: tuple[int, ...], fuel: int) -> int:
+        error = _set_fuel(self._context, fuel)
+        if error:
+            raise EngineFault(f"setting fuel failed: {_error_text(error)}")
+        slots = self._slots
+        for i, value in enumerate(args):
+            slots[i * _SLOTS_PER_VALUE] = value
+        error = _call_unchecked(self._context, self._func_addresses[export], self._values_address, MAX_PARAMS, self._trap_address)
+        if error:
+            raise EngineFault(f"{export} failed: {_error_text(error)}")
+        if self._trap:
+            trap = wasmtime.Trap._from_ptr(self._trap)  # takes ownership of the trap
+            self._trap = ctypes.POINTER(ffi.wasm_trap_t)()
+            self._trap_address = ctypes.addressof(self._trap)
+            raise EngineFault(f"{export} trapped: {trap.message}")
+        return slots[0] & 0xFFFFFFFF
+
+    def _call_public(self, export: str, args: tuple[int, ...], fuel: int) -> int:
+        self._store.set_fuel(fuel)
+        try:
+            result = self._funcs[export](self._store, *args)
+        except (wasmtime.Trap, wasmtime.WasmtimeError) as error:
+            raise EngineFault(f"{export} trapped: {error}") from error
+        return 0 if result is None else result & 0xFFFFFFFF
+
+
+def _check_exports(module: wasmtime.Module) -> None:
+    """The unchecked call path is only sound for exports of exactly the types the ABI gives."""
+    i32 = wasmtime.ValType.i32()
+    found = {e.name: e.type for e in module.exports}
+    if not isinstance(found.get("memory"), wasmtime.MemoryType):
+        raise EngineFault("fence.wasm does not export its memory")
+    for name, count in EXPORT_PARAMS.items():
+        ty = found.get(name)
+        if not isinstance(ty, wasmtime.FuncType):
+            raise EngineFault(f"fence.wasm does not export the function {name!r} (docs/bytecode.md §8)")
+        results = ty.results
+        if ty.params != [i32] * count or (results != [i32] and not (name == "session_close" and results == [])):
+            raise EngineFault(f"fence.wasm exports {name!r} with the wrong type")
+    if module.imports:
+        raise EngineFault("fence.wasm has imports; the evaluator must have none")

@@ -1,0 +1,242 @@
+"""The Hermes Agent plugin: `register(ctx)` puts the fence in front of every tool call.
+
+Verified against hermes-agent 0.19.0 (hermes_cli/plugins.py, agent/turn_context.py,
+model_tools.py, tools/delegate_tool.py, cli.py):
+- The entry point `agentsfence = agentsfence.hermes` in group `hermes_agent.plugins` becomes a
+  plugin whose name and key are the entry point's name; it loads only when `agentsfence` is in
+  `plugins.enabled` of $HERMES_HOME/config.yaml. The loaded module must expose `register(ctx)`.
+- `PluginManager.invoke_hook(name, **kwargs)` calls every callback with keyword arguments only
+  (plus telemetry_schema_version), swallows exceptions and collects the non-None results.
+  A raising hook is no directive at all: the tool runs. So every hook body here catches
+  everything and answers with a block.
+- pre_tool_call kwargs: tool_name, args (a dict; Hermes replaces anything else by {}),
+  task_id, session_id, tool_call_id, turn_id, api_request_id, middleware_trace.
+  `_get_pre_tool_call_directive_details` takes the FIRST dict whose action is "block" (with a
+  non-empty message) or "approve" (optional rule_key), in registration order; so the fence's
+  callback is moved to the front of the list.
+- pre_llm_call kwargs: session_id, task_id (a fresh uuid per turn when the caller has none),
+  turn_id, user_message (the user's own input; may be a multimodal list), conversation_history,
+  is_first_turn, model, platform, sender_id. Its results can only add context.
+- subagent_start kwargs: parent_session_id, parent_turn_id, parent_subagent_id,
+  child_session_id, child_subagent_id, child_role, child_goal.
+- on_session_finalize kwargs: session_id, platform, reason ("shutdown" on CLI exit, when the
+  session can still be resumed; "new_session" / "session_boundary" otherwise).
+
+This module imports wasmtime only inside register(), so a broken install still registers a
+hook that blocks every call instead of failing to load (which Hermes treats as no fence).
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from .api import Decision, Fence, Session
+
+logger = logging.getLogger("agentsfence")
+
+Directive = dict[str, str] | None
+
+
+def hermes_home() -> Path:
+    try:
+        from hermes_constants import get_hermes_home
+
+        return Path(get_hermes_home())
+    except Exception:  # Hermes is not importable here: its own default rule
+        return Path(os.environ.get("HERMES_HOME") or Path.home() / ".hermes")
+
+
+def register(ctx: Any, **kwargs: Any) -> None:
+    state_dir = hermes_home() / "agentsfence"
+    try:
+        from .api import Fence
+
+        installed = state_dir / "policy.afb"
+        fence = Fence(installed if installed.is_file() else None)
+    except Exception as error:  # wasmtime missing, no wasm, a rejected policy: fail closed
+        logger.error("AgentsFence could not start; every tool call will be blocked: %s", error)
+        hook = blocking_hook(f"AgentsFence could not start ({type(error).__name__}: {error}), so every tool call is blocked")
+        ctx.register_hook("pre_tool_call", hook)
+        move_first(ctx, hook)
+        return
+    plugin = HermesFence(fence, state_dir / "decisions.jsonl", lambda: move_first(ctx, plugin.pre_tool_call))
+    ctx.register_hook("pre_tool_call", plugin.pre_tool_call)
+    ctx.register_hook("pre_llm_call", plugin.pre_llm_call)
+    ctx.register_hook("subagent_start", plugin.subagent_start)
+    ctx.register_hook("on_session_finalize", plugin.on_session_finalize)
+    move_first(ctx, plugin.pre_tool_call)
+    logger.info("AgentsFence active: policy %s (%s)", fence.policy_name, fence.policy_hash[:12])
+
+
+def blocking_hook(message: str) -> Callable[..., Directive]:
+    def pre_tool_call(**kwargs: Any) -> Directive:
+        return {"action": "block", "message": message}
+
+    return pre_tool_call
+
+
+def move_first(ctx: Any, callback: Callable[..., Directive]) -> None:
+    """Puts the fence's pre_tool_call first: Hermes 0.19 lets the first directive win, so an
+    earlier plugin's approve would hide the fence's block. The list is Hermes' private state."""
+    try:
+        callbacks = ctx._manager._hooks["pre_tool_call"]
+        if callbacks and callbacks[0] is not callback and callback in callbacks:
+            callbacks.remove(callback)
+            callbacks.insert(0, callback)
+    except Exception as error:
+        logger.warning("AgentsFence could not move its pre_tool_call hook first: %s", error)
+
+
+def directive(decision: Decision, session_key: str, tool_name: str) -> Directive:
+    """DESIGN.md §3: allow -> None, block -> block, ask -> approve with a narrowly scoped rule key."""
+    if decision.kind == "allow":
+        return None
+    message = decision.message or f"AgentsFence {decision.kind}: {tool_name} [{decision.reason}]"
+    if decision.kind == "ask":
+        # Hermes remembers [s]ession / [a]lways answers under "plugin_rule:<rule_key>": scoped to
+        # this session, capability and tool, an answer cannot approve other tasks or other tools.
+        rule_key = f"agentsfence:{session_key}:{decision.capability}:{tool_name}"
+        return {"action": "approve", "message": message, "rule_key": rule_key}
+    return {"action": "block", "message": message}
+
+
+def _message_text(user_message: Any) -> str:
+    """The text of the user's message: a string, or the text parts of a multimodal list."""
+    if isinstance(user_message, str):
+        return user_message
+    if isinstance(user_message, list):
+        parts = [p.get("text") for p in user_message if isinstance(p, dict) and p.get("type") == "text"]
+        return "\n".join(p for p in parts if isinstance(p, str))
+    return ""
+
+
+class HermesFence:
+    """The hooks, and the links from Hermes' ids to fence sessions."""
+
+    def __init__(self, fence: Fence, log_path: Path, reorder: Callable[[], None]):
+        self.fence = fence
+        self._log_path = log_path
+        self._log_fd: int | None = None
+        self._reorder = reorder
+        self._lock = threading.Lock()
+        self._tasks: dict[str, Session] = {}  # task_id -> session (tool calls that carry only a task id)
+        self._children: dict[str, Session] = {}  # a subagent's session_id -> its parent's session
+        self._faults: dict[str, str] = {}  # session_id -> why its user message could not be bound
+
+    # ---- hooks ----
+
+    def pre_llm_call(self, session_id: str = "", task_id: str = "", user_message: Any = None, **kwargs: Any) -> None:
+        self._reorder()
+        key = session_id or task_id
+        try:
+            with self._lock:
+                parent = self._children.get(key)
+            if parent is not None:
+                # A subagent's "user message" is its parent model's goal text: it grants nothing.
+                self._alias(task_id, parent)
+                return None
+            session = self.fence.session(key)
+            self._alias(task_id, session)
+            text = _message_text(user_message)
+            if text:
+                session.intent(text)
+        except Exception as error:
+            logger.error("AgentsFence could not bind the user's message: %s", error)
+            with self._lock:
+                for fault_key in (session_id, task_id):
+                    if fault_key:
+                        self._faults[fault_key] = f"{type(error).__name__}: {error}"
+        return None
+
+    def pre_tool_call(self, tool_name: str = "", args: Any = None, task_id: str = "", session_id: str = "", **kwargs: Any) -> Directive:
+        try:
+            started = time.perf_counter_ns()
+            fault = self._faults.get(session_id or task_id) if session_id or task_id else None
+            if fault is not None:
+                return {"action": "block", "message": f"AgentsFence blocked {tool_name}: the user's request could not be read ({fault}) [host_error]"}
+            session = self._session_for(session_id, task_id)
+            decision = session.decide(tool_name, args) if session is not None else self.fence.decide(tool_name, args)
+            elapsed_us = (time.perf_counter_ns() - started) / 1000
+            self._log(session_id or task_id, tool_name, decision, elapsed_us)
+            return directive(decision, session.id if session is not None else "", tool_name)
+        except Exception as error:
+            logger.exception("AgentsFence failed deciding %s", tool_name)
+            return {"action": "block", "message": f"AgentsFence blocked {tool_name}: the fence failed ({type(error).__name__}: {error}) [host_error]"}
+
+    def subagent_start(self, parent_session_id: str = "", child_session_id: str = "", **kwargs: Any) -> None:
+        """Binds the child to its parent's session, so the parent's intent is the child's ceiling."""
+        try:
+            if not child_session_id:
+                return None
+            parent = self._session_for(parent_session_id or "", "")
+            if parent is None:
+                return None
+            with self._lock:
+                self._children[child_session_id] = parent
+        except Exception as error:
+            logger.error("AgentsFence could not link subagent %s: %s", child_session_id, error)
+            with self._lock:
+                self._faults[child_session_id] = f"{type(error).__name__}: {error}"
+        return None
+
+    def on_session_finalize(self, session_id: str = "", reason: str = "", **kwargs: Any) -> None:
+        """Forgets a finished session; one ended by shutdown is kept (it can be resumed)."""
+        if not session_id or reason == "shutdown":
+            return None
+        try:
+            with self._lock:
+                self._faults.pop(session_id, None)
+                self._children.pop(session_id, None)
+                for task_id in [k for k, s in self._tasks.items() if s.id == session_id]:
+                    del self._tasks[task_id]
+                    self._faults.pop(task_id, None)
+            self.fence.drop_session(session_id)
+        except Exception as error:
+            logger.error("AgentsFence could not drop session %s: %s", session_id, error)
+        return None
+
+    # ---- links ----
+
+    def _session_for(self, session_id: str, task_id: str) -> Session | None:
+        with self._lock:
+            if session_id:
+                linked = self._children.get(session_id)
+            else:
+                linked = self._tasks.get(task_id) if task_id else None
+        if linked is not None:
+            self._alias(task_id, linked)
+            return linked
+        if not session_id:
+            return None  # no session we know: decided with an empty intent
+        session = self.fence.session(session_id)
+        self._alias(task_id, session)
+        return session
+
+    def _alias(self, task_id: str, session: Session) -> None:
+        if task_id:
+            with self._lock:
+                self._tasks[task_id] = session
+
+    # ---- the decision log ----
+
+    def _log(self, session_key: str, tool_name: str, decision: Decision, elapsed_us: float) -> None:
+        """One JSON line per decision, one append write; a failing log never fails the decision."""
+        try:
+            line = json.dumps({
+                "time": time.time(), "session": session_key, "tool": tool_name, "kind": decision.kind,
+                "reason": decision.reason, "rule": decision.rule, "us": round(elapsed_us, 1),
+            }, ensure_ascii=False) + "\n"
+            if self._log_fd is None:
+                with self._lock:
+                    if self._log_fd is None:
+                        self._log_path.parent.mkdir(parents=True, exist_ok=True)
+                        self._log_fd = os.open(self._log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            os.write(self._log_fd, line.encode("utf-8"))  # O_APPEND: concurrent lines do not interleave
+        except Exception as error:
+            logger.warning("AgentsFence could not log a decision: %s", error)
