@@ -1,0 +1,287 @@
+// Stage 2: validation. Each file against the schema and the rules that need a whole file;
+// then the merged policy (duplicate ids, selectors that match nothing). Every finding
+// names the YAML node it is about and what was expected there.
+import * as path from "node:path";
+import type * as z from "zod";
+import { diagnostic, formatPos, type Diagnostic } from "./diagnostic";
+import { globMatches } from "./glob";
+import type { PolicyIR } from "./ir";
+import { homeToTilde, isAbsolutePathGlob, isEmailAddress, isHostName, normalizePath } from "./normalize";
+import type { ParsedFile, YamlPath } from "./parse";
+import { subjectOf, VALID_TESTS, type TestName } from "./predicates";
+import { PLACEHOLDERS, PolicyFile, type Predicate } from "./schema";
+import { SUBJ_DOMAIN, SUBJ_EMAIL, SUBJ_PATH } from "../assembly/format";
+
+export interface CheckedFile {
+  file: string;
+  absPath: string;
+  policy: PolicyFile;
+  locate: ParsedFile["locate"];
+}
+
+export interface Findings {
+  errors: Diagnostic[];
+  warnings: Diagnostic[];
+}
+
+export function checkFile(
+  parsed: ParsedFile,
+  absPath: string,
+  exists: (absPath: string) => boolean,
+): Findings & { checked?: CheckedFile } {
+  const findings: Findings = { errors: [...parsed.errors], warnings: [...parsed.warnings] };
+  if (parsed.errors.length > 0) return findings;
+  const result = PolicyFile.safeParse(parsed.value, { reportInput: true });
+  if (!result.success) {
+    for (const issue of result.error.issues) findings.errors.push(...issueDiagnostics(issue, parsed));
+    return findings;
+  }
+  const checked = { file: parsed.file, absPath, policy: result.data, locate: parsed.locate };
+  const report = (at: YamlPath, message: string, part: "key" | "value" = "value") =>
+    findings.errors.push(diagnostic(parsed.locate(at, part), message));
+  checkExtends(checked, exists, report);
+  checkTools(checked.policy, report);
+  checkRules(checked.policy, report);
+  return findings.errors.length > 0 ? findings : { ...findings, checked };
+}
+
+type Report = (at: YamlPath, message: string, part?: "key" | "value") => void;
+
+function checkExtends(file: CheckedFile, exists: (absPath: string) => boolean, report: Report): void {
+  (file.policy.extends ?? []).forEach((entry, i) => {
+    if (entry === "defaults") return;
+    const target = path.resolve(path.dirname(file.absPath), entry);
+    if (!exists(target)) report(["extends", i], `extends "${entry}": no such file (${target})`);
+  });
+}
+
+function checkTools(policy: PolicyFile, report: Report): void {
+  (policy.tools ?? []).forEach((tool, i) => {
+    if (tool.name === undefined && tool.mcp === undefined) {
+      report(["tools", i], "a tool entry needs name or mcp");
+    } else if (tool.name !== undefined && tool.mcp !== undefined) {
+      report(["tools", i, "mcp"], "a tool entry takes name or mcp, not both", "key");
+    }
+  });
+}
+
+const PLACEHOLDER_RE = /\{([^{}]*)\}/g;
+
+function checkRules(policy: PolicyFile, report: Report): void {
+  (policy.rules ?? []).forEach((rule, i) => {
+    for (const [, name] of (rule.message ?? "").matchAll(PLACEHOLDER_RE)) {
+      if (!(PLACEHOLDERS as readonly string[]).includes(name)) {
+        const expected = PLACEHOLDERS.map((p) => `{${p}}`).join(", ");
+        report(["rules", i, "message"], `unknown placeholder {${name}} in message (expected ${expected})`);
+      }
+    }
+    for (const [key, predicate] of Object.entries(rule.when ?? {})) {
+      checkPredicate(key, predicate, ["rules", i, "when", key], false, report);
+    }
+  });
+}
+
+function checkPredicate(key: string, predicate: Predicate, at: YamlPath, negated: boolean, report: Report): void {
+  const { subject } = subjectOf(key);
+  const valid = [...VALID_TESTS[subject], "not"];
+  const given = Object.keys(predicate).filter((k) => predicate[k as keyof Predicate] !== undefined);
+  if (given.length === 0) {
+    report(at, `${key} needs a predicate: one of ${valid.join(", ")}`);
+    return;
+  }
+  if (negated && given.length !== 1) {
+    report(at, "not takes exactly one predicate");
+    return;
+  }
+  for (const name of given) {
+    if (name === "not") {
+      checkPredicate(key, predicate.not!, [...at, "not"], true, report);
+    } else if (!valid.includes(name)) {
+      report([...at, name], `${name} does not apply to ${key} (it takes ${valid.join(", ")})`, "key");
+    } else {
+      checkConstants(subject, name as TestName, predicate, [...at, name], report);
+    }
+  }
+}
+
+// Constants that can never match a normalized target are errors, not silent dead rules.
+function checkConstants(subject: number, test: TestName, predicate: Predicate, at: YamlPath, report: Report): void {
+  const raw = predicate[test];
+  if (typeof raw === "boolean" && test !== "equals") return;
+  const values = Array.isArray(raw) ? raw : [raw];
+  values.forEach((value, j) => {
+    const where = Array.isArray(raw) ? [...at, j] : at;
+    const problem = constantProblem(subject, test, String(value));
+    if (problem) report(where, problem);
+  });
+}
+
+function constantProblem(subject: number, test: TestName, value: string): string | undefined {
+  if (test === "domain" || (subject === SUBJ_DOMAIN && (test === "equals" || test === "in"))) {
+    if (!isHostName(value)) return `"${value}" is not a host name (expected one like example.com; subdomains match too)`;
+  }
+  if (subject === SUBJ_EMAIL && (test === "equals" || test === "in") && !isEmailAddress(value)) {
+    return `"${value}" is not an e-mail address (expected one like name@example.com)`;
+  }
+  if (subject !== SUBJ_PATH) return undefined;
+  if (test === "glob") {
+    if (!isAbsolutePathGlob(value)) {
+      return `path glob "${value}" can never match: paths are absolute, so it must start with /, ~ or **`;
+    }
+  } else if (test === "prefix") {
+    const text = homeToTilde(value);
+    if (!text.startsWith("/") && !text.startsWith("~")) {
+      return `path prefix "${value}" must be absolute or start with ~ (or $HOME)`;
+    }
+  } else if (normalizePath(value) === null) {
+    return homeToTilde(value).startsWith("~")
+      ? `path "${value}" climbs above ~`
+      : `path "${value}" must be absolute or start with ~ (or $HOME)`;
+  }
+  return undefined;
+}
+
+/** Checks that need the merged policy: rule ids across files, selectors against classes. */
+export function checkPolicy(ir: PolicyIR): Findings {
+  const findings: Findings = { errors: [], warnings: [] };
+  const firstById = new Map<string, PolicyIR["rules"][number]>();
+  for (const rule of ir.rules) {
+    const first = firstById.get(rule.id);
+    if (first) {
+      findings.errors.push(diagnostic(rule.idAt, `duplicate rule id "${rule.id}" (first defined at ${formatPos(first.idAt)})`));
+    } else {
+      firstById.set(rule.id, rule);
+    }
+    if (rule.classes.length === 0) {
+      findings.warnings.push(
+        diagnostic(rule.at, `rule "${rule.id}" can never apply: no tool class of this policy matches its capability, risk and tool selectors`),
+      );
+    }
+  }
+  for (const verb of ir.intent.verbs) {
+    for (const glob of verb.capabilities) {
+      if (!ir.classes.some((c) => globMatches(glob.pattern, c.capability))) {
+        findings.warnings.push(diagnostic(glob.at, `intent capability "${glob.pattern}" matches no capability of this policy`));
+      }
+    }
+  }
+  return findings;
+}
+
+// ---- zod issues -> diagnostics ----
+
+function issueDiagnostics(issue: z.core.$ZodIssue, parsed: ParsedFile): Diagnostic[] {
+  const at = issue.path;
+  const label = labelOf(at);
+  const got = describeValue(issue.input);
+  const here = (message: string, where: YamlPath = at, part: "key" | "value" = "value") =>
+    diagnostic(parsed.locate(where, part), message);
+  switch (issue.code) {
+    case "invalid_type":
+      if (issue.input === undefined) {
+        return at.length === 0
+          ? [here("the file is empty: a policy needs at least version: 1")]
+          : [here(`missing ${label} (${expectedPhrase(issue.expected)})`, at.slice(0, -1))];
+      }
+      return [here(`${label} must be ${expectedPhrase(issue.expected)} (got ${got})`)];
+    case "invalid_value": {
+      const values = issue.values.map((v) => String(v));
+      const expected = values.length === 1 ? values[0] : `one of ${values.join(", ")}`;
+      return [here(`${label} must be ${expected} (got ${got})`)];
+    }
+    case "invalid_format":
+      return [here(`${label} must be ${issue.message} (got ${got})`)];
+    case "too_small":
+    case "too_big":
+      return [here(`${label} ${boundPhrase(issue)} (got ${got})`)];
+    case "unrecognized_keys": {
+      const known = objectKeysAt(PolicyFile, at);
+      const expected = known ? ` (expected one of ${known.join(", ")})` : "";
+      return issue.keys.map((key) => here(`unknown key "${key}"${expected}`, [...at, key], "key"));
+    }
+    case "invalid_key": {
+      const reasons = issue.issues.map((i) => i.message).join("; ");
+      return [here(`invalid key ${got} in ${labelOf(at.slice(0, -1))}: expected ${reasons}`, at, "key")];
+    }
+    case "invalid_union": {
+      const expected = issue.errors.flat().flatMap((i) => (i.code === "invalid_type" ? [expectedPhrase(i.expected)] : []));
+      return [here(`${label} must be ${orList([...new Set(expected)])} (got ${got})`)];
+    }
+    default:
+      return [here(`${label}: ${issue.message}`)];
+  }
+}
+
+// "effect", "capability[0]", "defaults.read": the path below the innermost list item.
+function labelOf(at: YamlPath): string {
+  if (at.length === 0) return "the policy";
+  let start = 0;
+  for (let i = 0; i < at.length - 1; i++) if (typeof at[i] === "number") start = i + 1;
+  let label = "";
+  for (const segment of at.slice(start)) {
+    label += typeof segment === "number" ? `[${segment}]` : `${label ? "." : ""}${String(segment)}`;
+  }
+  return label;
+}
+
+function orList(items: string[]): string {
+  return items.length <= 1 ? items.join("") : `${items.slice(0, -1).join(", ")} or ${items[items.length - 1]}`;
+}
+
+function expectedPhrase(expected: string): string {
+  const phrases: Record<string, string> = {
+    string: "a string",
+    number: "a number",
+    int: "an integer",
+    boolean: "true or false",
+    array: "a list",
+    object: "a mapping",
+    record: "a mapping",
+  };
+  return phrases[expected] ?? expected;
+}
+
+function boundPhrase(issue: z.core.$ZodIssueTooSmall | z.core.$ZodIssueTooBig): string {
+  const small = issue.code === "too_small";
+  const bound = Number(small ? (issue as z.core.$ZodIssueTooSmall).minimum : (issue as z.core.$ZodIssueTooBig).maximum);
+  const least = small ? "at least" : "at most";
+  if (issue.origin === "array") return `must have ${least} ${bound} item${bound === 1 ? "" : "s"}`;
+  if (issue.origin === "string") {
+    return small && bound === 1 ? "must not be empty" : `must have ${least} ${bound} characters`;
+  }
+  return `must be ${least} ${bound}`;
+}
+
+function describeValue(value: unknown): string {
+  if (value === null || value === undefined) return "nothing";
+  if (Array.isArray(value)) return "a list";
+  if (typeof value === "object") return "a mapping";
+  if (typeof value === "string") return JSON.stringify(value.length > 60 ? value.slice(0, 57) + "..." : value);
+  return String(value);
+}
+
+interface SchemaNode {
+  _zod: { def: { type: string; shape?: Record<string, SchemaNode>; element?: SchemaNode; valueType?: SchemaNode; innerType?: SchemaNode } };
+}
+
+// The keys the schema allows at `at`, to list them next to an unknown key.
+function objectKeysAt(schema: SchemaNode, at: YamlPath): string[] | undefined {
+  let node: SchemaNode | undefined = unwrap(schema);
+  for (const segment of at) {
+    const def: SchemaNode["_zod"]["def"] = node._zod.def;
+    if (def.type === "object") node = def.shape?.[String(segment)];
+    else if (def.type === "array") node = def.element;
+    else if (def.type === "record") node = def.valueType;
+    else return undefined;
+    if (!node) return undefined;
+    node = unwrap(node);
+  }
+  const shape = node._zod.def.shape;
+  return shape ? Object.keys(shape) : undefined;
+}
+
+function unwrap(node: SchemaNode): SchemaNode {
+  let current = node;
+  while (current._zod.def.innerType) current = current._zod.def.innerType;
+  return current;
+}

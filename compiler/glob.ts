@@ -1,0 +1,28 @@
+// Glob matching of docs/bytecode.md §6.3, used at compile time on capabilities and tool
+// names: `*` any run without `/`, `**` any run, `?` one character other than `/`.
+
+export function isGlob(s: string): boolean {
+  return s.includes("*") || s.includes("?");
+}
+
+export function globToRegExp(pattern: string): RegExp {
+  let source = "";
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === "*" && pattern[i + 1] === "*") {
+      source += "[\\s\\S]*";
+      i++;
+    } else if (c === "*") {
+      source += "[^/]*";
+    } else if (c === "?") {
+      source += "[^/]";
+    } else {
+      source += c.replace(/[\\^$.|+(){}[\]]/g, "\\$&");
+    }
+  }
+  return new RegExp(`^${source}$`);
+}
+
+export function globMatches(pattern: string, value: string): boolean {
+  return globToRegExp(pattern).test(value);
+}

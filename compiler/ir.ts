@@ -1,0 +1,110 @@
+// The intermediate representation between the merged policy and the bytecode: names are
+// resolved to classes, constants are in normal form, and every item knows its source.
+import type { SourcePos } from "./diagnostic";
+import type { Effect } from "./schema";
+import type { TestName } from "./predicates";
+
+export interface PolicyIR {
+  name: string;
+  /** Index 0 is always unknown/unknown. */
+  classes: ClassIR[];
+  tools: ToolIR[];
+  /** Exact tool name -> tool index; the first entry that names a tool wins. */
+  exactTools: Array<[name: string, tool: number]>;
+  /** Tool-name glob -> tool index, in lookup order. */
+  globTools: Array<[pattern: string, tool: number]>;
+  classify: ClassifyIR;
+  rules: RuleIR[];
+  intent: IntentIR;
+  shell: ShellIR;
+  limits: LimitsIR;
+}
+
+export interface ClassIR {
+  capability: string;
+  risk: string;
+  defaultEffect: Effect;
+}
+
+export interface ToolIR {
+  class: number;
+  roles: ArgRoleIR[];
+  at: SourcePos;
+}
+
+export interface ArgRoleIR {
+  argPath: string;
+  /** ROLE_* of assembly/format.ts. */
+  role: number;
+}
+
+export interface ClassifyIR {
+  /** Class of each verb entry, in lookup order. */
+  entryClasses: number[];
+  /** Lower-case word -> entry; the first entry that has a word wins. */
+  words: Array<[word: string, entry: number]>;
+  /** Top-level argument name -> ROLE_*, for tools nobody mapped. */
+  argRoles: Array<[name: string, role: number]>;
+}
+
+export interface RuleIR {
+  id: string;
+  effect: Effect;
+  reason: string;
+  message: string | null;
+  /** Where the rule starts: its bytecode `source`. */
+  at: SourcePos;
+  idAt: SourcePos;
+  /** The classes whose calls this rule can apply to, ascending. */
+  classes: number[];
+  /** Tool-name selectors (exact names and globs), or null when the rule gives none. */
+  tools: string[] | null;
+  conditions: ConditionIR[];
+}
+
+/** One test on one subject; a `when` entry with several predicates yields several. */
+export interface ConditionIR {
+  /** SUBJ_* of assembly/format.ts. */
+  subject: number;
+  /** Argument path for SUBJ_ARG, else null. */
+  arg: string | null;
+  test: TestIR;
+  negate: boolean;
+}
+
+export type TestIR =
+  | { kind: "present"; present: boolean }
+  | { kind: "in_intent" }
+  | { kind: "equals"; value: string }
+  | { kind: Exclude<TestName, "present" | "in_intent" | "equals">; values: string[] };
+
+export interface IntentIR {
+  negations: string[];
+  nothingWords: string[];
+  fileExtensions: string[];
+  verbs: IntentVerbIR[];
+  /** Lower-case word -> verb; the first verb that has a word wins. */
+  words: Array<[word: string, verb: number]>;
+}
+
+export interface IntentVerbIR {
+  capabilities: Array<{ pattern: string; at: SourcePos }>;
+  /** Classes whose capability one of the globs matches, ascending. */
+  classes: number[];
+}
+
+export interface ShellIR {
+  wrappers: string[];
+  networkPrograms: string[];
+  shells: string[];
+  maxDepth: number;
+}
+
+export interface LimitsIR {
+  maxArgsBytes: number;
+  maxJsonDepth: number;
+  maxLeaves: number;
+  maxTargets: number;
+  maxIntentBytes: number;
+  maxSessions: number;
+}

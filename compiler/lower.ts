@@ -1,0 +1,293 @@
+// Stage 3: the checked files, in merge order, -> one PolicyIR. Merges per docs/policy.md
+// ("extends"), enumerates the classes, resolves selectors and normalizes constants.
+import {
+  ROLE_CODE, ROLE_COMMAND, ROLE_DOMAIN, ROLE_EMAIL, ROLE_PATCH, ROLE_PATH, ROLE_RECIPIENT, ROLE_URL,
+  ROLE_WORKDIR, SUBJ_DOMAIN, SUBJ_EMAIL, SUBJ_PATH, SUBJ_URL,
+} from "../assembly/format";
+import type { CheckedFile } from "./check";
+import { globMatches, isGlob } from "./glob";
+import type { ClassIR, ConditionIR, IntentVerbIR, PolicyIR, RuleIR, TestIR, ToolIR } from "./ir";
+import {
+  asciiLower, homeToTilde, normalizeDomain, normalizeEmail, normalizePath, normalizeUrl,
+} from "./normalize";
+import type { YamlPath } from "./parse";
+import { subjectOf, type TestName } from "./predicates";
+import type {
+  ClassifyVerb, Effect, IntentVerb, Limits, PolicyFile, Predicate, RoleName, Rule, ToolEntry,
+} from "./schema";
+
+const ROLE_CODES: Record<RoleName, number> = {
+  email: ROLE_EMAIL,
+  url: ROLE_URL,
+  domain: ROLE_DOMAIN,
+  path: ROLE_PATH,
+  command: ROLE_COMMAND,
+  code: ROLE_CODE,
+  recipient: ROLE_RECIPIENT,
+  patch: ROLE_PATCH,
+  workdir: ROLE_WORKDIR,
+};
+
+// The values docs/policy.md shows; a policy that says nothing about the shell still reads
+// `sudo rm …` as rm.
+const DEFAULT_SHELL = {
+  wrappers: ["sudo", "env", "xargs", "nohup", "time", "timeout", "nice"],
+  network_programs: ["curl", "wget", "nc", "ssh", "scp"],
+  shells: ["sh", "bash", "zsh"],
+  max_depth: 4,
+};
+
+const DEFAULT_LIMITS: Required<Limits> = {
+  max_args_bytes: 4194304,
+  max_json_depth: 64,
+  max_leaves: 16384,
+  max_targets: 4096,
+  max_intent_bytes: 65536,
+  max_sessions: 65536,
+};
+
+const UNKNOWN = "unknown";
+
+/** A policy item with the file and YAML path it came from. */
+interface Located<T> {
+  value: T;
+  file: CheckedFile;
+  path: YamlPath;
+}
+
+interface MergedPolicy {
+  name?: string;
+  defaults: Map<string, Effect>;
+  tools: Located<ToolEntry>[];
+  classifyVerbs: Located<ClassifyVerb>[];
+  argRoles: Map<string, RoleName>;
+  rules: Located<Rule>[];
+  intent: {
+    negations?: string[];
+    nothing_words?: string[];
+    file_extensions?: string[];
+    verbs?: Located<IntentVerb>[];
+  };
+  shell: NonNullable<PolicyFile["shell"]>;
+  limits: Limits;
+}
+
+function located<T>(file: CheckedFile, key: YamlPath, items: T[] | undefined): Located<T>[] {
+  return (items ?? []).map((value, i) => ({ value, file, path: [...key, i] }));
+}
+
+function definedEntries<T extends object>(record: T | undefined): Partial<T> {
+  return Object.fromEntries(Object.entries(record ?? {}).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** Merges files given base first, extending file last (docs/policy.md "extends"). */
+export function mergePolicies(files: CheckedFile[]): MergedPolicy {
+  const merged: MergedPolicy = {
+    defaults: new Map(),
+    tools: [],
+    classifyVerbs: [],
+    argRoles: new Map(),
+    rules: [],
+    intent: {},
+    shell: {},
+    limits: {},
+  };
+  for (const file of files) {
+    const p = file.policy;
+    if (p.name !== undefined) merged.name = p.name;
+    for (const [risk, effect] of Object.entries(p.defaults ?? {})) merged.defaults.set(risk, effect);
+    // An operator's mappings beat the shipped ones: later files' entries come first.
+    merged.tools = [...located(file, ["tools"], p.tools), ...merged.tools];
+    merged.classifyVerbs = [...located(file, ["classify", "verbs"], p.classify?.verbs), ...merged.classifyVerbs];
+    for (const [name, role] of Object.entries(p.classify?.arg_roles ?? {})) merged.argRoles.set(name, role);
+    merged.rules.push(...located(file, ["rules"], p.rules));
+    const { verbs, ...wordLists } = p.intent ?? {};
+    Object.assign(merged.intent, definedEntries(wordLists));
+    if (verbs !== undefined) merged.intent.verbs = located(file, ["intent", "verbs"], verbs);
+    Object.assign(merged.shell, definedEntries(p.shell));
+    Object.assign(merged.limits, definedEntries(p.limits));
+  }
+  return merged;
+}
+
+export function lowerPolicy(files: CheckedFile[], fallbackName: string): PolicyIR {
+  const merged = mergePolicies(files);
+  const classes = new ClassTable();
+  const tools: ToolIR[] = merged.tools.map(({ value, file, path }) => ({
+    class: classes.of(value.capability, value.risk),
+    roles: Object.entries(value.args ?? {}).map(([argPath, role]) => ({ argPath, role: ROLE_CODES[role] })),
+    at: file.locate(path),
+  }));
+  const toolNames = merged.tools.map(({ value }) => toolNamesOf(value));
+  const exactTools = firstWins(toolNames.flatMap((names, tool) => names.filter((n) => !isGlob(n)).map((n) => [n, tool] as [string, number])));
+  const globTools = firstWins(toolNames.flatMap((names, tool) => names.filter(isGlob).map((n) => [n, tool] as [string, number])));
+  const entryClasses = merged.classifyVerbs.map(({ value }) => classes.of(value.capability, value.risk));
+  const classifyWords = firstWins(merged.classifyVerbs.flatMap(({ value }, entry) => value.words.map((w) => [asciiLower(w), entry] as [string, number])));
+
+  const classList: ClassIR[] = classes.list.map(({ capability, risk }) => ({
+    capability,
+    risk,
+    defaultEffect: merged.defaults.get(risk) ?? merged.defaults.get("*") ?? "ask",
+  }));
+  // Classes a call of this exact tool name can have: the mapped one, else whatever the
+  // verbs (reading the name and the host's description) or nothing classify it as.
+  const classesOfToolName = (name: string): number[] => {
+    const exact = exactTools.find(([n]) => n === name);
+    const mapped = exact ?? globTools.find(([pattern]) => globMatches(pattern, name));
+    return mapped ? [tools[mapped[1]].class] : [0, ...entryClasses];
+  };
+  const rules = merged.rules.map((rule) => lowerRule(rule, classList, classesOfToolName));
+
+  const intentVerbs = merged.intent.verbs ?? [];
+  const verbs: IntentVerbIR[] = intentVerbs.map(({ value, file, path }) => ({
+    capabilities: value.capabilities.map((pattern, j) => ({ pattern, at: file.locate([...path, "capabilities", j]) })),
+    classes: indicesWhere(classList, (c) => value.capabilities.some((g) => globMatches(g, c.capability))),
+  }));
+  const shell = { ...DEFAULT_SHELL, ...merged.shell };
+  const limits = { ...DEFAULT_LIMITS, ...merged.limits };
+  return {
+    name: merged.name ?? fallbackName,
+    classes: classList,
+    tools,
+    exactTools,
+    globTools,
+    classify: {
+      entryClasses,
+      words: classifyWords,
+      argRoles: [...merged.argRoles].map(([name, role]) => [name, ROLE_CODES[role]]),
+    },
+    rules,
+    intent: {
+      negations: unique((merged.intent.negations ?? []).map(asciiLower)),
+      nothingWords: unique((merged.intent.nothing_words ?? []).map(asciiLower)),
+      fileExtensions: unique((merged.intent.file_extensions ?? []).map((e) => asciiLower(e.replace(/^\./, "")))),
+      verbs,
+      words: firstWins(intentVerbs.flatMap(({ value }, verb) => value.words.map((w) => [asciiLower(w), verb] as [string, number]))),
+    },
+    shell: {
+      wrappers: unique(shell.wrappers),
+      networkPrograms: unique(shell.network_programs),
+      shells: unique(shell.shells),
+      maxDepth: shell.max_depth,
+    },
+    limits: {
+      maxArgsBytes: limits.max_args_bytes,
+      maxJsonDepth: limits.max_json_depth,
+      maxLeaves: limits.max_leaves,
+      maxTargets: limits.max_targets,
+      maxIntentBytes: limits.max_intent_bytes,
+      maxSessions: limits.max_sessions,
+    },
+  };
+}
+
+/** Distinct (capability, risk) pairs in order of first use; class 0 is unknown/unknown. */
+class ClassTable {
+  readonly list: Array<{ capability: string; risk: string }> = [{ capability: UNKNOWN, risk: UNKNOWN }];
+  private readonly byKey = new Map<string, number>([[`${UNKNOWN}\n${UNKNOWN}`, 0]]);
+
+  of(capability: string, risk: string): number {
+    const key = `${capability}\n${risk}`;
+    let index = this.byKey.get(key);
+    if (index === undefined) {
+      index = this.list.length;
+      this.list.push({ capability, risk });
+      this.byKey.set(key, index);
+    }
+    return index;
+  }
+}
+
+// `mcp: {server, tool}` names both spellings Hermes uses for MCP tools.
+function toolNamesOf(entry: ToolEntry): string[] {
+  if (entry.name !== undefined) return typeof entry.name === "string" ? [entry.name] : entry.name;
+  const { server, tool } = entry.mcp!;
+  return [`mcp__${server}__${tool}`, `mcp_${server}_${tool}`];
+}
+
+function lowerRule(
+  { value: rule, file, path }: Located<Rule>,
+  classes: ClassIR[],
+  classesOfToolName: (name: string) => number[],
+): RuleIR {
+  const toolClasses = rule.tool && !rule.tool.some(isGlob) ? new Set(rule.tool.flatMap(classesOfToolName)) : null;
+  return {
+    id: rule.id,
+    effect: rule.effect,
+    reason: rule.reason ?? `rule_${rule.effect}`,
+    message: rule.message ?? null,
+    at: file.locate(path),
+    idAt: file.locate([...path, "id"]),
+    classes: indicesWhere(classes, (c, i) =>
+      (!rule.capability || rule.capability.some((g) => globMatches(g, c.capability))) &&
+      (!rule.risk || rule.risk.includes(c.risk)) &&
+      (!toolClasses || toolClasses.has(i)),
+    ),
+    tools: rule.tool ?? null,
+    conditions: Object.entries(rule.when ?? {}).flatMap(([key, predicate]) => {
+      const { subject, arg } = subjectOf(key);
+      return lowerPredicate(subject, arg, predicate, false);
+    }),
+  };
+}
+
+function lowerPredicate(subject: number, arg: string | null, predicate: Predicate, negate: boolean): ConditionIR[] {
+  const conditions: ConditionIR[] = [];
+  for (const name of Object.keys(predicate) as Array<keyof Predicate>) {
+    const given = predicate[name];
+    if (given === undefined) continue;
+    if (name === "not") {
+      conditions.push(...lowerPredicate(subject, arg, predicate.not!, !negate));
+      continue;
+    }
+    let test: TestIR;
+    let negated = negate;
+    if (name === "present") {
+      // PRESENT tests the subject as a whole: `not` flips its operand, not a per-value flag.
+      test = { kind: "present", present: given !== negate };
+      negated = false;
+    } else if (name === "in_intent") {
+      test = { kind: "in_intent" };
+      negated = negate === given;
+    } else if (name === "equals") {
+      test = { kind: "equals", value: normalizeConstant(subject, name, String(given)) };
+    } else {
+      const values = (given as Array<string | number | boolean>).map((v) => normalizeConstant(subject, name, String(v)));
+      test = { kind: name, values: unique(values) };
+    }
+    conditions.push({ subject, arg, test, negate: negated });
+  }
+  return conditions;
+}
+
+// Constants in the forms of docs/bytecode.md §6, so the evaluator compares bytes.
+function normalizeConstant(subject: number, test: TestName, value: string): string {
+  if (test === "domain") return normalizeDomain(value);
+  if (test === "under") return normalizePath(value)!;
+  const exact = test === "equals" || test === "in";
+  switch (subject) {
+    case SUBJ_EMAIL:
+      return exact ? normalizeEmail(value) : asciiLower(value.trim());
+    case SUBJ_DOMAIN:
+      return exact ? normalizeDomain(value) : asciiLower(value.trim());
+    case SUBJ_URL:
+      return normalizeUrl(value);
+    case SUBJ_PATH:
+      return exact ? normalizePath(value)! : homeToTilde(value);
+    default:
+      return value;
+  }
+}
+
+function firstWins<T>(pairs: Array<[string, T]>): Array<[string, T]> {
+  const seen = new Set<string>();
+  return pairs.filter(([key]) => !seen.has(key) && (seen.add(key), true));
+}
+
+function unique(values: string[]): string[] {
+  return [...new Set(values)];
+}
+
+function indicesWhere<T>(items: T[], keep: (item: T, index: number) => boolean): number[] {
+  return items.flatMap((item, i) => (keep(item, i) ? [i] : []));
+}

@@ -1,0 +1,78 @@
+// Normal forms of policy constants (docs/bytecode.md §6): the compiler writes constants
+// already normalized, so the evaluator compares bytes.
+
+export function asciiLower(s: string): string {
+  return s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
+}
+
+export function normalizeEmail(s: string): string {
+  return asciiLower(s.trim());
+}
+
+export function isEmailAddress(s: string): boolean {
+  return /^[^@\s<>]+@[^@\s<>]+$/.test(s.trim());
+}
+
+export function normalizeDomain(s: string): string {
+  return asciiLower(s.trim()).replace(/\.$/, "");
+}
+
+export function isHostName(s: string): boolean {
+  return /^[^\s/@:*?#]+$/.test(normalizeDomain(s));
+}
+
+// Scheme and host lower-cased; userinfo, port, path and query kept as given. Also applied
+// to URL globs and prefixes, whose wildcards are left alone.
+export function normalizeUrl(s: string): string {
+  const text = s.trim();
+  const schemeEnd = text.indexOf("://");
+  if (schemeEnd < 0) return text;
+  const authorityStart = schemeEnd + 3;
+  const rest = text.slice(authorityStart);
+  const authorityLength = rest.search(/[/?#]/);
+  const authority = authorityLength < 0 ? rest : rest.slice(0, authorityLength);
+  const tail = authorityLength < 0 ? "" : rest.slice(authorityLength);
+  const at = authority.lastIndexOf("@");
+  const userinfo = authority.slice(0, at + 1);
+  const host = authority.slice(at + 1);
+  return asciiLower(text.slice(0, schemeEnd)) + "://" + userinfo + asciiLower(host) + tail;
+}
+
+// `$HOME` and `${HOME}` at the start of a path are spelled `~`.
+export function homeToTilde(s: string): string {
+  const text = s.trim();
+  for (const home of ["$HOME", "${HOME}"]) {
+    if (text === home) return "~";
+    if (text.startsWith(home + "/")) return "~" + text.slice(home.length);
+  }
+  return text;
+}
+
+/**
+ * A path constant in normal form: absolute or below `~`, `.` and empty segments dropped,
+ * `..` applied (never above `/`), no trailing `/`. Null when the path is relative or
+ * climbs above `~`, which no lexical form can express.
+ */
+export function normalizePath(s: string): string | null {
+  const text = homeToTilde(s);
+  let root: "/" | "~";
+  if (text === "~" || text.startsWith("~/")) root = "~";
+  else if (text.startsWith("/")) root = "/";
+  else return null;
+  const segments: string[] = [];
+  for (const segment of text.slice(1).split("/")) {
+    if (segment === "" || segment === ".") continue;
+    if (segment !== "..") segments.push(segment);
+    else if (segments.length > 0) segments.pop();
+    else if (root === "~") return null;
+  }
+  if (root === "/") return "/" + segments.join("/");
+  return segments.length > 0 ? "~/" + segments.join("/") : "~";
+}
+
+// A path glob must be able to match an absolute path or a `~` form: `*` and `?` never
+// match `/`, so only `/`, `~` or `**` can start one.
+export function isAbsolutePathGlob(s: string): boolean {
+  const text = homeToTilde(s);
+  return text.startsWith("/") || text === "~" || text.startsWith("~/") || text.startsWith("**");
+}

@@ -1,0 +1,169 @@
+// Stage 4: PolicyIR -> Plan: the code of each class as rules of tests, and one pool of
+// deduplicated sets. What is left for emit.ts is layout.
+import {
+  EFFECT_ALLOW, EFFECT_ASK, EFFECT_BLOCK, FLAG_ALL, FLAG_NEGATE, OP_TEST_EQUALS, OP_TEST_GLOB,
+  OP_TEST_IN, OP_TEST_IN_INTENT, OP_TEST_PRESENT, SETKIND_HASH, SETKIND_LIST, SUBJ_TOOL,
+} from "../assembly/format";
+import { isGlob } from "./glob";
+import type { ConditionIR, PolicyIR, RuleIR } from "./ir";
+import { PREDICATE_OPS } from "./predicates";
+import type { Effect } from "./schema";
+
+export const EFFECT_CODES: Record<Effect, number> = { allow: EFFECT_ALLOW, block: EFFECT_BLOCK, ask: EFFECT_ASK };
+
+// "Deny overrides allow": block rules run first, then ask, then allow (docs/bytecode.md §5.3).
+const EFFECT_ORDER: Effect[] = ["block", "ask", "allow"];
+
+export interface SetPlan {
+  kind: number;
+  /** (key, value) pairs: HASH members have distinct keys; LIST members keep their order. */
+  members: Array<[key: string, value: number]>;
+}
+
+export type Operand = { string: string } | { set: number } | { number: number };
+
+export interface TestPlan {
+  op: number;
+  subject: number;
+  flags: number;
+  /** Argument path of an ARG test, else null (NONE). */
+  arg: string | null;
+  operand: Operand;
+}
+
+export interface RulePlan {
+  /** Index into PolicyIR.rules (and the RULES section). */
+  rule: number;
+  tests: TestPlan[];
+}
+
+export interface ClassPlan {
+  rules: RulePlan[];
+  defaultEffect: number;
+}
+
+/** Set indices of the tables outside the code. */
+export interface TableSets {
+  exactTools: number;
+  globTools: number;
+  classifyWords: number;
+  argRoles: number;
+  negations: number;
+  nothingWords: number;
+  fileExtensions: number;
+  intentWords: number;
+  shellWrappers: number;
+  shellNetwork: number;
+  shellShells: number;
+}
+
+export interface Plan {
+  ir: PolicyIR;
+  sets: SetPlan[];
+  tables: TableSets;
+  classes: ClassPlan[];
+}
+
+export function optimize(ir: PolicyIR): Plan {
+  const pool = new SetPool();
+  const asSet = (words: string[]) => words.map((w) => [w, 0] as [string, number]);
+  const tables: TableSets = {
+    exactTools: pool.hash(ir.exactTools),
+    globTools: pool.list(ir.globTools),
+    classifyWords: pool.hash(ir.classify.words),
+    argRoles: pool.hash(ir.classify.argRoles),
+    negations: pool.hash(asSet(ir.intent.negations)),
+    nothingWords: pool.hash(asSet(ir.intent.nothingWords)),
+    fileExtensions: pool.hash(asSet(ir.intent.fileExtensions)),
+    intentWords: pool.hash(ir.intent.words),
+    shellWrappers: pool.hash(asSet(ir.shell.wrappers)),
+    shellNetwork: pool.hash(asSet(ir.shell.networkPrograms)),
+    shellShells: pool.hash(asSet(ir.shell.shells)),
+  };
+  const ruleTests = ir.rules.map((rule) => testsOf(rule, pool));
+  const classes = ir.classes.map((cls, c): ClassPlan => {
+    const rules: RulePlan[] = [];
+    for (const effect of EFFECT_ORDER) {
+      ir.rules.forEach((rule, r) => {
+        if (rule.effect === effect && rule.classes.includes(c)) rules.push({ rule: r, tests: ruleTests[r] });
+      });
+    }
+    // A rule without tests always decides: the rules after it can never run.
+    const unconditional = rules.findIndex((r) => r.tests.length === 0);
+    if (unconditional >= 0) rules.length = unconditional + 1;
+    return { rules, defaultEffect: EFFECT_CODES[cls.defaultEffect] };
+  });
+  return { ir, sets: pool.sets, tables, classes };
+}
+
+// Allow rules read every value ("ALL"), block and ask rules any one of them (§5).
+function testsOf(rule: RuleIR, pool: SetPool): TestPlan[] {
+  const quantifier = rule.effect === "allow" ? FLAG_ALL : 0;
+  const tests: TestPlan[] = [];
+  if (rule.tools) tests.push(toolTest(rule.tools, quantifier, pool));
+  for (const condition of rule.conditions) tests.push(conditionTest(condition, quantifier, pool));
+  return tests;
+}
+
+// One exact name: EQUALS; several: IN; any glob among them: one GLOB over all (an exact
+// name is a glob that matches only itself).
+function toolTest(names: string[], quantifier: number, pool: SetPool): TestPlan {
+  const base = { subject: SUBJ_TOOL, flags: quantifier, arg: null };
+  if (names.some(isGlob)) return { ...base, op: OP_TEST_GLOB, operand: { set: pool.list(names.map((n) => [n, 0])) } };
+  const distinct = [...new Set(names)];
+  if (distinct.length === 1) return { ...base, op: OP_TEST_EQUALS, operand: { string: distinct[0] } };
+  return { ...base, op: OP_TEST_IN, operand: { set: pool.hash(distinct.map((n) => [n, 0])) } };
+}
+
+function conditionTest(condition: ConditionIR, quantifier: number, pool: SetPool): TestPlan {
+  const { subject, arg, test } = condition;
+  const flags = (condition.negate ? FLAG_NEGATE : 0) | quantifier;
+  switch (test.kind) {
+    case "present":
+      return { op: OP_TEST_PRESENT, subject, flags: 0, arg, operand: { number: test.present ? 1 : 0 } };
+    case "in_intent":
+      return { op: OP_TEST_IN_INTENT, subject, flags, arg, operand: { number: 0 } };
+    case "equals":
+      return { op: OP_TEST_EQUALS, subject, flags, arg, operand: { string: test.value } };
+    case "in":
+      if (test.values.length === 1) return { op: OP_TEST_EQUALS, subject, flags, arg, operand: { string: test.values[0] } };
+      return { op: OP_TEST_IN, subject, flags, arg, operand: { set: pool.hash(test.values.map((v) => [v, 0])) } };
+    case "glob":
+    case "prefix":
+      return { op: PREDICATE_OPS[test.kind], subject, flags, arg, operand: { set: pool.list(test.values.map((v) => [v, 0])) } };
+    case "domain":
+    case "under":
+      return { op: PREDICATE_OPS[test.kind], subject, flags, arg, operand: { set: pool.hash(test.values.map((v) => [v, 0])) } };
+  }
+}
+
+/** The constant pool: identical sets are stored once. */
+class SetPool {
+  readonly sets: SetPlan[] = [];
+  private readonly byContent = new Map<string, number>();
+
+  /** A HASH set; lowering has already made its keys distinct. */
+  hash(members: Array<[string, number]>): number {
+    const content = [...members].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    if (content.some(([key], i) => i > 0 && key === content[i - 1][0])) {
+      throw new Error(`internal error: duplicate key in a HASH set`);
+    }
+    return this.add({ kind: SETKIND_HASH, members }, content);
+  }
+
+  list(members: Array<[string, number]>): number {
+    return this.add({ kind: SETKIND_LIST, members }, members);
+  }
+
+  // HASH sets are the same set whatever their member order; LIST sets are ordered.
+  private add(set: SetPlan, content: Array<[string, number]>): number {
+    const key = JSON.stringify([set.kind, content]);
+    let index = this.byContent.get(key);
+    if (index === undefined) {
+      index = this.sets.length;
+      this.sets.push(set);
+      this.byContent.set(key, index);
+    }
+    return index;
+  }
+}

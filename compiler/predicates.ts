@@ -1,0 +1,51 @@
+// How the language's subjects and predicates map onto the bytecode's subjects and tests,
+// and which tests each subject admits (docs/bytecode.md §5.1).
+import {
+  OP_TEST_DOMAIN, OP_TEST_EQUALS, OP_TEST_GLOB, OP_TEST_IN, OP_TEST_IN_INTENT, OP_TEST_PREFIX,
+  OP_TEST_PRESENT, OP_TEST_UNDER, SUBJ_ARG, SUBJ_DOMAIN, SUBJ_EMAIL, SUBJ_PATH, SUBJ_PROGRAM,
+  SUBJ_RECIPIENT, SUBJ_TOOL, SUBJ_URL,
+} from "../assembly/format";
+
+/** Predicate keys that are tests; `not` wraps one of them. */
+export const PREDICATE_OPS = {
+  equals: OP_TEST_EQUALS,
+  in: OP_TEST_IN,
+  glob: OP_TEST_GLOB,
+  prefix: OP_TEST_PREFIX,
+  domain: OP_TEST_DOMAIN,
+  under: OP_TEST_UNDER,
+  in_intent: OP_TEST_IN_INTENT,
+  present: OP_TEST_PRESENT,
+} as const;
+
+export type TestName = keyof typeof PREDICATE_OPS;
+
+export const SUBJECT_CODES = {
+  tool: SUBJ_TOOL,
+  email: SUBJ_EMAIL,
+  domain: SUBJ_DOMAIN,
+  url: SUBJ_URL,
+  path: SUBJ_PATH,
+  program: SUBJ_PROGRAM,
+  recipient: SUBJ_RECIPIENT,
+} as const;
+
+/** `args.NAME` -> { subject: ARG, arg: NAME }; the other subjects name themselves. */
+export function subjectOf(key: string): { subject: number; arg: string | null } {
+  if (key.startsWith("args.")) return { subject: SUBJ_ARG, arg: key.slice("args.".length) };
+  return { subject: SUBJECT_CODES[key as keyof typeof SUBJECT_CODES], arg: null };
+}
+
+const ALL_TESTS = Object.keys(PREDICATE_OPS) as TestName[];
+const NAME_TESTS: TestName[] = ["equals", "in", "glob", "prefix", "present"];
+
+export const VALID_TESTS: Record<number, readonly TestName[]> = {
+  [SUBJ_TOOL]: NAME_TESTS,
+  [SUBJ_ARG]: [...NAME_TESTS, "in_intent"],
+  [SUBJ_EMAIL]: ALL_TESTS.filter((t) => t !== "under"),
+  [SUBJ_DOMAIN]: ALL_TESTS.filter((t) => t !== "under"),
+  [SUBJ_URL]: ALL_TESTS.filter((t) => t !== "under"),
+  [SUBJ_PATH]: ALL_TESTS.filter((t) => t !== "domain"),
+  [SUBJ_PROGRAM]: NAME_TESTS,
+  [SUBJ_RECIPIENT]: ALL_TESTS.filter((t) => t !== "under"),
+};

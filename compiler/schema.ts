@@ -1,0 +1,170 @@
+// The policy language (docs/policy.md), defined once. check.ts validates with it and
+// `z.toJSONSchema(PolicyFile)` exports it for editors, so it holds structure only: rules
+// that need the whole file or the merged policy live in check.ts.
+import * as z from "zod";
+
+export const EFFECTS = ["allow", "block", "ask"] as const;
+export const ROLES = ["email", "url", "domain", "path", "command", "code", "recipient", "patch", "workdir"] as const;
+/** Subjects of a `when` condition besides `args.NAME`. */
+export const SUBJECTS = ["tool", "email", "domain", "url", "path", "program", "recipient"] as const;
+export const PLACEHOLDERS = ["tool", "capability", "risk", "value", "rule"] as const;
+
+export type Effect = (typeof EFFECTS)[number];
+export type RoleName = (typeof ROLES)[number];
+export type SubjectName = (typeof SUBJECTS)[number];
+
+const CAPABILITY_RE = /^[a-z0-9][a-z0-9_-]*(\.[a-z0-9][a-z0-9_-]*)*$/;
+const CAPABILITY_GLOB_RE = /^[a-z0-9_*?-]+(\.[a-z0-9_*?-]+)*$/;
+const RISK_RE = /^[a-z][a-z0-9_]*$/;
+const RULE_ID_RE = /^[a-z0-9_.-]+$/;
+const REASON_RE = /^[a-z0-9_]+$/;
+const ARG_PATH_RE = /^[^.\s]+(\.[^.\s]+)*$/;
+const ARG_NAME_RE = /^[^.\s]+$/;
+const WORD_RE = /^\S+$/;
+const EXTENSION_RE = /^\.?[A-Za-z0-9_-]+$/;
+export const SUBJECT_RE = new RegExp(`^(${SUBJECTS.join("|")}|args\\.[^.\\s]+(\\.[^.\\s]+)*)$`);
+
+// Lengths the decision record can carry (docs/bytecode.md §8.1).
+const MAX_U8_TEXT = 255;
+const MAX_U16_TEXT = 65535;
+const MAX_U32 = 0xffffffff;
+
+const capability = z
+  .string()
+  .max(MAX_U16_TEXT)
+  .regex(CAPABILITY_RE, { error: "a dotted lower-case name like email.send" });
+const capabilityGlob = z
+  .string()
+  .regex(CAPABILITY_GLOB_RE, { error: 'a dotted lower-case capability or glob like "email.*"' });
+const risk = z
+  .string()
+  .max(MAX_U8_TEXT)
+  .regex(RISK_RE, { error: "a lower-case word like read, write or send" });
+const word = z.string().regex(WORD_RE, { error: "a single word (no spaces)" });
+const words = z.array(word).min(1);
+const nonEmpty = z.string().min(1);
+const effect = z.enum(EFFECTS).describe("allow | block | ask");
+const role = z.enum(ROLES);
+const argPath = z.string().regex(ARG_PATH_RE, { error: "a dotted argument path like message.to" });
+
+// Values are compared as text, so a YAML scalar that is not a string (`true`, `8080`)
+// stands for its text.
+const scalar = z.union([nonEmpty, z.number(), z.boolean()]);
+const constants = z.array(scalar).min(1);
+type Scalar = string | number | boolean;
+
+export interface Predicate {
+  equals?: Scalar;
+  in?: Scalar[];
+  glob?: Scalar[];
+  prefix?: Scalar[];
+  domain?: Scalar[];
+  under?: Scalar[];
+  in_intent?: boolean;
+  present?: boolean;
+  not?: Predicate;
+}
+
+export const Predicate: z.ZodType<Predicate> = z
+  .strictObject({
+    equals: scalar.optional().describe("the value is exactly this"),
+    in: constants.optional().describe("the value is one of these"),
+    glob: constants.optional().describe('the value matches a pattern: * (not across /), ** (across), ?'),
+    prefix: constants.optional().describe("the value starts with one of these"),
+    domain: constants.optional().describe("the value's host is one of these or below one"),
+    under: constants.optional().describe("the path is one of these or below one"),
+    in_intent: z.boolean().optional().describe("the value was named in the user's own request"),
+    present: z.boolean().optional().describe("the subject has a value (true) or none (false)"),
+    get not() {
+      return Predicate.optional().describe("the value does not satisfy this predicate");
+    },
+  })
+  .describe("a predicate; several keys must all hold");
+
+const subject = z.string().regex(SUBJECT_RE, {
+  error: `a subject: ${SUBJECTS.join(", ")} or args.NAME`,
+});
+
+export const ToolEntry = z.strictObject({
+  name: z
+    .union([nonEmpty, z.array(nonEmpty).min(1)])
+    .optional()
+    .describe('exact tool names or globs like "browser_*": one, or a list'),
+  mcp: z
+    .strictObject({ server: nonEmpty, tool: nonEmpty })
+    .optional()
+    .describe("an MCP tool: mcp__<server>__<tool> and mcp_<server>_<tool>"),
+  capability,
+  risk,
+  args: z.record(argPath, role).optional().describe("argument path -> role"),
+});
+
+export const ClassifyVerb = z.strictObject({ words, capability, risk });
+
+export const Classify = z.strictObject({
+  verbs: z.array(ClassifyVerb).optional(),
+  arg_roles: z
+    .record(z.string().regex(ARG_NAME_RE, { error: "a top-level argument name (no dots)" }), role)
+    .optional(),
+});
+
+export const Rule = z.strictObject({
+  id: z.string().max(MAX_U16_TEXT).regex(RULE_ID_RE, { error: "lower-case letters, digits, _ . - (like no-credentials)" }),
+  effect,
+  capability: z.array(capabilityGlob).min(1).optional(),
+  risk: z.array(risk).min(1).optional(),
+  tool: z.array(nonEmpty).min(1).optional(),
+  when: z.record(subject, Predicate).optional().describe("conditions that must all hold"),
+  reason: z.string().max(MAX_U8_TEXT).regex(REASON_RE, { error: "a stable code of lower-case letters, digits and _" }).optional(),
+  message: nonEmpty.optional().describe("{tool} {capability} {risk} {value} {rule} are filled in"),
+});
+
+export const IntentVerb = z.strictObject({ words, capabilities: z.array(capabilityGlob).min(1) });
+
+export const Intent = z.strictObject({
+  negations: words.optional(),
+  nothing_words: words.optional(),
+  verbs: z.array(IntentVerb).optional(),
+  file_extensions: z
+    .array(z.string().regex(EXTENSION_RE, { error: "a file extension like md or .md" }))
+    .optional(),
+});
+
+export const Shell = z.strictObject({
+  wrappers: z.array(word).optional(),
+  network_programs: z.array(word).optional(),
+  shells: z.array(word).optional(),
+  max_depth: z.int().min(1).max(16).optional(),
+});
+
+export const Limits = z.strictObject({
+  max_args_bytes: z.int().min(2).max(MAX_U32).optional(),
+  max_json_depth: z.int().min(1).max(256).optional(),
+  max_leaves: z.int().min(1).max(MAX_U32).optional(),
+  max_targets: z.int().min(1).max(MAX_U32).optional(),
+  max_intent_bytes: z.int().min(1).max(MAX_U32).optional(),
+  max_sessions: z.int().min(1).max(1048575).optional(),
+});
+
+export const PolicyFile = z.strictObject({
+  version: z.literal(1).describe("language version"),
+  name: z.string().min(1).max(MAX_U16_TEXT).optional(),
+  extends: z.array(nonEmpty).optional().describe('"defaults" or paths relative to this file'),
+  defaults: z
+    .record(z.string().regex(/^(\*|[a-z][a-z0-9_]*)$/, { error: 'a risk class or "*"' }), effect)
+    .optional()
+    .describe("decision when no rule matches, by risk class"),
+  tools: z.array(ToolEntry).optional(),
+  classify: Classify.optional(),
+  rules: z.array(Rule).optional(),
+  intent: Intent.optional(),
+  shell: Shell.optional(),
+  limits: Limits.optional(),
+});
+
+export type PolicyFile = z.infer<typeof PolicyFile>;
+export type ToolEntry = z.infer<typeof ToolEntry>;
+export type ClassifyVerb = z.infer<typeof ClassifyVerb>;
+export type Rule = z.infer<typeof Rule>;
+export type IntentVerb = z.infer<typeof IntentVerb>;
+export type Limits = z.infer<typeof Limits>;
