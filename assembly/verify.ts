@@ -241,6 +241,12 @@ function hashSet(i: u32, s: usize, members: u32, buckets: u32): bool {
     if (key1 == 0) continue;
     full++;
     if (key1 - 1 >= stringCount) return failNum(SEC_SETS, e, "key string index out of range, set", i);
+  }
+  if (full != members) return failNum(SEC_SETS, s + 4, "member_count does not match the full buckets, set", i);
+  for (let j: u32 = 0; j < buckets; j++) {
+    const e = s + 12 + ((<usize>j) << 3);
+    const key1 = load<u32>(e);
+    if (key1 == 0) continue;
     const kp = strPtr(key1 - 1), kl = strLen(key1 - 1);
     let b = fnv1a(kp, kl) & mask;
     while (b != j) {
@@ -253,7 +259,6 @@ function hashSet(i: u32, s: usize, members: u32, buckets: u32): bool {
       b = (b + 1) & mask;
     }
   }
-  if (full != members) return failNum(SEC_SETS, s + 4, "member_count does not match the full buckets, set", i);
   return true;
 }
 
