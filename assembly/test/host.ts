@@ -1,0 +1,132 @@
+// A Node host for fence.wasm that follows the ABI of docs/bytecode.md §8: the input buffer,
+// records with the memory-grew flag in bit 0, and the decision record of §8.1. The evaluator's
+// tests and the cross-language vector runner both drive the engine through it.
+
+export type Kind = "allow" | "block" | "ask";
+
+export interface Decision {
+  kind: Kind;
+  reason: string;
+  rule: string;
+  capability: string;
+  risk: string;
+  message: string;
+}
+
+export interface Status {
+  ok: boolean;
+  text: string;
+}
+
+export interface Fence {
+  readonly memory: WebAssembly.Memory;
+  load(bytecode: Uint8Array): Status;
+  configure(home: string, cwd: string): Status;
+  openSession(): number;
+  closeSession(handle: number): boolean;
+  intent(handle: number, message: string): Status;
+  /** `tool` as bytes lets a test pass a name that is not UTF-8; `args` as a string or bytes is sent as is. */
+  decide(handle: number, tool: string | Uint8Array, args: unknown): Decision;
+  describe(tool: string, description: string): Status;
+  disasm(): string;
+}
+
+interface Exports {
+  memory: WebAssembly.Memory;
+  input(size: number): number;
+  load(len: number): number;
+  configure(homeLen: number, cwdLen: number): number;
+  session_open(): number;
+  session_close(handle: number): number;
+  intent(handle: number, len: number): number;
+  decide(handle: number, nameLen: number, argsLen: number): number;
+  describe(nameLen: number, textLen: number): number;
+  disasm(): number;
+}
+
+const KINDS: Kind[] = ["allow", "block", "ask"];
+const utf8 = new TextEncoder();
+const text = new TextDecoder("utf-8", { fatal: true });
+
+export function parseDecision(record: Uint8Array): Decision {
+  const view = new DataView(record.buffer, record.byteOffset, record.byteLength);
+  const kind = KINDS[record[0]];
+  if (kind === undefined) throw new Error(`decision record has kind ${record[0]}`);
+  const lengths = [record[1], view.getUint16(2, true), view.getUint16(4, true), record[6], view.getUint32(8, true)];
+  if (record[7] !== 0) throw new Error("decision record: byte 7 is not zero");
+  const fields: string[] = [];
+  let at = 12;
+  for (const n of lengths) {
+    fields.push(text.decode(record.subarray(at, at + n)));
+    at += n;
+  }
+  if (at !== record.length) throw new Error(`decision record is ${record.length} bytes, its fields ${at}`);
+  const [reason, rule, capability, risk, message] = fields;
+  return { kind, reason, rule, capability, risk, message };
+}
+
+function status(record: Uint8Array): Status {
+  return { ok: record[0] === 0, text: text.decode(record.subarray(1)) };
+}
+
+/** Instantiates fence.wasm (it must have no imports) and wraps its exports. */
+export function loadFence(wasm: BufferSource): Fence {
+  const instance = new WebAssembly.Instance(new WebAssembly.Module(wasm), {});
+  const x = instance.exports as unknown as Exports;
+  let bytes = new Uint8Array(x.memory.buffer);
+
+  // Bit 0 of an answer says memory grew: only then may the cached view be replaced. A view
+  // that went stale without the flag is an engine fault, and the host says so.
+  const refresh = (answer: number): number => {
+    if (answer & 1) bytes = new Uint8Array(x.memory.buffer);
+    else if (bytes.byteLength === 0) throw new Error("memory grew but the answer did not say so");
+    return answer & ~1;
+  };
+
+  const put = (...parts: Uint8Array[]): number[] => {
+    const total = parts.reduce((n, p) => n + p.length, 0);
+    const answer = x.input(total);
+    if (answer === 0) throw new Error(`input(${total}) refused`);
+    let at = refresh(answer);
+    for (const p of parts) {
+      bytes.set(p, at);
+      at += p.length;
+    }
+    return parts.map((p) => p.length);
+  };
+
+  const record = (answer: number): Uint8Array => {
+    const at = refresh(answer >>> 0);
+    const len = new DataView(bytes.buffer).getUint32(at, true);
+    return bytes.slice(at + 4, at + 4 + len);
+  };
+
+  return {
+    memory: x.memory,
+    load(bytecode) {
+      const [n] = put(bytecode);
+      return status(record(x.load(n)));
+    },
+    configure(home, cwd) {
+      const [h, c] = put(utf8.encode(home), utf8.encode(cwd));
+      return status(record(x.configure(h, c)));
+    },
+    openSession: () => x.session_open(),
+    closeSession: (handle) => x.session_close(handle) === 1,
+    intent(handle, message) {
+      const [n] = put(utf8.encode(message));
+      return status(record(x.intent(handle, n)));
+    },
+    decide(handle, tool, args) {
+      const json = typeof args === "string" ? utf8.encode(args) : args instanceof Uint8Array ? args : utf8.encode(JSON.stringify(args));
+      const name = typeof tool === "string" ? utf8.encode(tool) : tool;
+      const [n, a] = put(name, json);
+      return parseDecision(record(x.decide(handle, n, a)));
+    },
+    describe(tool, description) {
+      const [n, d] = put(utf8.encode(tool), utf8.encode(description));
+      return status(record(x.describe(n, d)));
+    },
+    disasm: () => text.decode(record(x.disasm())),
+  };
+}
