@@ -34,7 +34,7 @@ export function checkFile(
   const result = PolicyFile.safeParse(parsed.value, { reportInput: true });
   if (!result.success) {
     for (const issue of result.error.issues) findings.errors.push(...issueDiagnostics(issue, parsed));
-    return findings;
+    return sorted(findings);
   }
   const checked = { file: parsed.file, absPath, policy: result.data, locate: parsed.locate };
   const report = (at: YamlPath, message: string, part: "key" | "value" = "value") =>
@@ -42,7 +42,13 @@ export function checkFile(
   checkExtends(checked, exists, report);
   checkTools(checked.policy, report);
   checkRules(checked.policy, report);
-  return findings.errors.length > 0 ? findings : { ...findings, checked };
+  return findings.errors.length > 0 ? sorted(findings) : { ...findings, checked };
+}
+
+// In file order, as an editor lists them.
+function sorted(findings: Findings): Findings {
+  const byPosition = (a: Diagnostic, b: Diagnostic) => a.line - b.line || a.col - b.col;
+  return { errors: findings.errors.sort(byPosition), warnings: findings.warnings.sort(byPosition) };
 }
 
 type Report = (at: YamlPath, message: string, part?: "key" | "value") => void;
@@ -176,13 +182,14 @@ function issueDiagnostics(issue: z.core.$ZodIssue, parsed: ParsedFile): Diagnost
   const got = describeValue(issue.input);
   const here = (message: string, where: YamlPath = at, part: "key" | "value" = "value") =>
     diagnostic(parsed.locate(where, part), message);
+  if (at.length === 0 && (issue.input === undefined || issue.input === null)) {
+    return [here("the file is empty: a policy needs at least version: 1")];
+  }
+  if (issue.input === undefined && (issue.code === "invalid_type" || issue.code === "invalid_value")) {
+    return [here(`missing key ${String(at[at.length - 1])}`, at.slice(0, -1))];
+  }
   switch (issue.code) {
     case "invalid_type":
-      if (issue.input === undefined) {
-        return at.length === 0
-          ? [here("the file is empty: a policy needs at least version: 1")]
-          : [here(`missing ${label} (${expectedPhrase(issue.expected)})`, at.slice(0, -1))];
-      }
       return [here(`${label} must be ${expectedPhrase(issue.expected)} (got ${got})`)];
     case "invalid_value": {
       const values = issue.values.map((v) => String(v));
@@ -193,7 +200,7 @@ function issueDiagnostics(issue: z.core.$ZodIssue, parsed: ParsedFile): Diagnost
       return [here(`${label} must be ${issue.message} (got ${got})`)];
     case "too_small":
     case "too_big":
-      return [here(`${label} ${boundPhrase(issue)} (got ${got})`)];
+      return [here(`${label} ${boundPhrase(issue)}${issue.origin === "array" ? "" : ` (got ${got})`}`)];
     case "unrecognized_keys": {
       const known = objectKeysAt(PolicyFile, at);
       const expected = known ? ` (expected one of ${known.join(", ")})` : "";
@@ -233,7 +240,7 @@ function expectedPhrase(expected: string): string {
     string: "a string",
     number: "a number",
     int: "an integer",
-    boolean: "true or false",
+    boolean: "true/false",
     array: "a list",
     object: "a mapping",
     record: "a mapping",

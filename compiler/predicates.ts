@@ -41,7 +41,7 @@ const NAME_TESTS: TestName[] = ["equals", "in", "glob", "prefix", "present"];
 
 export const VALID_TESTS: Record<number, readonly TestName[]> = {
   [SUBJ_TOOL]: NAME_TESTS,
-  [SUBJ_ARG]: [...NAME_TESTS, "in_intent"],
+  [SUBJ_ARG]: ALL_TESTS.filter((t) => NAME_TESTS.includes(t) || t === "in_intent"),
   [SUBJ_EMAIL]: ALL_TESTS.filter((t) => t !== "under"),
   [SUBJ_DOMAIN]: ALL_TESTS.filter((t) => t !== "under"),
   [SUBJ_URL]: ALL_TESTS.filter((t) => t !== "under"),
