@@ -1,4 +1,5 @@
-// Bundles the compiler's command line into one dependency-free file, dist/agentsfence-compile.cjs.
+// Bundles the compiler's command line into one dependency-free file:
+//   node compiler/bundle.mjs [OUTFILE]     (default dist/agentsfence-compile.cjs)
 import { build } from "esbuild";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -17,7 +18,7 @@ await build({
   platform: "node",
   format: "cjs",
   target: "node20",
-  outfile: join(here, "..", "dist", "agentsfence-compile.cjs"),
+  outfile: process.argv[2] ?? join(here, "..", "dist", "agentsfence-compile.cjs"),
   banner: { js: "#!/usr/bin/env node" },
   // load.ts reads import.meta.url only when __dirname is missing, which a CJS bundle never is.
   logOverride: { "empty-import-meta": "silent" },

@@ -25,8 +25,10 @@ export function compilePolicy(inputs: PolicyInput[], opts: LoadOptions = {}): Co
   if (inputs.length === 0) throw new Error("compilePolicy needs at least one policy file");
   const loaded = loadPolicies(inputs, opts);
   if (loaded.errors.length > 0) return { ok: false, errors: loaded.errors, warnings: loaded.warnings };
+  // The policy is named by the last input (the extending file), else after that file.
   const last = inputs[inputs.length - 1].path;
-  const ir = lowerPolicy(loaded.files, path.basename(last, path.extname(last)));
+  const lastFile = loaded.files.find((f) => f.absPath === path.resolve(last));
+  const ir = lowerPolicy(loaded.files, lastFile?.policy.name ?? path.basename(last, path.extname(last)));
   const checked = checkPolicy(ir);
   const warnings = [...loaded.warnings, ...checked.warnings];
   if (checked.errors.length > 0) return { ok: false, errors: checked.errors, warnings };

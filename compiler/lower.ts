@@ -56,7 +56,6 @@ interface Located<T> {
 }
 
 interface MergedPolicy {
-  name?: string;
   defaults: Map<string, Effect>;
   tools: Located<ToolEntry>[];
   classifyVerbs: Located<ClassifyVerb>[];
@@ -94,7 +93,6 @@ export function mergePolicies(files: CheckedFile[]): MergedPolicy {
   };
   for (const file of files) {
     const p = file.policy;
-    if (p.name !== undefined) merged.name = p.name;
     for (const [risk, effect] of Object.entries(p.defaults ?? {})) merged.defaults.set(risk, effect);
     // An operator's mappings beat the shipped ones: later files' entries come first.
     merged.tools = [...located(file, ["tools"], p.tools), ...merged.tools];
@@ -110,7 +108,8 @@ export function mergePolicies(files: CheckedFile[]): MergedPolicy {
   return merged;
 }
 
-export function lowerPolicy(files: CheckedFile[], fallbackName: string): PolicyIR {
+/** `name` is the policy's own: a file's name is not inherited by the files that extend it. */
+export function lowerPolicy(files: CheckedFile[], name: string): PolicyIR {
   const merged = mergePolicies(files);
   const classes = new ClassTable();
   const tools: ToolIR[] = merged.tools.map(({ value, file, path }) => ({
@@ -146,7 +145,7 @@ export function lowerPolicy(files: CheckedFile[], fallbackName: string): PolicyI
   const shell = { ...DEFAULT_SHELL, ...merged.shell };
   const limits = { ...DEFAULT_LIMITS, ...merged.limits };
   return {
-    name: merged.name ?? fallbackName,
+    name,
     classes: classList,
     tools,
     exactTools,
