@@ -128,14 +128,8 @@ export function lowerPolicy(files: CheckedFile[], name: string): PolicyIR {
     risk,
     defaultEffect: merged.defaults.get(risk) ?? merged.defaults.get("*") ?? "ask",
   }));
-  // Classes a call of this exact tool name can have: the mapped one, else whatever the
-  // verbs (reading the name and the host's description) or nothing classify it as.
-  const classesOfToolName = (name: string): number[] => {
-    const exact = exactTools.find(([n]) => n === name);
-    const mapped = exact ?? globTools.find(([pattern]) => globMatches(pattern, name));
-    return mapped ? [tools[mapped[1]].class] : [0, ...entryClasses];
-  };
-  const rules = merged.rules.map((rule) => lowerRule(rule, classList, classesOfToolName));
+  const reach = toolReach(tools, exactTools, globTools, entryClasses);
+  const rules = merged.rules.map((rule) => lowerRule(rule, classList, reach));
 
   const intentVerbs = merged.intent.verbs ?? [];
   const verbs: IntentVerbIR[] = intentVerbs.map(({ value, file, path }) => ({
@@ -204,12 +198,35 @@ function toolNamesOf(entry: ToolEntry): string[] {
   return [`mcp__${server}__${tool}`, `mcp_${server}_${tool}`];
 }
 
-function lowerRule(
-  { value: rule, file, path }: Located<Rule>,
-  classes: ClassIR[],
-  classesOfToolName: (name: string) => number[],
-): RuleIR {
-  const toolClasses = rule.tool && !rule.tool.some(isGlob) ? new Set(rule.tool.flatMap(classesOfToolName)) : null;
+/** Whether a call of class `c` can have a tool name that one of `selectors` matches. */
+type ToolReach = (selectors: string[], c: number) => boolean;
+
+function toolReach(
+  tools: ToolIR[],
+  exactTools: Array<[string, number]>,
+  globTools: Array<[string, number]>,
+  classifyClasses: number[],
+): ToolReach {
+  // Unmapped tools (class 0 or what the verbs say) and glob entries can bring any name to a
+  // class; the other classes are reached by their exact names alone.
+  const open = new Set([0, ...classifyClasses, ...globTools.map(([, t]) => tools[t].class)]);
+  const namesOf = new Map<number, string[]>();
+  for (const [name, t] of exactTools) namesOf.set(tools[t].class, [...(namesOf.get(tools[t].class) ?? []), name]);
+  const mappedClass = (name: string): number | undefined => {
+    const entry = exactTools.find(([n]) => n === name) ?? globTools.find(([pattern]) => globMatches(pattern, name));
+    return entry && tools[entry[1]].class;
+  };
+  return (selectors, c) => {
+    if (!open.has(c)) return (namesOf.get(c) ?? []).some((name) => selectors.some((s) => globMatches(s, name)));
+    return selectors.some((s) => {
+      if (isGlob(s)) return true;
+      const mapped = mappedClass(s);
+      return mapped === undefined ? c === 0 || classifyClasses.includes(c) : mapped === c;
+    });
+  };
+}
+
+function lowerRule({ value: rule, file, path }: Located<Rule>, classes: ClassIR[], reach: ToolReach): RuleIR {
   return {
     id: rule.id,
     effect: rule.effect,
@@ -220,7 +237,7 @@ function lowerRule(
     classes: indicesWhere(classes, (c, i) =>
       (!rule.capability || rule.capability.some((g) => globMatches(g, c.capability))) &&
       (!rule.risk || rule.risk.includes(c.risk)) &&
-      (!toolClasses || toolClasses.has(i)),
+      (!rule.tool || reach(rule.tool, i)),
     ),
     tools: rule.tool ?? null,
     conditions: Object.entries(rule.when ?? {}).flatMap(([key, predicate]) => {

@@ -91,7 +91,13 @@ describe("rules", () => {
     expect(rule("allow-named-recipients").classes).toEqual([4, 6]);
     expect(rule("ask-big-sends").classes).toEqual([4, 6]);
     expect(rule("block-rm").classes).toEqual([5]);
-    expect(rule("mcp-anything").classes).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+  });
+
+  it("reaches with tool selectors only classes a matching name can have", () => {
+    // Not file.write (write_file, patch) nor shell.exec (terminal): only their exact names
+    // reach them. The rest: read_file's class, mcp__gmail__send_email's, and the open ones
+    // (unknown, browser_* and the classify verbs), which any name can reach.
+    expect(rule("mcp-anything").classes).toEqual([0, 1, 3, 4, 6, 7]);
   });
 
   it("lets an unmapped exact tool name reach unknown and every classify class", () => {
