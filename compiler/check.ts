@@ -154,20 +154,21 @@ export function checkPolicy(ir: PolicyIR): Findings {
   for (const rule of ir.rules) {
     const first = firstById.get(rule.id);
     if (first) {
-      findings.errors.push(diagnostic(rule.idAt, `duplicate rule id "${rule.id}" (first defined at ${formatPos(first.idAt)})`));
+      const message = `duplicate rule id "${rule.id}" (first defined at ${formatPos(first.idAt)})`;
+      findings.errors.push(diagnostic(rule.idAt, message));
     } else {
       firstById.set(rule.id, rule);
     }
     if (rule.classes.length === 0) {
-      findings.warnings.push(
-        diagnostic(rule.at, `rule "${rule.id}" can never apply: no tool class of this policy matches its capability, risk and tool selectors`),
-      );
+      const message = `rule "${rule.id}" can never apply: no tool class of this policy matches its capability, risk and tool selectors`;
+      findings.warnings.push(diagnostic(rule.at, message));
     }
   }
   for (const verb of ir.intent.verbs) {
     for (const glob of verb.capabilities) {
       if (!ir.classes.some((c) => globMatches(glob.pattern, c.capability))) {
-        findings.warnings.push(diagnostic(glob.at, `intent capability "${glob.pattern}" matches no capability of this policy`));
+        const message = `intent capability "${glob.pattern}" matches no capability of this policy`;
+        findings.warnings.push(diagnostic(glob.at, message));
       }
     }
   }
@@ -268,7 +269,15 @@ function describeValue(value: unknown): string {
 }
 
 interface SchemaNode {
-  _zod: { def: { type: string; shape?: Record<string, SchemaNode>; element?: SchemaNode; valueType?: SchemaNode; innerType?: SchemaNode } };
+  _zod: {
+    def: {
+      type: string;
+      shape?: Record<string, SchemaNode>;
+      element?: SchemaNode;
+      valueType?: SchemaNode;
+      innerType?: SchemaNode;
+    };
+  };
 }
 
 // The keys the schema allows at `at`, to list them next to an unknown key.

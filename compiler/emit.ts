@@ -39,14 +39,14 @@ export function emit(plan: Plan): Emitted {
   return assemble(sections);
 }
 
-export function fnv1a(bytes: Uint8Array): number {
+function fnv1a(bytes: Uint8Array): number {
   let h = 0x811c9dc5;
   for (const b of bytes) h = Math.imul(h ^ b, 0x01000193) >>> 0;
   return h;
 }
 
 /** Smallest power of two that is at least twice the member count (and so above it). */
-export function bucketCount(members: number): number {
+function bucketCount(members: number): number {
   let buckets = 1;
   while (buckets < 2 * members) buckets *= 2;
   return buckets;
@@ -221,9 +221,10 @@ function codeSection({ ir, classes }: Plan, strings: StringTable): { bytes: Uint
   const ranges = classes.map((cls) => {
     const start = count;
     for (const { rule, tests } of cls.rules) {
-      const jumps = tests.map((t) =>
-        instruction(t.op, t.subject, t.flags, t.arg === null ? NONE : strings.intern(t.arg), operandValue(t.operand, strings), 0),
-      );
+      const jumps = tests.map((t) => {
+        const arg = t.arg === null ? NONE : strings.intern(t.arg);
+        return instruction(t.op, t.subject, t.flags, arg, operandValue(t.operand, strings), 0);
+      });
       instruction(OP_DECIDE, 0, EFFECT_CODES[ir.rules[rule].effect], NONE, rule, 0);
       for (const at of jumps) w.setU32(at, count);
     }

@@ -5,7 +5,7 @@ export function isGlob(s: string): boolean {
   return s.includes("*") || s.includes("?");
 }
 
-export function globToRegExp(pattern: string): RegExp {
+function globToRegExp(pattern: string): RegExp {
   let source = "";
   for (let i = 0; i < pattern.length; i++) {
     const c = pattern[i];

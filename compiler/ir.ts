@@ -29,7 +29,6 @@ export interface ClassIR {
 export interface ToolIR {
   class: number;
   roles: ArgRoleIR[];
-  at: SourcePos;
 }
 
 export interface ArgRoleIR {

@@ -24,7 +24,7 @@ function moduleDir(): string {
 }
 
 /** `defaults`: the option, else next to the running bundle, else the repository's policies/. */
-export function findDefaults(opts: LoadOptions): string | undefined {
+function findDefaults(opts: LoadOptions): string | undefined {
   if (opts.defaultsPath !== undefined) return path.resolve(opts.defaultsPath);
   const candidates = [path.join(moduleDir(), "defaults.yaml"), path.join(moduleDir(), "..", "policies", "defaults.yaml")];
   return candidates.find(isFile);
@@ -86,12 +86,15 @@ export function loadPolicies(inputs: PolicyInput[], opts: LoadOptions): Findings
       if (entry === "defaults") {
         const defaults = findDefaults(opts);
         if (defaults && isFile(defaults)) visit(defaults, displayPath(defaults), at);
-        else findings.errors.push(diagnostic(at, `extends defaults: the shipped policy was not found${defaults ? ` at ${defaults}` : ""} (give its path with --defaults)`));
+        else {
+          const where = defaults ? ` at ${defaults}` : "";
+          findings.errors.push(diagnostic(at, `extends defaults: the shipped policy was not found${where} (give its path with --defaults)`));
+        }
         return;
       }
       const target = path.resolve(path.dirname(abs), entry);
-      const targetDisplay = path.isAbsolute(entry) || path.isAbsolute(display) ? target : path.join(path.dirname(display), entry);
-      visit(target, targetDisplay, at); // checkFile has reported a missing one
+      const relative = !path.isAbsolute(entry) && !path.isAbsolute(display);
+      visit(target, relative ? path.join(path.dirname(display), entry) : target, at); // checkFile has reported a missing one
     });
     visiting.pop();
     done.add(abs);

@@ -57,8 +57,8 @@ interface Located<T> {
 
 interface MergedPolicy {
   defaults: Map<string, Effect>;
-  tools: Located<ToolEntry>[];
-  classifyVerbs: Located<ClassifyVerb>[];
+  tools: ToolEntry[];
+  classifyVerbs: ClassifyVerb[];
   argRoles: Map<string, RoleName>;
   rules: Located<Rule>[];
   intent: {
@@ -80,7 +80,7 @@ function definedEntries<T extends object>(record: T | undefined): Partial<T> {
 }
 
 /** Merges files given base first, extending file last (docs/policy.md "extends"). */
-export function mergePolicies(files: CheckedFile[]): MergedPolicy {
+function mergePolicies(files: CheckedFile[]): MergedPolicy {
   const merged: MergedPolicy = {
     defaults: new Map(),
     tools: [],
@@ -95,8 +95,8 @@ export function mergePolicies(files: CheckedFile[]): MergedPolicy {
     const p = file.policy;
     for (const [risk, effect] of Object.entries(p.defaults ?? {})) merged.defaults.set(risk, effect);
     // An operator's mappings beat the shipped ones: later files' entries come first.
-    merged.tools = [...located(file, ["tools"], p.tools), ...merged.tools];
-    merged.classifyVerbs = [...located(file, ["classify", "verbs"], p.classify?.verbs), ...merged.classifyVerbs];
+    merged.tools = [...(p.tools ?? []), ...merged.tools];
+    merged.classifyVerbs = [...(p.classify?.verbs ?? []), ...merged.classifyVerbs];
     for (const [name, role] of Object.entries(p.classify?.arg_roles ?? {})) merged.argRoles.set(name, role);
     merged.rules.push(...located(file, ["rules"], p.rules));
     const { verbs, ...wordLists } = p.intent ?? {};
@@ -112,16 +112,15 @@ export function mergePolicies(files: CheckedFile[]): MergedPolicy {
 export function lowerPolicy(files: CheckedFile[], name: string): PolicyIR {
   const merged = mergePolicies(files);
   const classes = new ClassTable();
-  const tools: ToolIR[] = merged.tools.map(({ value, file, path }) => ({
-    class: classes.of(value.capability, value.risk),
-    roles: Object.entries(value.args ?? {}).map(([argPath, role]) => ({ argPath, role: ROLE_CODES[role] })),
-    at: file.locate(path),
+  const tools: ToolIR[] = merged.tools.map((entry) => ({
+    class: classes.of(entry.capability, entry.risk),
+    roles: Object.entries(entry.args ?? {}).map(([argPath, role]) => ({ argPath, role: ROLE_CODES[role] })),
   }));
-  const toolNames = merged.tools.map(({ value }) => toolNamesOf(value));
-  const exactTools = firstWins(toolNames.flatMap((names, tool) => names.filter((n) => !isGlob(n)).map((n) => [n, tool] as [string, number])));
-  const globTools = firstWins(toolNames.flatMap((names, tool) => names.filter(isGlob).map((n) => [n, tool] as [string, number])));
-  const entryClasses = merged.classifyVerbs.map(({ value }) => classes.of(value.capability, value.risk));
-  const classifyWords = firstWins(merged.classifyVerbs.flatMap(({ value }, entry) => value.words.map((w) => [asciiLower(w), entry] as [string, number])));
+  const toolNames = merged.tools.map((entry, tool) => toolNamesOf(entry).map((name) => [name, tool] as [string, number]));
+  const exactTools = firstWins(toolNames.flat().filter(([name]) => !isGlob(name)));
+  const globTools = firstWins(toolNames.flat().filter(([name]) => isGlob(name)));
+  const entryClasses = merged.classifyVerbs.map((verb) => classes.of(verb.capability, verb.risk));
+  const classifyWords = firstWins(wordsOf(merged.classifyVerbs));
 
   const classList: ClassIR[] = classes.list.map(({ capability, risk }) => ({
     capability,
@@ -155,7 +154,7 @@ export function lowerPolicy(files: CheckedFile[], name: string): PolicyIR {
       nothingWords: unique((merged.intent.nothing_words ?? []).map(asciiLower)),
       fileExtensions: unique((merged.intent.file_extensions ?? []).map((e) => asciiLower(e.replace(/^\./, "")))),
       verbs,
-      words: firstWins(intentVerbs.flatMap(({ value }, verb) => value.words.map((w) => [asciiLower(w), verb] as [string, number]))),
+      words: firstWins(wordsOf(intentVerbs.map(({ value }) => value))),
     },
     shell: {
       wrappers: unique(shell.wrappers),
@@ -293,6 +292,11 @@ function normalizeConstant(subject: number, test: TestName, value: string): stri
     default:
       return value;
   }
+}
+
+/** (lower-case word, index of the entry that lists it) for each word of each entry. */
+function wordsOf(entries: Array<{ words: string[] }>): Array<[string, number]> {
+  return entries.flatMap(({ words }, entry) => words.map((w) => [asciiLower(w), entry] as [string, number]));
 }
 
 function firstWins<T>(pairs: Array<[string, T]>): Array<[string, T]> {

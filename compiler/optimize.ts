@@ -64,21 +64,25 @@ export interface Plan {
   classes: ClassPlan[];
 }
 
+/** Members of a set that is only a set: every value 0. */
+function asMembers(keys: string[]): Array<[string, number]> {
+  return keys.map((key) => [key, 0]);
+}
+
 export function optimize(ir: PolicyIR): Plan {
   const pool = new SetPool();
-  const asSet = (words: string[]) => words.map((w) => [w, 0] as [string, number]);
   const tables: TableSets = {
     exactTools: pool.hash(ir.exactTools),
     globTools: pool.list(ir.globTools),
     classifyWords: pool.hash(ir.classify.words),
     argRoles: pool.hash(ir.classify.argRoles),
-    negations: pool.hash(asSet(ir.intent.negations)),
-    nothingWords: pool.hash(asSet(ir.intent.nothingWords)),
-    fileExtensions: pool.hash(asSet(ir.intent.fileExtensions)),
+    negations: pool.hash(asMembers(ir.intent.negations)),
+    nothingWords: pool.hash(asMembers(ir.intent.nothingWords)),
+    fileExtensions: pool.hash(asMembers(ir.intent.fileExtensions)),
     intentWords: pool.hash(ir.intent.words),
-    shellWrappers: pool.hash(asSet(ir.shell.wrappers)),
-    shellNetwork: pool.hash(asSet(ir.shell.networkPrograms)),
-    shellShells: pool.hash(asSet(ir.shell.shells)),
+    shellWrappers: pool.hash(asMembers(ir.shell.wrappers)),
+    shellNetwork: pool.hash(asMembers(ir.shell.networkPrograms)),
+    shellShells: pool.hash(asMembers(ir.shell.shells)),
   };
   const ruleTests = ir.rules.map((rule) => testsOf(rule, pool));
   const classes = ir.classes.map((cls, c): ClassPlan => {
@@ -109,31 +113,32 @@ function testsOf(rule: RuleIR, pool: SetPool): TestPlan[] {
 // name is a glob that matches only itself).
 function toolTest(names: string[], quantifier: number, pool: SetPool): TestPlan {
   const base = { subject: SUBJ_TOOL, flags: quantifier, arg: null };
-  if (names.some(isGlob)) return { ...base, op: OP_TEST_GLOB, operand: { set: pool.list(names.map((n) => [n, 0])) } };
+  if (names.some(isGlob)) return { ...base, op: OP_TEST_GLOB, operand: { set: pool.list(asMembers(names)) } };
   const distinct = [...new Set(names)];
   if (distinct.length === 1) return { ...base, op: OP_TEST_EQUALS, operand: { string: distinct[0] } };
-  return { ...base, op: OP_TEST_IN, operand: { set: pool.hash(distinct.map((n) => [n, 0])) } };
+  return { ...base, op: OP_TEST_IN, operand: { set: pool.hash(asMembers(distinct)) } };
 }
 
 function conditionTest(condition: ConditionIR, quantifier: number, pool: SetPool): TestPlan {
   const { subject, arg, test } = condition;
   const flags = (condition.negate ? FLAG_NEGATE : 0) | quantifier;
+  const on = (op: number, operand: Operand): TestPlan => ({ op, subject, flags, arg, operand });
   switch (test.kind) {
-    case "present":
-      return { op: OP_TEST_PRESENT, subject, flags: 0, arg, operand: { number: test.present ? 1 : 0 } };
+    case "present": // tests the subject as a whole: no quantifier, `not` already flipped it
+      return { ...on(OP_TEST_PRESENT, { number: test.present ? 1 : 0 }), flags: 0 };
     case "in_intent":
-      return { op: OP_TEST_IN_INTENT, subject, flags, arg, operand: { number: 0 } };
+      return on(OP_TEST_IN_INTENT, { number: 0 });
     case "equals":
-      return { op: OP_TEST_EQUALS, subject, flags, arg, operand: { string: test.value } };
+      return on(OP_TEST_EQUALS, { string: test.value });
     case "in":
-      if (test.values.length === 1) return { op: OP_TEST_EQUALS, subject, flags, arg, operand: { string: test.values[0] } };
-      return { op: OP_TEST_IN, subject, flags, arg, operand: { set: pool.hash(test.values.map((v) => [v, 0])) } };
+      if (test.values.length === 1) return on(OP_TEST_EQUALS, { string: test.values[0] });
+      return on(OP_TEST_IN, { set: pool.hash(asMembers(test.values)) });
     case "glob":
     case "prefix":
-      return { op: PREDICATE_OPS[test.kind], subject, flags, arg, operand: { set: pool.list(test.values.map((v) => [v, 0])) } };
+      return on(PREDICATE_OPS[test.kind], { set: pool.list(asMembers(test.values)) });
     case "domain":
     case "under":
-      return { op: PREDICATE_OPS[test.kind], subject, flags, arg, operand: { set: pool.hash(test.values.map((v) => [v, 0])) } };
+      return on(PREDICATE_OPS[test.kind], { set: pool.hash(asMembers(test.values)) });
   }
 }
 

@@ -3,15 +3,14 @@
 // that need the whole file or the merged policy live in check.ts.
 import * as z from "zod";
 
-export const EFFECTS = ["allow", "block", "ask"] as const;
-export const ROLES = ["email", "url", "domain", "path", "command", "code", "recipient", "patch", "workdir"] as const;
+const EFFECTS = ["allow", "block", "ask"] as const;
+const ROLES = ["email", "url", "domain", "path", "command", "code", "recipient", "patch", "workdir"] as const;
 /** Subjects of a `when` condition besides `args.NAME`. */
 export const SUBJECTS = ["tool", "email", "domain", "url", "path", "program", "recipient"] as const;
 export const PLACEHOLDERS = ["tool", "capability", "risk", "value", "rule"] as const;
 
 export type Effect = (typeof EFFECTS)[number];
 export type RoleName = (typeof ROLES)[number];
-export type SubjectName = (typeof SUBJECTS)[number];
 
 const CAPABILITY_RE = /^[a-z0-9][a-z0-9_-]*(\.[a-z0-9][a-z0-9_-]*)*$/;
 const CAPABILITY_GLOB_RE = /^[a-z0-9_*?-]+(\.[a-z0-9_*?-]+)*$/;
@@ -22,7 +21,7 @@ const ARG_PATH_RE = /^[^.\s]+(\.[^.\s]+)*$/;
 const ARG_NAME_RE = /^[^.\s]+$/;
 const WORD_RE = /^\S+$/;
 const EXTENSION_RE = /^\.?[A-Za-z0-9_-]+$/;
-export const SUBJECT_RE = new RegExp(`^(${SUBJECTS.join("|")}|args\\.[^.\\s]+(\\.[^.\\s]+)*)$`);
+const SUBJECT_RE = new RegExp(`^(${SUBJECTS.join("|")}|args\\.[^.\\s]+(\\.[^.\\s]+)*)$`);
 
 // Lengths the decision record can carry (docs/bytecode.md §8.1).
 const MAX_U8_TEXT = 255;
@@ -101,7 +100,7 @@ export const ToolEntry = z.strictObject({
 
 export const ClassifyVerb = z.strictObject({ words, capability, risk });
 
-export const Classify = z.strictObject({
+const Classify = z.strictObject({
   verbs: z.array(ClassifyVerb).optional(),
   arg_roles: z
     .record(z.string().regex(ARG_NAME_RE, { error: "a top-level argument name (no dots)" }), role)
@@ -115,13 +114,17 @@ export const Rule = z.strictObject({
   risk: z.array(risk).min(1).optional(),
   tool: z.array(nonEmpty).min(1).optional(),
   when: z.record(subject, Predicate).optional().describe("conditions that must all hold"),
-  reason: z.string().max(MAX_U8_TEXT).regex(REASON_RE, { error: "a stable code of lower-case letters, digits and _" }).optional(),
+  reason: z
+    .string()
+    .max(MAX_U8_TEXT)
+    .regex(REASON_RE, { error: "a stable code of lower-case letters, digits and _" })
+    .optional(),
   message: nonEmpty.optional().describe("{tool} {capability} {risk} {value} {rule} are filled in"),
 });
 
 export const IntentVerb = z.strictObject({ words, capabilities: z.array(capabilityGlob).min(1) });
 
-export const Intent = z.strictObject({
+const Intent = z.strictObject({
   negations: words.optional(),
   nothing_words: words.optional(),
   verbs: z.array(IntentVerb).optional(),
@@ -130,14 +133,14 @@ export const Intent = z.strictObject({
     .optional(),
 });
 
-export const Shell = z.strictObject({
+const Shell = z.strictObject({
   wrappers: z.array(word).optional(),
   network_programs: z.array(word).optional(),
   shells: z.array(word).optional(),
   max_depth: z.int().min(1).max(16).optional(),
 });
 
-export const Limits = z.strictObject({
+const Limits = z.strictObject({
   max_args_bytes: z.int().min(2).max(MAX_U32).optional(),
   max_json_depth: z.int().min(1).max(256).optional(),
   max_leaves: z.int().min(1).max(MAX_U32).optional(),
