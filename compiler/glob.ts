@@ -1,4 +1,4 @@
-// Glob matching of docs/bytecode.md §6.3, used at compile time on capabilities and tool
+// Glob matching of docs/bytecode.md §6.4, used at compile time on capabilities and tool
 // names: `*` any run without `/`, `**` any run, `?` one character other than `/`.
 
 export function isGlob(s: string): boolean {

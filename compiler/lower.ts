@@ -2,7 +2,7 @@
 // ("extends"), enumerates the classes, resolves selectors and normalizes constants.
 import {
   ROLE_CODE, ROLE_COMMAND, ROLE_DOMAIN, ROLE_EMAIL, ROLE_PATCH, ROLE_PATH, ROLE_RECIPIENT, ROLE_URL,
-  ROLE_WORKDIR, SUBJ_DOMAIN, SUBJ_EMAIL, SUBJ_PATH, SUBJ_URL,
+  ROLE_WORKDIR, SUBJ_DOMAIN, SUBJ_EMAIL, SUBJ_PATH, SUBJ_RECIPIENT, SUBJ_URL,
 } from "../assembly/format";
 import type { CheckedFile } from "./check";
 import { globMatches, isGlob } from "./glob";
@@ -289,6 +289,8 @@ function normalizeConstant(subject: number, test: TestName, value: string): stri
       return normalizeUrl(value);
     case SUBJ_PATH:
       return exact ? normalizePath(value)! : homeToTilde(value);
+    case SUBJ_RECIPIENT:
+      return asciiLower(value.trim());
     default:
       return value;
   }
