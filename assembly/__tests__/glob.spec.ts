@@ -1,0 +1,81 @@
+import { globMatch } from "../glob";
+import { scratchReset } from "../mem";
+import { utf8, repeated, lastLen } from "./helpers";
+
+function glob(pattern: string, value: string): bool {
+  const p = utf8(pattern);
+  const pl = lastLen;
+  const v = utf8(value);
+  return globMatch(p, pl, v, lastLen);
+}
+
+describe("glob", () => {
+  beforeEach(() => scratchReset());
+
+  it("matches literals exactly", () => {
+    expect(glob("/etc/passwd", "/etc/passwd")).toBe(true);
+    expect(glob("/etc/passwd", "/etc/passwd2")).toBe(false);
+    expect(glob("/etc/passwd", "/etc/pass")).toBe(false);
+    expect(glob("", "")).toBe(true);
+    expect(glob("", "a")).toBe(false);
+    expect(glob("a", "")).toBe(false);
+  });
+
+  it("keeps * inside one path segment", () => {
+    expect(glob("*.py", "main.py")).toBe(true);
+    expect(glob("*.py", "src/main.py")).toBe(false);
+    expect(glob("/home/*/x", "/home/u/x")).toBe(true);
+    expect(glob("/home/*/x", "/home/u/v/x")).toBe(false);
+    expect(glob("abc*", "abc")).toBe(true);
+    expect(glob("*", "")).toBe(true);
+    expect(glob("*", "/")).toBe(false);
+  });
+
+  it("lets ** cross segments", () => {
+    expect(glob("**/.env", "/home/u/project/.env")).toBe(true);
+    expect(glob("**/.env", "/.env")).toBe(true);
+    expect(glob("**/.env", ".env")).toBe(false);
+    expect(glob("**/.env", "/home/u/.env.local")).toBe(false);
+    expect(glob("**/.env.*", "/home/u/.env.local")).toBe(true);
+    expect(glob("~/.ssh/**", "~/.ssh/id_rsa")).toBe(true);
+    expect(glob("~/.ssh/**", "~/.ssh/keys/id_rsa")).toBe(true);
+    expect(glob("~/.ssh/**", "~/.ssh")).toBe(false);
+    expect(glob("**/.git/hooks/**", "/p/.git/hooks/pre-commit")).toBe(true);
+    expect(glob("***", "a/b")).toBe(true);
+  });
+
+  it("matches ? as one byte other than /", () => {
+    expect(glob("a?c", "abc")).toBe(true);
+    expect(glob("a?c", "a/c")).toBe(false);
+    expect(glob("a?c", "ac")).toBe(false);
+    expect(glob("??", "ab")).toBe(true);
+  });
+
+  it("chooses between * and ** placements correctly", () => {
+    // ** must give up the first x so that * need not cross '/'
+    expect(glob("**x*y", "x/xy")).toBe(true);
+    expect(glob("*a*b", "xa/ab")).toBe(false);
+    expect(glob("**a*b", "xa/ab")).toBe(true);
+    expect(glob("*/*", "a/b")).toBe(true);
+    expect(glob("*/*", "a/b/c")).toBe(false);
+    expect(glob("**/*", "a/b/c")).toBe(true);
+  });
+
+  it("stays linear on hostile patterns and values", () => {
+    const many = repeated("a", 100000);
+    const n = lastLen;
+    const p1 = utf8("*a*a*a*a*a*a*a*a*a*a*a*a*b");
+    expect(globMatch(p1, lastLen, many, n)).toBe(false);
+    const p2 = utf8("**a**a**a**a**a**a**a**a**b");
+    expect(globMatch(p2, lastLen, many, n)).toBe(false);
+    const p3 = utf8("**a**a**a**a**a**a**a**a**a");
+    expect(globMatch(p3, lastLen, many, n)).toBe(true);
+  });
+
+  it("handles patterns longer than the static state", () => {
+    const a = "a".repeat(3000);
+    expect(glob(a + "*", a + "xyz")).toBe(true);
+    expect(glob(a + "*", a + "x/z")).toBe(false);
+    expect(glob(a + "?" + a, a + "b" + a)).toBe(true);
+  });
+});
