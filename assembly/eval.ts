@@ -23,7 +23,7 @@ let intentStore: usize = 0;
 
 // The outcome of the last run.
 export let decidedRule: u32 = 0;   // rule index, or NONE for the class default
-export let witness: usize = 0;     // the value that made the deciding rule's last ANY test pass
+export let witness: usize = 0;     // the value of the deciding rule's last passing per-value test
 export let witnessLen: u32 = 0;
 export let hasWitness = false;
 export let outOfMemory = false;    // a test needed scratch memory it could not have
@@ -146,6 +146,7 @@ function valueTest(op: u32, subject: u32, operand: u32, p: usize, len: u32): boo
 }
 
 // Whether instruction pc holds (§5: ANY/ALL quantifiers, NEGATE per value, PRESENT as a whole).
+// A passing ANY test makes the value that passed the witness, a passing ALL test its first value.
 function holds(pc: u32): bool {
   const op = insnOp(pc), subject = insnSubject(pc), flags = insnFlags(pc);
   const arg = insnArg(pc), operand = insnOperand(pc);
@@ -157,23 +158,28 @@ function holds(pc: u32): bool {
     for (let k: u32 = 0; k < n && !present; k++) present = valueAt(subject, arg, k) >= 0;
     return (present == (operand == 1)) != negate;
   }
-  let seen: u32 = 0;
+  let first: i64 = -1;
   for (let k: u32 = 0; k < n; k++) {
     const v = valueAt(subject, arg, k);
     if (v < 0) continue;
-    seen++;
-    const p = <usize>(v >>> 32), len = <u32>v;
-    const pass = valueTest(op, subject, operand, p, len) != negate;
+    if (first < 0) first = v;
+    const pass = valueTest(op, subject, operand, <usize>(v >>> 32), <u32>v) != negate;
     if (all) {
       if (!pass) return false;
     } else if (pass) {
-      witness = p;
-      witnessLen = len;
-      hasWitness = true;
+      setWitness(v);
       return true;
     }
   }
-  return all && seen > 0;
+  if (!all || first < 0) return false;
+  setWitness(first);
+  return true;
+}
+
+function setWitness(v: i64): void {
+  witness = <usize>(v >>> 32);
+  witnessLen = <u32>v;
+  hasWitness = true;
 }
 
 // Runs class `cls` for the call; returns the effect and sets decidedRule and the witness.
