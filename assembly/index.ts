@@ -1,4 +1,71 @@
-// Placeholder entry so the skeleton builds; the evaluator's exports replace it.
-import { outBegin, outAscii, outFinish } from "./out";
+// The exports of fence.wasm (docs/bytecode.md §8). Each is thin: it resets the per-call scratch
+// arena and hands over to the module that does the work.
+import { SET_MAX_SESSIONS } from "./format";
+import { scratchReset, takeGrewFlag } from "./mem";
 import { settingValue } from "./decode";
-export function disasm(): u32 { outBegin(); outAscii("x"); return outFinish() + settingValue(1); }
+import { outBegin, outByte, outAscii, outPatchU8, outFinish } from "./out";
+import { inputReserve, inputPtr, inputHolds } from "./input";
+import { loadPolicy, hasPolicy } from "./policy";
+import { sessionOpen, sessionClose } from "./session";
+import { bindIntent } from "./bind";
+import { decide as decideCall } from "./decide";
+import { describeTool } from "./describe";
+import { disasmRecord } from "./disasm";
+import { configureEnv } from "./targets";
+
+export function input(size: i32): i32 {
+  scratchReset();
+  const p = inputReserve(<u32>size);
+  if (p == 0) return 0;
+  return <i32>(<u32>p | (takeGrewFlag() ? 1 : 0));
+}
+
+export function load(len: i32): i32 {
+  scratchReset();
+  return <i32>loadPolicy(<u32>len);
+}
+
+export function configure(homeLen: i32, cwdLen: i32): i32 {
+  scratchReset();
+  outBegin();
+  outByte(1);
+  if (!inputHolds(<u64><u32>homeLen + <u64><u32>cwdLen)) {
+    outAscii("the directories do not fit the input buffer");
+  } else if (configureEnv(inputPtr(), <u32>homeLen, inputPtr() + <u32>homeLen, <u32>cwdLen)) {
+    outPatchU8(0, 0);
+    outAscii("ok");
+  } else {
+    outAscii("home and working directory must be absolute paths");
+  }
+  return <i32>outFinish();
+}
+
+export function session_open(): i32 {
+  scratchReset();
+  return hasPolicy() ? sessionOpen(settingValue(SET_MAX_SESSIONS)) : 0;
+}
+
+export function session_close(h: i32): i32 {
+  scratchReset();
+  return sessionClose(h) ? 1 : 0;
+}
+
+export function intent(h: i32, len: i32): i32 {
+  scratchReset();
+  return <i32>bindIntent(h, <u32>len);
+}
+
+export function decide(h: i32, nameLen: i32, argsLen: i32): i32 {
+  scratchReset();
+  return <i32>decideCall(h, <u32>nameLen, <u32>argsLen);
+}
+
+export function describe(nameLen: i32, textLen: i32): i32 {
+  scratchReset();
+  return <i32>describeTool(<u32>nameLen, <u32>textLen);
+}
+
+export function disasm(): i32 {
+  scratchReset();
+  return <i32>disasmRecord();
+}
