@@ -1,0 +1,391 @@
+// Decisions end to end through fence.wasm: rules and defaults, each test op, quantifiers,
+// witnesses, classification, sessions, limits and faults.
+import { beforeEach, describe, expect, test } from "vitest";
+import { compileYaml } from "./bytecode";
+import { type Fence, loadFence } from "./host";
+import { fenceWasm } from "./wasm";
+
+const OPS = `
+version: 1
+name: ops
+defaults: {read: allow, send: block, "*": ask}
+tools:
+  - name: read_file
+    capability: file.read
+    risk: read
+    args: {path: path}
+  - name: fetch
+    capability: net.fetch
+    risk: egress
+    args: {url: url}
+  - name: shell
+    capability: shell.exec
+    risk: exec
+    args: {command: command, cwd: workdir}
+  - mcp: {server: mail, tool: send_email}
+    capability: email.send
+    risk: send
+    args: {to: email, cc: email}
+  - name: chat_post
+    capability: message.send
+    risk: send
+    args: {channel: recipient}
+  - name: "config_*"
+    capability: config.write
+    risk: write
+classify:
+  verbs:
+    - words: [send, post]
+      capability: message.send
+      risk: send
+    - words: [delete, remove, removes]
+      capability: data.delete
+      risk: destructive
+    - words: [create, update]
+      capability: data.write
+      risk: write
+  arg_roles: {to: email, url: url, path: path}
+rules:
+  - id: no-ssh
+    effect: block
+    capability: [file.read]
+    when:
+      path: {under: ["~/.ssh", "/etc/shadow"]}
+    reason: credential_path
+    message: "{value} is a key ({tool}, {capability}, {risk}, {rule}, {value)"
+  - id: env-glob
+    effect: ask
+    capability: [file.read]
+    when:
+      path: {glob: ["**/.env"]}
+  - id: evil-domain
+    effect: block
+    capability: [net.fetch]
+    when:
+      url: {domain: [evil.example]}
+    message: "{value} is an evil host"
+  - id: shell-ssh
+    effect: block
+    capability: [shell.exec, data.write]
+    when:
+      path: {under: ["~/.ssh"]}
+  - id: rm-program
+    effect: block
+    capability: [shell.exec]
+    when:
+      program: {in: [rm, dd]}
+  - id: git-prefix
+    effect: allow
+    capability: [shell.exec]
+    when:
+      args.command: {prefix: ["git "]}
+  - id: secret-tool
+    effect: block
+    tool: ["config_secret*"]
+  - id: mode-equals
+    effect: ask
+    capability: [config.write]
+    when:
+      args.mode: {equals: force}
+    reason: forced
+  - id: dry-run-absent
+    effect: ask
+    capability: [config.write]
+    when:
+      args.dry_run: {present: false}
+    reason: no_dry_run
+  - id: mail-evil
+    effect: block
+    capability: [email.send]
+    when:
+      email: {glob: ["*@evil.example"]}
+    message: "{value} is evil"
+  - id: mail-named
+    effect: allow
+    capability: [email.send]
+    when:
+      email: {in_intent: true}
+    message: "the user named {value}"
+  - id: mail-corp
+    effect: allow
+    capability: [email.send]
+    when:
+      email: {domain: [corp.example]}
+  - id: channel-unnamed
+    effect: ask
+    capability: [message.send]
+    when:
+      recipient: {not: {in_intent: true}}
+    message: "{value} was not named"
+  - id: channel-named
+    effect: allow
+    capability: [message.send]
+    when:
+      recipient: {in_intent: true}
+intent:
+  negations: [not, "don't", never]
+  nothing_words: [nothing, anything]
+  verbs:
+    - words: [send, email, mail]
+      capabilities: [email.send, message.send]
+`;
+
+const wasm = fenceWasm();
+const ops = compileYaml(OPS);
+let fence: Fence;
+
+function fresh(policy = ops): Fence {
+  const f = loadFence(wasm);
+  expect(f.load(policy).ok).toBe(true);
+  expect(f.configure("/home/u", "/home/u/work")).toEqual({ ok: true, text: "ok" });
+  return f;
+}
+
+beforeEach(() => {
+  fence = fresh();
+});
+
+function decideWith(intent: string | null, tool: string, args: unknown) {
+  const h = fence.openSession();
+  if (intent !== null) expect(fence.intent(h, intent).ok).toBe(true);
+  return fence.decide(h, tool, args);
+}
+
+describe("rules and defaults", () => {
+  test("allow by rule, with the default sentence when the rule has no message", () => {
+    expect(fence.decide(0, "shell", { command: "git status" })).toEqual({
+      kind: "allow", reason: "rule_allow", rule: "git-prefix", capability: "shell.exec", risk: "exec",
+      message: "AgentsFence allowed shell: rule git-prefix allows shell.exec (exec) for git status [git-prefix]",
+    });
+  });
+
+  test("block by rule, its message template filled with the witness", () => {
+    expect(fence.decide(0, "read_file", { path: "~/.ssh/id_rsa" })).toEqual({
+      kind: "block", reason: "credential_path", rule: "no-ssh", capability: "file.read", risk: "read",
+      message: "AgentsFence blocked read_file: /home/u/.ssh/id_rsa is a key (read_file, file.read, read, no-ssh, {value) [no-ssh]",
+    });
+  });
+
+  test("ask by rule", () => {
+    const d = fence.decide(0, "read_file", { path: "proj/.env" });
+    expect(d).toMatchObject({ kind: "ask", reason: "rule_ask", rule: "env-glob" });
+    expect(d.message).toBe("AgentsFence asks about read_file: rule env-glob asks about file.read (read) for /home/u/work/proj/.env [env-glob]");
+  });
+
+  test("each default, with a sentence that says why", () => {
+    expect(fence.decide(0, "read_file", { path: "notes.txt" })).toEqual({
+      kind: "allow", reason: "default_allow", rule: "", capability: "file.read", risk: "read",
+      message: "AgentsFence allowed read_file: file.read (read) is allowed by the policy's default for read [default_allow]",
+    });
+    expect(fence.decide(0, "mcp__mail__send_email", { to: "x@other.example" })).toEqual({
+      kind: "block", reason: "default_block", rule: "", capability: "email.send", risk: "send",
+      message: "AgentsFence blocked mcp__mail__send_email: no rule allows email.send (send) and the policy's default for send is block [default_block]",
+    });
+    expect(fence.decide(0, "config_x", { dry_run: true })).toMatchObject({ kind: "ask", reason: "default_ask", rule: "" });
+  });
+
+  test("deny overrides allow", () => {
+    expect(decideWith("mail a@evil.example", "mcp__mail__send_email", { to: "a@evil.example" })).toMatchObject({
+      kind: "block", rule: "mail-evil", message: "AgentsFence blocked mcp__mail__send_email: a@evil.example is evil [mail-evil]",
+    });
+    expect(decideWith("mail a@other.example", "mcp__mail__send_email", { to: "a@other.example" })).toMatchObject({
+      kind: "allow", rule: "mail-named", message: "AgentsFence allowed mcp__mail__send_email: the user named a@other.example [mail-named]",
+    });
+  });
+});
+
+describe("quantifiers and witnesses", () => {
+  test("an allow rule needs every value (ALL); its first value is the witness", () => {
+    expect(fence.decide(0, "mcp__mail__send_email", { to: ["b@corp.example", "d@sub.corp.example"] })).toMatchObject({
+      kind: "allow", rule: "mail-corp", message: expect.stringContaining("allows email.send (send) for b@corp.example [mail-corp]"),
+    });
+    expect(fence.decide(0, "mcp__mail__send_email", { to: "b@corp.example", cc: "x@other.example" })).toMatchObject({ kind: "block", reason: "default_block" });
+  });
+
+  test("an allow rule over an empty subject does not hold", () => {
+    expect(fence.decide(0, "mcp__mail__send_email", { subject: "hi" })).toMatchObject({ kind: "block", reason: "default_block" });
+  });
+
+  test("a block rule needs one value (ANY), and that value is the witness", () => {
+    const d = fence.decide(0, "mcp__mail__send_email", { to: ["b@corp.example", "z@evil.example"] });
+    expect(d).toMatchObject({ kind: "block", rule: "mail-evil" });
+    expect(d.message).toContain("z@evil.example is evil");
+  });
+
+  test("NEGATE applies per value: the unnamed channel is the witness", () => {
+    const d = decideWith("post it to #general", "chat_post", { channel: ["#general", "#random"] });
+    expect(d).toMatchObject({ kind: "ask", rule: "channel-unnamed", message: "AgentsFence asks about chat_post: #random was not named [channel-unnamed]" });
+    expect(decideWith("post it to #general", "chat_post", { channel: "#general" })).toMatchObject({ kind: "allow", rule: "channel-named" });
+  });
+});
+
+describe("each test op", () => {
+  test("EQUALS on an argument", () => {
+    expect(fence.decide(0, "config_x", { mode: "force", dry_run: true })).toMatchObject({ kind: "ask", reason: "forced", rule: "mode-equals" });
+    expect(fence.decide(0, "config_x", { mode: "forced", dry_run: true })).toMatchObject({ reason: "default_ask" });
+  });
+
+  test("PRESENT false", () => {
+    expect(fence.decide(0, "config_x", {})).toMatchObject({ kind: "ask", reason: "no_dry_run" });
+    expect(fence.decide(0, "config_x", { dry_run: false })).toMatchObject({ reason: "default_ask" });
+  });
+
+  test("IN over programs of a command", () => {
+    expect(fence.decide(0, "shell", { command: "ls; /bin/rm -rf x" })).toMatchObject({ kind: "block", rule: "rm-program", message: expect.stringContaining(" for rm [rm-program]") });
+    expect(fence.decide(0, "shell", { command: "git rm x" })).toMatchObject({ kind: "allow", rule: "git-prefix" });
+  });
+
+  test("GLOB over paths", () => {
+    expect(fence.decide(0, "read_file", { path: "/srv/app/.env" })).toMatchObject({ rule: "env-glob" });
+    expect(fence.decide(0, "read_file", { path: "/srv/app/.env.bak" })).toMatchObject({ reason: "default_allow" });
+  });
+
+  test("DOMAIN: the host and its parents", () => {
+    expect(fence.decide(0, "fetch", { url: "https://a.b.evil.example/x" })).toMatchObject({ kind: "block", rule: "evil-domain" });
+    expect(fence.decide(0, "fetch", { url: "https://user@evil.example:8443/" })).toMatchObject({ kind: "block", rule: "evil-domain" });
+    expect(fence.decide(0, "fetch", { url: "https://notevil.example/" })).toMatchObject({ reason: "default_ask" });
+    expect(fence.decide(0, "fetch", { url: "https://evil.example.org/" })).toMatchObject({ reason: "default_ask" });
+    expect(fence.decide(0, "mcp__mail__send_email", { to: "x@sub.corp.example" })).toMatchObject({ kind: "allow", rule: "mail-corp" });
+  });
+
+  test("UNDER: absolute and ~ forms, the directory itself, not a sibling", () => {
+    for (const path of ["/home/u/.ssh", "/home/u/.ssh/a/b", "~/.ssh/config", "../.ssh/k", "$HOME/.ssh/x", "/etc/shadow"]) {
+      expect(fence.decide(0, "read_file", { path }), path).toMatchObject({ kind: "block", rule: "no-ssh" });
+    }
+    for (const path of ["/home/u/.sshx", "/home/u/ssh/.ssh2", "/etc/shadow2", "/etc"]) {
+      expect(fence.decide(0, "read_file", { path }), path).toMatchObject({ reason: "default_allow" });
+    }
+  });
+
+  test("a workdir argument resolves the call's relative paths", () => {
+    expect(fence.decide(0, "shell", { command: "cat .ssh/id", cwd: "/home/u" })).toMatchObject({ kind: "block", rule: "shell-ssh" });
+    expect(fence.decide(0, "shell", { command: "cat .ssh/id", cwd: "/tmp" })).toMatchObject({ kind: "ask", reason: "default_ask" });
+    expect(fence.decide(0, "shell", { command: "cat .ssh/id" })).toMatchObject({ kind: "ask", reason: "default_ask" });
+  });
+
+  test("IN_INTENT on e-mail targets", () => {
+    expect(decideWith("send this to bob@other.example", "mcp__mail__send_email", { to: "Bob@Other.Example" })).toMatchObject({ kind: "allow", rule: "mail-named" });
+    expect(decideWith("send this to bob@other.example", "mcp__mail__send_email", { to: "eve@other.example" })).toMatchObject({ kind: "block", reason: "default_block" });
+  });
+
+  test("TOOL patterns", () => {
+    expect(fence.decide(0, "config_secret_key", { dry_run: true })).toMatchObject({ kind: "block", rule: "secret-tool", reason: "rule_block" });
+  });
+});
+
+describe("classification", () => {
+  test("both MCP spellings are the same tool", () => {
+    for (const tool of ["mcp__mail__send_email", "mcp_mail_send_email"]) {
+      expect(fence.decide(0, tool, { to: "x@corp.example" }), tool).toMatchObject({ capability: "email.send", rule: "mail-corp" });
+    }
+  });
+
+  test("words of the name, camelCase and MCP prefixes included; the lowest entry wins", () => {
+    expect(fence.decide(0, "createCalendarEvent", {})).toMatchObject({ capability: "data.write", risk: "write" });
+    expect(fence.decide(0, "mcp__slack__post_message", { channel: "#x" })).toMatchObject({ capability: "message.send" });
+    expect(fence.decide(0, "HTTPDeleteRecord", {})).toMatchObject({ capability: "data.delete" });
+    expect(fence.decide(0, "delete-and-send", {})).toMatchObject({ capability: "message.send" });
+    expect(fence.decide(0, "frobnicate", {})).toMatchObject({ capability: "unknown", risk: "unknown", reason: "default_ask" });
+  });
+
+  test("an unmapped tool's roles come from role_map by top-level argument name", () => {
+    expect(fence.decide(0, "mcp__x__update_file", { path: "~/.ssh/k" })).toMatchObject({ capability: "data.write", rule: "shell-ssh" });
+    expect(fence.decide(0, "mcp__x__update_file", { path: ["/tmp/a", "~/.ssh/k"] })).toMatchObject({ rule: "shell-ssh" });
+    expect(fence.decide(0, "mcp__x__update_file", { other: "~/.ssh/k" })).toMatchObject({ capability: "data.write", reason: "default_ask" });
+  });
+
+  test("describe classifies a tool from its description, for later decisions", () => {
+    expect(fence.decide(0, "frobnicate", {})).toMatchObject({ capability: "unknown" });
+    expect(fence.describe("frobnicate", "Removes the given record permanently.")).toEqual({ ok: true, text: "data.delete\tdestructive" });
+    expect(fence.decide(0, "frobnicate", {})).toMatchObject({ capability: "data.delete", risk: "destructive" });
+    expect(fence.describe("read_file", "Removes everything")).toEqual({ ok: true, text: "file.read\tread" });
+    expect(fence.describe("quux", "Does a thing")).toEqual({ ok: true, text: "unknown\tunknown" });
+    expect(fence.describe("x".repeat(300), "delete")).toMatchObject({ ok: false, text: "the tool name is longer than 256 bytes" });
+  });
+
+  test("what describe learned belongs to the policy it was learned under", () => {
+    fence.describe("frobnicate", "delete things");
+    expect(fence.load(ops).ok).toBe(true);
+    expect(fence.decide(0, "frobnicate", {})).toMatchObject({ capability: "unknown" });
+  });
+});
+
+describe("sessions and intent", () => {
+  test("the intent record summarizes what was bound", () => {
+    const h = fence.openSession();
+    const r = fence.intent(h, "Email bob@example.com, see https://docs.example.org/a and ~/notes.md");
+    expect(r.ok).toBe(true);
+    expect(r.text).toContain("email\tbob@example.com");
+  });
+
+  test("a prohibition blocks the class before its rules run", () => {
+    const d = decideWith("don't send anything to x@corp.example", "mcp__mail__send_email", { to: "x@corp.example" });
+    expect(d).toMatchObject({ kind: "block", reason: "intent_prohibited", rule: "intent", capability: "email.send" });
+    expect(d.message).toMatch(/^AgentsFence blocked mcp__mail__send_email: .*email\.send.* \[intent\]$/);
+  });
+
+  test("a closed handle never reaches another session", () => {
+    const h1 = fence.openSession();
+    expect(fence.intent(h1, "mail a@other.example").ok).toBe(true);
+    expect(fence.closeSession(h1)).toBe(true);
+    expect(fence.closeSession(h1)).toBe(false);
+    const h2 = fence.openSession();
+    expect(h2).not.toBe(h1);
+    expect(fence.decide(h1, "read_file", { path: "x" })).toMatchObject({ kind: "block", reason: "unknown_session", rule: "" });
+    expect(fence.intent(h1, "hi")).toMatchObject({ ok: false });
+    expect(fence.decide(h2, "mcp__mail__send_email", { to: "a@other.example" })).toMatchObject({ reason: "default_block" });
+    for (const h of [12345, -1, 0x7fffffff, h2 + 1]) {
+      expect(fence.decide(h, "read_file", { path: "x" }), String(h)).toMatchObject({ reason: "unknown_session" });
+    }
+  });
+
+  test("at most MAX_SESSIONS live; a load closes every session", () => {
+    const small = compileYaml("version: 1\nname: small\nlimits: {max_sessions: 2}\n");
+    expect(fence.load(small).ok).toBe(true);
+    const [a, b] = [fence.openSession(), fence.openSession()];
+    expect(a).toBeGreaterThan(0);
+    expect(b).toBeGreaterThan(0);
+    expect(fence.openSession()).toBe(0);
+    fence.closeSession(a);
+    const c = fence.openSession();
+    expect(c).toBeGreaterThan(0);
+    expect(fence.load(small).ok).toBe(true);
+    expect(fence.decide(b, "x", {})).toMatchObject({ reason: "unknown_session" });
+    expect(fence.decide(c, "x", {})).toMatchObject({ reason: "unknown_session" });
+  });
+});
+
+describe("faults block with a reason", () => {
+  test("no policy", () => {
+    const f = loadFence(wasm);
+    expect(f.decide(0, "read_file", {})).toEqual({
+      kind: "block", reason: "no_policy", rule: "", capability: "", risk: "",
+      message: "AgentsFence blocked read_file: no policy is loaded [no_policy]",
+    });
+    expect(f.openSession()).toBe(0);
+    expect(f.disasm()).toBe("no policy is loaded\n");
+  });
+
+  test("bad arguments", () => {
+    for (const args of ["[1]", "{", "", "null", '{"a":1} x', '{"a":"\\ud800"}', new Uint8Array([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d])]) {
+      expect(fence.decide(0, "read_file", args), String(args)).toMatchObject({ kind: "block", reason: "bad_arguments", capability: "file.read" });
+    }
+    const d = fence.decide(0, new Uint8Array([0x61, 0xc0, 0x80]), {});
+    expect(d).toMatchObject({ kind: "block", reason: "bad_arguments" });
+    expect(d.message).toBe("AgentsFence blocked a tool with an unreadable name: the tool name is not valid UTF-8 [bad_arguments]");
+  });
+
+  test("limits", () => {
+    fence = fresh(compileYaml(`
+version: 1
+name: tight
+tools: [{name: mail, capability: email.send, risk: send, args: {to: email}}]
+limits: {max_args_bytes: 64, max_json_depth: 2, max_leaves: 3, max_targets: 2}
+`));
+    expect(fence.decide(0, "mail", { body: "x".repeat(80) })).toMatchObject({ reason: "limit_exceeded", capability: "email.send" });
+    expect(fence.decide(0, "mail", { a: 1, b: 2, c: 3, d: 4 })).toMatchObject({ reason: "limit_exceeded" });
+    expect(fence.decide(0, "mail", { to: ["a@x.io", "b@x.io", "c@x.io"] })).toMatchObject({ reason: "limit_exceeded" });
+    expect(fence.decide(0, "mail", { a: { b: { c: 1 } } })).toMatchObject({ reason: "bad_arguments" });
+    expect(fence.decide(0, "mail", { a: { b: 1 }, to: ["a@x.io", "b@x.io"] })).toMatchObject({ reason: "default_ask" });
+  });
+});
