@@ -303,6 +303,13 @@ describe("classification", () => {
     expect(fence.describe("x".repeat(300), "delete")).toMatchObject({ ok: false, text: "the tool name is longer than 256 bytes" });
   });
 
+  test("describe remembers a bounded number of tools", () => {
+    for (let i = 0; i < 1024; i++) expect(fence.describe(`tool${i}`, "delete it").ok).toBe(true);
+    expect(fence.describe("tool5", "send it")).toEqual({ ok: true, text: "message.send\tsend" });
+    expect(fence.describe("one_more", "delete it")).toEqual({ ok: false, text: "too many described tools" });
+    expect(fence.decide(0, "tool1023", {})).toMatchObject({ capability: "data.delete" });
+  });
+
   test("what describe learned belongs to the policy it was learned under", () => {
     fence.describe("frobnicate", "delete things");
     expect(fence.load(ops).ok).toBe(true);
@@ -337,6 +344,24 @@ describe("sessions and intent", () => {
     for (const h of [12345, -1, 0x7fffffff, h2 + 1]) {
       expect(fence.decide(h, "read_file", { path: "x" }), String(h)).toMatchObject({ reason: "unknown_session" });
     }
+  });
+
+  test("handles never repeat, even when one slot is reused thousands of times", () => {
+    const seen = new Set<number>();
+    for (let i = 0; i < 5000; i++) {
+      const h = fence.openSession();
+      expect(h).toBeGreaterThan(0);
+      expect(seen.has(h)).toBe(false);
+      seen.add(h);
+      fence.closeSession(h);
+    }
+  });
+
+  test("the binder reads at most MAX_INTENT_BYTES, cut back to a whole character", () => {
+    fence = fresh(compileYaml("version: 1\nname: short\nlimits: {max_intent_bytes: 13}\n"));
+    const h = fence.openSession();
+    const r = fence.intent(h, "mail a@x.io \u00e9 and b@y.io"); // byte 13 is inside the é
+    expect(r).toEqual({ ok: true, text: "email\ta@x.io\n" });
   });
 
   test("at most MAX_SESSIONS live; a load closes every session", () => {
