@@ -85,7 +85,3 @@ export function sessionCloseAll(): void {
     if ((load<u32>(entry(s)) & LIVE) != 0) closeSlot(s);
   }
 }
-
-export function sessionsLive(): u32 {
-  return liveCount;
-}
