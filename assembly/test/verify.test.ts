@@ -41,7 +41,7 @@ rules:
       email: {in_intent: true}
 `;
 
-let wasm: Uint8Array;
+let wasm: Uint8Array<ArrayBuffer>;
 let good: Uint8Array;
 let fence: Fence;
 

@@ -13,12 +13,12 @@ function newestSource(): number {
   return Math.max(...fs.readdirSync(dir).filter((f) => f.endsWith(".ts")).map((f) => fs.statSync(path.join(dir, f)).mtimeMs));
 }
 
-export function fenceWasm(): Uint8Array {
+export function fenceWasm(): Uint8Array<ArrayBuffer> {
   const built = fs.existsSync(wasmPath) ? fs.statSync(wasmPath).mtimeMs : 0;
   if (built < newestSource()) {
     const tmp = path.join(root, `build/fence.${process.pid}.wasm`);
     execFileSync("npx", ["asc", "assembly/index.ts", "--target", "release", "-o", tmp], { cwd: root, stdio: "pipe" });
     fs.renameSync(tmp, wasmPath);
   }
-  return fs.readFileSync(wasmPath);
+  return new Uint8Array(fs.readFileSync(wasmPath));
 }
