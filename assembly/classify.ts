@@ -15,6 +15,7 @@ import { leafPath, leafPathLen } from "./json";
 export const WORDS_OOM: i32 = -2;
 
 let mappedTool: i32 = -1; // the tool entry of the last classified name, -1 when none mapped it
+let byPolicy = false;     // the last classified name was mapped, or classified by its own words
 
 // ---- words ----
 function isUpper(c: u32): bool {
@@ -119,6 +120,7 @@ export function forgetDescribed(): void {
 // entry mapped it, for leafRole.
 export function classifyTool(name: usize, len: u32): i32 {
   mappedTool = -1;
+  byPolicy = true;
   const exact = setFind(toolsExactSet(), name, len);
   if (exact >= 0) {
     mappedTool = <i32>exact;
@@ -136,8 +138,15 @@ export function classifyTool(name: usize, len: u32): i32 {
   const entry = lowestWordEntry(name, len);
   if (entry == WORDS_OOM) return WORDS_OOM;
   if (entry >= 0) return <i32>classifyEntryClass(<u32>entry);
+  byPolicy = false;
   const learned = describedClass(name, len);
   return learned >= 0 ? learned : 0;
+}
+
+// Whether the last classified name got its class from the policy's tool map or its own words
+// (a description cannot change that class).
+export function classifiedByPolicy(): bool {
+  return byPolicy;
 }
 
 // [path, path+len) is `at` or lies below it in the dotted argument paths.

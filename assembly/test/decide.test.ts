@@ -307,6 +307,8 @@ describe("classification", () => {
     for (let i = 0; i < 1024; i++) expect(fence.describe(`tool${i}`, "delete it").ok).toBe(true);
     expect(fence.describe("tool5", "send it")).toEqual({ ok: true, text: "message.send\tsend" });
     expect(fence.describe("one_more", "delete it")).toEqual({ ok: false, text: "too many described tools" });
+    expect(fence.describe("read_file", "delete it")).toEqual({ ok: true, text: "file.read\tread" });
+    expect(fence.describe("send_more", "delete it")).toEqual({ ok: true, text: "message.send\tsend" });
     expect(fence.decide(0, "tool1023", {})).toMatchObject({ capability: "data.delete" });
   });
 
