@@ -1,0 +1,55 @@
+// Runs the shared decision vectors (tests/vectors/*.yaml) through fence.wasm in Node. The
+// Python host runs the same files (host-python/tests/test_vectors.py): both must reach every
+// expected decision, so Node and Python provably agree.
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { compilePolicy } from "../compiler/index";
+import { loadFence } from "../assembly/test/host";
+import { fenceWasm } from "../assembly/test/wasm";
+
+interface Case {
+  name: string;
+  intent: string[];
+  tool: string;
+  args: Record<string, unknown>;
+  expect: { kind: string; reason?: string; rule?: string; capability?: string; risk?: string; message_contains?: string };
+}
+interface VectorFile {
+  policy: string;
+  env: { home: string; cwd: string };
+  cases: Case[];
+}
+
+const root = path.resolve(__dirname, "..");
+const vectorDir = path.join(root, "tests/vectors");
+
+function policyPath(name: string): string {
+  const shipped = path.join(root, "policies", name);
+  return fs.existsSync(shipped) ? shipped : path.join(vectorDir, "policies", name);
+}
+
+for (const file of fs.readdirSync(vectorDir).filter((f) => f.endsWith(".yaml"))) {
+  const vectors = parse(fs.readFileSync(path.join(vectorDir, file), "utf8")) as VectorFile;
+  describe(`vectors ${file}`, () => {
+    const compiled = compilePolicy([{ path: policyPath(vectors.policy) }]);
+    if (!compiled.ok) throw new Error(compiled.errors.map((e) => `${e.file}:${e.line}:${e.col}: ${e.message}`).join("\n"));
+    const fence = loadFence(fenceWasm());
+    expect(fence.load(compiled.bytes).ok).toBe(true);
+    expect(fence.configure(vectors.env.home, vectors.env.cwd).ok).toBe(true);
+
+    it.each(vectors.cases.map((c) => [c.name, c] as const))("%s", (_name, c) => {
+      const session = fence.openSession();
+      try {
+        for (const message of c.intent) expect(fence.intent(session, message).ok).toBe(true);
+        const decision = fence.decide(session, c.tool, JSON.stringify(c.args));
+        const { message_contains: fragment, ...fields } = c.expect;
+        expect(decision).toMatchObject(fields);
+        if (fragment !== undefined) expect(decision.message).toContain(fragment);
+      } finally {
+        fence.closeSession(session);
+      }
+    });
+  });
+}
