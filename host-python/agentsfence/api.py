@@ -108,15 +108,18 @@ class Session:
         self.id = session_id
         self._fence = fence
         self._handle = handle
-        self._messages: list[str] = []  # replayed into a rebuilt evaluator
+        self._messages: list[tuple[bytes, str]] = []  # (message, cwd), replayed into a rebuilt evaluator
         self._fault: str | None = None  # set when a message could not be bound: then every call blocks
 
-    def intent(self, user_message: str) -> Intent:
-        """Binds (or amends) this session's intent from the user's own message."""
-        return self._fence._bind(self, user_message)
+    def intent(self, user_message: str, cwd: str | None = None) -> Intent:
+        """Binds (or amends) this session's intent from the user's own message; relative paths
+        in it resolve against cwd (default: the Fence's working directory)."""
+        return self._fence._bind(self, user_message, cwd)
 
-    def decide(self, tool_name: str, args: dict[str, Any]) -> Decision:
-        return self._fence._decide(self, tool_name, args)
+    def decide(self, tool_name: str, args: dict[str, Any], cwd: str | None = None) -> Decision:
+        """cwd: the absolute directory this call's relative paths resolve against, when it is not
+        the Fence's (the host's tools may track a working directory per task)."""
+        return self._fence._decide(self, tool_name, args, cwd)
 
 
 class Fence:
@@ -148,9 +151,10 @@ class Fence:
         self._memory_limit = memory_limit
         self._home = home if home is not None else os.path.expanduser("~")
         self._cwd = cwd if cwd is not None else os.getcwd()
+        self._configured_cwd = self._cwd
         self._lock = threading.Lock()
         self._sessions: dict[str, Session] = {}
-        self._described: dict[str, str] = {}  # replayed into a rebuilt evaluator
+        self._described: dict[str, tuple[int, bytes]] = {}  # name -> (name length, payload), replayed
         self._decisions: dict[bytes, Decision] = {}
         self._broken: str | None = None
         self.rebuilds = 0
@@ -181,9 +185,9 @@ class Fence:
                 except EngineFault as fault:
                     self._recover(fault)
 
-    def decide(self, tool_name: str, args: dict[str, Any]) -> Decision:
+    def decide(self, tool_name: str, args: dict[str, Any], cwd: str | None = None) -> Decision:
         """Decides with an empty intent (handle 0): for calls that belong to no known session."""
-        return self._decide(None, tool_name, args)
+        return self._decide(None, tool_name, args, cwd)
 
     def describe_tool(self, name: str, description: str) -> tuple[str, str]:
         """Classifies a tool the policy does not map from its description: (capability, risk)."""
@@ -193,7 +197,7 @@ class Fence:
                 "describe", (len(payload_name), len(payload_text)), payload_name + payload_text
             )
             if status == 0:
-                self._described[name] = description
+                self._described[name] = (len(payload_name), payload_name + payload_text)
         if status != 0:
             raise FenceError(f"cannot describe tool {name!r}: {text}")
         capability, _, risk = text.partition("\t")
@@ -211,26 +215,33 @@ class Fence:
         if record[:1] != b"\x00":
             raise FenceError(f"policy rejected: {record[1:].decode('utf-8', 'replace')}")
         name, _, digest = record[1:].decode("utf-8").partition("\t")
-        home, cwd = self._home.encode("utf-8"), self._cwd.encode("utf-8")
-        record = wasm.invoke("configure", (len(home), len(cwd)), home + cwd)
-        if record[:1] != b"\x00":
-            raise FenceError(f"cannot configure home {self._home!r} and working directory {self._cwd!r}: "
-                             f"{record[1:].decode('utf-8', 'replace')}")
+        failure = self._configure(wasm, self._cwd)
+        if failure is not None:
+            raise FenceError(f"cannot configure home {self._home!r} and working directory {self._cwd!r}: {failure}")
         return wasm, name, digest
+
+    def _configure(self, wasm: WasmInstance, cwd: str) -> str | None:
+        """Tells the evaluator what `~` and relative paths mean; the evaluator's reason on failure."""
+        home, directory = self._home.encode("utf-8"), cwd.encode("utf-8")
+        record = wasm.invoke("configure", (len(home), len(directory)), home + directory)
+        if record[:1] != b"\x00":
+            return record[1:].decode("utf-8", "replace")
+        self._configured_cwd = cwd
+        return None
 
     def _rebuild(self) -> None:
         """A fresh instance carrying everything the old one was told: a trap can leave wasm state torn."""
         wasm, _, _ = self._instantiate()
-        for name, description in self._described.items():
-            payload = name.encode("utf-8") + description.encode("utf-8")
-            wasm.invoke("describe", (len(name.encode("utf-8")), len(description.encode("utf-8"))), payload)
+        for name_length, payload in self._described.values():
+            wasm.invoke("describe", (name_length, len(payload) - name_length), payload)
         for session in self._sessions.values():
             session._handle = wasm.call_plain("session_open", ())
             if session._handle == 0:
                 raise EngineFault("a live session could not be reopened")
-            for message in session._messages:
-                encoded = message.encode("utf-8")
-                wasm.invoke("intent", (session._handle, len(encoded)), encoded)
+            for message, cwd in session._messages:
+                if cwd != self._configured_cwd and self._configure(wasm, cwd) is not None:
+                    raise EngineFault(f"cannot configure {cwd!r} again")
+                wasm.invoke("intent", (session._handle, len(message)), message)
         self._wasm = wasm
         self._decisions.clear()
 
@@ -268,23 +279,35 @@ class Fence:
             raise FenceError("no session can be opened: the policy's max_sessions are live")
         return handle
 
-    def _bind(self, session: Session, message: str) -> Intent:
+    def _bind(self, session: Session, message: str, cwd: str | None) -> Intent:
         encoded = message.encode("utf-8", "replace")
+        directory = cwd or self._cwd
         with self._lock:
             if session._handle == _CLOSED:
                 raise FenceError(f"session {session.id!r} was dropped")
             try:
-                status, text = self._status_call("intent", (session._handle, len(encoded)), encoded)
+                if self._broken is not None:
+                    raise FenceError(f"the evaluator is broken: {self._broken}")
+                failure = self._configure(self._wasm, directory) if directory != self._configured_cwd else None
+                if failure is not None:
+                    raise FenceError(f"cannot use the working directory {directory!r}: {failure}")
+                record = self._wasm.invoke("intent", (session._handle, len(encoded)), encoded)
+                if record[:1] != b"\x00":
+                    raise FenceError(f"the user's message could not be bound: {record[1:].decode('utf-8', 'replace')}")
+            except InputTooLarge as error:
+                session._fault = f"the message ({error} bytes) is over every limit"
+                raise FenceError(session._fault) from error
+            except EngineFault as fault:
+                self._recover(fault)
+                session._fault = f"the evaluator failed: {_last_line(str(fault))}"
+                raise FenceError(session._fault) from fault
             except FenceError as error:
-                session._fault = str(error)
+                session._fault = str(error)  # a session missing part of its intent would be too lenient
                 raise
-            if status != 0:
-                session._fault = text
-                raise FenceError(f"the user's message could not be bound: {text}")
-            session._messages.append(message)
-        return _parse_intent(text)
+            session._messages.append((encoded, directory))
+        return _parse_intent(record[1:].decode("utf-8", "replace"))
 
-    def _decide(self, session: Session | None, tool_name: str, args: dict[str, Any]) -> Decision:
+    def _decide(self, session: Session | None, tool_name: str, args: dict[str, Any], cwd: str | None) -> Decision:
         encoded = encode_call(tool_name, args)
         if isinstance(encoded, str):
             return host_decision(str(tool_name), "bad_arguments", encoded)
@@ -301,10 +324,16 @@ class Fence:
                     return host_decision(tool_name, "unknown_session", f"session {session.id!r} was dropped")
                 handle = session._handle
             try:
+                directory = cwd or self._cwd
+                if directory != self._configured_cwd:
+                    failure = self._configure(self._wasm, directory)
+                    if failure is not None:
+                        return host_decision(tool_name, "host_error", f"its working directory {directory!r} "
+                                             f"cannot be used ({failure})")
                 record = self._wasm.invoke("decide", (handle, len(name), len(arguments)), name + arguments)
             except InputTooLarge:
-                return host_decision(tool_name, "limit_exceeded",
-                                     f"its arguments ({len(arguments)} bytes) are over every limit")
+                return host_decision(tool_name, "limit_exceeded", f"the evaluator cannot take its arguments "
+                                     f"({len(arguments)} bytes: over every limit, or out of memory)")
             except EngineFault as fault:
                 self._recover(fault)
                 return host_decision(tool_name, "engine_fault", f"the evaluator failed ({_last_line(str(fault))})")

@@ -170,7 +170,8 @@ def _write_cached(directory: Path, key: str, serialized: bytes) -> None:
 # ---- The raw call path --------------------------------------------------------------------
 
 # Our own prototypes over wasmtime-py's loaded library (its bound functions keep their argtypes):
-# plain addresses in, the error pointer out. CFUNCTYPE releases the GIL around the call.
+# plain addresses in, the error pointer out. CFUNCTYPE releases the GIL around the call: holding
+# it (PYFUNCTYPE) measured no faster, and a call on megabytes of arguments may run for a while.
 _call_unchecked = ctypes.CFUNCTYPE(
     ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p
 )(("wasmtime_func_call_unchecked", ffi.dll))

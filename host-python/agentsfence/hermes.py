@@ -128,6 +128,7 @@ class HermesFence:
         self._tasks: dict[str, Session] = {}  # task_id -> session (tool calls that carry only a task id)
         self._children: dict[str, Session] = {}  # a subagent's session_id -> its parent's session
         self._faults: dict[str, str] = {}  # session_id -> why its user message could not be bound
+        self._session_cwd: Callable[[str | None], str | None] | None = None
 
     # ---- hooks ----
 
@@ -145,7 +146,7 @@ class HermesFence:
             self._alias(task_id, session)
             text = _message_text(user_message)
             if text:
-                session.intent(text)
+                session.intent(text, self._working_directory(task_id))
         except Exception as error:
             logger.error("AgentsFence could not bind the user's message: %s", error)
             with self._lock:
@@ -161,7 +162,8 @@ class HermesFence:
             if fault is not None:
                 return {"action": "block", "message": f"AgentsFence blocked {tool_name}: the user's request could not be read ({fault}) [host_error]"}
             session = self._session_for(session_id, task_id)
-            decision = session.decide(tool_name, args) if session is not None else self.fence.decide(tool_name, args)
+            cwd = self._working_directory(task_id)
+            decision = (session or self.fence).decide(tool_name, args, cwd)
             elapsed_us = (time.perf_counter_ns() - started) / 1000
             self._log(session_id or task_id, tool_name, decision, elapsed_us)
             return directive(decision, session.id if session is not None else "", tool_name)
@@ -200,6 +202,24 @@ class HermesFence:
         except Exception as error:
             logger.error("AgentsFence could not drop session %s: %s", session_id, error)
         return None
+
+    # ---- the working directory Hermes resolves this task's relative paths against ----
+
+    def _working_directory(self, task_id: str) -> str:
+        """tools.file_tools._resolve_base_dir's order, minus what costs a syscall per call: the
+        task's live terminal cwd (it follows `cd`), else an absolute TERMINAL_CWD, else the
+        process cwd. (Hermes also honours per-task overrides set by its TUI/ACP front ends.)"""
+        if self._session_cwd is None:
+            try:
+                from tools.terminal_tool import get_session_cwd
+            except Exception:
+                def get_session_cwd(key: str | None) -> str | None:
+                    return None
+            self._session_cwd = get_session_cwd
+        for candidate in (self._session_cwd(task_id or "default"), os.environ.get("TERMINAL_CWD")):
+            if candidate and os.path.isabs(candidate):
+                return candidate
+        return os.getcwd()
 
     # ---- links ----
 
