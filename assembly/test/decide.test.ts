@@ -416,3 +416,25 @@ limits: {max_args_bytes: 64, max_json_depth: 2, max_leaves: 3, max_targets: 2}
     expect(fence.decide(0, "mail", { a: { b: 1 }, to: ["a@x.io", "b@x.io"] })).toMatchObject({ reason: "default_ask" });
   });
 });
+
+describe("hostile calls", () => {
+  test("random names and argument bytes always get a decision", () => {
+    let seed = 7;
+    const rand = (n: number) => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return (seed >>> 8) % n;
+    };
+    const pieces = ['{"', '":', '"', "[", "]", "{", "}", ",", "\\", "u00", "path", "to", "command", "~/.ssh/", "http://", "@", "a.b", "$(", "`", "sh -c '", " ", "\u00e9", "1e9", "null"];
+    const h = fence.openSession();
+    fence.intent(h, "mail bob@corp.example about ~/work and https://docs.example.org");
+    for (let i = 0; i < 3000; i++) {
+      const name = i % 3 === 0 ? new Uint8Array(Array.from({ length: rand(12) }, () => rand(256))) : ["shell", "read_file", "mcp_mail_send_email", "fetch", "chat_post", "x"][rand(6)];
+      let args = "";
+      const parts = rand(40);
+      for (let k = 0; k < parts; k++) args += pieces[rand(pieces.length)];
+      const d = fence.decide(rand(2) === 0 ? h : 0, name, i % 2 === 0 ? `{"command":${JSON.stringify(args)},"path":${JSON.stringify(args)},"to":${JSON.stringify(args)}}` : args);
+      expect(["allow", "block", "ask"]).toContain(d.kind);
+      expect(d.message.startsWith("AgentsFence ")).toBe(true);
+    }
+  });
+});
