@@ -27,11 +27,11 @@ hook that blocks every call instead of failing to load (which Hermes treats as n
 """
 from __future__ import annotations
 
-import json
 import logging
 import os
 import threading
 import time
+from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -248,10 +248,10 @@ class HermesFence:
     def _log(self, session_key: str, tool_name: str, decision: Decision, elapsed_us: float) -> None:
         """One JSON line per decision, one append write; a failing log never fails the decision."""
         try:
-            line = json.dumps({
-                "time": time.time(), "session": session_key, "tool": tool_name, "kind": decision.kind,
-                "reason": decision.reason, "rule": decision.rule, "us": round(elapsed_us, 1),
-            }, ensure_ascii=False) + "\n"
+            q = encode_basestring  # a JSON string literal; formatting by hand is twice as fast as json.dumps
+            line = (f'{{"time":{time.time():.6f},"session":{q(session_key)},"tool":{q(tool_name)},'
+                    f'"kind":{q(decision.kind)},"reason":{q(decision.reason)},"rule":{q(decision.rule)},'
+                    f'"us":{elapsed_us:.1f}}}\n')
             if self._log_fd is None:
                 with self._lock:
                     if self._log_fd is None:
