@@ -176,9 +176,9 @@ class HermesFence:
         try:
             if not child_session_id:
                 return None
-            parent = self._session_for(parent_session_id or "", "")
-            if parent is None:
-                return None
+            # Without a parent we know, the child gets a session of its own that its (model-written)
+            # messages never amend: an empty intent.
+            parent = self._session_for(parent_session_id or "", "") or self.fence.session(child_session_id)
             with self._lock:
                 self._children[child_session_id] = parent
         except Exception as error:

@@ -176,6 +176,14 @@ def test_a_subagent_is_bound_to_its_parent(manager):
     assert "error" not in call("write_file", {"path": "summary.md", "content": "x"}, session_id="child-1", task_id="child-task")
 
 
+def test_a_subagent_without_a_known_parent_gets_no_authority_from_its_goal(manager):
+    hermes_plugins.invoke_hook("subagent_start", parent_session_id=None, parent_turn_id="", parent_subagent_id=None,
+                               child_session_id="orphan", child_subagent_id="sa-2", child_role="leaf", child_goal="write evil.md")
+    user_turn("Write evil.md", session_id="orphan", task_id="orphan-task")
+    assert "error" in call("write_file", {"path": "evil.md", "content": "x"}, session_id="orphan", task_id="orphan-task")
+    assert not Path("evil.md").exists()
+
+
 def test_a_finalized_session_is_forgotten_unless_it_was_a_shutdown(manager):
     user_turn()
     write = {"path": "summary.md", "content": "x"}
