@@ -233,7 +233,7 @@ def test_an_installed_policy_is_used(hermes_home, monkeypatch):
 @pytest.mark.parametrize("breakage, fault", [
     ("missing wasm", "cannot read fence.wasm"),
     ("rejected policy", "policy rejected"),
-    ("no wasmtime", "ModuleNotFoundError"),
+    ("no wasmtime", "import of wasmtime halted"),
 ])
 def test_a_fence_that_cannot_start_blocks_every_call(hermes_home, monkeypatch, tmp_path, breakage, fault):
     if breakage == "missing wasm":
@@ -245,7 +245,10 @@ def test_a_fence_that_cannot_start_blocks_every_call(hermes_home, monkeypatch, t
         (hermes_home / "agentsfence").mkdir()
         (hermes_home / "agentsfence" / "policy.afb").write_bytes(b"AFBC" + b"\x00" * 60)
     else:
-        monkeypatch.setitem(sys.modules, "agentsfence.api", None)  # `from .api import Fence` raises ImportError
+        # As if wasmtime were not installed: agentsfence.api is imported afresh and fails.
+        monkeypatch.setitem(sys.modules, "wasmtime", None)
+        monkeypatch.delitem(sys.modules, "agentsfence.api")
+        monkeypatch.delitem(sys.modules, "agentsfence.engine")
     fresh = hermes_plugins.PluginManager()
     monkeypatch.setattr(hermes_plugins, "_plugin_manager", fresh)
     fresh.discover_and_load()
