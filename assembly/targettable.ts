@@ -1,0 +1,177 @@
+// The targets of one call (docs/bytecode.md §5.2): kind (SUBJ_EMAIL..SUBJ_RECIPIENT) and
+// normalized value, each distinct pair once, at most maxTargets of them. Values live in the
+// scratch arena; a failure sticks until the next tableBegin, so producers need not check
+// every add.
+import { SUBJ_DOMAIN, SUBJ_PATH, SUBJ_URL } from "./format";
+import { scratchAlloc } from "./mem";
+import { fnv1a } from "./bytes";
+import {
+  span, spanPtr, spanLen, resolvePath, normalizeUrl, urlHost, normalizeHost, fileUrlPath,
+  cwdPtr, cwdLen, takeOutOfMemory,
+} from "./normalize";
+
+export const TARGETS_OK: i32 = 0;
+export const TARGETS_LIMIT: i32 = 2; // more than maxTargets (or commands nested too deep)
+export const TARGETS_OOM: i32 = 3;
+
+// Record: kind, ptr, len, hash. The index maps (kind, value) to record number + 1.
+const RECORD: usize = 16;
+let records: usize = 0;
+let count: u32 = 0;
+let capacity: u32 = 0;
+let limit: u32 = 0;
+let slots: usize = 0;
+let slotCount: u32 = 0;
+let status: i32 = TARGETS_OK;
+
+// The call's working directory (the WORKDIR role), in normal form; empty: the configured one.
+let workdir: usize = 0;
+let workdirLen: u32 = 0;
+
+export function tableBegin(maxTargets: u32): void {
+  records = 0;
+  count = 0;
+  capacity = 0;
+  limit = maxTargets;
+  slots = 0;
+  slotCount = 0;
+  status = TARGETS_OK;
+  workdir = 0;
+  workdirLen = 0;
+}
+
+export function tableStatus(): i32 { return status; }
+
+export function fail(code: i32): void {
+  if (status == TARGETS_OK) status = code;
+}
+
+export function targetCount(): u32 { return count; }
+
+export function targetKind(i: u32): u32 { return load<u32>(records + <usize>i * RECORD); }
+
+export function targetPtr(i: u32): usize { return <usize>load<u32>(records + <usize>i * RECORD + 4); }
+
+export function targetLen(i: u32): u32 { return load<u32>(records + <usize>i * RECORD + 8); }
+
+function hashOf(kind: u32, p: usize, len: u32): u32 {
+  return (fnv1a(p, len) ^ kind) * 0x01000193;
+}
+
+// The record index of (kind, value), or -1.
+function find(kind: u32, p: usize, len: u32, h: u32): i32 {
+  if (slotCount == 0) return -1;
+  const mask = slotCount - 1;
+  let s = h & mask;
+  while (true) {
+    const entry = load<u32>(slots + ((<usize>s) << 2));
+    if (entry == 0) return -1;
+    const r = records + <usize>(entry - 1) * RECORD;
+    if (load<u32>(r + 12) == h && load<u32>(r) == kind && load<u32>(r + 8) == len &&
+        memory.compare(<usize>load<u32>(r + 4), p, len) == 0) return <i32>(entry - 1);
+    s = (s + 1) & mask;
+  }
+  return -1;
+}
+
+function place(index: u32, h: u32): void {
+  const mask = slotCount - 1;
+  let s = h & mask;
+  while (load<u32>(slots + ((<usize>s) << 2)) != 0) s = (s + 1) & mask;
+  store<u32>(slots + ((<usize>s) << 2), index + 1);
+}
+
+// Room for one more record, and an index at most half full.
+function grow(): bool {
+  if (count == capacity) {
+    const more = capacity == 0 ? 16 : capacity << 1;
+    const table = scratchAlloc(<usize>more * RECORD);
+    if (table == 0) return false;
+    if (count > 0) memory.copy(table, records, <usize>count * RECORD);
+    records = table;
+    capacity = more;
+  }
+  if ((count + 1) << 1 > slotCount) {
+    const more = slotCount == 0 ? 32 : slotCount << 1;
+    const index = scratchAlloc((<usize>more) << 2);
+    if (index == 0) return false;
+    memory.fill(index, 0, (<usize>more) << 2);
+    slots = index;
+    slotCount = more;
+    for (let i: u32 = 0; i < count; i++) place(i, load<u32>(records + <usize>i * RECORD + 12));
+  }
+  return true;
+}
+
+// Adds (kind, [p, p+len)); the bytes must stay valid for the call. Empty values are dropped.
+export function addTarget(kind: u32, p: usize, len: u32): void {
+  if (status != TARGETS_OK || len == 0) return;
+  const h = hashOf(kind, p, len);
+  if (find(kind, p, len, h) >= 0) return;
+  if (count >= limit) { fail(TARGETS_LIMIT); return; }
+  if (!grow()) { fail(TARGETS_OOM); return; }
+  const r = records + <usize>count * RECORD;
+  store<u32>(r, kind);
+  store<u32>(r + 4, <u32>p);
+  store<u32>(r + 8, len);
+  store<u32>(r + 12, h);
+  place(count, h);
+  count++;
+}
+
+// Adds a value that lives in transient memory: copied to scratch unless already present.
+export function addTargetCopy(kind: u32, p: usize, len: u32): void {
+  if (status != TARGETS_OK || len == 0) return;
+  if (find(kind, p, len, hashOf(kind, p, len)) >= 0) return;
+  const copy = scratchAlloc(<usize>len);
+  if (copy == 0) { fail(TARGETS_OOM); return; }
+  memory.copy(copy, p, len);
+  addTarget(kind, copy, len);
+}
+
+// Adds a normalized value (0: normalization found nothing, or ran out of memory).
+function addSpan(kind: u32, s: u64): void {
+  if (takeOutOfMemory()) fail(TARGETS_OOM);
+  else if (s != 0) addTarget(kind, spanPtr(s), spanLen(s));
+}
+
+// ---- the call's working directory ----
+
+export function setWorkdir(p: usize, len: u32): void {
+  const s = resolvePath(p, len, cwdPtr(), cwdLen());
+  if (s == 0) return;
+  workdir = spanPtr(s);
+  workdirLen = spanLen(s);
+}
+
+// The directory relative paths of this call resolve against.
+export function pathBase(): u64 {
+  return workdirLen != 0 ? span(workdir, workdirLen) : span(cwdPtr(), cwdLen());
+}
+
+// ---- adding values of a kind ----
+
+export function addPathIn(p: usize, len: u32, base: u64): void {
+  if (status != TARGETS_OK) return;
+  addSpan(SUBJ_PATH, resolvePath(p, len, spanPtr(base), spanLen(base)));
+}
+
+export function addPath(p: usize, len: u32): void {
+  addPathIn(p, len, pathBase());
+}
+
+export function addHost(p: usize, len: u32): void {
+  if (status != TARGETS_OK) return;
+  addSpan(SUBJ_DOMAIN, normalizeHost(p, len));
+}
+
+// A URL, its host as a DOMAIN (both readings when a '\\' makes parsers disagree about the
+// host), and the path a file:// URL names.
+export function addUrl(p: usize, len: u32): void {
+  if (status != TARGETS_OK) return;
+  addSpan(SUBJ_URL, normalizeUrl(p, len));
+  addSpan(SUBJ_DOMAIN, urlHost(p, len, false));
+  addSpan(SUBJ_DOMAIN, urlHost(p, len, true));
+  const file = fileUrlPath(p, len);
+  if (file != 0) addPathIn(spanPtr(file), spanLen(file), span(0, 0));
+}
