@@ -1,0 +1,189 @@
+import { SUBJ_ARG, SUBJ_EMAIL, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_RECIPIENT, SUBJ_PROGRAM } from "../format";
+import { intentBind, intentFree, intentHas, intentProhibits, intentWriteSummary } from "../intent";
+import { configureEnv } from "../normalize";
+import { outBegin, outFinish } from "../out";
+import { scratchReset } from "../mem";
+import { installPolicy, CLASS_SEND, CLASS_DELETE, CLASS_WRITE, CLASS_SHELL, CLASS_CODE } from "./policy";
+import { utf8, repeated, lastLen, text } from "./helpers";
+
+function bind(intent: usize, message: string): usize {
+  scratchReset();
+  const p = utf8(message);
+  return intentBind(intent, p, lastLen);
+}
+
+function has(intent: usize, subject: u32, value: string): bool {
+  scratchReset();
+  const p = utf8(value);
+  return intentHas(intent, subject, p, lastLen);
+}
+
+function summary(intent: usize): string {
+  outBegin();
+  intentWriteSummary(intent);
+  const record = <usize>(outFinish() & ~1);
+  return text(record + 4, load<u32>(record));
+}
+
+describe("intent: named items", () => {
+  beforeAll(() => {
+    installPolicy();
+    const h = utf8("/home/user");
+    const hl = lastLen;
+    const c = utf8("/home/user/project");
+    configureEnv(h, hl, c, lastLen);
+  });
+
+  it("names addresses in normal form", () => {
+    const i = bind(0, "Email Bob@Example.com the report");
+    expect(i).toBeGreaterThan(0);
+    expect(has(i, SUBJ_EMAIL, "bob@example.com")).toBe(true);
+    expect(has(i, SUBJ_EMAIL, "eve@attacker.example")).toBe(false);
+    expect(has(i, SUBJ_DOMAIN, "example.com")).toBe(false); // an address does not name its domain
+    expect(has(i, SUBJ_RECIPIENT, "bob@example.com")).toBe(true);
+    intentFree(i);
+  });
+
+  it("names domains, and the hosts of URLs", () => {
+    const i = bind(0, "Check example.com and clone https://GitHub.com/example/repo.");
+    expect(has(i, SUBJ_DOMAIN, "example.com")).toBe(true);
+    expect(has(i, SUBJ_DOMAIN, "docs.example.com")).toBe(true);
+    expect(has(i, SUBJ_DOMAIN, "badexample.com")).toBe(false);
+    expect(has(i, SUBJ_DOMAIN, "com")).toBe(false);
+    expect(has(i, SUBJ_DOMAIN, "github.com")).toBe(true);
+    expect(has(i, SUBJ_URL, "https://github.com/example/repo")).toBe(true);
+    expect(has(i, SUBJ_URL, "https://github.com/other/thing")).toBe(true);
+    expect(has(i, SUBJ_URL, "https://user@github.com:443/x")).toBe(true);
+    expect(has(i, SUBJ_URL, "https://gitlab.com/example/repo")).toBe(false);
+    expect(has(i, SUBJ_URL, "https://github.com.evil.io/")).toBe(false);
+    intentFree(i);
+  });
+
+  it("grants a URL by itself or by its host, not by a parent of it", () => {
+    const i = bind(0, "Summarize https://docs.python.org/3/whatsnew/");
+    expect(has(i, SUBJ_URL, "https://docs.python.org/3/whatsnew/3.13.html")).toBe(true);
+    expect(has(i, SUBJ_URL, "https://docs.python.org@attacker.example/")).toBe(false);
+    expect(has(i, SUBJ_URL, "https://python.org/")).toBe(false);
+    intentFree(i);
+  });
+
+  it("names paths and the directories below them", () => {
+    const i = bind(0, "Summarize notes.txt into summary.md, see ~/.ssh/config and src/");
+    expect(has(i, SUBJ_PATH, "/home/user/project/summary.md")).toBe(true);
+    expect(has(i, SUBJ_PATH, "/home/user/project/notes.txt")).toBe(true);
+    expect(has(i, SUBJ_PATH, "/home/user/project/other.md")).toBe(false);
+    expect(has(i, SUBJ_PATH, "/home/user/.ssh/config")).toBe(true);
+    expect(has(i, SUBJ_PATH, "/home/user/.ssh/id_rsa")).toBe(false);
+    expect(has(i, SUBJ_PATH, "/home/user/project/src/app.py")).toBe(true);
+    expect(has(i, SUBJ_PATH, "/home/user/project/srcx")).toBe(false);
+    expect(has(i, SUBJ_PATH, "/home/user/project")).toBe(false);
+    intentFree(i);
+  });
+
+  it("names channels and handles", () => {
+    const i = bind(0, "Post the release notes to #General and ping @Alice");
+    expect(has(i, SUBJ_RECIPIENT, "#general")).toBe(true);
+    expect(has(i, SUBJ_RECIPIENT, "general")).toBe(true);
+    expect(has(i, SUBJ_RECIPIENT, "slack:#general")).toBe(true);
+    expect(has(i, SUBJ_RECIPIENT, "slack:general")).toBe(true);
+    expect(has(i, SUBJ_RECIPIENT, "@alice")).toBe(true);
+    expect(has(i, SUBJ_RECIPIENT, "alice")).toBe(true);
+    expect(has(i, SUBJ_RECIPIENT, "#random")).toBe(false);
+    expect(has(i, SUBJ_RECIPIENT, "@general")).toBe(false);
+    expect(has(i, SUBJ_RECIPIENT, "a:b:#general")).toBe(false);
+    intentFree(i);
+  });
+
+  it("compares ARG values with every kind of named item", () => {
+    const i = bind(0, "Send notes.txt to bob@x.com");
+    expect(has(i, SUBJ_ARG, "bob@x.com")).toBe(true);
+    expect(has(i, SUBJ_ARG, "/home/user/project/notes.txt")).toBe(true);
+    expect(has(i, SUBJ_ARG, "notes.txt")).toBe(false);
+    expect(has(i, SUBJ_PROGRAM, "bob@x.com")).toBe(false);
+    intentFree(i);
+  });
+
+  it("holds nothing without a store", () => {
+    expect(has(0, SUBJ_EMAIL, "bob@x.com")).toBe(false);
+    expect(intentProhibits(0, CLASS_SEND)).toBe(false);
+    expect(summary(0)).toBe("");
+  });
+});
+
+describe("intent: prohibitions", () => {
+  it("prohibits the classes of a negated verb", () => {
+    const i = bind(0, "Read my mail, send nothing");
+    expect(intentProhibits(i, CLASS_SEND)).toBe(true);
+    expect(intentProhibits(i, CLASS_DELETE)).toBe(false);
+    expect(intentProhibits(i, 0)).toBe(false);
+    expect(intentProhibits(i, 1000)).toBe(false);
+    intentFree(i);
+  });
+
+  it("prohibits every class of a verb", () => {
+    const i = bind(0, "Don’t run anything");
+    expect(intentProhibits(i, CLASS_SHELL)).toBe(true);
+    expect(intentProhibits(i, CLASS_CODE)).toBe(true);
+    intentFree(i);
+  });
+
+  it("binds a prohibition to its clause", () => {
+    const i = bind(0, "Don't delete anything, but email bob@example.com the summary");
+    expect(intentProhibits(i, CLASS_DELETE)).toBe(true);
+    expect(intentProhibits(i, CLASS_SEND)).toBe(false);
+    expect(has(i, SUBJ_EMAIL, "bob@example.com")).toBe(true);
+    intentFree(i);
+  });
+});
+
+describe("intent: binding", () => {
+  it("amends by union, and keeps each item once", () => {
+    let i = bind(0, "Summarize the thread");
+    i = bind(i, "now email it to carol@example.org too");
+    i = bind(i, "and to carol@example.org, and never write files");
+    expect(has(i, SUBJ_EMAIL, "carol@example.org")).toBe(true);
+    expect(intentProhibits(i, CLASS_WRITE)).toBe(true);
+    i = bind(i, "save nothing, write nothing");
+    expect(summary(i)).toBe("email\tcarol@example.org\nprohibit\tfile.write\twrite\n");
+    intentFree(i);
+  });
+
+  it("writes the summary by kind", () => {
+    const i = bind(0, "Mail a@b.co about https://x.io/p, y.org, ./r.md and #c; don't delete it");
+    expect(summary(i)).toBe("email\ta@b.co\nurl\thttps://x.io/p\ndomain\tx.io\ndomain\ty.org\npath\t/home/user/project/r.md\nrecipient\t#c\nprohibit\tdata.delete\tdelete\n");
+    intentFree(i);
+  });
+
+  it("binds an empty message into a store", () => {
+    const i = bind(0, "");
+    expect(i).toBeGreaterThan(0);
+    expect(summary(i)).toBe("");
+    intentFree(i);
+  });
+
+  it("reads at most MAX_INTENT_BYTES", () => {
+    installPolicy(100, 12);
+    const i = bind(0, "0123456789 bob@x.com");
+    expect(has(i, SUBJ_EMAIL, "bob@x.com")).toBe(false);
+    intentFree(i);
+    installPolicy();
+  });
+
+  it("holds thousands of items", () => {
+    let message = "";
+    for (let k = 0; k < 3000; k++) message += "u" + k.toString() + "@x.com ";
+    const i = bind(0, message);
+    expect(has(i, SUBJ_EMAIL, "u0@x.com")).toBe(true);
+    expect(has(i, SUBJ_EMAIL, "u2999@x.com")).toBe(true);
+    expect(has(i, SUBJ_EMAIL, "u3000@x.com")).toBe(false);
+    intentFree(i);
+  });
+
+  it("reads a hostile 64 KB message", () => {
+    scratchReset();
+    const p = repeated("don't ’’ @ # ~ ../ http:// a@ .. ", 2000);
+    const i = intentBind(0, p, lastLen);
+    expect(i).toBeGreaterThan(0);
+    intentFree(i);
+  });
+});

@@ -1,0 +1,190 @@
+// A small policy laid out in memory section by section (docs/bytecode.md §3, §4), for the
+// specs of the modules that read the installed policy: the STRINGS, SETS, CLASSES, INTENT and
+// SETTINGS sections that targets.ts and intent.ts consult, installed through decode.ts.
+import {
+  SEC_STRINGS, SEC_SETS, SEC_CLASSES, SEC_INTENT, SEC_SETTINGS, SETKIND_HASH, SETTINGS_COUNT,
+  SET_POLICY_NAME, SET_MAX_ARGS_BYTES, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES, SET_MAX_TARGETS,
+  SET_MAX_INTENT_BYTES, SET_MAX_SESSIONS, SET_SHELL_WRAPPERS, SET_SHELL_NETWORK, SET_SHELL_SHELLS,
+  SET_MAX_SHELL_DEPTH,
+} from "../format";
+import { setSection } from "../decode";
+import { fnv1a } from "../bytes";
+
+// Classes: 0 unknown, 1 message.send, 2 data.delete, 3 file.write, 4 shell.exec, 5 code.exec.
+export const CLASS_SEND: u32 = 1;
+export const CLASS_DELETE: u32 = 2;
+export const CLASS_WRITE: u32 = 3;
+export const CLASS_SHELL: u32 = 4;
+export const CLASS_CODE: u32 = 5;
+
+const CAPABILITIES = ["unknown", "message.send", "data.delete", "file.write", "shell.exec", "code.exec"];
+const RISKS = ["unknown", "send", "destructive", "write", "exec", "exec"];
+const NEGATIONS = ["not", "don't", "dont", "never", "no", "without", "avoid"];
+const NOTHING = ["nothing", "none", "nobody", "anyone", "anybody"];
+const EXTENSIONS = ["txt", "md", "py", "json", "sh", "html", "env"];
+// Verb entries and the classes each prohibits.
+const VERB_WORDS = [
+  ["send", "email", "mail", "reply", "forward", "post"],
+  ["delete", "remove", "wipe"],
+  ["write", "edit", "save"],
+  ["run", "execute"],
+];
+const VERB_CLASSES = [[CLASS_SEND], [CLASS_DELETE], [CLASS_WRITE], [CLASS_SHELL, CLASS_CODE]];
+const WRAPPERS = ["sudo", "env", "xargs", "nohup", "timeout", "nice"];
+const NETWORK = ["curl", "wget", "nc", "ssh", "scp"];
+const SHELLS = ["sh", "bash"];
+
+const kept: ArrayBuffer[] = [];
+const strings: string[] = [];
+
+function stringIndex(s: string): u32 {
+  let i = strings.indexOf(s);
+  if (i < 0) {
+    strings.push(s);
+    i = strings.length - 1;
+  }
+  return <u32>i;
+}
+
+function block(size: i32): usize {
+  const b = new ArrayBuffer(size);
+  kept.push(b);
+  return changetype<usize>(b);
+}
+
+// A HASH set's words (value: `values[i]`, else 0), as (keys, values) for the SETS section.
+class WordSet {
+  keys: u32[] = [];
+  values: u32[] = [];
+}
+
+function wordSet(words: string[], values: u32[] = []): WordSet {
+  const s = new WordSet();
+  for (let i = 0; i < words.length; i++) {
+    s.keys.push(stringIndex(words[i]));
+    s.values.push(i < values.length ? values[i] : 0);
+  }
+  return s;
+}
+
+function installStrings(): void {
+  const encoded: ArrayBuffer[] = [];
+  let blob = 0;
+  for (let i = 0; i < strings.length; i++) {
+    const e = String.UTF8.encode(strings[i]);
+    encoded.push(e);
+    blob += e.byteLength;
+  }
+  const p = block(4 + 4 * (strings.length + 1) + blob);
+  store<u32>(p, strings.length);
+  let at = 0;
+  const data = p + 4 + 4 * (strings.length + 1);
+  for (let i = 0; i < strings.length; i++) {
+    store<u32>(p + 4 + 4 * i, at);
+    memory.copy(data + at, changetype<usize>(encoded[i]), encoded[i].byteLength);
+    at += encoded[i].byteLength;
+  }
+  store<u32>(p + 4 + 4 * strings.length, at);
+  setSection(SEC_STRINGS, p);
+}
+
+function installSets(sets: WordSet[]): void {
+  let size = 4 + 4 * sets.length;
+  const buckets: u32[] = [];
+  for (let i = 0; i < sets.length; i++) {
+    let n: u32 = 2;
+    while (n <= <u32>sets[i].keys.length * 2) n <<= 1;
+    buckets.push(n);
+    size += 12 + 8 * n;
+  }
+  const p = block(size);
+  let at = 4 + 4 * sets.length;
+  store<u32>(p, sets.length);
+  for (let i = 0; i < sets.length; i++) {
+    store<u32>(p + 4 + 4 * i, at);
+    const s = p + at;
+    store<u8>(s, SETKIND_HASH);
+    store<u32>(s + 4, sets[i].keys.length);
+    store<u32>(s + 8, buckets[i]);
+    const mask = buckets[i] - 1;
+    for (let k = 0; k < sets[i].keys.length; k++) {
+      const word = String.UTF8.encode(strings[sets[i].keys[k]]);
+      let b = fnv1a(changetype<usize>(word), word.byteLength) & mask;
+      while (load<u32>(s + 12 + 8 * b) != 0) b = (b + 1) & mask;
+      store<u32>(s + 12 + 8 * b, sets[i].keys[k] + 1);
+      store<u32>(s + 16 + 8 * b, sets[i].values[k]);
+    }
+    at += 12 + 8 * buckets[i];
+  }
+  setSection(SEC_SETS, p);
+}
+
+// Installs the policy with these limits.
+export function installPolicy(maxTargets: u32 = 100, maxIntentBytes: u32 = 65536, maxShellDepth: u32 = 4): void {
+  const capability: u32[] = [];
+  const risk: u32[] = [];
+  for (let c = 0; c < CAPABILITIES.length; c++) {
+    capability.push(stringIndex(CAPABILITIES[c]));
+    risk.push(stringIndex(RISKS[c]));
+  }
+  const verbWords: string[] = [];
+  const verbValues: u32[] = [];
+  for (let v = 0; v < VERB_WORDS.length; v++) {
+    for (let w = 0; w < VERB_WORDS[v].length; w++) {
+      verbWords.push(VERB_WORDS[v][w]);
+      verbValues.push(<u32>v);
+    }
+  }
+  // Set indices: 0 negations, 1 nothing, 2 extensions, 3 verbs, 4 wrappers, 5 network, 6 shells.
+  const sets = [
+    wordSet(NEGATIONS), wordSet(NOTHING), wordSet(EXTENSIONS), wordSet(verbWords, verbValues),
+    wordSet(WRAPPERS), wordSet(NETWORK), wordSet(SHELLS),
+  ];
+  const name = stringIndex("test-policy");
+  installStrings();
+  installSets(sets);
+
+  const classes = block(4 + 16 * CAPABILITIES.length);
+  store<u32>(classes, CAPABILITIES.length);
+  for (let c = 0; c < CAPABILITIES.length; c++) {
+    store<u32>(classes + 4 + 16 * c, capability[c]);
+    store<u32>(classes + 8 + 16 * c, risk[c]);
+  }
+  setSection(SEC_CLASSES, classes);
+
+  let classTotal = 0;
+  for (let v = 0; v < VERB_CLASSES.length; v++) classTotal += VERB_CLASSES[v].length;
+  const intent = block(20 + 8 * VERB_CLASSES.length + 4 + 4 * classTotal);
+  store<u32>(intent, 0);
+  store<u32>(intent + 4, 1);
+  store<u32>(intent + 8, 2);
+  store<u32>(intent + 12, 3);
+  store<u32>(intent + 16, VERB_CLASSES.length);
+  let start = 0;
+  for (let v = 0; v < VERB_CLASSES.length; v++) {
+    store<u32>(intent + 20 + 8 * v, start);
+    store<u32>(intent + 24 + 8 * v, VERB_CLASSES[v].length);
+    start += VERB_CLASSES[v].length;
+  }
+  const list = intent + 20 + 8 * VERB_CLASSES.length;
+  store<u32>(list, classTotal);
+  let k = 0;
+  for (let v = 0; v < VERB_CLASSES.length; v++) {
+    for (let c = 0; c < VERB_CLASSES[v].length; c++) store<u32>(list + 4 + 4 * k++, VERB_CLASSES[v][c]);
+  }
+  setSection(SEC_INTENT, intent);
+
+  const values: u32[] = [name, 1 << 20, 64, 1000, maxTargets, maxIntentBytes, 16, 4, 5, 6, maxShellDepth];
+  const keys: u32[] = [
+    SET_POLICY_NAME, SET_MAX_ARGS_BYTES, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES, SET_MAX_TARGETS,
+    SET_MAX_INTENT_BYTES, SET_MAX_SESSIONS, SET_SHELL_WRAPPERS, SET_SHELL_NETWORK, SET_SHELL_SHELLS,
+    SET_MAX_SHELL_DEPTH,
+  ];
+  const settings = block(4 + 8 * SETTINGS_COUNT);
+  store<u32>(settings, SETTINGS_COUNT);
+  for (let i = 0; i < SETTINGS_COUNT; i++) {
+    store<u32>(settings + 4 + 8 * i, keys[i]);
+    store<u32>(settings + 8 + 8 * i, values[i]);
+  }
+  setSection(SEC_SETTINGS, settings);
+}

@@ -1,0 +1,377 @@
+// A session's intent (docs/bytecode.md §7): what the user's own messages named (e-mail
+// addresses, URLs, domains, paths, channels and handles) and which classes they prohibited.
+// One long-lived block per session, rebuilt (as the union) by each bind:
+//   header   size, item count, class words, slot count, items offset, items bytes, slots offset
+//   bitset   the prohibited classes
+//   items    (kind, class, length, bytes padded to 4); kind PROHIBITED holds the verb word
+//   slots    open-addressing index over the named items: item offset + 1, 0 empty
+import {
+  SUBJ_ARG, SUBJ_EMAIL, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_RECIPIENT, SET_MAX_INTENT_BYTES,
+} from "./format";
+import { alloc, free, scratchAlloc } from "./mem";
+import { fnv1a, lowerAscii } from "./bytes";
+import {
+  settingValue, classCount, classCapability, strPtr, strLen, intentNegationSet, intentNothingSet,
+  intentExtensionSet, intentVerbSet, intentVerbClassStart, intentVerbClassCount, intentClass,
+} from "./decode";
+import { outAscii, outByte, outBytes } from "./out";
+import { policyWords } from "./wordset";
+import {
+  span, spanPtr, spanLen, resolvePath, normalizeEmail, normalizeUrl, urlHost, normalizeHost,
+  hostOfNormalUrl, cwdPtr, cwdLen, takeOutOfMemory,
+} from "./normalize";
+import {
+  itemsBegin, nextItem, itemStart, itemEnd, itemNext, findProhibitions, prohibitionValue,
+  prohibitionWord, prohibitionWordLen,
+} from "./scan";
+
+const PROHIBITED: u32 = 0xff;
+const HEADER: usize = 32;
+const H_SIZE: usize = 0;
+const H_COUNT: usize = 4;
+const H_CLASS_WORDS: usize = 8;
+const H_SLOTS: usize = 12;
+const H_ITEMS: usize = 16;
+const H_ITEMS_BYTES: usize = 20;
+const H_SLOTS_AT: usize = 24;
+
+function field(intent: usize, f: usize): u32 {
+  return load<u32>(intent + f);
+}
+
+function padded(len: u32): u32 {
+  return (len + 3) & ~3;
+}
+
+function hashOf(kind: u32, p: usize, len: u32): u32 {
+  return (fnv1a(p, len) ^ kind) * 0x01000193;
+}
+
+// ---- lookups ----
+
+function findItem(intent: usize, kind: u32, p: usize, len: u32): bool {
+  if (intent == 0 || len == 0) return false;
+  const slotCount = field(intent, H_SLOTS);
+  if (slotCount == 0) return false;
+  const items = intent + field(intent, H_ITEMS);
+  const slots = intent + field(intent, H_SLOTS_AT);
+  const mask = slotCount - 1;
+  let s = hashOf(kind, p, len) & mask;
+  while (true) {
+    const entry = load<u32>(slots + ((<usize>s) << 2));
+    if (entry == 0) return false;
+    const rec = items + <usize>(entry - 1);
+    if (load<u32>(rec) == kind && load<u32>(rec + 8) == len && memory.compare(rec + 12, p, len) == 0) return true;
+    s = (s + 1) & mask;
+  }
+  return false;
+}
+
+// The host or one of its parent domains was named.
+function domainNamed(intent: usize, p: usize, len: u32): bool {
+  if (findItem(intent, SUBJ_DOMAIN, p, len)) return true;
+  for (let i: u32 = 0; i + 1 < len; i++) {
+    if (load<u8>(p + i) == 0x2e && findItem(intent, SUBJ_DOMAIN, p + i + 1, len - i - 1)) return true;
+  }
+  return false;
+}
+
+// The path or a directory above it was named ("/a/b" -> "/a" -> "/"; "~/a" -> "~").
+function pathNamed(intent: usize, p: usize, len: u32): bool {
+  let n = len;
+  while (n > 0) {
+    if (findItem(intent, SUBJ_PATH, p, n)) return true;
+    if (n == 1) return false;
+    let j = n - 1;
+    while (j > 0 && load<u8>(p + j) != 0x2f) j--;
+    if (j == 0 && load<u8>(p) != 0x2f) n = 1; // "~/a" -> "~"
+    else n = max<u32>(j, 1);
+  }
+  return false;
+}
+
+// A recipient named as a recipient or an address, or (for a name without '#' or '@') as the
+// channel or handle of that name.
+function nameNamed(intent: usize, p: usize, len: u32): bool {
+  if (len == 0) return false;
+  if (findItem(intent, SUBJ_RECIPIENT, p, len) || findItem(intent, SUBJ_EMAIL, p, len)) return true;
+  const c = <u32>load<u8>(p);
+  if (c == 0x23 || c == 0x40) return false;
+  const sigiled = scratchAlloc(<usize>len + 1);
+  if (sigiled == 0) return false;
+  memory.copy(sigiled + 1, p, len);
+  store<u8>(sigiled, 0x23);
+  if (findItem(intent, SUBJ_RECIPIENT, sigiled, len + 1)) return true;
+  store<u8>(sigiled, 0x40);
+  return findItem(intent, SUBJ_RECIPIENT, sigiled, len + 1);
+}
+
+// A recipient value as named, or "platform:target" (send_message's form) by its target.
+function recipientNamed(intent: usize, p: usize, len: u32): bool {
+  if (nameNamed(intent, p, len)) return true;
+  let colon: u32 = 0;
+  while (colon < len) {
+    const c = <u32>load<u8>(p + colon);
+    if (c == 0x3a) break;
+    if (!((c | 0x20) - 0x61 < 26 || c - 0x30 < 10 || c == 0x5f || c == 0x2d)) return false;
+    colon++;
+  }
+  return colon > 0 && colon + 1 < len && nameNamed(intent, p + colon + 1, len - colon - 1);
+}
+
+// Whether the intent grants value [p, p+len) of `subject` (a call's normalized target, or an
+// ARG leaf's text), as §7's IN_INTENT says.
+export function intentHas(intent: usize, subject: u32, p: usize, len: u32): bool {
+  if (intent == 0 || len == 0) return false;
+  switch (subject) {
+    case SUBJ_EMAIL: return findItem(intent, SUBJ_EMAIL, p, len);
+    case SUBJ_DOMAIN: return domainNamed(intent, p, len);
+    case SUBJ_URL: {
+      if (findItem(intent, SUBJ_URL, p, len)) return true;
+      const host = hostOfNormalUrl(p, len);
+      return host != 0 && findItem(intent, SUBJ_DOMAIN, spanPtr(host), spanLen(host));
+    }
+    case SUBJ_PATH: return pathNamed(intent, p, len);
+    case SUBJ_RECIPIENT: return recipientNamed(intent, p, len);
+    case SUBJ_ARG:
+      return findItem(intent, SUBJ_EMAIL, p, len) || findItem(intent, SUBJ_URL, p, len) ||
+        findItem(intent, SUBJ_DOMAIN, p, len) || findItem(intent, SUBJ_PATH, p, len) ||
+        findItem(intent, SUBJ_RECIPIENT, p, len);
+  }
+  return false;
+}
+
+export function intentProhibits(intent: usize, classIdx: u32): bool {
+  if (intent == 0 || classIdx >= field(intent, H_CLASS_WORDS) << 5) return false;
+  return (load<u32>(intent + HEADER + ((<usize>(classIdx >> 5)) << 2)) & (1 << (classIdx & 31))) != 0;
+}
+
+export function intentFree(intent: usize): void {
+  free(intent);
+}
+
+// ---- binding ----
+
+// The items of one message, collected in scratch before the intent is rebuilt: kind, class,
+// ptr, len.
+let found: usize = 0;
+let foundCount: u32 = 0;
+let foundCapacity: u32 = 0;
+let foundBytes: u32 = 0;
+
+function collect(kind: u32, cls: u32, s: u64): bool {
+  if (takeOutOfMemory()) return false;
+  if (s == 0) return true;
+  if (foundCount == foundCapacity) {
+    const more = foundCapacity == 0 ? 64 : foundCapacity << 1;
+    const table = scratchAlloc(<usize>more << 4);
+    if (table == 0) return false;
+    if (foundCount > 0) memory.copy(table, found, <usize>foundCount << 4);
+    found = table;
+    foundCapacity = more;
+  }
+  const rec = found + (<usize>foundCount << 4);
+  store<u32>(rec, kind);
+  store<u32>(rec + 4, cls);
+  store<u32>(rec + 8, <u32>spanPtr(s));
+  store<u32>(rec + 12, spanLen(s));
+  foundCount++;
+  foundBytes += 12 + padded(spanLen(s));
+  return true;
+}
+
+function lowerCopy(p: usize, len: u32): u64 {
+  const out = scratchAlloc(max<usize>(<usize>len, 1));
+  if (out == 0) return 0;
+  for (let i: u32 = 0; i < len; i++) store<u8>(out + i, <u8>lowerAscii(load<u8>(p + i)));
+  return span(out, len);
+}
+
+// Collects what message [p, p+len) names and prohibits; false when out of memory.
+function collectMessage(p: usize, len: u32): bool {
+  const extensions = policyWords(intentExtensionSet());
+  itemsBegin();
+  let from: u32 = 0;
+  while (true) {
+    const kind = nextItem(p, len, from, extensions);
+    if (kind == 0) break;
+    from = itemNext;
+    const s = p + itemStart;
+    const n = itemEnd - itemStart;
+    let ok = true;
+    if (kind == SUBJ_EMAIL) ok = collect(SUBJ_EMAIL, 0, normalizeEmail(s, n));
+    else if (kind == SUBJ_DOMAIN) ok = collect(SUBJ_DOMAIN, 0, normalizeHost(s, n));
+    else if (kind == SUBJ_PATH) ok = collect(SUBJ_PATH, 0, resolvePath(s, n, cwdPtr(), cwdLen()));
+    else if (kind == SUBJ_RECIPIENT) {
+      const r = lowerCopy(s, n);
+      ok = r != 0 && collect(SUBJ_RECIPIENT, 0, r);
+    } else if (kind == SUBJ_URL) {
+      ok = collect(SUBJ_URL, 0, normalizeUrl(s, n)) && collect(SUBJ_DOMAIN, 0, urlHost(s, n, false));
+    }
+    if (!ok) return false;
+  }
+  const count = findProhibitions(p, len, policyWords(intentNegationSet()), policyWords(intentNothingSet()),
+    policyWords(intentVerbSet()));
+  if (count < 0) return false;
+  for (let k: u32 = 0; k < <u32>count; k++) {
+    const verb = prohibitionValue(k);
+    const word = span(prohibitionWord(k), prohibitionWordLen(k));
+    const start = intentVerbClassStart(verb);
+    const end = start + intentVerbClassCount(verb);
+    for (let c = start; c < end; c++) {
+      if (!collect(PROHIBITED, intentClass(c), word)) return false;
+    }
+  }
+  return true;
+}
+
+// The intent under construction.
+let building: usize = 0;
+let buildItems: usize = 0;
+let buildUsed: u32 = 0;
+let buildSlots: usize = 0;
+let buildSlotCount: u32 = 0;
+let buildCount: u32 = 0;
+
+function prohibitedIn(cls: u32): bool {
+  const words = field(building, H_CLASS_WORDS);
+  return cls < words << 5 && (load<u32>(building + HEADER + ((<usize>(cls >> 5)) << 2)) & (1 << (cls & 31))) != 0;
+}
+
+// Adds an item unless present (a prohibition: unless its class is prohibited already).
+function insert(kind: u32, cls: u32, p: usize, len: u32): void {
+  if (kind == PROHIBITED) {
+    const words = field(building, H_CLASS_WORDS);
+    if (cls >= words << 5 || prohibitedIn(cls)) return;
+    const at = building + HEADER + ((<usize>(cls >> 5)) << 2);
+    store<u32>(at, load<u32>(at) | (1 << (cls & 31)));
+  } else {
+    if (len == 0 || findBuilding(kind, p, len)) return;
+    const mask = buildSlotCount - 1;
+    let s = hashOf(kind, p, len) & mask;
+    while (load<u32>(buildSlots + ((<usize>s) << 2)) != 0) s = (s + 1) & mask;
+    store<u32>(buildSlots + ((<usize>s) << 2), buildUsed + 1);
+  }
+  const rec = buildItems + <usize>buildUsed;
+  store<u32>(rec, kind);
+  store<u32>(rec + 4, cls);
+  store<u32>(rec + 8, len);
+  memory.copy(rec + 12, p, len);
+  buildUsed += 12 + padded(len);
+  buildCount++;
+}
+
+function findBuilding(kind: u32, p: usize, len: u32): bool {
+  const mask = buildSlotCount - 1;
+  let s = hashOf(kind, p, len) & mask;
+  while (true) {
+    const entry = load<u32>(buildSlots + ((<usize>s) << 2));
+    if (entry == 0) return false;
+    const rec = buildItems + <usize>(entry - 1);
+    if (load<u32>(rec) == kind && load<u32>(rec + 8) == len && memory.compare(rec + 12, p, len) == 0) return true;
+    s = (s + 1) & mask;
+  }
+  return false;
+}
+
+// Binds message [msg, msg+len) into `intent` (0: none yet): the new intent holds the union of
+// both. The old intent is freed; on out of memory 0 is returned and the old intent is untouched.
+export function intentBind(intent: usize, msg: usize, len: u32): usize {
+  const n = min(len, settingValue(SET_MAX_INTENT_BYTES));
+  foundCount = 0;
+  foundCapacity = 0;
+  foundBytes = 0;
+  takeOutOfMemory();
+  if (!collectMessage(msg, n)) return 0;
+  const oldCount = intent != 0 ? field(intent, H_COUNT) : 0;
+  const oldBytes = intent != 0 ? field(intent, H_ITEMS_BYTES) : 0;
+  const oldWords = intent != 0 ? field(intent, H_CLASS_WORDS) : 0;
+  const classWords = max<u32>(oldWords, (classCount() + 31) >> 5);
+  const total = oldCount + foundCount;
+  let slotCount: u32 = 16;
+  while (slotCount < total << 1) slotCount <<= 1;
+  const itemsAt = HEADER + (<usize>classWords << 2);
+  const itemsBytes = <usize>oldBytes + <usize>foundBytes;
+  const slotsAt = itemsAt + itemsBytes;
+  const size = slotsAt + (<usize>slotCount << 2);
+  const fresh = alloc(size);
+  if (fresh == 0) return 0;
+  memory.fill(fresh, 0, size);
+  store<u32>(fresh + H_CLASS_WORDS, classWords);
+  building = fresh;
+  buildItems = fresh + itemsAt;
+  buildSlots = fresh + slotsAt;
+  buildSlotCount = slotCount;
+  buildUsed = 0;
+  buildCount = 0;
+  if (intent != 0) {
+    const items = intent + field(intent, H_ITEMS);
+    let off: u32 = 0;
+    while (off < oldBytes) {
+      const rec = items + <usize>off;
+      const l = load<u32>(rec + 8);
+      insert(load<u32>(rec), load<u32>(rec + 4), rec + 12, l);
+      off += 12 + padded(l);
+    }
+  }
+  for (let k: u32 = 0; k < foundCount; k++) {
+    const rec = found + (<usize>k << 4);
+    insert(load<u32>(rec), load<u32>(rec + 4), <usize>load<u32>(rec + 8), load<u32>(rec + 12));
+  }
+  store<u32>(fresh + H_SIZE, <u32>size);
+  store<u32>(fresh + H_COUNT, buildCount);
+  store<u32>(fresh + H_SLOTS, slotCount);
+  store<u32>(fresh + H_ITEMS, <u32>itemsAt);
+  store<u32>(fresh + H_ITEMS_BYTES, buildUsed);
+  store<u32>(fresh + H_SLOTS_AT, <u32>slotsAt);
+  free(intent);
+  return fresh;
+}
+
+// ---- the summary (§8) ----
+
+function writeKind(intent: usize, kind: u32, name: string): void {
+  const items = intent + field(intent, H_ITEMS);
+  const bytes = field(intent, H_ITEMS_BYTES);
+  let off: u32 = 0;
+  while (off < bytes) {
+    const rec = items + <usize>off;
+    const l = load<u32>(rec + 8);
+    if (load<u32>(rec) == kind) {
+      outAscii(name);
+      outByte(9);
+      outBytes(rec + 12, l);
+      outByte(10);
+    }
+    off += 12 + padded(l);
+  }
+}
+
+// Appends the summary lines: `kind<TAB>value`, then `prohibit<TAB>capability<TAB>verb`.
+export function intentWriteSummary(intent: usize): void {
+  if (intent == 0) return;
+  writeKind(intent, SUBJ_EMAIL, "email");
+  writeKind(intent, SUBJ_URL, "url");
+  writeKind(intent, SUBJ_DOMAIN, "domain");
+  writeKind(intent, SUBJ_PATH, "path");
+  writeKind(intent, SUBJ_RECIPIENT, "recipient");
+  const items = intent + field(intent, H_ITEMS);
+  const bytes = field(intent, H_ITEMS_BYTES);
+  const classes = classCount();
+  let off: u32 = 0;
+  while (off < bytes) {
+    const rec = items + <usize>off;
+    const l = load<u32>(rec + 8);
+    const cls = load<u32>(rec + 4);
+    if (load<u32>(rec) == PROHIBITED && cls < classes) {
+      const cap = classCapability(cls);
+      outAscii("prohibit");
+      outByte(9);
+      outBytes(strPtr(cap), strLen(cap));
+      outByte(9);
+      outBytes(rec + 12, l);
+      outByte(10);
+    }
+    off += 12 + padded(l);
+  }
+}
