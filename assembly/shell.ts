@@ -6,7 +6,7 @@
 // cannot hide behind its spelling. Shell strings (`sh -c`, `eval`, `su -c`, `env -S`,
 // `find -exec`, `trap`) are read again as commands, at most maxDepth levels deep; deeper nesting
 // fails the call with TARGETS_LIMIT rather than going unread.
-import { SUBJ_PROGRAM } from "./format";
+import { NONE, SUBJ_PROGRAM } from "./format";
 import { scratchAlloc } from "./mem";
 import { isAsciiAlpha, isAsciiDigit } from "./bytes";
 import { hasWord } from "./wordset";
@@ -30,8 +30,8 @@ const MAX_HEREDOCS: u32 = 6;
 const frames: usize = memory.data(<i32>(FRAME_SIZE * MAX_FRAMES));
 const F_PHASE: usize = 0;
 const F_FLAGS: usize = 4;
-const F_WRAPPER: usize = 8;     // offset of the wrapper's syntax entry, or -1
-const F_POSITIONAL: usize = 12; // offset of its next positional kind, or -1
+const F_WRAPPER: usize = 8;     // offset of the wrapper's syntax entry, or NONE
+const F_POSITIONAL: usize = 12; // offset of its next positional kind, or NONE
 const F_REDIRECT: usize = 16;
 const F_HEREDOCS: usize = 20;   // count; records (ptr, len, flags, 0) follow at 24
 
@@ -205,8 +205,8 @@ function clearFlag(f: usize, flag: u32): void {
 function beginCommand(f: usize): void {
   set(f, F_PHASE, AT_START);
   set(f, F_FLAGS, 0);
-  set(f, F_WRAPPER, NOT_QUOTED);
-  set(f, F_POSITIONAL, NOT_QUOTED);
+  set(f, F_WRAPPER, NONE);
+  set(f, F_POSITIONAL, NONE);
   set(f, F_REDIRECT, 0);
 }
 
@@ -385,7 +385,7 @@ function syntaxAt(i: u32): u32 {
   return <u32>load<u16>(changetype<usize>(WRAPPER_SYNTAX) + ((<usize>i) << 1));
 }
 
-// The offset of the fields of wrapper `name` (after "name|"), or NOT_QUOTED.
+// The offset of the fields of wrapper `name` (after "name|"), or NONE.
 function syntaxEntry(p: usize, n: u32): u32 {
   const total = <u32>WRAPPER_SYNTAX.length;
   let i: u32 = 0;
@@ -396,7 +396,7 @@ function syntaxEntry(p: usize, n: u32): u32 {
     while (i < total && syntaxAt(i) != 0x3b) i++;
     i++;
   }
-  return NOT_QUOTED;
+  return NONE;
 }
 
 // The offset of field `k` (0: short options with a value) of an entry.
@@ -415,14 +415,14 @@ function fieldEnd(i: u32): bool {
 }
 
 function fieldHasLetter(entry: u32, k: u32, c: u32): bool {
-  if (entry == NOT_QUOTED) return false;
+  if (entry == NONE) return false;
   for (let i = syntaxField(entry, k); !fieldEnd(i); i++) if (syntaxAt(i) == c) return true;
   return false;
 }
 
 // Whether the comma-separated names of field k include [p, p+n).
 function fieldHasName(entry: u32, k: u32, p: usize, n: u32): bool {
-  if (entry == NOT_QUOTED || n == 0) return false;
+  if (entry == NONE || n == 0) return false;
   let i = syntaxField(entry, k);
   while (!fieldEnd(i)) {
     let j: u32 = 0;
@@ -494,7 +494,7 @@ function wrapperOption(f: usize, p: usize, n: u32, depth: u32): void {
 // Whether a word fills the wrapper's next positional slot (and consumes it).
 function takePositional(f: usize, p: usize, n: u32): bool {
   const at0 = get(f, F_POSITIONAL);
-  if (at0 == NOT_QUOTED || fieldEnd(at0)) return false;
+  if (at0 == NONE || fieldEnd(at0)) return false;
   if (!positionalFits(syntaxAt(at0), p, n)) return false;
   set(f, F_POSITIONAL, at0 + 1);
   return true;
@@ -523,7 +523,7 @@ function startProgram(f: usize, p: usize, n: u32, depth: u32): void {
     set(f, F_PHASE, IN_WRAPPER);
     const entry = syntaxEntry(name, len);
     set(f, F_WRAPPER, entry);
-    set(f, F_POSITIONAL, entry == NOT_QUOTED ? NOT_QUOTED : syntaxField(entry, 4));
+    set(f, F_POSITIONAL, entry == NONE ? NONE : syntaxField(entry, 4));
     set(f, F_FLAGS, get(f, F_FLAGS) & FIND_EXEC);
     return;
   }
@@ -546,7 +546,7 @@ function wrapperWord(f: usize, p: usize, n: u32, depth: u32): void {
     if (command) readAgain(p, n, depth);
     return;
   }
-  if (!hasFlag(f, OPTIONS_DONE) && n > 1 && at(p, 0) == 0x2d) {
+  if (!hasFlag(f, OPTIONS_DONE) && n > 0 && at(p, 0) == 0x2d) {
     if (isWord(p, n, "--")) setFlag(f, OPTIONS_DONE);
     else wrapperOption(f, p, n, depth);
     return;
@@ -577,10 +577,10 @@ function shellArgument(f: usize, p: usize, n: u32, depth: u32): void {
     }
     return;
   }
-  if (hasFlag(f, SHELL) && hasFlag(f, COMMAND_NEXT) && !hasFlag(f, HAS_OPERAND)) {
-    setFlag(f, HAS_OPERAND);
-    readAgain(p, n, depth);
-  }
+  if (!hasFlag(f, SHELL)) return;
+  // The first operand is the -c command line, or a script whose arguments follow.
+  if (hasFlag(f, COMMAND_NEXT) && !hasFlag(f, HAS_OPERAND)) readAgain(p, n, depth);
+  setFlag(f, HAS_OPERAND | OPTIONS_DONE);
 }
 
 function argumentWord(f: usize, p: usize, n: u32, depth: u32): void {

@@ -10,7 +10,7 @@ import { settingValue, intentExtensionSet } from "./decode";
 import { scratchAlloc } from "./mem";
 import { lowerAscii, isSpace } from "./bytes";
 import { policyWords } from "./wordset";
-import { span, spanPtr, spanLen, resolvePath, normalizeEmail, isAddress, takeOutOfMemory } from "./normalize";
+import { spanPtr, spanLen, resolvePath, normalizeEmail, isAddress, takeOutOfMemory } from "./normalize";
 import {
   TARGETS_OOM, tableBegin, tableStatus, fail, addTarget, addPath, addHost, addUrl, pathBase,
   setWorkdir as setTableWorkdir,

@@ -131,7 +131,8 @@ describe("shell: nested commands", () => {
     expect(targetsOf(SUBJ_DOMAIN)).toBe("attacker.example");
     expect(programs("bash -lc 'curl x' name arg")).toBe("bash,curl");
     expect(programs("bash -o pipefail -c 'curl x'")).toBe("bash,curl");
-    expect(programs("bash script.sh -c")).toBe("bash");
+    expect(programs("bash script.sh -c 'curl x'")).toBe("bash");
+    expect(programs("env - nohup x")).toBe("env,nohup,x");
     expect(programs("eval 'curl x' \"wget y\"")).toBe("eval,curl,wget");
     expect(programs("trap 'curl x' EXIT")).toBe("trap,curl");
     expect(programs("su - root -c 'curl x'")).toBe("su,curl");
