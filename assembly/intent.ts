@@ -43,20 +43,26 @@ function padded(len: u32): u32 {
   return (len + 3) & ~3;
 }
 
+// The index hash of an item: its bytes' FNV-1a (bytes.ts), mixed with its kind.
+function slotHash(kind: u32, fnv: u32): u32 {
+  return (fnv ^ kind) * 0x01000193;
+}
+
 function hashOf(kind: u32, p: usize, len: u32): u32 {
-  return (fnv1a(p, len) ^ kind) * 0x01000193;
+  return slotHash(kind, fnv1a(p, len));
 }
 
 // ---- lookups ----
 
-function findItem(intent: usize, kind: u32, p: usize, len: u32): bool {
+// Whether (kind, [p, p+len)) is named; `fnv` is the FNV-1a of the bytes.
+function findHashed(intent: usize, kind: u32, p: usize, len: u32, fnv: u32): bool {
   if (intent == 0 || len == 0) return false;
   const slotCount = field(intent, H_SLOTS);
   if (slotCount == 0) return false;
   const items = intent + field(intent, H_ITEMS);
   const slots = intent + field(intent, H_SLOTS_AT);
   const mask = slotCount - 1;
-  let s = hashOf(kind, p, len) & mask;
+  let s = slotHash(kind, fnv) & mask;
   while (true) {
     const entry = load<u32>(slots + ((<usize>s) << 2));
     if (entry == 0) return false;
@@ -67,8 +73,17 @@ function findItem(intent: usize, kind: u32, p: usize, len: u32): bool {
   return false;
 }
 
+function findItem(intent: usize, kind: u32, p: usize, len: u32): bool {
+  return findHashed(intent, kind, p, len, fnv1a(p, len));
+}
+
+// No host name is longer (RFC 1035); a longer value is never named, which also keeps the
+// parent-domain walk below linear.
+const MAX_HOST: u32 = 255;
+
 // The host or one of its parent domains was named.
 function domainNamed(intent: usize, p: usize, len: u32): bool {
+  if (len > MAX_HOST) return false;
   if (findItem(intent, SUBJ_DOMAIN, p, len)) return true;
   for (let i: u32 = 0; i + 1 < len; i++) {
     if (load<u8>(p + i) == 0x2e && findItem(intent, SUBJ_DOMAIN, p + i + 1, len - i - 1)) return true;
@@ -76,16 +91,17 @@ function domainNamed(intent: usize, p: usize, len: u32): bool {
   return false;
 }
 
-// The path or a directory above it was named ("/a/b" -> "/a" -> "/"; "~/a" -> "~").
+// The path or a directory above it was named: "/a/b" by "/a/b", "/a" or "/"; "~/a" by "~".
+// The prefixes' hashes grow with one pass over the path, so a path of many segments costs
+// linear time.
 function pathNamed(intent: usize, p: usize, len: u32): bool {
-  let n = len;
-  while (n > 0) {
-    if (findItem(intent, SUBJ_PATH, p, n)) return true;
-    if (n == 1) return false;
-    let j = n - 1;
-    while (j > 0 && load<u8>(p + j) != 0x2f) j--;
-    if (j == 0 && load<u8>(p) != 0x2f) n = 1; // "~/a" -> "~"
-    else n = max<u32>(j, 1);
+  let h: u32 = 0x811c9dc5;
+  for (let i: u32 = 0; i < len; i++) {
+    const c = <u32>load<u8>(p + i);
+    h = (h ^ c) * 0x01000193;
+    // A directory ends before a '/' (the root "/" is its own first byte) and at the end.
+    const ends = i + 1 == len || load<u8>(p + i + 1) == 0x2f || (i == 0 && c == 0x2f);
+    if (ends && findHashed(intent, SUBJ_PATH, p, i + 1, h)) return true;
   }
   return false;
 }

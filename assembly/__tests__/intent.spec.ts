@@ -103,6 +103,19 @@ describe("intent: named items", () => {
     intentFree(i);
   });
 
+  it("keeps lookups of hostile values linear", () => {
+    const i = bind(0, "Look at /srv/data and example.com");
+    scratchReset();
+    const deep = repeated("/a", 200000);
+    expect(intentHas(i, SUBJ_PATH, deep, lastLen)).toBe(false);
+    const dots = repeated("a.", 100000);
+    expect(intentHas(i, SUBJ_DOMAIN, dots, lastLen)).toBe(false);
+    expect(has(i, SUBJ_DOMAIN, "a.".repeat(130) + "example.com")).toBe(false);
+    expect(has(i, SUBJ_DOMAIN, "a.".repeat(100) + "example.com")).toBe(true);
+    expect(has(i, SUBJ_PATH, "/srv/data" + "/x".repeat(50000))).toBe(true);
+    intentFree(i);
+  });
+
   it("holds nothing without a store", () => {
     expect(has(0, SUBJ_EMAIL, "bob@x.com")).toBe(false);
     expect(intentProhibits(0, CLASS_SEND)).toBe(false);
