@@ -21,6 +21,7 @@ function scratch(n: usize): usize {
 
 const SLASH: u32 = 0x2f;
 const TILDE: u32 = 0x7e;
+const TILDE_FORM: usize = memory.data<u8>([0x7e]); // the root of "~/…" paths without a home
 
 // The configured home and working directories (absolute, normal form), long-lived.
 let home: usize = 0;
@@ -122,7 +123,7 @@ export function resolvePath(p: usize, len: u32, base: usize, baseLen: u32): u64 
     let j = i + 1;
     while (j < end && at(p, j) != SLASH) j++;
     if (homeLength == 0) {
-      if (j == i + 1) { tildeRoot = true; i = j; } // "~" stays; "~user" stays a relative name
+      if (j == i + 1) { prefix = TILDE_FORM; prefixLen = 1; tildeRoot = true; i = j; } // "~user" stays a relative name
     } else if (j == i + 1) {
       prefix = home;
       prefixLen = homeLength;
@@ -135,12 +136,14 @@ export function resolvePath(p: usize, len: u32, base: usize, baseLen: u32): u64 
   } else {
     const v = max(isHomeVar(p, end, i, false), isHomeVar(p, end, i, true));
     if (v != 0) {
-      if (homeLength == 0) tildeRoot = true;
+      if (homeLength == 0) { prefix = TILDE_FORM; prefixLen = 1; tildeRoot = true; }
       else { prefix = home; prefixLen = homeLength; }
       i += v;
     } else if (c != SLASH) {
-      if (baseLen == 0) { prefix = 0; prefixLen = 0; }
-      else { prefix = base; prefixLen = baseLen; }
+      prefix = base;
+      prefixLen = baseLen;
+      // A base in the "~" form (no home configured) keeps its "~" root.
+      tildeRoot = baseLen > 0 && at(base, 0) == TILDE;
     }
   }
   // The home of user `name`: /root for root, else the configured home's sibling.
@@ -157,10 +160,7 @@ export function resolvePath(p: usize, len: u32, base: usize, baseLen: u32): u64 
   const buf = scratch(<usize>prefixLen + <usize>parentLen + <usize>nameLen + <usize>restLen + 8);
   if (buf == 0) return 0;
   let n: u32 = 0;
-  if (tildeRoot) {
-    store<u8>(buf, TILDE);
-    n = 1;
-  } else if (nameLen != 0) {
+  if (nameLen != 0) {
     memory.copy(buf, home, parentLen);
     n = parentLen;
     store<u8>(buf + n, SLASH);

@@ -55,6 +55,15 @@ describe("paths without a configured home", () => {
   it("resolves relative paths against /", () => {
     expect(path("a/b")).toBe("/a/b");
   });
+
+  it("resolves relative paths against a base in the ~ form", () => {
+    const base = utf8("~/work");
+    const bl = lastLen;
+    const p = utf8("../x/./y");
+    expect(spanText(resolvePath(p, lastLen, base, bl))).toBe("~/x/y");
+    const q = utf8("../../../z");
+    expect(spanText(resolvePath(q, lastLen, base, bl))).toBe("~/z");
+  });
 });
 
 describe("configureEnv", () => {
