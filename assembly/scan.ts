@@ -3,7 +3,7 @@
 // verbs its own words prohibit. Word sets come in as parameters (wordset.ts).
 import { SUBJ_EMAIL, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_RECIPIENT } from "./format";
 import { scratchAlloc } from "./mem";
-import { isSpace, isAsciiAlpha, isAsciiDigit, lowerAscii } from "./bytes";
+import { isAsciiAlpha, isAsciiDigit, lowerAscii } from "./bytes";
 import { hasWord, wordValue } from "./wordset";
 import { pyWhitespace } from "./v4a";
 
@@ -69,11 +69,6 @@ export let itemNext: u32 = 0; // where the next call should resume
 let pendingKind: u32 = 0;     // a second item of the same word (a bare URL's host)
 let pendingStart: u32 = 0;
 let pendingEnd: u32 = 0;
-
-// The byte length of a separator at i: ASCII or Unicode white space.
-function spaceAt(p: usize, len: u32, i: u32): u32 {
-  return isSpace(at(p, i)) ? 1 : pyWhitespace(p, len, i);
-}
 
 // Typographic quotes and guillemets that may wrap a word: “ ” ‘ ’ « ».
 function quoteMarkLen(p: usize, len: u32, i: u32): u32 {
@@ -185,36 +180,46 @@ function item(kind: u32, start: u32, end: u32): u32 {
   return kind;
 }
 
+// What one pass over a word noticed: its first '@' and '/' (-1: none), and whether it holds
+// a ':' or a '.' anywhere. Classification skips every test these rule out.
+let firstAt: i32 = -1;
+let firstSlash: i32 = -1;
+let hasColon = false;
+let hasDot = false;
+
 // The kind of item word [s, e) names (0: none); the item's range in itemStart/itemEnd.
 function classify(p: usize, s: u32, e: u32, extensions: u64): u32 {
-  const u = findUrl(p, e, s);
-  if (u >= 0) return item(SUBJ_URL, <u32>u, urlEnd);
-  const c = at(p, s);
-  if (startsWithAscii(p, s, e, "mailto:")) return item(SUBJ_EMAIL, s + 7, e);
-  if ((c == 0x40 || c == 0x23) && e > s + 1 && isNameByte(at(p, s + 1))) return item(SUBJ_RECIPIENT, s, e);
-  let atSign: i32 = -1;
-  let slash: i32 = -1;
-  for (let i = s; i < e; i++) {
-    const d = at(p, i);
-    if (d == 0x40 && atSign < 0) atSign = <i32>i;
-    if (d == 0x2f && slash < 0) slash = <i32>i;
+  if (hasColon && firstSlash >= 0) {
+    const u = findUrl(p, e, s);
+    if (u >= 0) return item(SUBJ_URL, <u32>u, urlEnd);
   }
-  if (atSign > <i32>s && <u32>atSign + 1 < e && slash < 0) return item(SUBJ_EMAIL, s, e);
-  if (looksLikePath(p, s, e, extensions)) {
+  const c = at(p, s);
+  if (hasColon && startsWithAscii(p, s, e, "mailto:")) return item(SUBJ_EMAIL, s + 7, e);
+  if ((c == 0x40 || c == 0x23) && e > s + 1 && isNameByte(at(p, s + 1))) return item(SUBJ_RECIPIENT, s, e);
+  if (firstAt > <i32>s && <u32>firstAt + 1 < e && firstSlash < 0) return item(SUBJ_EMAIL, s, e);
+  const maybePath = firstSlash >= 0 || hasDot || c == 0x7e || c == 0x24;
+  if (maybePath && looksLikePath(p, s, e, extensions)) {
     // "example.com/docs" names a host as well as a path-looking word.
-    if (slash > <i32>s && looksLikeHost(p, s, <u32>slash, extensions)) {
+    if (firstSlash > <i32>s && hasDot && looksLikeHost(p, s, <u32>firstSlash, extensions)) {
       pendingKind = SUBJ_DOMAIN;
       pendingStart = s;
-      pendingEnd = <u32>slash;
+      pendingEnd = <u32>firstSlash;
     }
     return item(SUBJ_PATH, s, e);
   }
-  if (looksLikeHost(p, s, e, extensions)) return item(SUBJ_DOMAIN, s, e);
+  if (hasDot && looksLikeHost(p, s, e, extensions)) return item(SUBJ_DOMAIN, s, e);
   return 0;
 }
 
 export function itemsBegin(): void {
   pendingKind = 0;
+}
+
+// The byte length of a separator at i (white space or a control byte), or 0.
+function separatorAt(p: usize, len: u32, i: u32): u32 {
+  const c = at(p, i);
+  if (c <= 0x20) return 1;
+  return c < 0x80 ? 0 : pyWhitespace(p, len, i);
 }
 
 // The next item named in [p, p+len) at or after `from`: its kind (SUBJ_EMAIL, SUBJ_URL,
@@ -229,13 +234,35 @@ export function nextItem(p: usize, len: u32, from: u32, extensions: u64): u32 {
   }
   let i = from;
   while (i < len) {
-    const w = spaceAt(p, len, i);
+    const w = separatorAt(p, len, i);
     if (w > 0) { i += w; continue; }
+    firstAt = -1;
+    firstSlash = -1;
+    hasColon = false;
+    hasDot = false;
+    let marked = false; // holds a byte some item needs: @ / : . # ~ $
     let e = i;
-    while (e < len && spaceAt(p, len, e) == 0) e++;
+    while (e < len) {
+      const c = at(p, e);
+      if (c <= 0x20 || (c >= 0x80 && pyWhitespace(p, len, e) > 0)) break;
+      if (c <= 0x40 && c >= 0x23) {
+        if (c == 0x40) { if (firstAt < 0) firstAt = <i32>e; }
+        else if (c == 0x2f) { if (firstSlash < 0) firstSlash = <i32>e; }
+        else if (c == 0x3a) hasColon = true;
+        else if (c == 0x2e) hasDot = true;
+        marked = marked || c == 0x40 || c == 0x2f || c == 0x3a || c == 0x2e || c == 0x23 || c == 0x24;
+      } else if (c == 0x7e) {
+        marked = true;
+      }
+      e++;
+    }
     itemNext = e;
+    if (!marked) { // a plain word names nothing
+      i = e;
+      continue;
+    }
+    // Strip wrapping punctuation and quote marks (neither is '@' or '/').
     let s = i;
-    // Strip wrapping punctuation and quote marks.
     while (s < e) {
       const q = quoteMarkLen(p, e, s);
       if (q > 0) { s += q; continue; }
@@ -326,8 +353,9 @@ function tokenize(p: usize, len: u32): bool {
     }
     const start = out;
     while (i < len) {
-      if (wordByteLen(p, len, i) > 0) {
-        store<u8>(text + out, <u8>lowerAscii(at(p, i)));
+      const c = at(p, i);
+      if (c < 0x80 ? isAlnum(c) : wordByteLen(p, len, i) > 0) {
+        store<u8>(text + out, <u8>lowerAscii(c));
         out++;
         i++;
         continue;

@@ -8,8 +8,8 @@
 // fails the call with TARGETS_LIMIT rather than going unread.
 import { NONE, SUBJ_PROGRAM } from "./format";
 import { scratchAlloc } from "./mem";
-import { isAsciiAlpha, isAsciiDigit } from "./bytes";
-import { hasWord } from "./wordset";
+import { isAsciiAlpha, isAsciiDigit, fnv1a } from "./bytes";
+import { wordValueHashed } from "./wordset";
 import { findUrl, urlEnd, looksLikeHost } from "./scan";
 import { span, spanPtr, spanLen, resolvePath, homePtr, homeLen } from "./normalize";
 import {
@@ -93,6 +93,30 @@ let braceClose = false;    // its last byte is an unquoted '}'
 let braceComma = false;    // it holds an unquoted ','
 
 const NOT_QUOTED: u32 = 0xffffffff;
+
+// Bytes that mean nothing special outside quotes (runs of them are copied at once), and inside
+// double quotes. One table, filled on first use: bit 0 outside, bit 1 inside.
+const ORDINARY_OUTSIDE: u32 = 1;
+const ORDINARY_INSIDE: u32 = 2;
+const byteClass: usize = memory.data(256);
+let byteClassReady = false;
+
+function fillByteClass(): void {
+  for (let c: u32 = 0; c < 256; c++) {
+    let k: u32 = 0;
+    if (!isMeta(c) && c != 0x5c && c != 0x27 && c != 0x22 && c != 0x60 && c != 0x24 && c != 0x7b &&
+        c != 0x7d && c != 0x2c) k |= ORDINARY_OUTSIDE;
+    if (c != 0x22 && c != 0x5c && c != 0x24 && c != 0x60) k |= ORDINARY_INSIDE;
+    store<u8>(byteClass + c, <u8>k);
+  }
+  byteClassReady = true;
+}
+
+// The end of the run of bytes of class `kind` that starts at i.
+function ordinaryRun(p: usize, len: u32, i: u32, kind: u32): u32 {
+  while (i < len && (<u32>load<u8>(byteClass + <usize>load<u8>(p + i)) & kind) != 0) i++;
+  return i;
+}
 
 function ok(): bool {
   return tableStatus() == TARGETS_OK;
@@ -305,32 +329,65 @@ function addPathWord(p: usize, n: u32): void {
   addPathIn(p, n, base);
 }
 
+// What one pass over the word being handled found, so each test need not scan it again
+// (valid until a nested command line is read): its first '/' and '=' (n: none), where its
+// basename starts, and whether it holds white space or "://".
+let factSlash: u32 = 0;
+let factEq: u32 = 0;
+let factBase: u32 = 0;
+let factSpace = false;
+let factScheme = false;
+
+function wordFacts(p: usize, n: u32): void {
+  factSlash = n;
+  factEq = n;
+  factBase = 0;
+  factSpace = false;
+  factScheme = false;
+  for (let k: u32 = 0; k < n; k++) {
+    const c = at(p, k);
+    if (c > 0x3d) continue;
+    if (c == 0x2f) {
+      if (factSlash == n) factSlash = k;
+      factBase = k + 1;
+    } else if (c == 0x3d) {
+      if (factEq == n) factEq = k;
+    } else if (c == 0x20 || c == 0x09 || c == 0x0a) {
+      factSpace = true;
+    } else if (c == 0x3a && k + 2 < n && at(p, k + 1) == 0x2f && at(p, k + 2) == 0x2f) {
+      factScheme = true;
+    }
+  }
+}
+
 // URLs anywhere in a word; else the paths it holds: the word, an `@file`, a `name=value`'s
 // value, an option's attached path (`-o/tmp/x`).
 function wordTargets(p: usize, n: u32): void {
-  let from: u32 = 0;
-  let any = false;
-  while (from < n) {
-    const u = findUrl(p, n, from);
-    if (u < 0) break;
-    addUrl(p + <u32>u, urlEnd - <u32>u);
-    from = urlEnd;
-    any = true;
+  if (n == 0) return;
+  if (factScheme) {
+    let from: u32 = 0;
+    let any = false;
+    while (from < n) {
+      const u = findUrl(p, n, from);
+      if (u < 0) break;
+      addUrl(p + <u32>u, urlEnd - <u32>u);
+      from = urlEnd;
+      any = true;
+    }
+    if (any) return;
   }
-  if (any || n == 0) return;
-  let eq: u32 = 0;
-  while (eq < n && at(p, eq) != 0x3d) eq++;
-  if (eq == n || pathLead(p, n)) { // "PATH=/x" is no path, its value is
+  const eq = factEq;
+  const lead = pathLead(p, n);
+  if (eq == n || lead) { // "PATH=/x" is no path, its value is
     if (at(p, 0) == 0x40) { if (pathShaped(p + 1, n - 1)) addPathWord(p + 1, n - 1); }
-    else if (pathShaped(p, n)) addPathWord(p, n);
+    else if (lead || (factSlash < n && at(p, 0) != 0x2d)) addPathWord(p, n);
   }
   if (eq < n) {
     let v = eq + 1;
     if (v < n && at(p, v) == 0x40) v++;
     if (pathShaped(p + v, n - v)) addPathWord(p + v, n - v);
   } else if (at(p, 0) == 0x2d) {
-    let slash: u32 = 1;
-    while (slash < n && at(p, slash) != 0x2f) slash++;
+    const slash = factSlash;
     if (slash < n) {
       let s = slash;
       while (s > 1 && slash - s < 2 && at(p, s - 1) == 0x2e) s--;
@@ -363,20 +420,6 @@ function hostArgument(p: usize, n: u32): void {
     return;
   }
   addHost(p + s, e - s);
-}
-
-function basenameStart(p: usize, n: u32): u32 {
-  let s: u32 = 0;
-  for (let k: u32 = 0; k < n; k++) if (at(p, k) == 0x2f) s = k + 1;
-  return s;
-}
-
-function hasSpace(p: usize, n: u32): bool {
-  for (let k: u32 = 0; k < n; k++) {
-    const c = at(p, k);
-    if (c == 0x20 || c == 0x09 || c == 0x0a) return true;
-  }
-  return false;
 }
 
 // ---- wrapper syntax ----
@@ -503,23 +546,23 @@ function takePositional(f: usize, p: usize, n: u32): bool {
 // ---- the command state machine ----
 
 function startProgram(f: usize, p: usize, n: u32, depth: u32): void {
-  if (isAssignment(p, n)) return;
-  if (quotedFrom == NOT_QUOTED) {
+  if (factEq < n && isAssignment(p, n)) return;
+  if (quotedFrom == NOT_QUOTED && n <= 8) {
     if (isPrefixKeyword(p, n)) return;
     if (isClauseKeyword(p, n)) { set(f, F_PHASE, IGNORED); return; }
   }
   if (n == 0) return;
-  if (hasSpace(p, n)) {
+  if (factSpace) {
     // A program name with spaces is a command line passed as one word (`watch "curl x"`).
     set(f, F_PHASE, AT_ARGS);
     readAgain(p, n, depth);
     return;
   }
-  const s = basenameStart(p, n);
-  const name = p + s;
-  const len = n - s;
+  const name = p + factBase;
+  const len = n - factBase;
   addTargetCopy(SUBJ_PROGRAM, name, len);
-  if (hasWord(wrappers, name, len) || isWord(name, len, "busybox")) {
+  const h = fnv1a(name, len);
+  if (wordValueHashed(wrappers, name, len, h) >= 0 || isWord(name, len, "busybox")) {
     set(f, F_PHASE, IN_WRAPPER);
     const entry = syntaxEntry(name, len);
     set(f, F_WRAPPER, entry);
@@ -528,8 +571,8 @@ function startProgram(f: usize, p: usize, n: u32, depth: u32): void {
     return;
   }
   let flags = get(f, F_FLAGS) & FIND_EXEC;
-  if (hasWord(network, name, len)) flags |= NETWORK;
-  if (hasWord(shells, name, len)) flags |= SHELL;
+  if (wordValueHashed(network, name, len, h) >= 0) flags |= NETWORK;
+  if (wordValueHashed(shells, name, len, h) >= 0) flags |= SHELL;
   if (isWord(name, len, "find")) flags |= FIND;
   if (isWord(name, len, "cd") || isWord(name, len, "pushd")) flags |= CD;
   if (isWord(name, len, "eval")) flags |= EVAL;
@@ -616,6 +659,7 @@ function argumentWord(f: usize, p: usize, n: u32, depth: u32): void {
 // Handles one finished word of the command at `depth`.
 function handleWord(depth: u32, p: usize, n: u32): void {
   const f = frame(depth);
+  wordFacts(p, n);
   const redirect = get(f, F_REDIRECT);
   if (redirect != 0) {
     set(f, F_REDIRECT, 0);
@@ -975,8 +1019,9 @@ function doubleQuoted(p: usize, len: u32, from: u32, depth: u32): u32 {
     }
     if (c == 0x24) { k = dollar(p, len, k, depth, true); continue; }
     if (c == 0x60) { k = backquoted(p, len, k + 1, depth, true); putPlaceholder(); continue; }
-    put(c, true);
-    k++;
+    const run = ordinaryRun(p, len, k, ORDINARY_INSIDE);
+    putRaw(p + k, run - k);
+    k = run;
   }
   return len;
 }
@@ -1003,13 +1048,20 @@ function readWord(p: usize, len: u32, pos: u32, depth: u32): u32 {
     if (c == 0x27) {
       if (quotedFrom == NOT_QUOTED) quotedFrom = <u32>(bufTop - wStart);
       let k = i + 1;
-      while (k < len && at(p, k) != 0x27) { put(at(p, k), true); k++; }
+      while (k < len && at(p, k) != 0x27) k++;
+      putRaw(p + i + 1, k - i - 1);
       i = min(k + 1, len);
       continue;
     }
     if (c == 0x22) { i = doubleQuoted(p, len, i + 1, depth); continue; }
     if (c == 0x60) { i = backquoted(p, len, i + 1, depth, false); putPlaceholder(); continue; }
     if (c == 0x24) { i = dollar(p, len, i, depth, false); continue; }
+    const run = ordinaryRun(p, len, i, ORDINARY_OUTSIDE);
+    if (run > i) {
+      putRaw(p + i, run - i);
+      i = run;
+      continue;
+    }
     put(c, false);
     i++;
   }
@@ -1119,6 +1171,7 @@ export function shellTargets(p: usize, len: u32, wrapperSet: u64, networkSet: u6
   extensions = extensionSet;
   maxDepth = min(maxShellDepth, MAX_FRAMES - 1);
   base = pathBase();
+  if (!byteClassReady) fillByteClass();
   const size = <usize>len + 256;
   buf = scratchAlloc(size);
   if (buf == 0) { fail(TARGETS_OOM); return; }

@@ -107,7 +107,10 @@ function grow(): bool {
 export function addTarget(kind: u32, p: usize, len: u32): void {
   if (status != TARGETS_OK || len == 0) return;
   const h = hashOf(kind, p, len);
-  if (find(kind, p, len, h) >= 0) return;
+  if (find(kind, p, len, h) < 0) addNew(kind, p, len, h);
+}
+
+function addNew(kind: u32, p: usize, len: u32, h: u32): void {
   if (count >= limit) { fail(TARGETS_LIMIT); return; }
   if (!grow()) { fail(TARGETS_OOM); return; }
   const r = records + <usize>count * RECORD;
@@ -122,11 +125,12 @@ export function addTarget(kind: u32, p: usize, len: u32): void {
 // Adds a value that lives in transient memory: copied to scratch unless already present.
 export function addTargetCopy(kind: u32, p: usize, len: u32): void {
   if (status != TARGETS_OK || len == 0) return;
-  if (find(kind, p, len, hashOf(kind, p, len)) >= 0) return;
+  const h = hashOf(kind, p, len);
+  if (find(kind, p, len, h) >= 0) return;
   const copy = scratchAlloc(<usize>len);
   if (copy == 0) { fail(TARGETS_OOM); return; }
   memory.copy(copy, p, len);
-  addTarget(kind, copy, len);
+  addNew(kind, copy, len, h);
 }
 
 // Adds a normalized value (0: normalization found nothing, or ran out of memory).

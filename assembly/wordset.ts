@@ -2,7 +2,8 @@
 // (docs/bytecode.md §4), or an explicit newline-separated list. The text modules take sets as
 // parameters in this form, so they run (and are unit-tested) without a policy.
 import { NONE } from "./format";
-import { setFind } from "./decode";
+import { setAddr, strPtr, strLen } from "./decode";
+import { bytesEqual, fnv1a } from "./bytes";
 
 // A word set is a u64: a policy set index (below 2^32), or (ptr << 32 | len) of a list.
 export const NO_WORDS: u64 = <u64>NONE;
@@ -17,8 +18,17 @@ export function listWords(p: usize, len: u32): u64 {
 
 // The member's value (a policy set's value; a list member's line number), or -1 when absent.
 export function wordValue(set: u64, p: usize, len: u32): i64 {
+  return wordValueHashed(set, p, len, set >>> 32 == 0 ? fnv1a(p, len) : 0);
+}
+
+export function hasWord(set: u64, p: usize, len: u32): bool {
+  return wordValue(set, p, len) >= 0;
+}
+
+// wordValue for a word whose FNV-1a is known (several sets looked up with one hash).
+export function wordValueHashed(set: u64, p: usize, len: u32, fnv: u32): i64 {
   if (set == NO_WORDS) return -1;
-  if (set >>> 32 == 0) return setFind(<u32>set, p, len);
+  if (set >>> 32 == 0) return policyLookup(<u32>set, p, len, fnv);
   const list = <usize>(set >>> 32);
   const n = <u32>set;
   let start: u32 = 0;
@@ -33,6 +43,19 @@ export function wordValue(set: u64, p: usize, len: u32): i64 {
   return -1;
 }
 
-export function hasWord(set: u64, p: usize, len: u32): bool {
-  return wordValue(set, p, len) >= 0;
+// The HASH lookup of docs/bytecode.md §4 (decode.ts setFind) with the hash already known.
+function policyLookup(set: u32, p: usize, len: u32, fnv: u32): i64 {
+  const s = setAddr(set);
+  const buckets = load<u32>(s + 8);
+  if (buckets == 0) return -1;
+  const mask = buckets - 1;
+  let b = fnv & mask;
+  while (true) {
+    const e = s + 12 + ((<usize>b) << 3);
+    const key1 = load<u32>(e);
+    if (key1 == 0) return -1;
+    if (bytesEqual(strPtr(key1 - 1), strLen(key1 - 1), p, len)) return <i64>load<u32>(e + 4);
+    b = (b + 1) & mask;
+  }
+  return -1;
 }
