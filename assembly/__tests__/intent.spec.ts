@@ -4,7 +4,7 @@ import { configureEnv } from "../normalize";
 import { outBegin, outFinish } from "../out";
 import { scratchReset } from "../mem";
 import { installPolicy, CLASS_SEND, CLASS_DELETE, CLASS_WRITE, CLASS_SHELL, CLASS_CODE } from "./policy";
-import { utf8, repeated, lastLen, text } from "./helpers";
+import { utf8, raw, repeated, lastLen, text } from "./helpers";
 
 function bind(intent: usize, message: string): usize {
   scratchReset();
@@ -189,6 +189,16 @@ describe("intent: binding", () => {
     expect(has(i, SUBJ_EMAIL, "u0@x.com")).toBe(true);
     expect(has(i, SUBJ_EMAIL, "u2999@x.com")).toBe(true);
     expect(has(i, SUBJ_EMAIL, "u3000@x.com")).toBe(false);
+    intentFree(i);
+  });
+
+  it("reads invalid and truncated UTF-8", () => {
+    scratchReset();
+    // "x@y.co " then a lone continuation byte, an overlong '/', and a cut-off ’ and “
+    const p = raw([0x78, 0x40, 0x79, 0x2e, 0x63, 0x6f, 0x20, 0x80, 0x20, 0xc0, 0xaf, 0x20, 0x6e, 0x6f, 0x74, 0x20, 0xe2, 0x80]);
+    const i = intentBind(0, p, lastLen);
+    expect(i).toBeGreaterThan(0);
+    expect(has(i, SUBJ_EMAIL, "x@y.co")).toBe(true);
     intentFree(i);
   });
 

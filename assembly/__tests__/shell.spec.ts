@@ -7,7 +7,7 @@ import {
 import { configureEnv } from "../normalize";
 import { listWords } from "../wordset";
 import { scratchReset } from "../mem";
-import { utf8, repeated, lastLen, text } from "./helpers";
+import { utf8, raw, repeated, lastLen, text } from "./helpers";
 
 const WRAPPERS = "sudo\ndoas\nenv\nxargs\nnohup\ntime\ntimeout\nnice\nionice\nstdbuf\ncommand\nexec\nbuiltin\nsetsid\nchroot\nwatch\nunbuffer";
 const NETWORK = "curl\nwget\nnc\nncat\nnetcat\nsocat\nssh\nscp\nsftp\nrsync\ntelnet\nftp\ntftp\nhttp\nhttps\ndig\nnslookup\nhost\nping";
@@ -266,6 +266,17 @@ describe("shell: hostile input", () => {
     expect(run("$((")).toBe(TARGETS_OK);
     expect(run(")))")).toBe(TARGETS_OK);
     expect(run("<<")).toBe(TARGETS_OK);
+  });
+
+  it("reads bytes that are not UTF-8", () => {
+    scratchReset();
+    tableBegin(100);
+    // c\xffurl x; \xe2\x80
+    const p = raw([0x63, 0xff, 0x75, 0x72, 0x6c, 0x20, 0x78, 0x3b, 0x20, 0xe2, 0x80]);
+    const n = lastLen;
+    shellTargets(p, n, words(WRAPPERS), words(NETWORK), words(SHELLS), words(EXTENSIONS), 4);
+    expect(tableStatus()).toBe(TARGETS_OK);
+    expect(targetCount()).toBe(2);
   });
 
   it("reads a megabyte of commands once each", () => {
