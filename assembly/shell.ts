@@ -1,4 +1,4 @@
-// Reads a command line the way a POSIX shell splits it (docs/bytecode.md §6.5) and adds its
+// Reads a command line the way a POSIX shell splits it (docs/bytecode.md §6.6) and adds its
 // targets to the call's table: per simple command the PROGRAM (after assignments, keywords and
 // wrappers), URLs and their hosts, the host arguments of network programs, path-shaped words
 // and redirection targets. Quotes, escapes, `$'…'`, `$(…)`, backticks, `<(…)`, `${…}`,
