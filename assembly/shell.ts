@@ -1009,8 +1009,9 @@ function doubleQuoted(p: usize, len: u32, from: u32, depth: u32): u32 {
   while (k < len && ok()) {
     const c = at(p, k);
     if (c == 0x22) return k + 1;
-    if (c == 0x5c && k + 1 < len) {
-      const d = at(p, k + 1);
+    if (c == 0x5c) {
+      // A backslash that ends the text stands for itself: the loop must still advance.
+      const d = k + 1 < len ? at(p, k + 1) : 0;
       if (d == 0x0a) { k += 2; continue; }
       if (d == 0x24 || d == 0x60 || d == 0x22 || d == 0x5c) { put(d, true); k += 2; continue; }
       put(c, true);

@@ -418,6 +418,13 @@ limits: {max_args_bytes: 64, max_json_depth: 2, max_leaves: 3, max_targets: 2}
 });
 
 describe("hostile calls", () => {
+  test("a command that ends inside double quotes with a backslash is decided", () => {
+    for (const command of ['"\\', 'echo "x\\', '\u00e9null{"{\\commanda.b\\']) {
+      const d = fence.decide(0, "shell", JSON.stringify({ command }));
+      expect(d.message.startsWith("AgentsFence ")).toBe(true);
+    }
+  });
+
   test("random names and argument bytes always get a decision", () => {
     let seed = 7;
     const rand = (n: number) => {
