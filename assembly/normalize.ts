@@ -356,7 +356,11 @@ export function urlHost(p: usize, len: u32, backslashEnds: bool): u64 {
   const a = authorityStart(p + s, <u32>t - s);
   if (a < 0) return 0;
   const from = s + <u32>a;
-  const h = hostInAuthority(p, from, authorityEnd(p, <u32>t, from, backslashEnds));
+  return copyHost(p, hostInAuthority(p, from, authorityEnd(p, <u32>t, from, backslashEnds)));
+}
+
+// The host range `h` of [p, …) copied into scratch in normal form; 0 when empty or out of memory.
+function copyHost(p: usize, h: u64): u64 {
   const hs = <u32>(h >>> 32);
   const hn = <u32>h - hs;
   if (hn == 0) return 0;
@@ -415,14 +419,7 @@ export function normalizeHost(p: usize, len: u32): u64 {
   for (let i = s; i + 2 < e; i++) {
     if (at(p, i) == 0x3a && at(p, i + 1) == SLASH && at(p, i + 2) == SLASH) return urlHost(p + s, e - s, false);
   }
-  const h = hostInAuthority(p, s, authorityEnd(p, e, s, false));
-  const hs = <u32>(h >>> 32);
-  const hn = <u32>h - hs;
-  if (hn == 0) return 0;
-  const out = scratch(<usize>hn);
-  if (out == 0) return 0;
-  const n = putHost(out, p + hs, hn);
-  return n == 0 ? 0 : span(out, n);
+  return copyHost(p, hostInAuthority(p, s, authorityEnd(p, e, s, false)));
 }
 
 // Whether [p, p+len) is "file://…", whose path a file URL names.
