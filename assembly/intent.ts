@@ -9,7 +9,7 @@ import {
   SUBJ_ARG, SUBJ_EMAIL, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_RECIPIENT, SET_MAX_INTENT_BYTES,
 } from "./format";
 import { alloc, free, scratchAlloc } from "./mem";
-import { fnv1a, lowerAscii } from "./bytes";
+import { fnv1a, indexOfByte, lowerAscii } from "./bytes";
 import {
   settingValue, classCount, classCapability, strPtr, strLen, intentNegationSet, intentNothingSet,
   intentExtensionSet, intentVerbSet, intentVerbClassStart, intentVerbClassCount, intentClass,
@@ -137,6 +137,10 @@ function recipientNamed(intent: usize, p: usize, len: u32): bool {
 
 // Whether the intent grants value [p, p+len) of `subject` (a call's normalized target, or an
 // ARG leaf's text), as §7's IN_INTENT says.
+function hostNamed(intent: usize, host: u64): bool {
+  return host != 0 && findItem(intent, SUBJ_DOMAIN, spanPtr(host), spanLen(host));
+}
+
 export function intentHas(intent: usize, subject: u32, p: usize, len: u32): bool {
   if (intent == 0 || len == 0) return false;
   switch (subject) {
@@ -144,8 +148,10 @@ export function intentHas(intent: usize, subject: u32, p: usize, len: u32): bool
     case SUBJ_DOMAIN: return domainNamed(intent, p, len);
     case SUBJ_URL: {
       if (findItem(intent, SUBJ_URL, p, len)) return true;
-      const host = hostOfNormalUrl(p, len);
-      return host != 0 && findItem(intent, SUBJ_DOMAIN, spanPtr(host), spanLen(host));
+      if (!hostNamed(intent, hostOfNormalUrl(p, len))) return false;
+      // Parsers disagree on a '\\' in the authority (userinfo to some, the path's start to a
+      // browser): the host each of them would reach must be named.
+      return indexOfByte(p, len, 0x5c, 0) < 0 || hostNamed(intent, urlHost(p, len, true));
     }
     case SUBJ_PATH: return pathNamed(intent, p, len);
     case SUBJ_RECIPIENT: return recipientNamed(intent, p, len);

@@ -654,6 +654,9 @@ function argumentWord(f: usize, p: usize, n: u32, depth: u32): void {
     return;
   }
   if (hasFlag(f, NETWORK)) hostArgument(p, n);
+  // A bare operand names a file in the current directory (`cat id_rsa` after `cd ~/.ssh`):
+  // words with a '/' or a path lead were taken by wordTargets already.
+  if (operand && factSlash == n && factEq == n && !factScheme && !pathLead(p, n) && !allDigits(p, n)) addPathWord(p, n);
 }
 
 // Handles one finished word of the command at `depth`.
