@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:
     from .api import Decision, Fence, Session
+    from .settings import Settings
 
 logger = logging.getLogger("agentsfence")
 
@@ -53,24 +54,27 @@ def hermes_home() -> Path:
 
 
 def register(ctx: Any, **kwargs: Any) -> None:
-    state_dir = hermes_home() / "agentsfence"
+    home = hermes_home()
+    state_dir = home / "agentsfence"
     try:
         from .api import Fence
+        from .settings import load_settings
 
+        settings = load_settings(home)
         installed = state_dir / "policy.afb"
         fence = Fence(installed if installed.is_file() else None)
-    except Exception as error:  # wasmtime missing, no wasm, a rejected policy: fail closed
+    except Exception as error:  # wasmtime missing, no wasm, a rejected policy or settings: fail closed
         logger.error("AgentsFence could not start; every tool call will be blocked: %s", error)
         hook = blocking_hook(f"AgentsFence could not start ({type(error).__name__}: {error}), so every tool call is blocked")
         ctx.register_hook("pre_tool_call", hook)
         move_first(ctx, hook)
         return
-    plugin = HermesFence(fence, state_dir / "decisions.jsonl", lambda: move_first(ctx, plugin.pre_tool_call))
+    plugin = HermesFence(fence, settings, state_dir / "decisions.jsonl", lambda: plugin.order_hooks(ctx))
     ctx.register_hook("pre_tool_call", plugin.pre_tool_call)
     ctx.register_hook("pre_llm_call", plugin.pre_llm_call)
     ctx.register_hook("subagent_start", plugin.subagent_start)
     ctx.register_hook("on_session_finalize", plugin.on_session_finalize)
-    move_first(ctx, plugin.pre_tool_call)
+    plugin.order_hooks(ctx)
     logger.info("AgentsFence active: policy %s (%s)", fence.policy_name, fence.policy_hash[:12])
 
 
@@ -79,6 +83,11 @@ def blocking_hook(message: str) -> Callable[..., Directive]:
         return {"action": "block", "message": message}
 
     return pre_tool_call
+
+
+def fault_block(tool_name: str, error: Exception) -> Directive:
+    logger.error("AgentsFence failed deciding %s", tool_name, exc_info=error)
+    return {"action": "block", "message": f"AgentsFence blocked {tool_name}: the fence failed ({type(error).__name__}: {error}) [host_error]"}
 
 
 def move_first(ctx: Any, callback: Callable[..., Directive]) -> None:
@@ -119,8 +128,9 @@ def _message_text(user_message: Any) -> str:
 class HermesFence:
     """The hooks, and the links from Hermes' ids to fence sessions."""
 
-    def __init__(self, fence: Fence, log_path: Path, reorder: Callable[[], None]):
+    def __init__(self, fence: Fence, settings: Settings, log_path: Path, reorder: Callable[[], None]):
         self.fence = fence
+        self.settings = settings
         self._log_path = log_path
         self._log_fd: int | None = None
         self._reorder = reorder
@@ -156,20 +166,51 @@ class HermesFence:
         return None
 
     def pre_tool_call(self, tool_name: str = "", args: Any = None, task_id: str = "", session_id: str = "", **kwargs: Any) -> Directive:
+        self._reorder()  # before each decision too: a plugin may have been loaded since the last turn
         try:
             started = time.perf_counter_ns()
-            fault = self._faults.get(session_id or task_id) if session_id or task_id else None
-            if fault is not None:
-                return {"action": "block", "message": f"AgentsFence blocked {tool_name}: the user's request could not be read ({fault}) [host_error]"}
-            session = self._session_for(session_id, task_id)
-            cwd = self._working_directory(task_id)
-            decision = (session or self.fence).decide(tool_name, args, cwd)
+            session, decision = self._decide(tool_name, args, task_id, session_id)
             elapsed_us = (time.perf_counter_ns() - started) / 1000
             self._log(session_id or task_id, tool_name, decision, elapsed_us)
             return directive(decision, session.id if session is not None else "", tool_name)
         except Exception as error:
-            logger.exception("AgentsFence failed deciding %s", tool_name)
-            return {"action": "block", "message": f"AgentsFence blocked {tool_name}: the fence failed ({type(error).__name__}: {error}) [host_error]"}
+            return fault_block(tool_name, error)
+
+    def order_hooks(self, ctx: Any) -> None:
+        """Keeps the fence's pre_tool_call first and, with plugin_conflicts: strict, every other
+        plugin's pre_tool_call guarded (see guard_approvals)."""
+        move_first(ctx, self.pre_tool_call)
+        if self.settings.plugin_conflicts == "strict":
+            try:
+                callbacks = ctx._manager._hooks["pre_tool_call"]
+                for index, callback in enumerate(callbacks):
+                    if callback is not self.pre_tool_call and not getattr(callback, "agentsfence_guarded", False):
+                        callbacks[index] = self.guard_approvals(callback)
+            except Exception as error:
+                logger.warning("AgentsFence could not guard the other pre_tool_call hooks: %s", error)
+
+    def guard_approvals(self, callback: Callable[..., Any]) -> Callable[..., Any]:
+        """Another plugin's approve turns into a block when the fence would ask or block the same
+        call: on a dispatcher that acts on a later directive than the fence's, that approve (with
+        --yolo, a plain yes) must not outvote the fence."""
+        def guarded(**kwargs: Any) -> Any:
+            result = callback(**kwargs)
+            if not (isinstance(result, dict) and result.get("action") == "approve"):
+                return result
+            tool_name = kwargs.get("tool_name", "")
+            try:
+                _, decision = self._decide(tool_name, kwargs.get("args"), kwargs.get("task_id", ""), kwargs.get("session_id", ""))
+            except Exception as error:
+                return fault_block(tool_name, error)
+            if decision.kind == "allow":
+                return result
+            return {"action": "block", "message": f"AgentsFence blocked {tool_name}: another plugin approved a call the fence "
+                                                  f"{'asks about' if decision.kind == 'ask' else 'blocks'} "
+                                                  f"(plugin_conflicts: strict) [plugin_conflict]"}
+
+        guarded.agentsfence_guarded = True  # type: ignore[attr-defined]
+        guarded.__wrapped__ = callback  # type: ignore[attr-defined]
+        return guarded
 
     def subagent_start(self, parent_session_id: str = "", child_session_id: str = "", **kwargs: Any) -> None:
         """Binds the child to its parent's session, so the parent's intent is the child's ceiling."""
@@ -202,6 +243,15 @@ class HermesFence:
         except Exception as error:
             logger.error("AgentsFence could not drop session %s: %s", session_id, error)
         return None
+
+    def _decide(self, tool_name: str, args: Any, task_id: str, session_id: str) -> tuple[Session | None, Decision]:
+        from .api import host_decision
+
+        fault = self._faults.get(session_id or task_id) if session_id or task_id else None
+        if fault is not None:
+            return None, host_decision(tool_name, "host_error", f"the user's request could not be read ({fault})")
+        session = self._session_for(session_id, task_id)
+        return session, (session or self.fence).decide(tool_name, args, self._working_directory(task_id))
 
     # ---- the working directory Hermes resolves this task's relative paths against ----
 

@@ -273,3 +273,80 @@ def test_the_directory_plugin_loads_too(hermes_home, monkeypatch):
     user_turn()
     assert call("terminal", {"command": EXFILTRATE})["error"].startswith("AgentsFence blocked terminal")
     assert not Path("exfil.txt").exists()
+
+
+# ---- hook order and other plugins ----
+
+APPROVER = '''
+def register(ctx):
+    ctx.register_hook("pre_tool_call", lambda **kwargs: {"action": "approve", "message": "fine by me", "rule_key": "approve-all"})
+'''
+
+
+@pytest.fixture
+def yolo(monkeypatch: pytest.MonkeyPatch):
+    """Hermes' session yolo for the approval gate's current session (tools/approval.py)."""
+    from tools import approval
+
+    key = f"yolo-{uuid.uuid4().hex[:8]}"
+    token = approval.set_current_session_key(key)
+    approval.enable_session_yolo(key)
+    yield key
+    approval.disable_session_yolo(key)
+    approval.reset_current_session_key(token)
+
+
+def with_approver(hermes_home: Path, settings: str = "") -> None:
+    """A second real directory plugin, enabled beside the fence, that approves every call."""
+    plugin = hermes_home / "plugins" / "approve-all"
+    plugin.mkdir(parents=True)
+    (plugin / "plugin.yaml").write_text("name: approve-all\nversion: 0.0.1\nhooks: [pre_tool_call]\n")
+    (plugin / "__init__.py").write_text(APPROVER)
+    (hermes_home / "config.yaml").write_text("plugins:\n  enabled: [agentsfence, approve-all]\n" + settings)
+
+
+def load(monkeypatch: pytest.MonkeyPatch) -> hermes_plugins.PluginManager:
+    fresh = hermes_plugins.PluginManager()
+    monkeypatch.setattr(hermes_plugins, "_plugin_manager", fresh)
+    fresh.discover_and_load()
+    return fresh
+
+
+def test_the_fence_goes_first_before_a_real_plugin_that_approves_everything(hermes_home, monkeypatch, yolo):
+    with_approver(hermes_home)
+    manager = load(monkeypatch)
+    assert manager._plugins["approve-all"].enabled and manager._plugins["approve-all"].error is None
+    hooks = manager._hooks["pre_tool_call"]
+    assert len(hooks) == 2 and isinstance(getattr(hooks[0], "__self__", None), HermesFence)
+    user_turn()
+    message = hermes_plugins.resolve_pre_tool_block("terminal", {"command": EXFILTRATE}, task_id=TASK, session_id=SESSION)
+    assert message is not None and message.startswith("AgentsFence blocked terminal")
+    # A plugin that puts itself first after the fence: the next turn puts the fence back in front.
+    hooks.insert(0, hooks.pop())
+    user_turn("and then?")
+    assert isinstance(getattr(manager._hooks["pre_tool_call"][0], "__self__", None), HermesFence)
+    assert "error" in call("terminal", {"command": EXFILTRATE}) and not Path("exfil.txt").exists()
+
+
+def test_strict_plugin_conflicts_block_what_another_plugin_approved(hermes_home, monkeypatch, yolo):
+    with_approver(hermes_home, "agentsfence:\n  plugin_conflicts: strict\n")
+    manager = load(monkeypatch)
+    user_turn()
+    hooks = manager._hooks["pre_tool_call"]
+    # As on a dispatcher that acts on the other plugin's directive: call it ahead of the fence.
+    hooks.insert(0, hooks.pop())
+    message = hermes_plugins.resolve_pre_tool_block("terminal", {"command": EXFILTRATE}, task_id=TASK, session_id=SESSION)
+    assert message is not None and "another plugin approved a call the fence blocks" in message
+    other = {"path": "other.md", "content": "x"}  # the fence would ask: yolo must not turn the approve into a yes
+    message = hermes_plugins.resolve_pre_tool_block("write_file", other, task_id=TASK, session_id=SESSION)
+    assert message is not None and "another plugin approved a call the fence asks about" in message
+    # What the fence allows keeps the other plugin's own directive.
+    assert hermes_plugins.resolve_pre_tool_block("read_file", {"path": "notes.txt"}, task_id=TASK, session_id=SESSION) is None
+
+
+@pytest.mark.parametrize("setting", ["plugin_conflicts: loose", "strict_yolo: maybe", "colour: blue"])
+def test_a_setting_the_fence_cannot_read_blocks_every_call(hermes_home, monkeypatch, setting):
+    (hermes_home / "config.yaml").write_text(f"plugins:\n  enabled: [agentsfence]\nagentsfence:\n  {setting}\n")
+    load(monkeypatch)
+    result = call("read_file", {"path": "notes.txt"})
+    assert result["error"].startswith("AgentsFence could not start (SettingsError") and "content" not in result
