@@ -35,6 +35,8 @@ from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
+from .approvals import RULE_PREFIX, Approvals, call_reference, rule_key, unattended_gate
+
 if TYPE_CHECKING:
     from .api import Decision, Fence, Session
     from .settings import Settings
@@ -74,6 +76,8 @@ def register(ctx: Any, **kwargs: Any) -> None:
     ctx.register_hook("pre_llm_call", plugin.pre_llm_call)
     ctx.register_hook("subagent_start", plugin.subagent_start)
     ctx.register_hook("on_session_finalize", plugin.on_session_finalize)
+    ctx.register_hook("post_tool_call", plugin.post_tool_call)
+    ctx.register_hook("post_approval_response", plugin.post_approval_response)
     plugin.order_hooks(ctx)
     logger.info("AgentsFence active: policy %s (%s)", fence.policy_name, fence.policy_hash[:12])
 
@@ -90,6 +94,19 @@ def fault_block(tool_name: str, error: Exception) -> Directive:
     return {"action": "block", "message": f"AgentsFence blocked {tool_name}: the fence failed ({type(error).__name__}: {error}) [host_error]"}
 
 
+def _arguments_json(args: Any) -> bytes:
+    from .api import encode_call
+
+    encoded = encode_call("", args)
+    return encoded[1] if isinstance(encoded, tuple) else repr(args).encode("utf-8", "replace")
+
+
+def _on_hermes_allowlist(key: str) -> bool:
+    from tools import approval as gate
+
+    return gate.is_approved(gate.get_current_session_key(), RULE_PREFIX + key)
+
+
 def move_first(ctx: Any, callback: Callable[..., Directive]) -> None:
     """Puts the fence's pre_tool_call first: Hermes 0.19 lets the first directive win, so an
     earlier plugin's approve would hide the fence's block. The list is Hermes' private state."""
@@ -102,16 +119,7 @@ def move_first(ctx: Any, callback: Callable[..., Directive]) -> None:
         logger.warning("AgentsFence could not move its pre_tool_call hook first: %s", error)
 
 
-def directive(decision: Decision, session_key: str, tool_name: str) -> Directive:
-    """DESIGN.md §3: allow -> None, block -> block, ask -> approve with a narrowly scoped rule key."""
-    if decision.kind == "allow":
-        return None
-    message = decision.message or f"AgentsFence {decision.kind}: {tool_name} [{decision.reason}]"
-    if decision.kind == "ask":
-        # Hermes remembers [s]ession / [a]lways answers under "plugin_rule:<rule_key>": scoped to
-        # this session, capability and tool, an answer cannot approve other tasks or other tools.
-        rule_key = f"agentsfence:{session_key}:{decision.capability}:{tool_name}"
-        return {"action": "approve", "message": message, "rule_key": rule_key}
+def block(message: str) -> Directive:
     return {"action": "block", "message": message}
 
 
@@ -139,6 +147,7 @@ class HermesFence:
         self._children: dict[str, Session] = {}  # a subagent's session_id -> its parent's session
         self._faults: dict[str, str] = {}  # session_id -> why its user message could not be bound
         self._session_cwd: Callable[[str | None], str | None] | None = None
+        self.approvals = Approvals()
 
     # ---- hooks ----
 
@@ -165,16 +174,55 @@ class HermesFence:
                         self._faults[fault_key] = f"{type(error).__name__}: {error}"
         return None
 
-    def pre_tool_call(self, tool_name: str = "", args: Any = None, task_id: str = "", session_id: str = "", **kwargs: Any) -> Directive:
+    def pre_tool_call(self, tool_name: str = "", args: Any = None, task_id: str = "", session_id: str = "",
+                      tool_call_id: str = "", **kwargs: Any) -> Directive:
         self._reorder()  # before each decision too: a plugin may have been loaded since the last turn
         try:
             started = time.perf_counter_ns()
             session, decision = self._decide(tool_name, args, task_id, session_id)
             elapsed_us = (time.perf_counter_ns() - started) / 1000
             self._log(session_id or task_id, tool_name, decision, elapsed_us)
-            return directive(decision, session.id if session is not None else "", tool_name)
+            if decision.kind == "allow":
+                return None
+            if decision.kind == "block":
+                return block(decision.message)
+            return self._ask(decision, session.id if session is not None else "", tool_name, args,
+                             call_reference(tool_call_id, session_id or task_id, tool_name, _arguments_json(args)))
         except Exception as error:
             return fault_block(tool_name, error)
+
+    def _ask(self, decision: Decision, session_key: str, tool_name: str, args: Any, call_ref: str) -> Directive:
+        """DESIGN.md §3: ask -> approve, with a rule key Hermes files [s]ession / [a]lways answers
+        under, so an answer covers this session and these exact values only."""
+        key = rule_key(session_key, tool_name, decision.capability, _arguments_json(args))
+        if self.approvals.granted(session_key, key):
+            return None  # a person granted this very call for the session
+        if self.settings.strict_yolo:
+            unattended = unattended_gate(key)
+            if unattended is not None:
+                return block(f"AgentsFence blocked {tool_name}: it needs a person's approval ({decision.message}), "
+                             f"but {unattended} (strict_yolo) [unattended_approval]")
+        self.approvals.asked(call_ref, session_key, key)
+        return {"action": "approve", "message": decision.message, "rule_key": key}
+
+    def post_approval_response(self, pattern_key: str = "", choice: str = "", **kwargs: Any) -> None:
+        try:
+            self.approvals.answered(pattern_key or "", choice or "")
+        except Exception as error:
+            logger.error("AgentsFence could not record an approval answer: %s", error)
+        return None
+
+    def post_tool_call(self, tool_name: str = "", args: Any = None, task_id: str = "", session_id: str = "",
+                       tool_call_id: str = "", status: str = "", **kwargs: Any) -> None:
+        """Settles an ask: the call ran (ok or error) only if the gate approved it."""
+        try:
+            call_ref = call_reference(tool_call_id, session_id or task_id, tool_name, _arguments_json(args))
+            answer = self.approvals.settle(call_ref, status in ("ok", "error"), _on_hermes_allowlist)
+            if answer is not None:
+                logger.info("AgentsFence: %s for %s: %s (%s)", tool_name, answer.rule_key, answer.choice, answer.scope)
+        except Exception as error:
+            logger.error("AgentsFence could not settle %s: %s", tool_name, error)
+        return None
 
     def order_hooks(self, ctx: Any) -> None:
         """Keeps the fence's pre_tool_call first and, with plugin_conflicts: strict, every other
@@ -240,6 +288,7 @@ class HermesFence:
                     del self._tasks[task_id]
                     self._faults.pop(task_id, None)
             self.fence.drop_session(session_id)
+            self.approvals.forget(session_id)
         except Exception as error:
             logger.error("AgentsFence could not drop session %s: %s", session_id, error)
         return None

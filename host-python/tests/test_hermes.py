@@ -92,7 +92,8 @@ def call(tool: str, args: dict, session_id: str | None = None, task_id: str | No
 def test_the_plugin_loads_through_its_entry_point(manager):
     loaded = manager._plugins["agentsfence"]
     assert loaded.enabled and loaded.error is None and loaded.manifest.source == "entrypoint"
-    assert {"pre_tool_call", "pre_llm_call", "subagent_start", "on_session_finalize"} <= set(loaded.hooks_registered)
+    assert {"pre_tool_call", "pre_llm_call", "subagent_start", "on_session_finalize", "post_tool_call",
+            "post_approval_response"} <= set(loaded.hooks_registered)
     assert fence_plugin(manager).fence.policy_name == "hermes-defaults"
 
 
@@ -142,7 +143,7 @@ def test_an_ask_becomes_an_approval_request_that_fails_closed_without_a_human(ma
     directive = fence_plugin(manager).pre_tool_call(tool_name="write_file", args={"path": "other.md", "content": "x"},
                                                    task_id=TASK, session_id=SESSION)
     assert directive["action"] == "approve" and directive["message"].startswith("AgentsFence asks about write_file")
-    assert directive["rule_key"] == f"agentsfence:{SESSION}:file.write:write_file"
+    assert directive["rule_key"].startswith(f"agentsfence:{SESSION}:write_file:file.write:")
     result = call("write_file", {"path": "other.md", "content": "x"})
     assert "error" in result and not Path("other.md").exists()
 
@@ -350,3 +351,130 @@ def test_a_setting_the_fence_cannot_read_blocks_every_call(hermes_home, monkeypa
     load(monkeypatch)
     result = call("read_file", {"path": "notes.txt"})
     assert result["error"].startswith("AgentsFence could not start (SettingsError") and "content" not in result
+
+
+# ---- approvals, through Hermes' own gate (tools.approval.request_tool_approval) ----
+
+OTHER = {"path": "other.md", "content": "x"}  # a write the request did not name: the fence asks
+
+
+@pytest.fixture
+def cli_prompt(monkeypatch: pytest.MonkeyPatch):
+    """An interactive CLI whose approval prompt answers with the queued choices, in order."""
+    from tools import terminal_tool
+
+    monkeypatch.setenv("HERMES_INTERACTIVE", "1")
+    answers: list[str] = []
+    prompts: list[str] = []
+
+    def prompt(command: str, description: str, **kwargs: object) -> str:
+        prompts.append(description)
+        return answers.pop(0)
+
+    terminal_tool.set_approval_callback(prompt)
+    yield answers, prompts
+    terminal_tool.set_approval_callback(None)
+
+
+def ask_directive(manager, args: dict, session_id: str | None = None) -> dict:
+    return fence_plugin(manager).pre_tool_call(tool_name="write_file", args=args, task_id=TASK,
+                                               session_id=SESSION if session_id is None else session_id)
+
+
+def test_the_rule_key_is_scoped_to_the_session_and_the_exact_values(manager):
+    user_turn()
+    user_turn(session_id="other-session", task_id="other-task")
+    keys = {ask_directive(manager, OTHER)["rule_key"], ask_directive(manager, {"path": "third.md", "content": "x"})["rule_key"],
+            ask_directive(manager, OTHER, session_id="other-session")["rule_key"]}
+    assert len(keys) == 3 and ask_directive(manager, OTHER)["rule_key"] in keys
+
+
+def test_a_once_answer_at_the_cli_prompt_is_used_once(manager, cli_prompt):
+    answers, prompts = cli_prompt
+    user_turn()
+    answers += ["once", "deny"]
+    assert "error" not in call("write_file", OTHER) and Path("other.md").exists()
+    Path("other.md").unlink()
+    assert "denied" in call("write_file", OTHER)["error"] and not Path("other.md").exists()
+    assert len(prompts) == 2 and prompts[0].startswith("AgentsFence asks about write_file")
+    history = fence_plugin(manager).approvals.history[SESSION]
+    assert [(a.choice, a.scope) for a in history] == [("approved", "once"), ("refused", None)]
+
+
+def test_a_session_answer_covers_the_same_call_and_nothing_else(manager, cli_prompt):
+    answers, prompts = cli_prompt
+    user_turn()
+    answers += ["session", "deny"]
+    assert "error" not in call("write_file", OTHER)
+    assert "error" not in call("write_file", OTHER) and len(prompts) == 1  # granted for the session
+    assert "error" in call("write_file", {"path": "third.md", "content": "x"}) and len(prompts) == 2
+    assert not Path("third.md").exists()
+    user_turn(session_id="other-session", task_id="other-task")
+    directive = ask_directive(manager, OTHER, session_id="other-session")
+    assert directive is not None and directive["action"] == "approve"  # no other session inherits it
+
+
+def test_a_gateway_answer_is_recorded_from_post_approval_response(manager, monkeypatch):
+    from tools import approval
+
+    monkeypatch.setenv("HERMES_GATEWAY_SESSION", "1")
+    gateway_key = f"telegram-{uuid.uuid4().hex[:8]}"
+    token = approval.set_current_session_key(gateway_key)
+    shown: list[dict] = []
+
+    def notify(request: dict) -> None:  # the person taps "always" on the gateway's buttons
+        shown.append(request)
+        approval.resolve_gateway_approval(gateway_key, "always")
+
+    approval.register_gateway_notify(gateway_key, notify)
+    try:
+        user_turn()
+        assert "error" not in call("write_file", OTHER) and len(shown) == 1
+        assert [(a.choice, a.scope) for a in fence_plugin(manager).approvals.history[SESSION]] == [("always", "session")]
+        assert ask_directive(manager, OTHER) is None
+    finally:
+        approval.unregister_gateway_notify(gateway_key)
+        approval.reset_current_session_key(token)
+        approval._permanent_approved.discard(shown[0]["pattern_key"])  # Hermes keeps it process-wide
+
+
+def test_strict_yolo_blocks_an_ask_that_yolo_would_approve(manager, yolo):
+    user_turn()
+    result = call("write_file", OTHER)
+    assert "Hermes' yolo mode would approve it without asking anyone (strict_yolo)" in result["error"]
+    assert not Path("other.md").exists()
+
+
+def test_without_strict_yolo_yolo_approves_once_and_the_fence_records_it(hermes_home, monkeypatch, yolo):
+    (hermes_home / "config.yaml").write_text("plugins:\n  enabled: [agentsfence]\nagentsfence:\n  strict_yolo: false\n")
+    manager = load(monkeypatch)
+    user_turn()
+    assert "error" not in call("write_file", OTHER) and Path("other.md").exists()
+    assert [(a.choice, a.scope) for a in fence_plugin(manager).approvals.history[SESSION]] == [("approved", "once")]
+    assert ask_directive(manager, OTHER)["action"] == "approve"  # used up: the next one asks again
+
+
+def test_strict_yolo_blocks_an_allowlist_hit_no_person_granted(manager):
+    from tools import approval
+
+    user_turn()
+    key = ask_directive(manager, OTHER)["rule_key"]
+    approval.approve_session(approval.get_current_session_key(), f"plugin_rule:{key}")
+    result = call("write_file", OTHER)
+    assert "Hermes' allowlist would approve it" in result["error"] and not Path("other.md").exists()
+
+
+def test_strict_yolo_blocks_an_ask_in_a_cron_job_that_approves_unattended(hermes_home, monkeypatch):
+    (hermes_home / "config.yaml").write_text("plugins:\n  enabled: [agentsfence]\napprovals:\n  cron_mode: approve\n")
+    monkeypatch.setenv("HERMES_CRON_SESSION", "1")
+    load(monkeypatch)
+    user_turn()
+    result = call("write_file", OTHER)
+    assert "approvals.cron_mode: approve" in result["error"] and not Path("other.md").exists()
+
+
+def test_with_nobody_to_ask_hermes_refuses_and_the_fence_grants_nothing(manager, monkeypatch):
+    monkeypatch.delenv("HERMES_INTERACTIVE", raising=False)
+    user_turn()
+    assert "no interactive user or gateway" in call("write_file", OTHER)["error"]
+    assert [(a.choice, a.scope) for a in fence_plugin(manager).approvals.history[SESSION]] == [("refused", None)]
