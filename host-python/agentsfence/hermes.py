@@ -300,7 +300,12 @@ class HermesFence:
         if fault is not None:
             return None, host_decision(tool_name, "host_error", f"the user's request could not be read ({fault})")
         session = self._session_for(session_id, task_id)
-        return session, (session or self.fence).decide(tool_name, args, self._working_directory(task_id))
+        if session is None:
+            # execute_code's nested calls carry only a task id: one never seen in a user's turn
+            # belongs to no request, so there is no intent to decide it against.
+            return None, host_decision(tool_name, "unknown_task", f"the call names no session, and its task id {task_id!r} "
+                                       "belongs to no conversation the fence has seen, so nothing says what the user asked for")
+        return session, session.decide(tool_name, args, self._working_directory(task_id))
 
     # ---- the working directory Hermes resolves this task's relative paths against ----
 
@@ -332,7 +337,7 @@ class HermesFence:
             self._alias(task_id, linked)
             return linked
         if not session_id:
-            return None  # no session we know: decided with an empty intent
+            return None
         session = self.fence.session(session_id)
         self._alias(task_id, session)
         return session
