@@ -36,6 +36,7 @@ class Pending:
 
 @dataclass(frozen=True, slots=True)
 class Answer:
+    session_key: str
     rule_key: str
     choice: str  # once / session / always / deny / timeout, or how post_tool_call inferred it
     scope: Scope | None  # None: nothing was granted
@@ -74,14 +75,24 @@ class Approvals:
                 return None
             choice = self._answered.pop(pending.rule_key, None)
             if not ran:
-                answer = Answer(pending.rule_key, choice or "refused", None)
+                answer = Answer(pending.session_key, pending.rule_key, choice or "refused", None)
             elif choice in ("session", "always") or (choice is None and on_allowlist(pending.rule_key)):
-                answer = Answer(pending.rule_key, choice or "allowlisted", "session")
+                answer = Answer(pending.session_key, pending.rule_key, choice or "allowlisted", "session")
                 self._grants.setdefault(pending.session_key, set()).add(pending.rule_key)
             else:
-                answer = Answer(pending.rule_key, choice or "approved", "once")
+                answer = Answer(pending.session_key, pending.rule_key, choice or "approved", "once")
             self.history.setdefault(pending.session_key, []).append(answer)
             return answer
+
+    def session_grants(self, session_key: str) -> list[str]:
+        with self._lock:
+            return sorted(self._grants.get(session_key, ()))
+
+    def restore(self, session_key: str, keys: list[str]) -> None:
+        """Grants saved with a session that is being resumed."""
+        if keys:
+            with self._lock:
+                self._grants.setdefault(session_key, set()).update(keys)
 
     def forget(self, session_key: str) -> None:
         with self._lock:

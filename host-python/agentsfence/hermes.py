@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from .approvals import RULE_PREFIX, Approvals, call_reference, rule_key, unattended_gate
+from .state import SessionRecord, SessionStore, StateCorrupt
 
 if TYPE_CHECKING:
     from .api import Decision, Fence, Session
@@ -71,11 +72,13 @@ def register(ctx: Any, **kwargs: Any) -> None:
         ctx.register_hook("pre_tool_call", hook)
         move_first(ctx, hook)
         return
-    plugin = HermesFence(fence, settings, state_dir / "decisions.jsonl", lambda: plugin.order_hooks(ctx))
+    plugin = HermesFence(fence, settings, SessionStore(state_dir / "sessions"), state_dir / "decisions.jsonl",
+                         lambda: plugin.order_hooks(ctx))
     ctx.register_hook("pre_tool_call", plugin.pre_tool_call)
     ctx.register_hook("pre_llm_call", plugin.pre_llm_call)
     ctx.register_hook("subagent_start", plugin.subagent_start)
     ctx.register_hook("on_session_finalize", plugin.on_session_finalize)
+    ctx.register_hook("on_session_reset", plugin.on_session_reset)
     ctx.register_hook("post_tool_call", plugin.post_tool_call)
     ctx.register_hook("post_approval_response", plugin.post_approval_response)
     plugin.order_hooks(ctx)
@@ -136,9 +139,11 @@ def _message_text(user_message: Any) -> str:
 class HermesFence:
     """The hooks, and the links from Hermes' ids to fence sessions."""
 
-    def __init__(self, fence: Fence, settings: Settings, log_path: Path, reorder: Callable[[], None]):
+    def __init__(self, fence: Fence, settings: Settings, store: SessionStore, log_path: Path, reorder: Callable[[], None]):
         self.fence = fence
         self.settings = settings
+        self.store = store
+        self._records: dict[str, SessionRecord] = {}  # top-level session_id -> what is saved for it
         self._log_path = log_path
         self._log_fd: int | None = None
         self._reorder = reorder
@@ -161,11 +166,13 @@ class HermesFence:
                 # A subagent's "user message" is its parent model's goal text: it grants nothing.
                 self._alias(task_id, parent)
                 return None
-            session = self.fence.session(key)
+            session = self._top_session(key)
             self._alias(task_id, session)
             text = _message_text(user_message)
+            directory = self._working_directory(task_id)
             if text:
-                session.intent(text, self._working_directory(task_id))
+                session.intent(text, directory)
+            self._remember_turn(key, task_id, text, directory)
         except Exception as error:
             logger.error("AgentsFence could not bind the user's message: %s", error)
             with self._lock:
@@ -220,6 +227,8 @@ class HermesFence:
             answer = self.approvals.settle(call_ref, status in ("ok", "error"), _on_hermes_allowlist)
             if answer is not None:
                 logger.info("AgentsFence: %s for %s: %s (%s)", tool_name, answer.rule_key, answer.choice, answer.scope)
+                if answer.scope == "session":
+                    self._save(answer.session_key)
         except Exception as error:
             logger.error("AgentsFence could not settle %s: %s", tool_name, error)
         return None
@@ -277,29 +286,43 @@ class HermesFence:
         return None
 
     def on_session_finalize(self, session_id: str = "", reason: str = "", **kwargs: Any) -> None:
-        """Forgets a finished session; one ended by shutdown is kept (it can be resumed)."""
-        if not session_id or reason == "shutdown":
-            return None
+        """Forgets a finished session and its saved record; one ended by shutdown is kept, because
+        `hermes --resume` can continue it. (Hermes 0.19's CLI /new finalizes the old session with
+        reason "session_boundary", the gateway's with "new_session".)"""
+        if session_id and reason != "shutdown":
+            self._drop(session_id)
+        return None
+
+    def on_session_reset(self, session_id: str = "", old_session_id: str = "", **kwargs: Any) -> None:
+        """/new or /reset: Hermes 0.19 passes the NEW session's id (and, from the gateway, the old
+        one as old_session_id); the old session is over either way."""
+        for ended in (old_session_id, session_id):
+            if ended:
+                self._drop(ended)
+        return None
+
+    def _drop(self, session_id: str) -> None:
         try:
             with self._lock:
                 self._faults.pop(session_id, None)
                 self._children.pop(session_id, None)
+                self._records.pop(session_id, None)
                 for task_id in [k for k, s in self._tasks.items() if s.id == session_id]:
                     del self._tasks[task_id]
                     self._faults.pop(task_id, None)
             self.fence.drop_session(session_id)
             self.approvals.forget(session_id)
+            self.store.drop(session_id)
         except Exception as error:
             logger.error("AgentsFence could not drop session %s: %s", session_id, error)
-        return None
 
     def _decide(self, tool_name: str, args: Any, task_id: str, session_id: str) -> tuple[Session | None, Decision]:
         from .api import host_decision
 
+        session = self._session_for(session_id, task_id)  # first: loading a saved session may find it corrupt
         fault = self._faults.get(session_id or task_id) if session_id or task_id else None
         if fault is not None:
             return None, host_decision(tool_name, "host_error", f"the user's request could not be read ({fault})")
-        session = self._session_for(session_id, task_id)
         if session is None:
             # execute_code's nested calls carry only a task id: one never seen in a user's turn
             # belongs to no request, so there is no intent to decide it against.
@@ -338,9 +361,54 @@ class HermesFence:
             return linked
         if not session_id:
             return None
-        session = self.fence.session(session_id)
+        session = self._top_session(session_id)
         self._alias(task_id, session)
         return session
+
+    # ---- saved sessions ----
+
+    def _top_session(self, session_id: str) -> Session:
+        """The fence session of a top-level Hermes session, restored from its saved record the
+        first time this process sees it (a resumed session keeps its intent and grants)."""
+        with self._lock:
+            known = session_id in self._records
+        if not known:
+            try:
+                record = self.store.load(session_id) or SessionRecord(session_id)
+            except StateCorrupt as error:
+                record = SessionRecord(session_id)
+                with self._lock:
+                    self._faults[session_id] = f"the session's saved state is unusable: {error}"
+            session = self.fence.session(session_id)
+            for text, directory in record.messages:
+                session.intent(text, directory)
+            for task_id in record.tasks:
+                self._alias(task_id, session)
+            self.approvals.restore(session_id, record.grants)
+            with self._lock:
+                self._records.setdefault(session_id, record)
+        return self.fence.session(session_id)
+
+    def _remember_turn(self, session_id: str, task_id: str, text: str, directory: str) -> None:
+        with self._lock:
+            record = self._records[session_id]
+            if text:
+                record.messages.append((text, directory))
+            if task_id and task_id not in record.tasks:
+                record.tasks.append(task_id)
+        self._save(session_id)
+
+    def _save(self, session_id: str) -> None:
+        """A session that cannot be saved still decides correctly now; only a resume would lose it."""
+        with self._lock:
+            record = self._records.get(session_id)
+            if record is None:
+                return
+            record.grants = self.approvals.session_grants(session_id)
+            try:
+                self.store.save(record)
+            except OSError as error:
+                logger.error("AgentsFence could not save session %s: %s", session_id, error)
 
     def _alias(self, task_id: str, session: Session) -> None:
         if task_id:

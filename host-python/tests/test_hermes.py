@@ -528,3 +528,51 @@ def test_a_subagents_task_is_aliased_to_its_parents_session(manager):
                    "print(write_file('evil.md', 'x'))\n", "child-2-task")
     assert Path("summary.md").read_text() == "child" and not Path("evil.md").exists()
     assert "AgentsFence" in ran["output"]
+
+
+# ---- lifecycle and saved state ($HERMES_HOME/agentsfence/sessions) ----
+
+def saved_sessions(hermes_home: Path) -> list[Path]:
+    directory = hermes_home / "agentsfence" / "sessions"
+    return sorted(directory.iterdir()) if directory.exists() else []
+
+
+def test_a_session_ended_by_shutdown_resumes_with_its_intent_and_grants(hermes_home, monkeypatch, cli_prompt):
+    answers, prompts = cli_prompt
+    load(monkeypatch)
+    user_turn()
+    answers.append("session")
+    assert "error" not in call("write_file", OTHER)
+    hermes_plugins.invoke_hook("on_session_finalize", session_id=SESSION, platform="cli", reason="shutdown")
+    [saved] = saved_sessions(hermes_home)
+    assert json.loads(saved.read_text())["messages"][0][0] == REQUEST and not list(saved.parent.glob("*.tmp"))
+    load(monkeypatch)  # `hermes --resume`: a new process, no new turn yet
+    assert "error" not in call("write_file", OTHER) and len(prompts) == 1  # the session grant, not asked again
+    assert "error" not in call("write_file", {"path": "summary.md", "content": "x"}, session_id="")  # the old task alias
+    assert "error" in call("write_file", {"path": "evil.md", "content": "x"}) and not Path("evil.md").exists()
+
+
+@pytest.mark.parametrize("ending", ["finalize new_session", "finalize session_boundary", "gateway reset"])
+def test_a_session_ended_for_good_is_dropped_with_its_state(hermes_home, monkeypatch, ending):
+    manager = load(monkeypatch)
+    user_turn()
+    assert len(saved_sessions(hermes_home)) == 1
+    if ending == "gateway reset":
+        hermes_plugins.invoke_hook("on_session_reset", session_id="the-new-one", platform="telegram", reason="new_session",
+                                   old_session_id=SESSION, new_session_id="the-new-one")
+    else:
+        hermes_plugins.invoke_hook("on_session_finalize", session_id=SESSION, platform="cli", reason=ending.split()[1])
+    assert saved_sessions(hermes_home) == []
+    assert ask_directive(manager, {"path": "summary.md", "content": "x"})["action"] == "approve"  # nothing named it now
+
+
+def test_a_corrupt_state_file_blocks_and_is_kept_aside(hermes_home, monkeypatch):
+    load(monkeypatch)
+    user_turn()
+    [saved] = saved_sessions(hermes_home)
+    saved.write_text('{"format": 1, "session_id": ')
+    load(monkeypatch)
+    result = call("read_file", {"path": "notes.txt"})
+    assert "the session's saved state is unusable: its state file is corrupt" in result["error"] and "content" not in result
+    [aside] = saved_sessions(hermes_home)
+    assert aside.name.startswith(saved.name + ".corrupt-") and aside.read_text() == '{"format": 1, "session_id": '
