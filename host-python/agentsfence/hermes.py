@@ -97,6 +97,24 @@ def fault_block(tool_name: str, error: Exception) -> Directive:
     return {"action": "block", "message": f"AgentsFence blocked {tool_name}: the fence failed ({type(error).__name__}: {error}) [host_error]"}
 
 
+PATCH_PATHS_ARG = "agentsfence_patch_paths"  # policies/defaults.yaml gives it the path role
+
+
+def with_patch_paths(tool_name: str, args: Any) -> Any:
+    """patch in patch mode names its files inside the V4A text. The evaluator scans the headers
+    itself; Hermes' own parser (tools/patch_parser.py) is what the tool obeys, so its files are
+    added as one more argument and the decision covers both readings."""
+    if tool_name != "patch" or not isinstance(args, dict) or not isinstance(args.get("patch"), str):
+        return args
+    try:
+        from tools.patch_parser import parse_v4a_patch
+    except ImportError:  # another Hermes layout: the evaluator's own scan still decides
+        return args
+    operations, _ = parse_v4a_patch(args["patch"])
+    paths = [p for op in operations for p in (op.file_path, op.new_path) if isinstance(p, str) and p]
+    return {**args, PATCH_PATHS_ARG: paths}
+
+
 def _arguments_json(args: Any) -> bytes:
     from .api import encode_call
 
@@ -153,6 +171,7 @@ class HermesFence:
         self._faults: dict[str, str] = {}  # session_id -> why its user message could not be bound
         self._session_cwd: Callable[[str | None], str | None] | None = None
         self.approvals = Approvals()
+        self._decided_args: dict[str, bytes] = {}  # tool_call_id -> the argument JSON the fence decided on
 
     # ---- hooks ----
 
@@ -185,10 +204,16 @@ class HermesFence:
                       tool_call_id: str = "", **kwargs: Any) -> Directive:
         self._reorder()  # before each decision too: a plugin may have been loaded since the last turn
         try:
+            if not tool_call_id and self.settings.no_tool_call_id == "block":
+                return block(f"AgentsFence blocked {tool_name}: the call has no tool_call_id, and this fence is set to block "
+                             "such calls (no_tool_call_id: block) [no_tool_call_id]")
             started = time.perf_counter_ns()
             session, decision = self._decide(tool_name, args, task_id, session_id)
             elapsed_us = (time.perf_counter_ns() - started) / 1000
             self._log(session_id or task_id, tool_name, decision, elapsed_us)
+            if tool_call_id and decision.kind != "block":
+                with self._lock:  # compared in post_tool_call: did the call run with what was decided?
+                    self._decided_args[tool_call_id] = _arguments_json(args)
             if decision.kind == "allow":
                 return None
             if decision.kind == "block":
@@ -223,7 +248,16 @@ class HermesFence:
                        tool_call_id: str = "", status: str = "", **kwargs: Any) -> None:
         """Settles an ask: the call ran (ok or error) only if the gate approved it."""
         try:
-            call_ref = call_reference(tool_call_id, session_id or task_id, tool_name, _arguments_json(args))
+            arguments_json = _arguments_json(args)
+            if tool_call_id:
+                with self._lock:
+                    decided = self._decided_args.pop(tool_call_id, None)
+                if decided is not None and decided != arguments_json and status != "blocked":
+                    # Another plugin changed the arguments after the fence decided (in place, or
+                    # with a newer Hermes' modify directive): what ran is not what was decided.
+                    logger.warning("AgentsFence: %s ran with arguments changed after its decision", tool_name)
+                    self._log_event(session_id or task_id, tool_name, "args_changed")
+            call_ref = call_reference(tool_call_id, session_id or task_id, tool_name, arguments_json)
             answer = self.approvals.settle(call_ref, status in ("ok", "error"), _on_hermes_allowlist)
             if answer is not None:
                 logger.info("AgentsFence: %s for %s: %s (%s)", tool_name, answer.rule_key, answer.choice, answer.scope)
@@ -328,7 +362,7 @@ class HermesFence:
             # belongs to no request, so there is no intent to decide it against.
             return None, host_decision(tool_name, "unknown_task", f"the call names no session, and its task id {task_id!r} "
                                        "belongs to no conversation the fence has seen, so nothing says what the user asked for")
-        return session, session.decide(tool_name, args, self._working_directory(task_id))
+        return session, session.decide(tool_name, with_patch_paths(tool_name, args), self._working_directory(task_id))
 
     # ---- the working directory Hermes resolves this task's relative paths against ----
 
@@ -417,13 +451,19 @@ class HermesFence:
 
     # ---- the decision log ----
 
+    def _log_event(self, session_key: str, tool_name: str, event: str) -> None:
+        self._write_log(f'{{"time":{time.time():.6f},"session":{encode_basestring(session_key)},'
+                        f'"tool":{encode_basestring(tool_name)},"event":{encode_basestring(event)}}}\n')
+
     def _log(self, session_key: str, tool_name: str, decision: Decision, elapsed_us: float) -> None:
-        """One JSON line per decision, one append write; a failing log never fails the decision."""
+        q = encode_basestring  # a JSON string literal; formatting by hand is twice as fast as json.dumps
+        self._write_log(f'{{"time":{time.time():.6f},"session":{q(session_key)},"tool":{q(tool_name)},'
+                        f'"kind":{q(decision.kind)},"reason":{q(decision.reason)},"rule":{q(decision.rule)},'
+                        f'"us":{elapsed_us:.1f}}}\n')
+
+    def _write_log(self, line: str) -> None:
+        """One JSON line, one append write; a failing log never fails the decision."""
         try:
-            q = encode_basestring  # a JSON string literal; formatting by hand is twice as fast as json.dumps
-            line = (f'{{"time":{time.time():.6f},"session":{q(session_key)},"tool":{q(tool_name)},'
-                    f'"kind":{q(decision.kind)},"reason":{q(decision.reason)},"rule":{q(decision.rule)},'
-                    f'"us":{elapsed_us:.1f}}}\n')
             if self._log_fd is None:
                 with self._lock:
                     if self._log_fd is None:
@@ -431,4 +471,4 @@ class HermesFence:
                         self._log_fd = os.open(self._log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
             os.write(self._log_fd, line.encode("utf-8"))  # O_APPEND: concurrent lines do not interleave
         except Exception as error:
-            logger.warning("AgentsFence could not log a decision: %s", error)
+            logger.warning("AgentsFence could not write its log: %s", error)

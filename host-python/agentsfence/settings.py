@@ -13,6 +13,7 @@ from typing import Any, Literal
 import yaml
 
 PluginConflicts = Literal["first", "strict"]
+NoToolCallId = Literal["decide", "block"]
 
 
 class SettingsError(Exception):
@@ -28,6 +29,10 @@ class Settings:
     # When Hermes' gate would approve without a human (yolo, an allowlisted plugin_rule key the
     # fence never saw a human grant, cron with cron_mode approve), block instead of asking.
     strict_yolo: bool = True
+    # Calls with no tool_call_id (execute_code's nested calls, plugins' own dispatch): decide
+    # them like any other call (their post_tool_call is paired by session, tool and arguments,
+    # so a change to their arguments after the decision cannot be seen), or block them all.
+    no_tool_call_id: NoToolCallId = "decide"
 
 
 def load_settings(hermes_home: Path) -> Settings:
@@ -53,6 +58,7 @@ def load_settings(hermes_home: Path) -> Settings:
     return Settings(
         plugin_conflicts=_choice(section, "plugin_conflicts", ("first", "strict"), "first"),
         strict_yolo=_flag(section, "strict_yolo", True),
+        no_tool_call_id=_choice(section, "no_tool_call_id", ("decide", "block"), "decide"),
     )
 
 
