@@ -31,20 +31,23 @@ import logging
 import os
 import threading
 import time
+from collections import deque
 from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
+from .commands import run_cli, setup_cli, slash_fence
 from .approvals import RULE_PREFIX, Approvals, call_reference, rule_key, unattended_gate
 from .state import SessionRecord, SessionStore, StateCorrupt
 
 if TYPE_CHECKING:
-    from .api import Decision, Fence, Session
+    from .api import Decision, Fence, Intent, Session
     from .settings import Settings
 
 logger = logging.getLogger("agentsfence")
 
 Directive = dict[str, str] | None
+RECENT_DECISIONS = 8  # how many /fence shows
 
 
 def hermes_home() -> Path:
@@ -81,6 +84,10 @@ def register(ctx: Any, **kwargs: Any) -> None:
     ctx.register_hook("on_session_reset", plugin.on_session_reset)
     ctx.register_hook("post_tool_call", plugin.post_tool_call)
     ctx.register_hook("post_approval_response", plugin.post_approval_response)
+    ctx.register_command("fence", lambda raw_args="": slash_fence(plugin, raw_args),
+                         description="Show or change this session's AgentsFence policy", args_hint="[show|allow TEXT|deny TEXT]")
+    ctx.register_cli_command("fence", "AgentsFence: status, and explain one decision", setup_cli, run_cli,
+                             description="Show the installed policy and settings, or decide one call and say why.")
     plugin.order_hooks(ctx)
     logger.info("AgentsFence active: policy %s (%s)", fence.policy_name, fence.policy_hash[:12])
 
@@ -172,10 +179,14 @@ class HermesFence:
         self._session_cwd: Callable[[str | None], str | None] | None = None
         self.approvals = Approvals()
         self._decided_args: dict[str, bytes] = {}  # tool_call_id -> the argument JSON the fence decided on
+        self.current_session: str | None = None  # the top-level session of the latest user turn (for /fence)
+        self._intents: dict[str, Intent] = {}  # session_id -> what its messages named and ruled out
+        self._recent: dict[str, deque[str]] = {}  # session_id -> its latest decision messages
 
     # ---- hooks ----
 
-    def pre_llm_call(self, session_id: str = "", task_id: str = "", user_message: Any = None, **kwargs: Any) -> None:
+    def pre_llm_call(self, session_id: str = "", task_id: str = "", user_message: Any = None, sender_id: Any = "",
+                     **kwargs: Any) -> None:
         self._reorder()
         key = session_id or task_id
         try:
@@ -187,11 +198,12 @@ class HermesFence:
                 return None
             session = self._top_session(key)
             self._alias(task_id, session)
+            self.current_session = key
             text = _message_text(user_message)
             directory = self._working_directory(task_id)
             if text:
-                session.intent(text, directory)
-            self._remember_turn(key, task_id, text, directory)
+                self._intents[key] = session.intent(text, directory)
+            self._remember_turn(key, task_id, text, directory, sender_id if isinstance(sender_id, str) else "")
         except Exception as error:
             logger.error("AgentsFence could not bind the user's message: %s", error)
             with self._lock:
@@ -211,6 +223,9 @@ class HermesFence:
             session, decision = self._decide(tool_name, args, task_id, session_id)
             elapsed_us = (time.perf_counter_ns() - started) / 1000
             self._log(session_id or task_id, tool_name, decision, elapsed_us)
+            if session is not None:
+                with self._lock:
+                    self._recent.setdefault(session.id, deque(maxlen=RECENT_DECISIONS)).append(decision.message)
             if tool_call_id and decision.kind != "block":
                 with self._lock:  # compared in post_tool_call: did the call run with what was decided?
                     self._decided_args[tool_call_id] = _arguments_json(args)
@@ -341,6 +356,10 @@ class HermesFence:
                 self._faults.pop(session_id, None)
                 self._children.pop(session_id, None)
                 self._records.pop(session_id, None)
+                self._intents.pop(session_id, None)
+                self._recent.pop(session_id, None)
+                if self.current_session == session_id:
+                    self.current_session = None
                 for task_id in [k for k, s in self._tasks.items() if s.id == session_id]:
                     del self._tasks[task_id]
                     self._faults.pop(task_id, None)
@@ -415,7 +434,7 @@ class HermesFence:
                     self._faults[session_id] = f"the session's saved state is unusable: {error}"
             session = self.fence.session(session_id)
             for text, directory in record.messages:
-                session.intent(text, directory)
+                self._intents[session_id] = session.intent(text, directory)
             for task_id in record.tasks:
                 self._alias(task_id, session)
             self.approvals.restore(session_id, record.grants)
@@ -423,14 +442,49 @@ class HermesFence:
                 self._records.setdefault(session_id, record)
         return self.fence.session(session_id)
 
-    def _remember_turn(self, session_id: str, task_id: str, text: str, directory: str) -> None:
+    def _remember_turn(self, session_id: str, task_id: str, text: str, directory: str, sender_id: str = "") -> None:
         with self._lock:
             record = self._records[session_id]
             if text:
                 record.messages.append((text, directory))
             if task_id and task_id not in record.tasks:
                 record.tasks.append(task_id)
+            if sender_id and sender_id not in record.senders:
+                # A gateway session shared by several people (group_sessions_per_user: false) binds
+                # every sender's messages into one intent: each is on record.
+                record.senders.append(sender_id)
         self._save(session_id)
+
+    # ---- /fence ----
+
+    def amend(self, session_id: str, text: str) -> None:
+        """The CLI user's own words through /fence: bound and saved like a user message."""
+        session = self._top_session(session_id)
+        directory = self._working_directory("")
+        self._intents[session_id] = session.intent(text, directory)
+        self._remember_turn(session_id, "", text, directory)
+
+    def describe_session(self, session_id: str) -> str:
+        with self._lock:
+            record = self._records.get(session_id)
+            intent = self._intents.get(session_id)
+            recent = list(self._recent.get(session_id, ()))
+            fault = self._faults.get(session_id)
+        lines = [f"AgentsFence, session {session_id} (policy {self.fence.policy_name}, {self.fence.policy_hash[:12]})"]
+        if fault is not None:
+            lines.append(f"Every call is blocked: {fault}")
+        if record is not None and record.messages:
+            lines.append(f"Task: {record.messages[0][0][:200]}")
+        if intent is not None:
+            named = [*intent.paths, *intent.emails, *intent.recipients, *intent.urls, *intent.domains]
+            lines.append("Allowed where the policy lets the user decide: " + (", ".join(named) if named else "nothing named"))
+            lines.append("Prohibited: " + (", ".join(f"{c} ('{v}')" for c, v in intent.prohibited) or "nothing"))
+        grants = self.approvals.session_grants(session_id)
+        lines.append(f"Approvals granted for this session: {len(grants)}")
+        if record is not None and record.senders:
+            lines.append("Senders: " + ", ".join(record.senders))
+        lines.append("Recent decisions:" + ("".join(f"\n  {m}" for m in recent) if recent else " none"))
+        return "\n".join(lines)
 
     def _save(self, session_id: str) -> None:
         """A session that cannot be saved still decides correctly now; only a resume would lose it."""

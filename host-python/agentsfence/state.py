@@ -29,6 +29,7 @@ class SessionRecord:
     messages: list[tuple[str, str]] = field(default_factory=list)  # (user message, directory it was read in)
     tasks: list[str] = field(default_factory=list)
     grants: list[str] = field(default_factory=list)  # rule keys a person granted for the session
+    senders: list[str] = field(default_factory=list)  # gateway user ids whose messages were bound
 
 
 class SessionStore:
@@ -44,7 +45,7 @@ class SessionStore:
         target = self.path(record.session_id)
         temporary = target.with_name(f"{target.name}.{os.getpid()}.tmp")
         document = {"format": FORMAT, "session_id": record.session_id, "messages": [list(m) for m in record.messages],
-                    "tasks": record.tasks, "grants": record.grants}
+                    "tasks": record.tasks, "grants": record.grants, "senders": record.senders}
         descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
             os.write(descriptor, json.dumps(document, ensure_ascii=False).encode("utf-8"))
@@ -88,7 +89,7 @@ def _parse(text: bytes, session_id: str) -> SessionRecord:
     messages = [(str(m), str(d)) for m, d in document["messages"] if isinstance(m, str) and isinstance(d, str)]
     if len(messages) != len(document["messages"]):
         raise ValueError("a message is not text")
-    tasks, grants = document["tasks"], document["grants"]
-    if not all(isinstance(t, str) for t in tasks) or not all(isinstance(g, str) for g in grants):
-        raise ValueError("a task id or grant is not text")
-    return SessionRecord(session_id, messages, list(tasks), list(grants))
+    tasks, grants, senders = document["tasks"], document["grants"], document["senders"]
+    if not all(isinstance(v, str) for v in (*tasks, *grants, *senders)):
+        raise ValueError("a task id, grant or sender is not text")
+    return SessionRecord(session_id, messages, list(tasks), list(grants), list(senders))

@@ -633,3 +633,66 @@ def test_arguments_changed_after_the_decision_are_recorded(hermes_home, monkeypa
                                      tool_call_id="call-7")
     log = [json.loads(line) for line in (hermes_home / "agentsfence" / "decisions.jsonl").read_text().splitlines()]
     assert [(d["tool"], d.get("kind"), d.get("event")) for d in log] == [("write_file", "allow", None), ("write_file", None, "args_changed")]
+
+
+# ---- /fence, `hermes fence`, gateway senders ----
+
+def slash(command: str) -> str:
+    """The handler Hermes' CLI dispatches `/fence ...` to (hermes_cli.plugins.get_plugin_command_handler)."""
+    handler = hermes_plugins.get_plugin_command_handler("fence")
+    assert handler is not None
+    return hermes_plugins.resolve_plugin_command_result(handler(command))
+
+
+def test_slash_fence_shows_the_session_and_lets_the_cli_user_widen_and_narrow_it(manager):
+    user_turn("Summarize notes.txt into summary.md and email bob@example.com")
+    call("terminal", {"command": EXFILTRATE})
+    shown = slash("")
+    assert f"session {SESSION}" in shown and "Task: Summarize notes.txt" in shown and "bob@example.com" in shown
+    assert "AgentsFence blocked terminal" in shown and "Prohibited: nothing" in shown
+    assert "Allowed" in slash("allow write other.md") and "error" not in call("write_file", OTHER)
+    assert "message.send" in slash("deny send anything")
+    send = {"action": "send", "target": "bob@example.com", "message": "hi"}
+    message = hermes_plugins.resolve_pre_tool_block("send_message", send, task_id=TASK, session_id=SESSION)
+    assert message is not None and "rules out message.send" in message
+    assert slash("widen everything").startswith("AgentsFence: usage: /fence")
+
+
+def test_slash_fence_refuses_in_a_gateway_process(manager, monkeypatch):
+    user_turn()
+    monkeypatch.setenv("HERMES_GATEWAY_SESSION", "1")
+    answer = slash("allow write evil.md")
+    assert answer.startswith("AgentsFence: /fence works only in the Hermes CLI")
+    monkeypatch.delenv("HERMES_GATEWAY_SESSION")
+    assert "error" in call("write_file", {"path": "evil.md", "content": "x"}) and not Path("evil.md").exists()
+
+
+def hermes_fence(manager, *argv: str, capsys) -> str:
+    """`hermes fence ...` as Hermes' main builds it from the plugin's register_cli_command."""
+    import argparse
+
+    command = manager._cli_commands["fence"]
+    parser = argparse.ArgumentParser(prog="hermes fence")
+    command["setup_fn"](parser)
+    options = parser.parse_args(list(argv))
+    assert command["handler_fn"](options) == 0
+    return capsys.readouterr().out
+
+
+def test_hermes_fence_status_and_explain(manager, capsys):
+    user_turn()
+    status = hermes_fence(manager, "status", capsys=capsys)
+    assert "policy: hermes-defaults" in status and '"strict_yolo": true' in status and "saved sessions: 1" in status
+    explained = json.loads(hermes_fence(manager, "explain", "terminal", json.dumps({"command": EXFILTRATE}),
+                                        "--intent", REQUEST, capsys=capsys))
+    assert explained["kind"] == "block" and "attacker.example" in explained["message"]
+
+
+def test_the_gateway_sender_is_recorded_on_the_session(manager, hermes_home):
+    for sender in ("alice", "bob", "alice"):
+        hermes_plugins.invoke_hook("pre_llm_call", session_id=SESSION, task_id=TASK, turn_id="t", user_message=REQUEST,
+                                   conversation_history=[], is_first_turn=False, model="scripted", platform="telegram",
+                                   sender_id=sender)
+    [saved] = saved_sessions(hermes_home)
+    assert json.loads(saved.read_text())["senders"] == ["alice", "bob"]
+    assert "Senders: alice, bob" in fence_plugin(manager).describe_session(SESSION)
