@@ -236,7 +236,17 @@ class HermesFence:
             return self._ask(decision, session.id if session is not None else "", tool_name, args,
                              call_reference(tool_call_id, session_id or task_id, tool_name, _arguments_json(args)))
         except Exception as error:
-            return fault_block(tool_name, error)
+            return self._fault(tool_name, error)
+
+    def _fault(self, tool_name: str, error: Exception) -> Directive:
+        """An internal error blocks the call, unless the policy lets its risk class fail open."""
+        try:
+            if self.fence.fails_open(tool_name):
+                logger.error("AgentsFence failed deciding %s; its risk class fails open", tool_name, exc_info=error)
+                return None
+        except Exception:
+            pass  # the fail mode cannot be read either: closed
+        return fault_block(tool_name, error)
 
     def _ask(self, decision: Decision, session_key: str, tool_name: str, args: Any, call_ref: str) -> Directive:
         """DESIGN.md §3: ask -> approve, with a rule key Hermes files [s]ession / [a]lways answers

@@ -696,3 +696,41 @@ def test_the_gateway_sender_is_recorded_on_the_session(manager, hermes_home):
     [saved] = saved_sessions(hermes_home)
     assert json.loads(saved.read_text())["senders"] == ["alice", "bob"]
     assert "Senders: alice, bob" in fence_plugin(manager).describe_session(SESSION)
+
+
+# ---- fail mode per risk class (the policy's fail_open) ----
+
+def test_a_failure_blocks_unless_the_policy_lets_the_risk_class_fail_open(hermes_home, monkeypatch, tmp_path):
+    from agentsfence.compiler import compile_policy
+    from agentsfence.engine import EngineFault, WasmInstance
+
+    source = tmp_path / "open-reads.yaml"
+    source.write_text("version: 1\nname: open-reads\nextends: [defaults]\nfail_open: [read]\n")
+    (hermes_home / "agentsfence").mkdir()
+    compile_policy([source], hermes_home / "agentsfence" / "policy.afb")
+    manager = load(monkeypatch)
+    assert fence_plugin(manager).fence.policy_name == "open-reads"
+    user_turn()
+    real = WasmInstance.invoke
+
+    def trapping(self, export, args, payload=b""):
+        if export == "decide":
+            raise EngineFault("decide trapped: all fuel consumed")
+        return real(self, export, args, payload)
+
+    monkeypatch.setattr(WasmInstance, "invoke", trapping)
+    assert "launch in October" in call("read_file", {"path": "notes.txt"})["content"]
+    written = call("write_file", {"path": "summary.md", "content": "x"})
+    assert "AgentsFence blocked write_file: the evaluator failed (decide trapped" in written["error"]
+    assert not Path("summary.md").exists()
+
+
+def test_by_default_every_risk_class_fails_closed(manager, monkeypatch):
+    user_turn()
+
+    def broken(self, *args, **kwargs):
+        raise RuntimeError("simulated fault")
+
+    monkeypatch.setattr("agentsfence.api.Session.decide", broken)
+    assert "the fence failed (RuntimeError: simulated fault)" in call("read_file", {"path": "notes.txt"})["error"]
+    assert not fence_plugin(manager).fence.fails_open("read_file")
