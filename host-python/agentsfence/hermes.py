@@ -20,7 +20,14 @@ model_tools.py, tools/delegate_tool.py, cli.py):
 - subagent_start kwargs: parent_session_id, parent_turn_id, parent_subagent_id,
   child_session_id, child_subagent_id, child_role, child_goal.
 - on_session_finalize kwargs: session_id, platform, reason ("shutdown" on CLI exit, when the
-  session can still be resumed; "new_session" / "session_boundary" otherwise).
+  session can still be resumed; "session_boundary" on the CLI's /new, "new_session" from the
+  gateway). on_session_reset passes the NEW session's id (the gateway adds old_session_id).
+- post_tool_call kwargs: tool_name, args (the same dict pre_tool_call saw, so a change made in
+  place after the fence decided shows), result, task_id, session_id, tool_call_id, turn_id,
+  api_request_id, duration_ms, status ("ok" / "error", "blocked" when refused), error_type,
+  error_message, middleware_trace.
+- post_approval_response (pattern_key "plugin_rule:<rule_key>", choice) fires for plugin asks
+  only on the gateway path; yolo, the allowlist and the CLI prompt answer silently.
 
 This module imports wasmtime only inside register(), so a broken install still registers a
 hook that blocks every call instead of failing to load (which Hermes treats as no fence).
