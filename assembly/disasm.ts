@@ -1,7 +1,7 @@
 // The installed policy as text, one fact a line: what `agentsfence disasm` prints.
 import {
   NONE, FORMAT_VERSION, OP_DECIDE, OP_TEST_PRESENT, OP_TEST_EQUALS, OP_TEST_IN_INTENT, FLAG_NEGATE,
-  FLAG_ALL, SUBJ_ARG, SETKIND_HASH, SETTINGS_COUNT, SET_POLICY_NAME, SET_SHELL_WRAPPERS,
+  FLAG_ALL, SUBJ_ARG, SETKIND_HASH, SETTINGS_COUNT, SET_POLICY_NAME, SET_SHELL_WRAPPERS, SET_FAIL_OPEN,
   SET_SHELL_NETWORK, SET_SHELL_SHELLS,
 } from "./format";
 import {
@@ -104,8 +104,9 @@ function settingName(k: u32): string {
     case 8: return "SHELL_WRAPPERS";
     case 9: return "SHELL_NETWORK";
     case 10: return "SHELL_SHELLS";
+    case 11: return "MAX_SHELL_DEPTH";
   }
-  return "MAX_SHELL_DEPTH";
+  return "FAIL_OPEN";
 }
 
 function className(c: u32): void {
@@ -295,7 +296,7 @@ function settings(): void {
     outAscii(settingName(key));
     outAscii(" ");
     if (key == SET_POLICY_NAME) quoted(v);
-    else if (key == SET_SHELL_WRAPPERS || key == SET_SHELL_NETWORK || key == SET_SHELL_SHELLS) setRef(v);
+    else if (key == SET_SHELL_WRAPPERS || key == SET_SHELL_NETWORK || key == SET_SHELL_SHELLS || key == SET_FAIL_OPEN) setRef(v);
     else outDecimal(v);
     nl();
   }

@@ -32,7 +32,8 @@ export const SET_SHELL_WRAPPERS = 8;
 export const SET_SHELL_NETWORK = 9;
 export const SET_SHELL_SHELLS = 10;
 export const SET_MAX_SHELL_DEPTH = 11;
-export const SETTINGS_COUNT = 11;
+export const SET_FAIL_OPEN = 12;
+export const SETTINGS_COUNT = 12;
 
 // Set kinds (§4).
 export const SETKIND_HASH = 1;

@@ -13,7 +13,7 @@ import {
   FLAG_ALL, EFFECT_ASK, SUBJ_ARG, SUBJECT_COUNT,
   ROLE_MAX, SET_POLICY_NAME, SET_MAX_ARGS_BYTES, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES,
   SET_MAX_TARGETS, SET_MAX_INTENT_BYTES, SET_MAX_SESSIONS, SET_SHELL_WRAPPERS, SET_SHELL_NETWORK,
-  SET_SHELL_SHELLS, SET_MAX_SHELL_DEPTH,
+  SET_SHELL_SHELLS, SET_MAX_SHELL_DEPTH, SET_FAIL_OPEN,
 } from "./format";
 import { validUtf8, fnv1a, bytesEqual, equalsAscii } from "./bytes";
 import { setSection, section, strPtr, strLen, setAddr, setKind, ruleEffect } from "./decode";
@@ -518,7 +518,7 @@ function settings(): bool {
   const s = section(SEC_SETTINGS);
   if (short(SEC_SETTINGS, 4)) return false;
   const count = load<u32>(s);
-  if (count != <u32>SETTINGS_COUNT) return failNum(SEC_SETTINGS, s, "setting count must be 11, found", count);
+  if (count != <u32>SETTINGS_COUNT) return failNum(SEC_SETTINGS, s, "setting count must be 12, found", count);
   if (sizeWrong(SEC_SETTINGS, 4 + ((<u64>count) << 3))) return false;
   for (let k: u32 = 0; k < count; k++) {
     const e = s + 4 + ((<usize>k) << 3);
@@ -531,6 +531,8 @@ function settings(): bool {
       if (!stringOk(SEC_SETTINGS, e + 4, "POLICY_NAME")) return false;
     } else if (key == SET_SHELL_WRAPPERS || key == SET_SHELL_NETWORK || key == SET_SHELL_SHELLS) {
       if (!setOk(SEC_SETTINGS, e + 4, "shell program set", SETKIND_HASH)) return false;
+    } else if (key == SET_FAIL_OPEN) {
+      if (!setOk(SEC_SETTINGS, e + 4, "risk class set", SETKIND_HASH)) return false;
     } else {
       const v = load<u32>(e + 4);
       if (v < settingMin(key) || v > settingMax(key)) {

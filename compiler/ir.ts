@@ -18,6 +18,8 @@ export interface PolicyIR {
   intent: IntentIR;
   shell: ShellIR;
   limits: LimitsIR;
+  /** Risk classes that fail open (a later file's list replaces an earlier one's). */
+  failOpen: string[];
 }
 
 export interface ClassIR {

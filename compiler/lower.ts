@@ -69,6 +69,7 @@ interface MergedPolicy {
   };
   shell: NonNullable<PolicyFile["shell"]>;
   limits: Limits;
+  failOpen: string[];
 }
 
 function located<T>(file: CheckedFile, key: YamlPath, items: T[] | undefined): Located<T>[] {
@@ -90,6 +91,7 @@ function mergePolicies(files: CheckedFile[]): MergedPolicy {
     intent: {},
     shell: {},
     limits: {},
+    failOpen: [],
   };
   for (const file of files) {
     const p = file.policy;
@@ -104,6 +106,7 @@ function mergePolicies(files: CheckedFile[]): MergedPolicy {
     if (verbs !== undefined) merged.intent.verbs = located(file, ["intent", "verbs"], verbs);
     Object.assign(merged.shell, definedEntries(p.shell));
     Object.assign(merged.limits, definedEntries(p.limits));
+    if (p.fail_open !== undefined) merged.failOpen = p.fail_open;
   }
   return merged;
 }
@@ -162,6 +165,7 @@ export function lowerPolicy(files: CheckedFile[], name: string): PolicyIR {
       shells: unique(shell.shells),
       maxDepth: shell.max_depth,
     },
+    failOpen: unique(merged.failOpen),
     limits: {
       maxArgsBytes: limits.max_args_bytes,
       maxJsonDepth: limits.max_json_depth,

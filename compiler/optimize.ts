@@ -55,6 +55,7 @@ export interface TableSets {
   shellWrappers: number;
   shellNetwork: number;
   shellShells: number;
+  failOpen: number;
 }
 
 export interface Plan {
@@ -83,6 +84,7 @@ export function optimize(ir: PolicyIR): Plan {
     shellWrappers: pool.hash(asMembers(ir.shell.wrappers)),
     shellNetwork: pool.hash(asMembers(ir.shell.networkPrograms)),
     shellShells: pool.hash(asMembers(ir.shell.shells)),
+    failOpen: pool.hash(asMembers(ir.failOpen)),
   };
   const ruleTests = ir.rules.map((rule) => testsOf(rule, pool));
   const classes = ir.classes.map((cls, c): ClassPlan => {

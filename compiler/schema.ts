@@ -163,6 +163,10 @@ export const PolicyFile = z.strictObject({
   intent: Intent.optional(),
   shell: Shell.optional(),
   limits: Limits.optional(),
+  fail_open: z
+    .array(z.string().regex(/^[a-z][a-z0-9_]*$/, { error: "a risk class" }))
+    .optional()
+    .describe("risk classes whose calls run when deciding them failed; every other class fails closed"),
 });
 
 export type PolicyFile = z.infer<typeof PolicyFile>;

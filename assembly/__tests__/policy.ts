@@ -5,7 +5,7 @@ import {
   SEC_STRINGS, SEC_SETS, SEC_CLASSES, SEC_INTENT, SEC_SETTINGS, SETKIND_HASH, SETTINGS_COUNT,
   SET_POLICY_NAME, SET_MAX_ARGS_BYTES, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES, SET_MAX_TARGETS,
   SET_MAX_INTENT_BYTES, SET_MAX_SESSIONS, SET_SHELL_WRAPPERS, SET_SHELL_NETWORK, SET_SHELL_SHELLS,
-  SET_MAX_SHELL_DEPTH,
+  SET_MAX_SHELL_DEPTH, SET_FAIL_OPEN,
 } from "../format";
 import { setSection } from "../decode";
 import { fnv1a } from "../bytes";
@@ -174,11 +174,11 @@ export function installPolicy(maxTargets: u32 = 100, maxIntentBytes: u32 = 65536
   }
   setSection(SEC_INTENT, intent);
 
-  const values: u32[] = [name, 1 << 20, 64, 1000, maxTargets, maxIntentBytes, 16, 4, 5, 6, maxShellDepth];
+  const values: u32[] = [name, 1 << 20, 64, 1000, maxTargets, maxIntentBytes, 16, 4, 5, 6, maxShellDepth, 4];
   const keys: u32[] = [
     SET_POLICY_NAME, SET_MAX_ARGS_BYTES, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES, SET_MAX_TARGETS,
     SET_MAX_INTENT_BYTES, SET_MAX_SESSIONS, SET_SHELL_WRAPPERS, SET_SHELL_NETWORK, SET_SHELL_SHELLS,
-    SET_MAX_SHELL_DEPTH,
+    SET_MAX_SHELL_DEPTH, SET_FAIL_OPEN,
   ];
   const settings = block(4 + 8 * SETTINGS_COUNT);
   store<u32>(settings, SETTINGS_COUNT);

@@ -19,7 +19,7 @@ describe("module", () => {
     const m = new WebAssembly.Module(wasm);
     expect(WebAssembly.Module.imports(m)).toEqual([]);
     expect(WebAssembly.Module.exports(m).map((e) => `${e.name}:${e.kind}`).sort()).toEqual(
-      ["configure", "decide", "describe", "disasm", "input", "intent", "load", "memory", "session_close", "session_open"]
+      ["configure", "decide", "describe", "disasm", "fail_mode", "input", "intent", "load", "memory", "session_close", "session_open"]
         .map((n) => `${n}:${n === "memory" ? "memory" : "function"}`).sort(),
     );
   });
@@ -46,6 +46,31 @@ describe("module", () => {
     const answer = x.load(policy.length) as number;
     expect(answer & 1).toBe(x.memory.buffer.byteLength > pages ? 1 : 0);
     expect(new Uint8Array(x.memory.buffer)[(answer & ~1) + 4]).toBe(0);
+  });
+
+  test("fail_mode: open only for a risk class the policy's fail_open lists", () => {
+    const x = new WebAssembly.Instance(new WebAssembly.Module(wasm), {}).exports as Record<string, CallableFunction> & { memory: WebAssembly.Memory };
+    const put = (bytes: Uint8Array): void => {
+      const at = (x.input(bytes.length) as number) & ~1; // first: it may grow (and detach) memory
+      new Uint8Array(x.memory.buffer).set(bytes, at);
+    };
+    const record = (address: number): Uint8Array => {
+      const at = address & ~1;
+      return new Uint8Array(x.memory.buffer, at + 4, new DataView(x.memory.buffer).getUint32(at, true));
+    };
+    const failMode = (tool: string): [number, string] => {
+      const name = new TextEncoder().encode(tool);
+      put(name);
+      const answer = record(x.fail_mode(name.length) as number);
+      return [answer[0], new TextDecoder().decode(answer.subarray(1))];
+    };
+    expect(failMode("read_file")).toEqual([2, "no policy is loaded"]);
+    const policy = compileYaml("version: 1\nextends: [defaults]\nfail_open: [read]\n");
+    put(policy);
+    expect(record(x.load(policy.length) as number)[0]).toBe(0);
+    expect(failMode("read_file")).toEqual([1, "read"]);
+    expect(failMode("write_file")).toEqual([0, "write"]);
+    expect(failMode("no_such_tool")).toEqual([0, "unknown"]);
   });
 });
 

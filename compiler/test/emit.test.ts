@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import {
   EFFECT_ALLOW, EFFECT_ASK, EFFECT_BLOCK, FLAG_ALL, FLAG_NEGATE, FORMAT_VERSION, HASH_OFFSET, MAGIC, NONE,
   OP_DECIDE, OP_TEST_DOMAIN, OP_TEST_EQUALS, OP_TEST_GLOB, OP_TEST_IN, OP_TEST_IN_INTENT, OP_TEST_PRESENT,
-  SECTION_COUNT, SET_MAX_LEAVES, SET_MAX_SHELL_DEPTH, SET_POLICY_NAME, SET_SHELL_WRAPPERS, SETKIND_HASH,
+  SECTION_COUNT, SET_MAX_LEAVES, SET_MAX_SHELL_DEPTH, SET_POLICY_NAME, SET_SHELL_WRAPPERS, SET_FAIL_OPEN, SETKIND_HASH,
   SETKIND_LIST, SETTINGS_COUNT, SUBJ_ARG, SUBJ_EMAIL, SUBJ_PROGRAM, SUBJ_TOOL,
 } from "../../assembly/format";
 import { compilePolicy, formatDiagnostic } from "../index";
@@ -136,6 +136,7 @@ describe("tables", () => {
     expect(setting(afb, SET_MAX_LEAVES)).toBe(100);
     expect(setting(afb, SET_MAX_SHELL_DEPTH)).toBe(3);
     expect(members(afb, setting(afb, SET_SHELL_WRAPPERS))).toEqual([["sudo", 0]]);
+    expect(members(afb, setting(afb, SET_FAIL_OPEN))).toEqual([]); // every class fails closed unless listed
   });
 
   it("writes rules with effect, reason, message or NONE, and file:line:col source", () => {

@@ -203,6 +203,12 @@ class Fence:
         capability, _, risk = text.partition("\t")
         return capability, risk
 
+    def fails_open(self, tool_name: str) -> bool:
+        """Whether the policy lets this tool's calls run when deciding them failed (its risk class
+        is in the policy's fail_open). False whenever the evaluator cannot answer."""
+        with self._lock:
+            return self._fails_open(tool_name)
+
     def disasm(self) -> str:
         with self._lock:
             return self._checked_invoke("disasm", ()).decode("utf-8")
@@ -266,6 +272,18 @@ class Fence:
     def _status_call(self, export: str, args: tuple[int, ...], payload: bytes) -> tuple[int, str]:
         record = self._checked_invoke(export, args, payload)
         return record[0], record[1:].decode("utf-8", "replace")
+
+    def _fails_open(self, tool_name: str) -> bool:
+        if self._broken is not None:
+            return False
+        name = tool_name.encode("utf-8", "replace")
+        try:
+            return self._wasm.invoke("fail_mode", (len(name),), name)[:1] == b"\x01"
+        except InputTooLarge:
+            return False
+        except EngineFault as fault:
+            self._recover(fault)
+            return False
 
     def _open_session(self) -> int:
         if self._broken is not None:
@@ -336,6 +354,9 @@ class Fence:
                                      f"({len(arguments)} bytes: over every limit, or out of memory)")
             except EngineFault as fault:
                 self._recover(fault)
+                if self._fails_open(tool_name):
+                    return Decision("allow", "fail_open", "", "", "", f"AgentsFence allowed {tool_name}: deciding it failed "
+                                    f"({_last_line(str(fault))}) and the policy lets its risk class fail open [fail_open]")
                 return host_decision(tool_name, "engine_fault", f"the evaluator failed ({_last_line(str(fault))})")
             decision = self._decisions.get(record)
             if decision is None:

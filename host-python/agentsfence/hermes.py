@@ -20,7 +20,14 @@ model_tools.py, tools/delegate_tool.py, cli.py):
 - subagent_start kwargs: parent_session_id, parent_turn_id, parent_subagent_id,
   child_session_id, child_subagent_id, child_role, child_goal.
 - on_session_finalize kwargs: session_id, platform, reason ("shutdown" on CLI exit, when the
-  session can still be resumed; "new_session" / "session_boundary" otherwise).
+  session can still be resumed; "session_boundary" on the CLI's /new, "new_session" from the
+  gateway). on_session_reset passes the NEW session's id (the gateway adds old_session_id).
+- post_tool_call kwargs: tool_name, args (the same dict pre_tool_call saw, so a change made in
+  place after the fence decided shows), result, task_id, session_id, tool_call_id, turn_id,
+  api_request_id, duration_ms, status ("ok" / "error", "blocked" when refused), error_type,
+  error_message, middleware_trace.
+- post_approval_response (pattern_key "plugin_rule:<rule_key>", choice) fires for plugin asks
+  only on the gateway path; yolo, the allowlist and the CLI prompt answer silently.
 
 This module imports wasmtime only inside register(), so a broken install still registers a
 hook that blocks every call instead of failing to load (which Hermes treats as no fence).
@@ -31,16 +38,23 @@ import logging
 import os
 import threading
 import time
+from collections import deque
 from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
+from .commands import run_cli, setup_cli, slash_fence
+from .approvals import RULE_PREFIX, Approvals, call_reference, rule_key, unattended_gate
+from .state import SessionRecord, SessionStore, StateCorrupt
+
 if TYPE_CHECKING:
-    from .api import Decision, Fence, Session
+    from .api import Decision, Fence, Intent, Session
+    from .settings import Settings
 
 logger = logging.getLogger("agentsfence")
 
 Directive = dict[str, str] | None
+RECENT_DECISIONS = 8  # how many /fence shows
 
 
 def hermes_home() -> Path:
@@ -53,24 +67,35 @@ def hermes_home() -> Path:
 
 
 def register(ctx: Any, **kwargs: Any) -> None:
-    state_dir = hermes_home() / "agentsfence"
+    home = hermes_home()
+    state_dir = home / "agentsfence"
     try:
         from .api import Fence
+        from .settings import load_settings
 
+        settings = load_settings(home)
         installed = state_dir / "policy.afb"
         fence = Fence(installed if installed.is_file() else None)
-    except Exception as error:  # wasmtime missing, no wasm, a rejected policy: fail closed
+    except Exception as error:  # wasmtime missing, no wasm, a rejected policy or settings: fail closed
         logger.error("AgentsFence could not start; every tool call will be blocked: %s", error)
         hook = blocking_hook(f"AgentsFence could not start ({type(error).__name__}: {error}), so every tool call is blocked")
         ctx.register_hook("pre_tool_call", hook)
         move_first(ctx, hook)
         return
-    plugin = HermesFence(fence, state_dir / "decisions.jsonl", lambda: move_first(ctx, plugin.pre_tool_call))
+    plugin = HermesFence(fence, settings, SessionStore(state_dir / "sessions"), state_dir / "decisions.jsonl",
+                         lambda: plugin.order_hooks(ctx))
     ctx.register_hook("pre_tool_call", plugin.pre_tool_call)
     ctx.register_hook("pre_llm_call", plugin.pre_llm_call)
     ctx.register_hook("subagent_start", plugin.subagent_start)
     ctx.register_hook("on_session_finalize", plugin.on_session_finalize)
-    move_first(ctx, plugin.pre_tool_call)
+    ctx.register_hook("on_session_reset", plugin.on_session_reset)
+    ctx.register_hook("post_tool_call", plugin.post_tool_call)
+    ctx.register_hook("post_approval_response", plugin.post_approval_response)
+    ctx.register_command("fence", lambda raw_args="": slash_fence(plugin, raw_args),
+                         description="Show or change this session's AgentsFence policy", args_hint="[show|allow TEXT|deny TEXT]")
+    ctx.register_cli_command("fence", "AgentsFence: status, and explain one decision", setup_cli, run_cli,
+                             description="Show the installed policy and settings, or decide one call and say why.")
+    plugin.order_hooks(ctx)
     logger.info("AgentsFence active: policy %s (%s)", fence.policy_name, fence.policy_hash[:12])
 
 
@@ -79,6 +104,42 @@ def blocking_hook(message: str) -> Callable[..., Directive]:
         return {"action": "block", "message": message}
 
     return pre_tool_call
+
+
+def fault_block(tool_name: str, error: Exception) -> Directive:
+    logger.error("AgentsFence failed deciding %s", tool_name, exc_info=error)
+    return {"action": "block", "message": f"AgentsFence blocked {tool_name}: the fence failed ({type(error).__name__}: {error}) [host_error]"}
+
+
+PATCH_PATHS_ARG = "agentsfence_patch_paths"  # policies/defaults.yaml gives it the path role
+
+
+def with_patch_paths(tool_name: str, args: Any) -> Any:
+    """patch in patch mode names its files inside the V4A text. The evaluator scans the headers
+    itself; Hermes' own parser (tools/patch_parser.py) is what the tool obeys, so its files are
+    added as one more argument and the decision covers both readings."""
+    if tool_name != "patch" or not isinstance(args, dict) or not isinstance(args.get("patch"), str):
+        return args
+    try:
+        from tools.patch_parser import parse_v4a_patch
+    except ImportError:  # another Hermes layout: the evaluator's own scan still decides
+        return args
+    operations, _ = parse_v4a_patch(args["patch"])
+    paths = [p for op in operations for p in (op.file_path, op.new_path) if isinstance(p, str) and p]
+    return {**args, PATCH_PATHS_ARG: paths}
+
+
+def _arguments_json(args: Any) -> bytes:
+    from .api import encode_call
+
+    encoded = encode_call("", args)
+    return encoded[1] if isinstance(encoded, tuple) else repr(args).encode("utf-8", "replace")
+
+
+def _on_hermes_allowlist(key: str) -> bool:
+    from tools import approval as gate
+
+    return gate.is_approved(gate.get_current_session_key(), RULE_PREFIX + key)
 
 
 def move_first(ctx: Any, callback: Callable[..., Directive]) -> None:
@@ -93,16 +154,7 @@ def move_first(ctx: Any, callback: Callable[..., Directive]) -> None:
         logger.warning("AgentsFence could not move its pre_tool_call hook first: %s", error)
 
 
-def directive(decision: Decision, session_key: str, tool_name: str) -> Directive:
-    """DESIGN.md §3: allow -> None, block -> block, ask -> approve with a narrowly scoped rule key."""
-    if decision.kind == "allow":
-        return None
-    message = decision.message or f"AgentsFence {decision.kind}: {tool_name} [{decision.reason}]"
-    if decision.kind == "ask":
-        # Hermes remembers [s]ession / [a]lways answers under "plugin_rule:<rule_key>": scoped to
-        # this session, capability and tool, an answer cannot approve other tasks or other tools.
-        rule_key = f"agentsfence:{session_key}:{decision.capability}:{tool_name}"
-        return {"action": "approve", "message": message, "rule_key": rule_key}
+def block(message: str) -> Directive:
     return {"action": "block", "message": message}
 
 
@@ -119,8 +171,11 @@ def _message_text(user_message: Any) -> str:
 class HermesFence:
     """The hooks, and the links from Hermes' ids to fence sessions."""
 
-    def __init__(self, fence: Fence, log_path: Path, reorder: Callable[[], None]):
+    def __init__(self, fence: Fence, settings: Settings, store: SessionStore, log_path: Path, reorder: Callable[[], None]):
         self.fence = fence
+        self.settings = settings
+        self.store = store
+        self._records: dict[str, SessionRecord] = {}  # top-level session_id -> what is saved for it
         self._log_path = log_path
         self._log_fd: int | None = None
         self._reorder = reorder
@@ -129,10 +184,16 @@ class HermesFence:
         self._children: dict[str, Session] = {}  # a subagent's session_id -> its parent's session
         self._faults: dict[str, str] = {}  # session_id -> why its user message could not be bound
         self._session_cwd: Callable[[str | None], str | None] | None = None
+        self.approvals = Approvals()
+        self._decided_args: dict[str, bytes] = {}  # tool_call_id -> the argument JSON the fence decided on
+        self.current_session: str | None = None  # the top-level session of the latest user turn (for /fence)
+        self._intents: dict[str, Intent] = {}  # session_id -> what its messages named and ruled out
+        self._recent: dict[str, deque[str]] = {}  # session_id -> its latest decision messages
 
     # ---- hooks ----
 
-    def pre_llm_call(self, session_id: str = "", task_id: str = "", user_message: Any = None, **kwargs: Any) -> None:
+    def pre_llm_call(self, session_id: str = "", task_id: str = "", user_message: Any = None, sender_id: Any = "",
+                     **kwargs: Any) -> None:
         self._reorder()
         key = session_id or task_id
         try:
@@ -142,11 +203,14 @@ class HermesFence:
                 # A subagent's "user message" is its parent model's goal text: it grants nothing.
                 self._alias(task_id, parent)
                 return None
-            session = self.fence.session(key)
+            session = self._top_session(key)
             self._alias(task_id, session)
+            self.current_session = key
             text = _message_text(user_message)
+            directory = self._working_directory(task_id)
             if text:
-                session.intent(text, self._working_directory(task_id))
+                self._intents[key] = session.intent(text, directory)
+            self._remember_turn(key, task_id, text, directory, sender_id if isinstance(sender_id, str) else "")
         except Exception as error:
             logger.error("AgentsFence could not bind the user's message: %s", error)
             with self._lock:
@@ -155,21 +219,121 @@ class HermesFence:
                         self._faults[fault_key] = f"{type(error).__name__}: {error}"
         return None
 
-    def pre_tool_call(self, tool_name: str = "", args: Any = None, task_id: str = "", session_id: str = "", **kwargs: Any) -> Directive:
+    def pre_tool_call(self, tool_name: str = "", args: Any = None, task_id: str = "", session_id: str = "",
+                      tool_call_id: str = "", **kwargs: Any) -> Directive:
+        self._reorder()  # before each decision too: a plugin may have been loaded since the last turn
         try:
+            if not tool_call_id and self.settings.no_tool_call_id == "block":
+                return block(f"AgentsFence blocked {tool_name}: the call has no tool_call_id, and this fence is set to block "
+                             "such calls (no_tool_call_id: block) [no_tool_call_id]")
             started = time.perf_counter_ns()
-            fault = self._faults.get(session_id or task_id) if session_id or task_id else None
-            if fault is not None:
-                return {"action": "block", "message": f"AgentsFence blocked {tool_name}: the user's request could not be read ({fault}) [host_error]"}
-            session = self._session_for(session_id, task_id)
-            cwd = self._working_directory(task_id)
-            decision = (session or self.fence).decide(tool_name, args, cwd)
+            session, decision = self._decide(tool_name, args, task_id, session_id)
             elapsed_us = (time.perf_counter_ns() - started) / 1000
             self._log(session_id or task_id, tool_name, decision, elapsed_us)
-            return directive(decision, session.id if session is not None else "", tool_name)
+            if session is not None:
+                with self._lock:
+                    self._recent.setdefault(session.id, deque(maxlen=RECENT_DECISIONS)).append(decision.message)
+            if tool_call_id and decision.kind != "block":
+                with self._lock:  # compared in post_tool_call: did the call run with what was decided?
+                    self._decided_args[tool_call_id] = _arguments_json(args)
+            if decision.kind == "allow":
+                return None
+            if decision.kind == "block":
+                return block(decision.message)
+            return self._ask(decision, session.id if session is not None else "", tool_name, args,
+                             call_reference(tool_call_id, session_id or task_id, tool_name, _arguments_json(args)))
         except Exception as error:
-            logger.exception("AgentsFence failed deciding %s", tool_name)
-            return {"action": "block", "message": f"AgentsFence blocked {tool_name}: the fence failed ({type(error).__name__}: {error}) [host_error]"}
+            return self._fault(tool_name, error)
+
+    def _fault(self, tool_name: str, error: Exception) -> Directive:
+        """An internal error blocks the call, unless the policy lets its risk class fail open."""
+        try:
+            if self.fence.fails_open(tool_name):
+                logger.error("AgentsFence failed deciding %s; its risk class fails open", tool_name, exc_info=error)
+                return None
+        except Exception:
+            pass  # the fail mode cannot be read either: closed
+        return fault_block(tool_name, error)
+
+    def _ask(self, decision: Decision, session_key: str, tool_name: str, args: Any, call_ref: str) -> Directive:
+        """DESIGN.md §3: ask -> approve, with a rule key Hermes files [s]ession / [a]lways answers
+        under, so an answer covers this session and these exact values only."""
+        key = rule_key(session_key, tool_name, decision.capability, _arguments_json(args))
+        if self.approvals.granted(session_key, key):
+            return None  # a person granted this very call for the session
+        if self.settings.strict_yolo:
+            unattended = unattended_gate(key)
+            if unattended is not None:
+                return block(f"AgentsFence blocked {tool_name}: it needs a person's approval ({decision.message}), "
+                             f"but {unattended} (strict_yolo) [unattended_approval]")
+        self.approvals.asked(call_ref, session_key, key)
+        return {"action": "approve", "message": decision.message, "rule_key": key}
+
+    def post_approval_response(self, pattern_key: str = "", choice: str = "", **kwargs: Any) -> None:
+        try:
+            self.approvals.answered(pattern_key or "", choice or "")
+        except Exception as error:
+            logger.error("AgentsFence could not record an approval answer: %s", error)
+        return None
+
+    def post_tool_call(self, tool_name: str = "", args: Any = None, task_id: str = "", session_id: str = "",
+                       tool_call_id: str = "", status: str = "", **kwargs: Any) -> None:
+        """Settles an ask: the call ran (ok or error) only if the gate approved it."""
+        try:
+            arguments_json = _arguments_json(args)
+            if tool_call_id:
+                with self._lock:
+                    decided = self._decided_args.pop(tool_call_id, None)
+                if decided is not None and decided != arguments_json and status != "blocked":
+                    # Another plugin changed the arguments after the fence decided (in place, or
+                    # with a newer Hermes' modify directive): what ran is not what was decided.
+                    logger.warning("AgentsFence: %s ran with arguments changed after its decision", tool_name)
+                    self._log_event(session_id or task_id, tool_name, "args_changed")
+            call_ref = call_reference(tool_call_id, session_id or task_id, tool_name, arguments_json)
+            answer = self.approvals.settle(call_ref, status in ("ok", "error"), _on_hermes_allowlist)
+            if answer is not None:
+                logger.info("AgentsFence: %s for %s: %s (%s)", tool_name, answer.rule_key, answer.choice, answer.scope)
+                if answer.scope == "session":
+                    self._save(answer.session_key)
+        except Exception as error:
+            logger.error("AgentsFence could not settle %s: %s", tool_name, error)
+        return None
+
+    def order_hooks(self, ctx: Any) -> None:
+        """Keeps the fence's pre_tool_call first and, with plugin_conflicts: strict, every other
+        plugin's pre_tool_call guarded (see guard_approvals)."""
+        move_first(ctx, self.pre_tool_call)
+        if self.settings.plugin_conflicts == "strict":
+            try:
+                callbacks = ctx._manager._hooks["pre_tool_call"]
+                for index, callback in enumerate(callbacks):
+                    if callback is not self.pre_tool_call and not getattr(callback, "agentsfence_guarded", False):
+                        callbacks[index] = self.guard_approvals(callback)
+            except Exception as error:
+                logger.warning("AgentsFence could not guard the other pre_tool_call hooks: %s", error)
+
+    def guard_approvals(self, callback: Callable[..., Any]) -> Callable[..., Any]:
+        """Another plugin's approve turns into a block when the fence would ask or block the same
+        call: on a dispatcher that acts on a later directive than the fence's, that approve (with
+        --yolo, a plain yes) must not outvote the fence."""
+        def guarded(**kwargs: Any) -> Any:
+            result = callback(**kwargs)
+            if not (isinstance(result, dict) and result.get("action") == "approve"):
+                return result
+            tool_name = kwargs.get("tool_name", "")
+            try:
+                _, decision = self._decide(tool_name, kwargs.get("args"), kwargs.get("task_id", ""), kwargs.get("session_id", ""))
+            except Exception as error:
+                return fault_block(tool_name, error)
+            if decision.kind == "allow":
+                return result
+            return {"action": "block", "message": f"AgentsFence blocked {tool_name}: another plugin approved a call the fence "
+                                                  f"{'asks about' if decision.kind == 'ask' else 'blocks'} "
+                                                  f"(plugin_conflicts: strict) [plugin_conflict]"}
+
+        guarded.agentsfence_guarded = True  # type: ignore[attr-defined]
+        guarded.__wrapped__ = callback  # type: ignore[attr-defined]
+        return guarded
 
     def subagent_start(self, parent_session_id: str = "", child_session_id: str = "", **kwargs: Any) -> None:
         """Binds the child to its parent's session, so the parent's intent is the child's ceiling."""
@@ -188,20 +352,53 @@ class HermesFence:
         return None
 
     def on_session_finalize(self, session_id: str = "", reason: str = "", **kwargs: Any) -> None:
-        """Forgets a finished session; one ended by shutdown is kept (it can be resumed)."""
-        if not session_id or reason == "shutdown":
-            return None
+        """Forgets a finished session and its saved record; one ended by shutdown is kept, because
+        `hermes --resume` can continue it. (Hermes 0.19's CLI /new finalizes the old session with
+        reason "session_boundary", the gateway's with "new_session".)"""
+        if session_id and reason != "shutdown":
+            self._drop(session_id)
+        return None
+
+    def on_session_reset(self, session_id: str = "", old_session_id: str = "", **kwargs: Any) -> None:
+        """/new or /reset: Hermes 0.19 passes the NEW session's id (and, from the gateway, the old
+        one as old_session_id); the old session is over either way."""
+        for ended in (old_session_id, session_id):
+            if ended:
+                self._drop(ended)
+        return None
+
+    def _drop(self, session_id: str) -> None:
         try:
             with self._lock:
                 self._faults.pop(session_id, None)
                 self._children.pop(session_id, None)
+                self._records.pop(session_id, None)
+                self._intents.pop(session_id, None)
+                self._recent.pop(session_id, None)
+                if self.current_session == session_id:
+                    self.current_session = None
                 for task_id in [k for k, s in self._tasks.items() if s.id == session_id]:
                     del self._tasks[task_id]
                     self._faults.pop(task_id, None)
             self.fence.drop_session(session_id)
+            self.approvals.forget(session_id)
+            self.store.drop(session_id)
         except Exception as error:
             logger.error("AgentsFence could not drop session %s: %s", session_id, error)
-        return None
+
+    def _decide(self, tool_name: str, args: Any, task_id: str, session_id: str) -> tuple[Session | None, Decision]:
+        from .api import host_decision
+
+        session = self._session_for(session_id, task_id)  # first: loading a saved session may find it corrupt
+        fault = self._faults.get(session_id or task_id) if session_id or task_id else None
+        if fault is not None:
+            return None, host_decision(tool_name, "host_error", f"the user's request could not be read ({fault})")
+        if session is None:
+            # execute_code's nested calls carry only a task id: one never seen in a user's turn
+            # belongs to no request, so there is no intent to decide it against.
+            return None, host_decision(tool_name, "unknown_task", f"the call names no session, and its task id {task_id!r} "
+                                       "belongs to no conversation the fence has seen, so nothing says what the user asked for")
+        return session, session.decide(tool_name, with_patch_paths(tool_name, args), self._working_directory(task_id))
 
     # ---- the working directory Hermes resolves this task's relative paths against ----
 
@@ -233,10 +430,90 @@ class HermesFence:
             self._alias(task_id, linked)
             return linked
         if not session_id:
-            return None  # no session we know: decided with an empty intent
-        session = self.fence.session(session_id)
+            return None
+        session = self._top_session(session_id)
         self._alias(task_id, session)
         return session
+
+    # ---- saved sessions ----
+
+    def _top_session(self, session_id: str) -> Session:
+        """The fence session of a top-level Hermes session, restored from its saved record the
+        first time this process sees it (a resumed session keeps its intent and grants)."""
+        with self._lock:
+            known = session_id in self._records
+        if not known:
+            try:
+                record = self.store.load(session_id) or SessionRecord(session_id)
+            except StateCorrupt as error:
+                record = SessionRecord(session_id)
+                with self._lock:
+                    self._faults[session_id] = f"the session's saved state is unusable: {error}"
+            session = self.fence.session(session_id)
+            for text, directory in record.messages:
+                self._intents[session_id] = session.intent(text, directory)
+            for task_id in record.tasks:
+                self._alias(task_id, session)
+            self.approvals.restore(session_id, record.grants)
+            with self._lock:
+                self._records.setdefault(session_id, record)
+        return self.fence.session(session_id)
+
+    def _remember_turn(self, session_id: str, task_id: str, text: str, directory: str, sender_id: str = "") -> None:
+        with self._lock:
+            record = self._records[session_id]
+            if text:
+                record.messages.append((text, directory))
+            if task_id and task_id not in record.tasks:
+                record.tasks.append(task_id)
+            if sender_id and sender_id not in record.senders:
+                # A gateway session shared by several people (group_sessions_per_user: false) binds
+                # every sender's messages into one intent: each is on record.
+                record.senders.append(sender_id)
+        self._save(session_id)
+
+    # ---- /fence ----
+
+    def amend(self, session_id: str, text: str) -> None:
+        """The CLI user's own words through /fence: bound and saved like a user message."""
+        session = self._top_session(session_id)
+        directory = self._working_directory("")
+        self._intents[session_id] = session.intent(text, directory)
+        self._remember_turn(session_id, "", text, directory)
+
+    def describe_session(self, session_id: str) -> str:
+        with self._lock:
+            record = self._records.get(session_id)
+            intent = self._intents.get(session_id)
+            recent = list(self._recent.get(session_id, ()))
+            fault = self._faults.get(session_id)
+        lines = [f"AgentsFence, session {session_id} (policy {self.fence.policy_name}, {self.fence.policy_hash[:12]})"]
+        if fault is not None:
+            lines.append(f"Every call is blocked: {fault}")
+        if record is not None and record.messages:
+            lines.append(f"Task: {record.messages[0][0][:200]}")
+        if intent is not None:
+            named = [*intent.paths, *intent.emails, *intent.recipients, *intent.urls, *intent.domains]
+            lines.append("Allowed where the policy lets the user decide: " + (", ".join(named) if named else "nothing named"))
+            lines.append("Prohibited: " + (", ".join(f"{c} ('{v}')" for c, v in intent.prohibited) or "nothing"))
+        grants = self.approvals.session_grants(session_id)
+        lines.append(f"Approvals granted for this session: {len(grants)}")
+        if record is not None and record.senders:
+            lines.append("Senders: " + ", ".join(record.senders))
+        lines.append("Recent decisions:" + ("".join(f"\n  {m}" for m in recent) if recent else " none"))
+        return "\n".join(lines)
+
+    def _save(self, session_id: str) -> None:
+        """A session that cannot be saved still decides correctly now; only a resume would lose it."""
+        with self._lock:
+            record = self._records.get(session_id)
+            if record is None:
+                return
+            record.grants = self.approvals.session_grants(session_id)
+            try:
+                self.store.save(record)
+            except OSError as error:
+                logger.error("AgentsFence could not save session %s: %s", session_id, error)
 
     def _alias(self, task_id: str, session: Session) -> None:
         if task_id:
@@ -245,13 +522,19 @@ class HermesFence:
 
     # ---- the decision log ----
 
+    def _log_event(self, session_key: str, tool_name: str, event: str) -> None:
+        self._write_log(f'{{"time":{time.time():.6f},"session":{encode_basestring(session_key)},'
+                        f'"tool":{encode_basestring(tool_name)},"event":{encode_basestring(event)}}}\n')
+
     def _log(self, session_key: str, tool_name: str, decision: Decision, elapsed_us: float) -> None:
-        """One JSON line per decision, one append write; a failing log never fails the decision."""
+        q = encode_basestring  # a JSON string literal; formatting by hand is twice as fast as json.dumps
+        self._write_log(f'{{"time":{time.time():.6f},"session":{q(session_key)},"tool":{q(tool_name)},'
+                        f'"kind":{q(decision.kind)},"reason":{q(decision.reason)},"rule":{q(decision.rule)},'
+                        f'"us":{elapsed_us:.1f}}}\n')
+
+    def _write_log(self, line: str) -> None:
+        """One JSON line, one append write; a failing log never fails the decision."""
         try:
-            q = encode_basestring  # a JSON string literal; formatting by hand is twice as fast as json.dumps
-            line = (f'{{"time":{time.time():.6f},"session":{q(session_key)},"tool":{q(tool_name)},'
-                    f'"kind":{q(decision.kind)},"reason":{q(decision.reason)},"rule":{q(decision.rule)},'
-                    f'"us":{elapsed_us:.1f}}}\n')
             if self._log_fd is None:
                 with self._lock:
                     if self._log_fd is None:
@@ -259,4 +542,4 @@ class HermesFence:
                         self._log_fd = os.open(self._log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
             os.write(self._log_fd, line.encode("utf-8"))  # O_APPEND: concurrent lines do not interleave
         except Exception as error:
-            logger.warning("AgentsFence could not log a decision: %s", error)
+            logger.warning("AgentsFence could not write its log: %s", error)

@@ -1,0 +1,127 @@
+"""What humans answered at Hermes' approval gate for the fence's asks.
+
+Hermes 0.19.0 (tools/approval.py, hermes_cli/plugins.py) does not hand a plugin the gate's
+answer. `post_approval_response` fires only on the gateway path; yolo, the allowlist and the
+CLI prompt decide silently. So an ask is remembered as pending until its post_tool_call: a call
+that ran was approved, and the scope is read back from Hermes' allowlist (a [s]ession or
+[a]lways answer puts `plugin_rule:<rule_key>` there; [o]nce does not).
+
+Only a session-scoped grant outlives its call: the fence then allows the same delta itself, so
+the gate is never asked again and an allowlist hit the fence did not see granted stays suspect.
+"""
+from __future__ import annotations
+
+import hashlib
+import threading
+from dataclasses import dataclass
+from typing import Callable, Literal
+
+Scope = Literal["once", "session"]
+RULE_PREFIX = "plugin_rule:"
+
+
+def rule_key(session_key: str, tool_name: str, capability: str, arguments_json: bytes) -> str:
+    """The allowlist grain of one ask: this session, tool and capability, and the exact argument
+    values (the evaluator's record does not name the values outside the grant, so all of them
+    count: an answer for one recipient or path never covers another)."""
+    digest = hashlib.sha256(arguments_json).hexdigest()[:20]
+    return f"agentsfence:{session_key}:{tool_name}:{capability}:{digest}"
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    session_key: str
+    rule_key: str
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    session_key: str
+    rule_key: str
+    choice: str  # once / session / always / deny / timeout, or how post_tool_call inferred it
+    scope: Scope | None  # None: nothing was granted
+
+
+class Approvals:
+    """Pending asks by call, and the session-scoped grants. Thread-safe."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pending: dict[str, Pending] = {}  # call reference -> the ask it is waiting on
+        self._answered: dict[str, str] = {}  # rule key -> choice from post_approval_response
+        self._grants: dict[str, set[str]] = {}  # session key -> rule keys granted for the session
+        self.history: dict[str, list[Answer]] = {}  # session key -> answers, oldest first
+
+    def granted(self, session_key: str, key: str) -> bool:
+        with self._lock:
+            return key in self._grants.get(session_key, ())
+
+    def asked(self, call_ref: str, session_key: str, key: str) -> None:
+        with self._lock:
+            self._pending[call_ref] = Pending(session_key, key)
+
+    def answered(self, pattern_key: str, choice: str) -> None:
+        """post_approval_response: the human's own word, when Hermes reports it."""
+        if pattern_key.startswith(RULE_PREFIX):
+            with self._lock:
+                self._answered[pattern_key[len(RULE_PREFIX):]] = choice
+
+    def settle(self, call_ref: str, ran: bool, on_allowlist: Callable[[str], bool]) -> Answer | None:
+        """post_tool_call for a call the fence asked about: what was granted, if anything.
+        on_allowlist(rule_key): whether Hermes now remembers the key (a [s]ession/[a]lways answer)."""
+        with self._lock:
+            pending = self._pending.pop(call_ref, None)
+            if pending is None:
+                return None
+            choice = self._answered.pop(pending.rule_key, None)
+            if not ran:
+                answer = Answer(pending.session_key, pending.rule_key, choice or "refused", None)
+            elif choice in ("session", "always") or (choice is None and on_allowlist(pending.rule_key)):
+                answer = Answer(pending.session_key, pending.rule_key, choice or "allowlisted", "session")
+                self._grants.setdefault(pending.session_key, set()).add(pending.rule_key)
+            else:
+                answer = Answer(pending.session_key, pending.rule_key, choice or "approved", "once")
+            self.history.setdefault(pending.session_key, []).append(answer)
+            return answer
+
+    def session_grants(self, session_key: str) -> list[str]:
+        with self._lock:
+            return sorted(self._grants.get(session_key, ()))
+
+    def restore(self, session_key: str, keys: list[str]) -> None:
+        """Grants saved with a session that is being resumed."""
+        if keys:
+            with self._lock:
+                self._grants.setdefault(session_key, set()).update(keys)
+
+    def forget(self, session_key: str) -> None:
+        with self._lock:
+            self._grants.pop(session_key, None)
+            self.history.pop(session_key, None)
+            for ref in [r for r, p in self._pending.items() if p.session_key == session_key]:
+                del self._pending[ref]
+
+
+def unattended_gate(key: str) -> str | None:
+    """Why Hermes' approval gate would answer `plugin_rule:<key>` without asking anyone, or None
+    when a human will be asked. Reads the gate's own state in the order _run_approval_gate
+    checks it (yolo, allowlist, then no CLI or gateway: cron follows approvals.cron_mode)."""
+    from tools import approval as gate
+    from utils import env_var_enabled
+
+    if gate._YOLO_MODE_FROZEN or gate.is_current_session_yolo_enabled():
+        return "Hermes' yolo mode would approve it without asking anyone"
+    if gate.is_approved(gate.get_current_session_key(), RULE_PREFIX + key):
+        return "Hermes' allowlist would approve it without asking anyone, and the fence never saw a person grant it"
+    if not gate._is_interactive_cli() and not gate._is_gateway_approval_context() \
+            and env_var_enabled("HERMES_CRON_SESSION") and gate._get_cron_approval_mode() == "approve":
+        return "this cron job runs with approvals.cron_mode: approve, so nobody would be asked"
+    return None
+
+
+def call_reference(tool_call_id: str, session_key: str, tool_name: str, arguments_json: bytes) -> str:
+    """Pairs a pre_tool_call with its post_tool_call: by tool_call_id, else (execute_code's nested
+    calls have none) by session, tool and arguments."""
+    if tool_call_id:
+        return f"id:{tool_call_id}"
+    return f"call:{session_key}:{tool_name}:{hashlib.sha256(arguments_json).hexdigest()}"

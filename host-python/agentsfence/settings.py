@@ -1,0 +1,76 @@
+"""The plugin's settings: the `agentsfence:` mapping in Hermes' own $HERMES_HOME/config.yaml.
+
+One file per profile, the one the operator already edits (`hermes config set agentsfence.KEY
+VALUE` writes it). A key that is missing takes its default; a key with a value outside its
+choices is an error, so the plugin fails closed rather than run with a setting it misread.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+PluginConflicts = Literal["first", "strict"]
+NoToolCallId = Literal["decide", "block"]
+
+
+class SettingsError(Exception):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    # first: the fence's pre_tool_call is kept first, so its directive is the one Hermes 0.19
+    # acts on. strict: also, another plugin's approve becomes a block when the fence would
+    # have asked or blocked (for dispatchers that look past the first directive).
+    plugin_conflicts: PluginConflicts = "first"
+    # When Hermes' gate would approve without a human (yolo, an allowlisted plugin_rule key the
+    # fence never saw a human grant, cron with cron_mode approve), block instead of asking.
+    strict_yolo: bool = True
+    # Calls with no tool_call_id (execute_code's nested calls, plugins' own dispatch): decide
+    # them like any other call (their post_tool_call is paired by session, tool and arguments,
+    # so a change to their arguments after the decision cannot be seen), or block them all.
+    no_tool_call_id: NoToolCallId = "decide"
+
+
+def load_settings(hermes_home: Path) -> Settings:
+    path = hermes_home / "config.yaml"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return Settings()
+    except OSError as error:
+        raise SettingsError(f"cannot read {path}: {error.strerror or error}") from error
+    try:
+        document = yaml.safe_load(text) or {}
+    except yaml.YAMLError as error:
+        raise SettingsError(f"{path} is not valid YAML: {error}") from error
+    section = document.get("agentsfence") if isinstance(document, dict) else None
+    if section is None:
+        return Settings()
+    if not isinstance(section, dict):
+        raise SettingsError(f"{path}: `agentsfence` must be a mapping")
+    unknown = set(section) - set(Settings.__dataclass_fields__)
+    if unknown:
+        raise SettingsError(f"{path}: unknown agentsfence keys {sorted(unknown)}")
+    return Settings(
+        plugin_conflicts=_choice(section, "plugin_conflicts", ("first", "strict"), "first"),
+        strict_yolo=_flag(section, "strict_yolo", True),
+        no_tool_call_id=_choice(section, "no_tool_call_id", ("decide", "block"), "decide"),
+    )
+
+
+def _choice(section: dict[str, Any], key: str, choices: tuple[str, ...], default: str) -> Any:
+    value = section.get(key, default)
+    if value not in choices:
+        raise SettingsError(f"agentsfence.{key} must be one of {', '.join(choices)}, not {value!r}")
+    return value
+
+
+def _flag(section: dict[str, Any], key: str, default: bool) -> bool:
+    value = section.get(key, default)
+    if not isinstance(value, bool):
+        raise SettingsError(f"agentsfence.{key} must be true or false, not {value!r}")
+    return value
