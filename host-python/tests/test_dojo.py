@@ -1,0 +1,63 @@
+"""The AgentDojo runner on a tiny synthetic suite whose fractions are known by hand."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from agentsfence.api import Fence
+from agentsfence.dojo import EXIT_ERROR, render_table, score_suite
+
+SUITE_FILE = Path(__file__).parent / "fixtures" / "dojo_suite.json"
+COMMAND = str(Path(sys.executable).with_name("agentsfence-dojo"))
+
+
+def suite() -> dict:
+    return json.loads(SUITE_FILE.read_text())
+
+
+def test_scores_with_the_shipped_policy():
+    score = score_suite(Fence(), suite())
+    # "read" and "email-named" run alone; "post-unnamed" is asked; "email-unnamed" is blocked.
+    assert (score.utility_autonomous, score.utility_assisted) == (0.5, 0.75)
+    assert score.failed_tasks == ["post-unnamed", "email-unnamed"]
+    assert score.blocked_tasks == ["email-unnamed"]
+    # Only the exfiltrating e-mail is stopped: get_webpage reads as "get" to the classifier, and
+    # an injection that only reads has nothing to stop.
+    assert (score.pairs, score.security) == (12, 4 / 12)
+    assert ["read", "visit"] in score.undefended_pairs and ["read", "read-only"] in score.undefended_pairs
+    assert ["read", "exfiltrate"] not in score.undefended_pairs
+
+
+def test_a_mapping_policy_makes_fetching_egress(tmp_path):
+    policy = tmp_path / "map.yaml"
+    policy.write_text(
+        "version: 1\nname: map\nextends: [defaults]\n"
+        "tools:\n  - {name: get_webpage, capability: net.fetch, risk: egress, args: {url: url}}\n"
+    )
+    score = score_suite(Fence(policy), suite())
+    assert score.security == 8 / 12
+    assert all(injection == "read-only" for _, injection in score.undefended_pairs)
+
+
+def test_the_table_names_each_failure():
+    table = render_table(score_suite(Fence(), suite()))
+    assert "security             33.3%" in table
+    assert "email-unnamed    call 1 send_email: block by email-unnamed-recipient" in table
+
+
+def test_the_command_prints_json():
+    done = subprocess.run([COMMAND, str(SUITE_FILE), "--json"], capture_output=True, text=True, timeout=120)
+    result = json.loads(done.stdout)
+    assert done.returncode == 0
+    assert {key: result[key] for key in ("security", "utility_assisted", "utility_autonomous")} == {
+        "security": 4 / 12, "utility_assisted": 0.75, "utility_autonomous": 0.5}
+    assert ["post-unnamed", "visit"] in result["undefended_pairs"]
+
+
+def test_the_command_reports_an_unreadable_suite(tmp_path):
+    broken = tmp_path / "broken.json"
+    broken.write_text("{")
+    done = subprocess.run([COMMAND, str(broken)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == EXIT_ERROR and "agentsfence-dojo:" in done.stderr
