@@ -1,5 +1,5 @@
 import { SUBJ_ARG, SUBJ_EMAIL, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_RECIPIENT, SUBJ_PROGRAM } from "../format";
-import { intentBind, intentFree, intentHas, intentProhibits, intentWriteSummary } from "../intent";
+import { intentBind, intentFree, intentGrants, intentHas, intentProhibits, intentWriteSummary } from "../intent";
 import { configureEnv } from "../normalize";
 import { outBegin, outFinish } from "../out";
 import { scratchReset } from "../mem";
@@ -157,13 +157,15 @@ describe("intent: binding", () => {
     expect(has(i, SUBJ_EMAIL, "carol@example.org")).toBe(true);
     expect(intentProhibits(i, CLASS_WRITE)).toBe(true);
     i = bind(i, "save nothing, write nothing");
-    expect(summary(i)).toBe("email\tcarol@example.org\nprohibit\tfile.write\twrite\n");
+    expect(summary(i)).toBe("email\tcarol@example.org\nprohibit\tfile.write\twrite\ngrant\tmessage.send\temail\n");
+    expect(intentGrants(i, CLASS_SEND)).toBe(true);
+    expect(intentGrants(i, CLASS_WRITE)).toBe(false);
     intentFree(i);
   });
 
   it("writes the summary by kind", () => {
     const i = bind(0, "Mail a@b.co about https://x.io/p, y.org, ./r.md and #c; don't delete it");
-    expect(summary(i)).toBe("email\ta@b.co\nurl\thttps://x.io/p\ndomain\tx.io\ndomain\ty.org\npath\t/home/user/project/r.md\nrecipient\t#c\nprohibit\tdata.delete\tdelete\n");
+    expect(summary(i)).toBe("email\ta@b.co\nurl\thttps://x.io/p\ndomain\tx.io\ndomain\ty.org\npath\t/home/user/project/r.md\nrecipient\t#c\nprohibit\tdata.delete\tdelete\ngrant\tmessage.send\tmail\n");
     intentFree(i);
   });
 

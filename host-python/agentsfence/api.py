@@ -57,6 +57,7 @@ class Intent:
     paths: tuple[str, ...] = ()
     recipients: tuple[str, ...] = ()
     prohibited: tuple[tuple[str, str], ...] = ()  # (capability, the verb word that prohibited it)
+    granted: tuple[tuple[str, str], ...] = ()  # (capability, the verb word that granted it)
 
 
 def host_decision(tool_name: str, reason: str, text: str) -> Decision:
@@ -363,12 +364,12 @@ def _parse_decision(record: bytes, tool_name: str) -> Decision:
 
 def _parse_intent(summary: str) -> Intent:
     found: dict[str, list[str]] = {"email": [], "url": [], "domain": [], "path": [], "recipient": []}
-    prohibited: list[tuple[str, str]] = []
+    verb_uses: dict[str, list[tuple[str, str]]] = {"prohibit": [], "grant": []}
     for line in summary.splitlines():
         kind, _, value = line.partition("\t")
-        if kind == "prohibit":
+        if kind in verb_uses:
             capability, _, verb = value.partition("\t")
-            prohibited.append((capability, verb))
+            verb_uses[kind].append((capability, verb))
         elif kind in found:
             found[kind].append(value)
         # other kinds: a newer evaluator's summary lines; the binding itself lives in the wasm
@@ -378,7 +379,8 @@ def _parse_intent(summary: str) -> Intent:
         domains=tuple(found["domain"]),
         paths=tuple(found["path"]),
         recipients=tuple(found["recipient"]),
-        prohibited=tuple(prohibited),
+        prohibited=tuple(verb_uses["prohibit"]),
+        granted=tuple(verb_uses["grant"]),
     )
 
 
