@@ -63,7 +63,7 @@ function opName(op: u32): string {
   return "TEST_INTENT_ANY";
 }
 
-function subjectName(s: u32): string {
+export function subjectName(s: u32): string {
   switch (s) {
     case 0: return "tool";
     case 1: return "arg";

@@ -22,6 +22,30 @@ let toolNameLen: u32 = 0;
 let intentStore: usize = 0;
 let callClass: u32 = 0;
 
+// The trace of the last run, kept only while `explain` asks for one: each test run (its
+// instruction and whether it held), then the DECIDE reached. A run takes at most code_len
+// steps; the trace keeps the first TRACE_MAX.
+export const TRACE_MAX: u32 = 4096;
+const traceSteps: usize = memory.data(<i32>(TRACE_MAX << 3));
+let tracing = false;
+export let traceCount: u32 = 0;
+
+// Turning tracing on starts a new trace; turning it off keeps the trace for reading.
+export function setTracing(on: bool): void {
+  tracing = on;
+  if (on) traceCount = 0;
+}
+
+export function tracePc(k: u32): u32 { return load<u32>(traceSteps + (<usize>k << 3)); }
+export function traceHeld(k: u32): bool { return load<u32>(traceSteps + (<usize>k << 3) + 4) != 0; }
+
+function traceStep(pc: u32, held: bool): void {
+  if (!tracing || traceCount >= TRACE_MAX) return;
+  store<u32>(traceSteps + (<usize>traceCount << 3), pc);
+  store<u32>(traceSteps + (<usize>traceCount << 3) + 4, held ? 1 : 0);
+  traceCount++;
+}
+
 // The outcome of the last run.
 export let decidedRule: u32 = 0;   // rule index, or NONE for the class default
 export let witness: usize = 0;     // the value of the deciding rule's last passing per-value test
@@ -195,13 +219,16 @@ export function runClass(cls: u32, name: usize, nameLen: u32, store: usize): u32
   outOfMemory = false;
   let pc = classCodeStart(cls);
   while (insnOp(pc) != OP_DECIDE) {
-    if (holds(pc)) {
+    const held = holds(pc);
+    traceStep(pc, held);
+    if (held) {
       pc++;
     } else {
       hasWitness = false; // the rule did not match: its witness is not the decision's
       pc = insnJump(pc);
     }
   }
+  traceStep(pc, true);
   decidedRule = insnOperand(pc);
   return insnFlags(pc);
 }

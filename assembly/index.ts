@@ -10,6 +10,7 @@ import { sessionOpen, sessionClose } from "./session";
 import { bindIntent } from "./bind";
 import { decide as decideCall } from "./decide";
 import { describeTool } from "./describe";
+import { explainCall } from "./explain";
 import { disasmRecord } from "./disasm";
 import { configureEnv } from "./targets";
 
@@ -63,6 +64,11 @@ export function decide(h: i32, nameLen: i32, argsLen: i32): i32 {
 export function describe(nameLen: i32, textLen: i32): i32 {
   scratchReset();
   return <i32>describeTool(<u32>nameLen, <u32>textLen);
+}
+
+export function explain(h: i32, nameLen: i32, argsLen: i32): i32 {
+  scratchReset();
+  return <i32>explainCall(h, <u32>nameLen, <u32>argsLen);
 }
 
 export function disasm(): i32 {

@@ -60,6 +60,25 @@ class Intent:
     granted: tuple[tuple[str, str], ...] = ()  # (capability, the verb word that granted it)
 
 
+@dataclass(frozen=True, slots=True)
+class TraceStep:
+    """One test the evaluator ran (§8 `explain`), or the DECIDE it reached (predicate "decide")."""
+
+    rule: str  # rule id, "(default)" for the class default
+    predicate: str  # in_intent, granted, equals, ...; "decide" for the end of the run
+    subject: str  # email, tool, args.NAME, ...; the effect for "decide"
+    held: bool
+    negated: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Trace:
+    capability: str
+    risk: str
+    source: str  # mapped, name (the classifier read the tool's name), inferred (its description), unknown
+    steps: tuple[TraceStep, ...]
+
+
 def host_decision(tool_name: str, reason: str, text: str) -> Decision:
     """A block the host makes itself, worded like the evaluator's messages (§8.1)."""
     return Decision("block", reason, "", "", "", f"AgentsFence blocked {tool_name}: {text} [{reason}]")
@@ -116,6 +135,10 @@ class Session:
         """Binds (or amends) this session's intent from the user's own message; relative paths
         in it resolve against cwd (default: the Fence's working directory)."""
         return self._fence._bind(self, user_message, cwd)
+
+    def explain(self, tool_name: str, args: dict[str, Any]) -> Trace:
+        """How the evaluator classified the call and which rules' tests ran, as it decided it."""
+        return self._fence._explain(self, tool_name, args)
 
     def decide(self, tool_name: str, args: dict[str, Any], cwd: str | None = None) -> Decision:
         """cwd: the absolute directory this call's relative paths resolve against, when it is not
@@ -203,6 +226,17 @@ class Fence:
             raise FenceError(f"cannot describe tool {name!r}: {text}")
         capability, _, risk = text.partition("\t")
         return capability, risk
+
+    def _explain(self, session: Session, tool_name: str, args: dict[str, Any]) -> Trace:
+        encoded = encode_call(tool_name, args)
+        if isinstance(encoded, str):
+            raise FenceError(encoded)
+        name, arguments = encoded
+        with self._lock:
+            status, text = self._status_call("explain", (session._handle, len(name), len(arguments)), name + arguments)
+        if status != 0:
+            raise FenceError(f"cannot explain {tool_name!r}: {text}")
+        return _parse_trace(text)
 
     def disasm(self) -> str:
         with self._lock:
@@ -382,6 +416,22 @@ def _parse_intent(summary: str) -> Intent:
         prohibited=tuple(verb_uses["prohibit"]),
         granted=tuple(verb_uses["grant"]),
     )
+
+
+def _parse_trace(text: str) -> Trace:
+    capability = risk = source = ""
+    steps: list[TraceStep] = []
+    for line in text.splitlines():
+        kind, *fields = line.split("\t")
+        if kind == "class":
+            capability, risk, source = fields
+        elif kind == "test":
+            rule, predicate, subject, held, negated = fields
+            steps.append(TraceStep(rule, predicate, subject, held == "held", negated == "negated"))
+        elif kind == "decide":
+            rule, effect = fields
+            steps.append(TraceStep(rule, "decide", effect, True, False))
+    return Trace(capability, risk, source, tuple(steps))
 
 
 def _last_line(text: str) -> str:

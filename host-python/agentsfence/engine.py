@@ -45,10 +45,11 @@ EXPORT_PARAMS = {
     "intent": 2,
     "decide": 3,
     "describe": 2,
+    "explain": 3,
     "disasm": 0,
 }
 # Exports whose result is a record address, bit 0 telling that memory grew.
-RECORD_EXPORTS = frozenset({"load", "configure", "intent", "decide", "describe", "disasm"})
+RECORD_EXPORTS = frozenset({"load", "configure", "intent", "decide", "describe", "explain", "disasm"})
 MAX_PARAMS = 3
 
 _U32 = struct.Struct("<I")
