@@ -26,9 +26,11 @@ import {
   itemsBegin, nextItem, itemStart, itemEnd, itemNext, findVerbUses, verbUseValue, verbUseWord,
   verbUseWordLen, verbUseProhibits,
 } from "./scan";
+import { nextName, nameStart, nameEnd } from "./names";
 
 const PROHIBITED: u32 = 0xff;
 const GRANTED: u32 = 0xfe;
+const NAME: u32 = 0xfd; // a name (names.ts), lower-cased
 const HEADER: usize = 32;
 const H_SIZE: usize = 0;
 const H_COUNT: usize = 4;
@@ -109,13 +111,14 @@ function pathNamed(intent: usize, p: usize, len: u32): bool {
   return false;
 }
 
-// A recipient named as a recipient or an address, or (for a name without '#' or '@') as the
-// channel or handle of that name.
+// A recipient named as a recipient or an address, or (for a value without '#' or '@') as a name
+// of the message or the channel or handle of that name.
 function nameNamed(intent: usize, p: usize, len: u32): bool {
   if (len == 0) return false;
   if (findItem(intent, SUBJ_RECIPIENT, p, len) || findItem(intent, SUBJ_EMAIL, p, len)) return true;
   const c = <u32>load<u8>(p);
   if (c == 0x23 || c == 0x40) return false;
+  if (findItem(intent, NAME, p, len)) return true;
   const sigiled = scratchAlloc(<usize>len + 1);
   if (sigiled == 0) return false;
   memory.copy(sigiled + 1, p, len);
@@ -259,6 +262,12 @@ function collectMessage(p: usize, len: u32): bool {
       ok = collect(SUBJ_URL, 0, normalizeUrl(s, n)) && collect(SUBJ_DOMAIN, 0, urlHost(s, n, false));
     }
     if (!ok) return false;
+  }
+  let at: u32 = 0;
+  while (nextName(p, len, at)) {
+    const r = lowerCopy(p + nameStart, nameEnd - nameStart);
+    if (r == 0 || !collect(NAME, 0, r)) return false;
+    at = nameEnd;
   }
   const count = findVerbUses(p, len, policyWords(intentNegationSet()), policyWords(intentNothingSet()),
     policyWords(intentVerbSet()));
@@ -423,6 +432,7 @@ export function intentWriteSummary(intent: usize): void {
   writeKind(intent, SUBJ_DOMAIN, "domain");
   writeKind(intent, SUBJ_PATH, "path");
   writeKind(intent, SUBJ_RECIPIENT, "recipient");
+  writeKind(intent, NAME, "name");
   writeVerbUses(intent, PROHIBITED, "prohibit");
   writeVerbUses(intent, GRANTED, "grant");
 }

@@ -34,6 +34,28 @@ describe("intent: named items", () => {
     configureEnv(h, hl, c, lastLen);
   });
 
+  it("names people and quoted names for recipients, not the word that opens a sentence", () => {
+    const i = bind(0, "Summarize the article Bob posted in the 'general' channel and send it to Alice. Invite Dora. 2. Post it");
+    expect(has(i, SUBJ_RECIPIENT, "alice")).toBe(true);
+    expect(has(i, SUBJ_RECIPIENT, "bob")).toBe(true);
+    expect(has(i, SUBJ_RECIPIENT, "general")).toBe(true);
+    expect(has(i, SUBJ_RECIPIENT, "dora")).toBe(true);
+    expect(has(i, SUBJ_RECIPIENT, "telegram:dora")).toBe(true);
+    expect(has(i, SUBJ_RECIPIENT, "summarize")).toBe(false);
+    expect(has(i, SUBJ_RECIPIENT, "invite")).toBe(false);
+    expect(has(i, SUBJ_RECIPIENT, "post")).toBe(false);
+    expect(has(i, SUBJ_RECIPIENT, "#alice")).toBe(false); // a channel is not the person
+    expect(has(i, SUBJ_EMAIL, "alice")).toBe(false);
+    intentFree(i);
+  });
+
+  it("reads an apostrophe inside a word as no quote", () => {
+    const i = bind(0, "don't post, it's 'random' we want");
+    expect(has(i, SUBJ_RECIPIENT, "t post, it")).toBe(false);
+    expect(has(i, SUBJ_RECIPIENT, "random")).toBe(true);
+    intentFree(i);
+  });
+
   it("names addresses in normal form", () => {
     const i = bind(0, "Email Bob@Example.com the report");
     expect(i).toBeGreaterThan(0);

@@ -56,6 +56,7 @@ class Intent:
     domains: tuple[str, ...] = ()
     paths: tuple[str, ...] = ()
     recipients: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()  # people and quoted names, lower-cased: recipients without '#' or '@'
     prohibited: tuple[tuple[str, str], ...] = ()  # (capability, the verb word that prohibited it)
     granted: tuple[tuple[str, str], ...] = ()  # (capability, the verb word that granted it)
 
@@ -397,7 +398,7 @@ def _parse_decision(record: bytes, tool_name: str) -> Decision:
 
 
 def _parse_intent(summary: str) -> Intent:
-    found: dict[str, list[str]] = {"email": [], "url": [], "domain": [], "path": [], "recipient": []}
+    found: dict[str, list[str]] = {"email": [], "url": [], "domain": [], "path": [], "recipient": [], "name": []}
     verb_uses: dict[str, list[tuple[str, str]]] = {"prohibit": [], "grant": []}
     for line in summary.splitlines():
         kind, _, value = line.partition("\t")
@@ -413,6 +414,7 @@ def _parse_intent(summary: str) -> Intent:
         domains=tuple(found["domain"]),
         paths=tuple(found["path"]),
         recipients=tuple(found["recipient"]),
+        names=tuple(found["name"]),
         prohibited=tuple(verb_uses["prohibit"]),
         granted=tuple(verb_uses["grant"]),
     )
