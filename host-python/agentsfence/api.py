@@ -80,6 +80,21 @@ class Trace:
     steps: tuple[TraceStep, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class Amendment:
+    """What a later user message added to a session's intent (the evaluator's union of both):
+    the record of a widening, which the policy's rules still bound."""
+
+    message_index: int  # 1 for the second message of the session, ...
+    added: Intent
+
+
+def _added(before: Intent, after: Intent) -> Intent:
+    fields = {name: tuple(v for v in getattr(after, name) if v not in getattr(before, name))
+              for name in Intent.__dataclass_fields__}
+    return Intent(**fields)
+
+
 def host_decision(tool_name: str, reason: str, text: str) -> Decision:
     """A block the host makes itself, worded like the evaluator's messages (§8.1)."""
     return Decision("block", reason, "", "", "", f"AgentsFence blocked {tool_name}: {text} [{reason}]")
@@ -131,6 +146,8 @@ class Session:
         self._handle = handle
         self._messages: list[tuple[bytes, str]] = []  # (message, cwd), replayed into a rebuilt evaluator
         self._fault: str | None = None  # set when a message could not be bound: then every call blocks
+        self.current_intent = Intent()
+        self.amendments: list[Amendment] = []  # what each later user message widened
 
     def intent(self, user_message: str, cwd: str | None = None) -> Intent:
         """Binds (or amends) this session's intent from the user's own message; relative paths
@@ -341,7 +358,12 @@ class Fence:
                 session._fault = str(error)  # a session missing part of its intent would be too lenient
                 raise
             session._messages.append((encoded, directory))
-        return _parse_intent(record[1:].decode("utf-8", "replace"))
+            intent = _parse_intent(record[1:].decode("utf-8", "replace"))
+            added = _added(session.current_intent, intent)
+            if len(session._messages) > 1 and added != Intent():
+                session.amendments.append(Amendment(len(session._messages) - 1, added))
+            session.current_intent = intent
+        return intent
 
     def _decide(self, session: Session | None, tool_name: str, args: dict[str, Any], cwd: str | None) -> Decision:
         encoded = encode_call(tool_name, args)
