@@ -16,6 +16,7 @@ export const WORDS_OOM: i32 = -2;
 
 let mappedTool: i32 = -1; // the tool entry of the last classified name, -1 when none mapped it
 let byPolicy = false;     // the last classified name was mapped, or classified by its own words
+let lastLearned = false;  // the last classified name took a class `describe` learned
 
 // ---- words ----
 function isUpper(c: u32): bool {
@@ -140,7 +141,16 @@ export function classifyTool(name: usize, len: u32): i32 {
   if (entry >= 0) return <i32>classifyEntryClass(<u32>entry);
   byPolicy = false;
   const learned = describedClass(name, len);
+  lastLearned = learned >= 0;
   return learned >= 0 ? learned : 0;
+}
+
+// How the last classified name got its class: 1 the policy's tool map, 2 the words of its name
+// (CLASSIFY), 3 the words of its description (`describe`), 0 nothing (class unknown).
+export function classSource(): u32 {
+  if (mappedTool >= 0) return 1;
+  if (byPolicy) return 2;
+  return lastLearned ? 3 : 0;
 }
 
 // Whether the last classified name got its class from the policy's tool map or its own words

@@ -202,6 +202,11 @@ function extract(): i32 {
   return 0;
 }
 
+// The class of the last call decided, -1 when it was not classified.
+export function decidedClass(): i32 {
+  return cls;
+}
+
 // Decides the call whose tool name and argument JSON are in the input buffer (scratch reset).
 export function decide(h: i32, nLen: u32, argsLen: u32): u32 {
   name = inputPtr();

@@ -1,7 +1,8 @@
 // The installed policy as text, one fact a line: what `agentsfence disasm` prints.
 import {
-  NONE, FORMAT_VERSION, OP_DECIDE, OP_TEST_PRESENT, OP_TEST_EQUALS, OP_TEST_IN_INTENT, FLAG_NEGATE,
-  FLAG_ALL, SUBJ_ARG, SETKIND_HASH, SETTINGS_COUNT, SET_POLICY_NAME, SET_SHELL_WRAPPERS, SET_FAIL_OPEN,
+  NONE, FORMAT_VERSION, OP_DECIDE, OP_TEST_PRESENT, OP_TEST_EQUALS, OP_TEST_IN_INTENT, OP_TEST_GRANTED,
+  OP_TEST_INTENT_ANY, FLAG_NEGATE, FLAG_ALL, SUBJ_ARG, SETKIND_HASH, SETTINGS_COUNT, SET_POLICY_NAME,
+  SET_SHELL_WRAPPERS, SET_FAIL_OPEN,
   SET_SHELL_NETWORK, SET_SHELL_SHELLS,
 } from "./format";
 import {
@@ -57,11 +58,13 @@ function opName(op: u32): string {
     case 0x14: return "TEST_PREFIX";
     case 0x15: return "TEST_DOMAIN";
     case 0x16: return "TEST_UNDER";
+    case 0x17: return "TEST_IN_INTENT";
+    case 0x18: return "TEST_GRANTED";
   }
-  return "TEST_IN_INTENT";
+  return "TEST_INTENT_ANY";
 }
 
-function subjectName(s: u32): string {
+export function subjectName(s: u32): string {
   switch (s) {
     case 0: return "tool";
     case 1: return "arg";
@@ -205,7 +208,7 @@ function instruction(pc: u32): void {
   const operand = insnOperand(pc);
   if (op == OP_TEST_PRESENT) outAscii(operand == 1 ? " present" : " absent");
   else if (op == OP_TEST_EQUALS) { outAscii(" "); quoted(operand); }
-  else if (op != OP_TEST_IN_INTENT) { outAscii(" "); setRef(operand); }
+  else if (op != OP_TEST_IN_INTENT && op != OP_TEST_GRANTED && op != OP_TEST_INTENT_ANY) { outAscii(" "); setRef(operand); }
   outAscii(" else -> ");
   index4(insnJump(pc));
   nl();

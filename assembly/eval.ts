@@ -3,7 +3,7 @@
 // ends at a DECIDE within code_len steps.
 import {
   OP_DECIDE, OP_TEST_PRESENT, OP_TEST_EQUALS, OP_TEST_IN, OP_TEST_GLOB, OP_TEST_PREFIX,
-  OP_TEST_DOMAIN, OP_TEST_UNDER, OP_TEST_IN_INTENT, FLAG_NEGATE, FLAG_ALL, SUBJ_TOOL, SUBJ_ARG,
+  OP_TEST_DOMAIN, OP_TEST_UNDER, OP_TEST_IN_INTENT, OP_TEST_GRANTED, OP_TEST_INTENT_ANY, FLAG_NEGATE, FLAG_ALL, SUBJ_TOOL, SUBJ_ARG,
 } from "./format";
 import {
   classCodeStart, insnOp, insnSubject, insnFlags, insnArg, insnOperand, insnJump, strPtr, strLen,
@@ -14,12 +14,37 @@ import { scratchAlloc } from "./mem";
 import { globMatch } from "./glob";
 import { leafCount, leafPath, leafPathLen, leafValue, leafValueLen } from "./json";
 import { targetCount, targetKind, targetPtr, targetLen, homePtr, homeLen } from "./targets";
-import { intentHas } from "./intent";
+import { intentHas, intentGrants, intentNamesKind } from "./intent";
 
 // The call being decided.
 let toolName: usize = 0;
 let toolNameLen: u32 = 0;
 let intentStore: usize = 0;
+let callClass: u32 = 0;
+
+// The trace of the last run, kept only while `explain` asks for one: each test run (its
+// instruction and whether it held), then the DECIDE reached. A run takes at most code_len
+// steps; the trace keeps the first TRACE_MAX.
+export const TRACE_MAX: u32 = 4096;
+const traceSteps: usize = memory.data(<i32>(TRACE_MAX << 3));
+let tracing = false;
+export let traceCount: u32 = 0;
+
+// Turning tracing on starts a new trace; turning it off keeps the trace for reading.
+export function setTracing(on: bool): void {
+  tracing = on;
+  if (on) traceCount = 0;
+}
+
+export function tracePc(k: u32): u32 { return load<u32>(traceSteps + (<usize>k << 3)); }
+export function traceHeld(k: u32): bool { return load<u32>(traceSteps + (<usize>k << 3) + 4) != 0; }
+
+function traceStep(pc: u32, held: bool): void {
+  if (!tracing || traceCount >= TRACE_MAX) return;
+  store<u32>(traceSteps + (<usize>traceCount << 3), pc);
+  store<u32>(traceSteps + (<usize>traceCount << 3) + 4, held ? 1 : 0);
+  traceCount++;
+}
 
 // The outcome of the last run.
 export let decidedRule: u32 = 0;   // rule index, or NONE for the class default
@@ -141,6 +166,7 @@ function valueTest(op: u32, subject: u32, operand: u32, p: usize, len: u32): boo
     case OP_TEST_DOMAIN: return domainIn(operand, p, len);
     case OP_TEST_UNDER: return underIn(operand, p, len);
     case OP_TEST_IN_INTENT: return intentStore != 0 && intentHas(intentStore, subject, p, len);
+    case OP_TEST_GRANTED: return intentGrants(intentStore, callClass); // of the call's class, whatever the tool's name
   }
   return false;
 }
@@ -158,6 +184,7 @@ function holds(pc: u32): bool {
     for (let k: u32 = 0; k < n && !present; k++) present = valueAt(subject, arg, k) >= 0;
     return (present == (operand == 1)) != negate;
   }
+  if (op == OP_TEST_INTENT_ANY) return intentNamesKind(intentStore, subject) != negate; // of the intent, not the call
   let first: i64 = -1;
   for (let k: u32 = 0; k < n; k++) {
     const v = valueAt(subject, arg, k);
@@ -187,17 +214,21 @@ export function runClass(cls: u32, name: usize, nameLen: u32, store: usize): u32
   toolName = name;
   toolNameLen = nameLen;
   intentStore = store;
+  callClass = cls;
   hasWitness = false;
   outOfMemory = false;
   let pc = classCodeStart(cls);
   while (insnOp(pc) != OP_DECIDE) {
-    if (holds(pc)) {
+    const held = holds(pc);
+    traceStep(pc, held);
+    if (held) {
       pc++;
     } else {
       hasWitness = false; // the rule did not match: its witness is not the decision's
       pc = insnJump(pc);
     }
   }
+  traceStep(pc, true);
   decidedRule = insnOperand(pc);
   return insnFlags(pc);
 }

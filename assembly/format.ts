@@ -50,6 +50,8 @@ export const OP_TEST_PREFIX = 0x14;
 export const OP_TEST_DOMAIN = 0x15;
 export const OP_TEST_UNDER = 0x16;
 export const OP_TEST_IN_INTENT = 0x17;
+export const OP_TEST_GRANTED = 0x18;
+export const OP_TEST_INTENT_ANY = 0x19;
 export const FLAG_NEGATE = 1;
 export const FLAG_ALL = 2;
 
@@ -79,7 +81,8 @@ export const ROLE_CODE = 6;
 export const ROLE_RECIPIENT = 7;
 export const ROLE_PATCH = 8;
 export const ROLE_WORKDIR = 9;
-export const ROLE_MAX = 9;
+export const ROLE_TEXT = 10;
+export const ROLE_MAX = 10;
 
 // Decision kinds in the decision record (§8.1).
 export const KIND_ALLOW = 0;

@@ -11,6 +11,7 @@ import { bindIntent } from "./bind";
 import { decide as decideCall } from "./decide";
 import { describeTool } from "./describe";
 import { failMode } from "./failmode";
+import { explainCall } from "./explain";
 import { disasmRecord } from "./disasm";
 import { configureEnv } from "./targets";
 
@@ -69,6 +70,11 @@ export function describe(nameLen: i32, textLen: i32): i32 {
 export function fail_mode(nameLen: i32): i32 {
   scratchReset();
   return <i32>failMode(<u32>nameLen);
+}
+
+export function explain(h: i32, nameLen: i32, argsLen: i32): i32 {
+  scratchReset();
+  return <i32>explainCall(h, <u32>nameLen, <u32>argsLen);
 }
 
 export function disasm(): i32 {

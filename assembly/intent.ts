@@ -1,9 +1,11 @@
 // A session's intent (docs/bytecode.md §7): what the user's own messages named (e-mail
-// addresses, URLs, domains, paths, channels and handles) and which classes they prohibited.
-// One long-lived block per session, rebuilt (as the union) by each bind:
+// addresses, URLs, domains, paths, channels and handles), which classes they prohibited and
+// which their verbs granted. One long-lived block per session, rebuilt (as the union) by each
+// bind, so a later message amends it:
 //   header   size, item count, class words, slot count, items offset, items bytes, slots offset
 //   bitset   the prohibited classes
-//   items    (kind, class, length, bytes padded to 4); kind PROHIBITED holds the verb word
+//   bitset   the granted classes
+//   items    (kind, class, length, bytes padded to 4); kinds PROHIBITED and GRANTED hold the verb word
 //   slots    open-addressing index over the named items: item offset + 1, 0 empty
 import {
   SUBJ_ARG, SUBJ_EMAIL, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_RECIPIENT, SET_MAX_INTENT_BYTES,
@@ -21,11 +23,14 @@ import {
   hostOfNormalUrl, cwdPtr, cwdLen, takeOutOfMemory,
 } from "./normalize";
 import {
-  itemsBegin, nextItem, itemStart, itemEnd, itemNext, findProhibitions, prohibitionValue,
-  prohibitionWord, prohibitionWordLen,
+  itemsBegin, nextItem, itemStart, itemEnd, itemNext, findVerbUses, verbUseValue, verbUseWord,
+  verbUseWordLen, verbUseProhibits,
 } from "./scan";
+import { nextName, nameStart, nameEnd } from "./names";
 
 const PROHIBITED: u32 = 0xff;
+const GRANTED: u32 = 0xfe;
+const NAME: u32 = 0xfd; // a name (names.ts), lower-cased
 const HEADER: usize = 32;
 const H_SIZE: usize = 0;
 const H_COUNT: usize = 4;
@@ -106,13 +111,14 @@ function pathNamed(intent: usize, p: usize, len: u32): bool {
   return false;
 }
 
-// A recipient named as a recipient or an address, or (for a name without '#' or '@') as the
-// channel or handle of that name.
+// A recipient named as a recipient or an address, or (for a value without '#' or '@') as a name
+// of the message or the channel or handle of that name.
 function nameNamed(intent: usize, p: usize, len: u32): bool {
   if (len == 0) return false;
   if (findItem(intent, SUBJ_RECIPIENT, p, len) || findItem(intent, SUBJ_EMAIL, p, len)) return true;
   const c = <u32>load<u8>(p);
   if (c == 0x23 || c == 0x40) return false;
+  if (findItem(intent, NAME, p, len)) return true;
   const sigiled = scratchAlloc(<usize>len + 1);
   if (sigiled == 0) return false;
   memory.copy(sigiled + 1, p, len);
@@ -163,9 +169,40 @@ export function intentHas(intent: usize, subject: u32, p: usize, len: u32): bool
   return false;
 }
 
+// Bit `cls` of the bitset `which` (0 prohibited, 1 granted) of an intent block.
+function classBit(intent: usize, which: u32, cls: u32): bool {
+  const words = field(intent, H_CLASS_WORDS);
+  if (cls >= words << 5) return false;
+  const at = intent + HEADER + ((<usize>(which * words + (cls >> 5))) << 2);
+  return (load<u32>(at) & (1 << (cls & 31))) != 0;
+}
+
+function setClassBit(intent: usize, which: u32, cls: u32): void {
+  const at = intent + HEADER + ((<usize>(which * field(intent, H_CLASS_WORDS) + (cls >> 5))) << 2);
+  store<u32>(at, load<u32>(at) | (1 << (cls & 31)));
+}
+
 export function intentProhibits(intent: usize, classIdx: u32): bool {
-  if (intent == 0 || classIdx >= field(intent, H_CLASS_WORDS) << 5) return false;
-  return (load<u32>(intent + HEADER + ((<usize>(classIdx >> 5)) << 2)) & (1 << (classIdx & 31))) != 0;
+  return intent != 0 && classBit(intent, 0, classIdx);
+}
+
+// Whether the user's own messages named any item of `kind` (§7, TEST_INTENT_ANY).
+export function intentNamesKind(intent: usize, kind: u32): bool {
+  if (intent == 0) return false;
+  const items = intent + field(intent, H_ITEMS);
+  const bytes = field(intent, H_ITEMS_BYTES);
+  let off: u32 = 0;
+  while (off < bytes) {
+    const rec = items + <usize>off;
+    if (load<u32>(rec) == kind) return true;
+    off += 12 + padded(load<u32>(rec + 8));
+  }
+  return false;
+}
+
+// Whether a verb of the user's own messages, not negated, granted the class (§7, TEST_GRANTED).
+export function intentGrants(intent: usize, classIdx: u32): bool {
+  return intent != 0 && classBit(intent, 1, classIdx);
 }
 
 export function intentFree(intent: usize): void {
@@ -232,16 +269,23 @@ function collectMessage(p: usize, len: u32): bool {
     }
     if (!ok) return false;
   }
-  const count = findProhibitions(p, len, policyWords(intentNegationSet()), policyWords(intentNothingSet()),
+  let at: u32 = 0;
+  while (nextName(p, len, at)) {
+    const r = lowerCopy(p + nameStart, nameEnd - nameStart);
+    if (r == 0 || !collect(NAME, 0, r)) return false;
+    at = nameEnd;
+  }
+  const count = findVerbUses(p, len, policyWords(intentNegationSet()), policyWords(intentNothingSet()),
     policyWords(intentVerbSet()));
   if (count < 0) return false;
   for (let k: u32 = 0; k < <u32>count; k++) {
-    const verb = prohibitionValue(k);
-    const word = span(prohibitionWord(k), prohibitionWordLen(k));
+    const verb = verbUseValue(k);
+    const word = span(verbUseWord(k), verbUseWordLen(k));
+    const kind = verbUseProhibits(k) ? PROHIBITED : GRANTED;
     const start = intentVerbClassStart(verb);
     const end = start + intentVerbClassCount(verb);
     for (let c = start; c < end; c++) {
-      if (!collect(PROHIBITED, intentClass(c), word)) return false;
+      if (!collect(kind, intentClass(c), word)) return false;
     }
   }
   return true;
@@ -255,18 +299,12 @@ let buildSlots: usize = 0;
 let buildSlotCount: u32 = 0;
 let buildCount: u32 = 0;
 
-function prohibitedIn(cls: u32): bool {
-  const words = field(building, H_CLASS_WORDS);
-  return cls < words << 5 && (load<u32>(building + HEADER + ((<usize>(cls >> 5)) << 2)) & (1 << (cls & 31))) != 0;
-}
-
-// Adds an item unless present (a prohibition: unless its class is prohibited already).
+// Adds an item unless present (a prohibition or grant: unless its class has that bit already).
 function insert(kind: u32, cls: u32, p: usize, len: u32): void {
-  if (kind == PROHIBITED) {
-    const words = field(building, H_CLASS_WORDS);
-    if (cls >= words << 5 || prohibitedIn(cls)) return;
-    const at = building + HEADER + ((<usize>(cls >> 5)) << 2);
-    store<u32>(at, load<u32>(at) | (1 << (cls & 31)));
+  if (kind == PROHIBITED || kind == GRANTED) {
+    const which: u32 = kind == PROHIBITED ? 0 : 1;
+    if (cls >= field(building, H_CLASS_WORDS) << 5 || classBit(building, which, cls)) return;
+    setClassBit(building, which, cls);
   } else {
     if (len == 0 || findBuilding(kind, p, len)) return;
     const mask = buildSlotCount - 1;
@@ -312,7 +350,7 @@ export function intentBind(intent: usize, msg: usize, len: u32): usize {
   const total = oldCount + foundCount;
   let slotCount: u32 = 16;
   while (slotCount < total << 1) slotCount <<= 1;
-  const itemsAt = HEADER + (<usize>classWords << 2);
+  const itemsAt = HEADER + (<usize>classWords << 3); // two bitsets
   const itemsBytes = <usize>oldBytes + <usize>foundBytes;
   const slotsAt = itemsAt + itemsBytes;
   const size = slotsAt + (<usize>slotCount << 2);
@@ -369,14 +407,7 @@ function writeKind(intent: usize, kind: u32, name: string): void {
   }
 }
 
-// Appends the summary lines: `kind<TAB>value`, then `prohibit<TAB>capability<TAB>verb`.
-export function intentWriteSummary(intent: usize): void {
-  if (intent == 0) return;
-  writeKind(intent, SUBJ_EMAIL, "email");
-  writeKind(intent, SUBJ_URL, "url");
-  writeKind(intent, SUBJ_DOMAIN, "domain");
-  writeKind(intent, SUBJ_PATH, "path");
-  writeKind(intent, SUBJ_RECIPIENT, "recipient");
+function writeVerbUses(intent: usize, kind: u32, name: string): void {
   const items = intent + field(intent, H_ITEMS);
   const bytes = field(intent, H_ITEMS_BYTES);
   const classes = classCount();
@@ -385,9 +416,9 @@ export function intentWriteSummary(intent: usize): void {
     const rec = items + <usize>off;
     const l = load<u32>(rec + 8);
     const cls = load<u32>(rec + 4);
-    if (load<u32>(rec) == PROHIBITED && cls < classes) {
+    if (load<u32>(rec) == kind && cls < classes) {
       const cap = classCapability(cls);
-      outAscii("prohibit");
+      outAscii(name);
       outByte(9);
       outBytes(strPtr(cap), strLen(cap));
       outByte(9);
@@ -396,4 +427,18 @@ export function intentWriteSummary(intent: usize): void {
     }
     off += 12 + padded(l);
   }
+}
+
+// Appends the summary lines: `kind<TAB>value`, then `prohibit<TAB>capability<TAB>verb`, then
+// `grant<TAB>capability<TAB>verb`.
+export function intentWriteSummary(intent: usize): void {
+  if (intent == 0) return;
+  writeKind(intent, SUBJ_EMAIL, "email");
+  writeKind(intent, SUBJ_URL, "url");
+  writeKind(intent, SUBJ_DOMAIN, "domain");
+  writeKind(intent, SUBJ_PATH, "path");
+  writeKind(intent, SUBJ_RECIPIENT, "recipient");
+  writeKind(intent, NAME, "name");
+  writeVerbUses(intent, PROHIBITED, "prohibit");
+  writeVerbUses(intent, GRANTED, "grant");
 }

@@ -313,15 +313,17 @@ function clauseMarkLen(p: usize, len: u32, i: u32): u32 {
   return 0;
 }
 
-// Word table: ptr, len, clause number. Found prohibitions: verb value, word ptr, word len.
+// Word table: ptr, len, clause number. Found verb uses: verb value, word ptr, word len,
+// prohibits (1) or grants (0).
 let words: usize = 0;
 let wordCount: u32 = 0;
 let found: usize = 0;
 let foundCount: u32 = 0;
 
-export function prohibitionValue(k: u32): u32 { return load<u32>(found + <usize>k * 12); }
-export function prohibitionWord(k: u32): usize { return <usize>load<u32>(found + <usize>k * 12 + 4); }
-export function prohibitionWordLen(k: u32): u32 { return load<u32>(found + <usize>k * 12 + 8); }
+export function verbUseValue(k: u32): u32 { return load<u32>(found + <usize>k * 16); }
+export function verbUseWord(k: u32): usize { return <usize>load<u32>(found + <usize>k * 16 + 4); }
+export function verbUseWordLen(k: u32): u32 { return load<u32>(found + <usize>k * 16 + 8); }
+export function verbUseProhibits(k: u32): bool { return load<u32>(found + <usize>k * 16 + 12) != 0; }
 
 function wordPtr(k: u32): usize { return <usize>load<u32>(words + <usize>k * 12); }
 function wordLen(k: u32): u32 { return load<u32>(words + <usize>k * 12 + 4); }
@@ -384,13 +386,13 @@ function tokenize(p: usize, len: u32): bool {
   return true;
 }
 
-// The verbs [p, p+len) prohibits (§7): a verb with a negation among the three words before it,
-// or a nothing-word among the two after it, in its clause. Returns how many (each in
-// prohibitionValue/Word/WordLen, the verb set's value first), or -1 when out of memory.
-export function findProhibitions(p: usize, len: u32, negations: u64, nothing: u64, verbs: u64): i32 {
+// The verbs [p, p+len) uses (§7): one with a negation among the three words before it, or a
+// nothing-word among the two after it, in its clause, prohibits; any other grants. Returns how
+// many (each in verbUseValue/Word/WordLen/Prohibits), or -1 when out of memory.
+export function findVerbUses(p: usize, len: u32, negations: u64, nothing: u64, verbs: u64): i32 {
   foundCount = 0;
   if (!tokenize(p, len)) return -1;
-  found = scratchAlloc((<usize>wordCount + 1) * 12);
+  found = scratchAlloc((<usize>wordCount + 1) * 16);
   if (found == 0) return -1;
   for (let k: u32 = 0; k < wordCount; k++) {
     const value = wordValue(verbs, wordPtr(k), wordLen(k));
@@ -405,11 +407,11 @@ export function findProhibitions(p: usize, len: u32, negations: u64, nothing: u6
       const j = k + d;
       hit = wordClause(j) == clause && hasWord(nothing, wordPtr(j), wordLen(j));
     }
-    if (!hit) continue;
-    const rec = found + <usize>foundCount * 12;
+    const rec = found + <usize>foundCount * 16;
     store<u32>(rec, <u32>value);
     store<u32>(rec + 4, <u32>wordPtr(k));
     store<u32>(rec + 8, wordLen(k));
+    store<u32>(rec + 12, hit ? 1 : 0);
     foundCount++;
   }
   return <i32>foundCount;

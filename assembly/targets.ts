@@ -3,7 +3,7 @@
 // other roles), extractTargets per role value, then the table's accessors.
 import {
   ROLE_EMAIL, ROLE_URL, ROLE_DOMAIN, ROLE_PATH, ROLE_COMMAND, ROLE_CODE, ROLE_RECIPIENT, ROLE_PATCH,
-  ROLE_WORKDIR, SUBJ_EMAIL, SUBJ_RECIPIENT, SET_SHELL_WRAPPERS, SET_SHELL_NETWORK, SET_SHELL_SHELLS,
+  ROLE_WORKDIR, ROLE_TEXT, SUBJ_EMAIL, SUBJ_URL, SUBJ_DOMAIN, SUBJ_RECIPIENT, SET_SHELL_WRAPPERS, SET_SHELL_NETWORK, SET_SHELL_SHELLS,
   SET_MAX_SHELL_DEPTH,
 } from "./format";
 import { settingValue, intentExtensionSet } from "./decode";
@@ -16,7 +16,7 @@ import {
   setWorkdir as setTableWorkdir,
 } from "./targettable";
 import { shellTargets } from "./shell";
-import { findUrl, urlEnd } from "./scan";
+import { findUrl, urlEnd, itemsBegin, nextItem, itemStart, itemEnd as itemEndAt, itemNext } from "./scan";
 import { v4aBegin, v4aNext, foundStart, foundEnd, nextFrom } from "./v4a";
 
 export { configureEnv, homePtr, homeLen } from "./normalize";
@@ -102,6 +102,23 @@ function codeUrls(p: usize, len: u32): void {
   }
 }
 
+// Prose a person will read (a message body): the addresses, URLs and bare domains in it, found
+// the way the intent binder finds them in the user's own message (§7).
+function textTargets(p: usize, len: u32): void {
+  const extensions = policyWords(intentExtensionSet());
+  itemsBegin();
+  let from: u32 = 0;
+  while (tableStatus() == 0) {
+    const kind = nextItem(p, len, from, extensions);
+    if (kind == 0) return;
+    from = itemNext;
+    const s = p + itemStart, n = itemEndAt - itemStart;
+    if (kind == SUBJ_EMAIL) addEmail(s, n);
+    else if (kind == SUBJ_URL) addUrl(s, n);
+    else if (kind == SUBJ_DOMAIN) addHost(s, n);
+  }
+}
+
 function patchPaths(p: usize, len: u32): void {
   v4aBegin();
   let from: u32 = 0;
@@ -129,6 +146,7 @@ export function extractTargets(role: u32, p: usize, len: u32): i32 {
     case ROLE_RECIPIENT: eachListItem(p, len, true); break;
     case ROLE_PATCH: patchPaths(p, len); break;
     case ROLE_WORKDIR: setWorkdir(p, len); break;
+    case ROLE_TEXT: textTargets(p, len); break;
   }
   return tableStatus();
 }

@@ -76,8 +76,10 @@ export interface ConditionIR {
 export type TestIR =
   | { kind: "present"; present: boolean }
   | { kind: "in_intent" }
+  | { kind: "granted" }
+  | { kind: "intent_any" }
   | { kind: "equals"; value: string }
-  | { kind: Exclude<TestName, "present" | "in_intent" | "equals">; values: string[] };
+  | { kind: Exclude<TestName, "present" | "in_intent" | "granted" | "intent_any" | "equals">; values: string[] };
 
 export interface IntentIR {
   negations: string[];

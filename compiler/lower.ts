@@ -2,7 +2,7 @@
 // ("extends"), enumerates the classes, resolves selectors and normalizes constants.
 import {
   ROLE_CODE, ROLE_COMMAND, ROLE_DOMAIN, ROLE_EMAIL, ROLE_PATCH, ROLE_PATH, ROLE_RECIPIENT, ROLE_URL,
-  ROLE_WORKDIR, SUBJ_DOMAIN, SUBJ_EMAIL, SUBJ_PATH, SUBJ_RECIPIENT, SUBJ_URL,
+  ROLE_TEXT, ROLE_WORKDIR, SUBJ_DOMAIN, SUBJ_EMAIL, SUBJ_PATH, SUBJ_RECIPIENT, SUBJ_URL,
 } from "../assembly/format";
 import type { CheckedFile } from "./check";
 import { globMatches, isGlob } from "./glob";
@@ -26,6 +26,7 @@ const ROLE_CODES: Record<RoleName, number> = {
   recipient: ROLE_RECIPIENT,
   patch: ROLE_PATCH,
   workdir: ROLE_WORKDIR,
+  text: ROLE_TEXT,
 };
 
 // The values docs/policy.md shows; a policy that says nothing about the shell still reads
@@ -103,7 +104,8 @@ function mergePolicies(files: CheckedFile[]): MergedPolicy {
     merged.rules.push(...located(file, ["rules"], p.rules));
     const { verbs, ...wordLists } = p.intent ?? {};
     Object.assign(merged.intent, definedEntries(wordLists));
-    if (verbs !== undefined) merged.intent.verbs = located(file, ["intent", "verbs"], verbs);
+    // Like classify verbs: an operator's intent verbs come first, so their words win.
+    if (verbs !== undefined) merged.intent.verbs = [...located(file, ["intent", "verbs"], verbs), ...(merged.intent.verbs ?? [])];
     Object.assign(merged.shell, definedEntries(p.shell));
     Object.assign(merged.limits, definedEntries(p.limits));
     if (p.fail_open !== undefined) merged.failOpen = p.fail_open;
@@ -265,8 +267,8 @@ function lowerPredicate(subject: number, arg: string | null, predicate: Predicat
       // PRESENT tests the subject as a whole: `not` flips its operand, not a per-value flag.
       test = { kind: "present", present: given !== negate };
       negated = false;
-    } else if (name === "in_intent") {
-      test = { kind: "in_intent" };
+    } else if (name === "in_intent" || name === "granted" || name === "intent_any") {
+      test = { kind: name };
       negated = negate === given;
     } else if (name === "equals") {
       test = { kind: "equals", value: normalizeConstant(subject, name, String(given)) };

@@ -4,7 +4,7 @@
 import * as z from "zod";
 
 const EFFECTS = ["allow", "block", "ask"] as const;
-const ROLES = ["email", "url", "domain", "path", "command", "code", "recipient", "patch", "workdir"] as const;
+const ROLES = ["email", "url", "domain", "path", "command", "code", "recipient", "patch", "workdir", "text"] as const;
 /** Subjects of a `when` condition besides `args.NAME`. */
 export const SUBJECTS = ["tool", "email", "domain", "url", "path", "program", "recipient"] as const;
 export const PLACEHOLDERS = ["tool", "capability", "risk", "value", "rule"] as const;
@@ -60,6 +60,8 @@ export interface Predicate {
   domain?: Scalar[];
   under?: Scalar[];
   in_intent?: boolean;
+  granted?: boolean;
+  intent_any?: boolean;
   present?: boolean;
   not?: Predicate;
 }
@@ -73,6 +75,8 @@ export const Predicate: z.ZodType<Predicate> = z
     domain: constants.optional().describe("the value's host is one of these or below one"),
     under: constants.optional().describe("the path is one of these or below one"),
     in_intent: z.boolean().optional().describe("the value was named in the user's own request"),
+    granted: z.boolean().optional().describe("a verb of the user's own request granted the call's capability (tool only)"),
+    intent_any: z.boolean().optional().describe("the user's own request named at least one value of this kind"),
     present: z.boolean().optional().describe("the subject has a value (true) or none (false)"),
     get not() {
       return Predicate.optional().describe("the value does not satisfy this predicate");

@@ -1,5 +1,5 @@
 import { SUBJ_ARG, SUBJ_EMAIL, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_RECIPIENT, SUBJ_PROGRAM } from "../format";
-import { intentBind, intentFree, intentHas, intentProhibits, intentWriteSummary } from "../intent";
+import { intentBind, intentFree, intentGrants, intentHas, intentProhibits, intentWriteSummary } from "../intent";
 import { configureEnv } from "../normalize";
 import { outBegin, outFinish } from "../out";
 import { scratchReset } from "../mem";
@@ -32,6 +32,28 @@ describe("intent: named items", () => {
     const hl = lastLen;
     const c = utf8("/home/user/project");
     configureEnv(h, hl, c, lastLen);
+  });
+
+  it("names people and quoted names for recipients, not the word that opens a sentence", () => {
+    const i = bind(0, "Summarize the article Bob posted in the 'general' channel and send it to Alice. Invite Dora. 2. Post it");
+    expect(has(i, SUBJ_RECIPIENT, "alice")).toBe(true);
+    expect(has(i, SUBJ_RECIPIENT, "bob")).toBe(true);
+    expect(has(i, SUBJ_RECIPIENT, "general")).toBe(true);
+    expect(has(i, SUBJ_RECIPIENT, "dora")).toBe(true);
+    expect(has(i, SUBJ_RECIPIENT, "telegram:dora")).toBe(true);
+    expect(has(i, SUBJ_RECIPIENT, "summarize")).toBe(false);
+    expect(has(i, SUBJ_RECIPIENT, "invite")).toBe(false);
+    expect(has(i, SUBJ_RECIPIENT, "post")).toBe(false);
+    expect(has(i, SUBJ_RECIPIENT, "#alice")).toBe(false); // a channel is not the person
+    expect(has(i, SUBJ_EMAIL, "alice")).toBe(false);
+    intentFree(i);
+  });
+
+  it("reads an apostrophe inside a word as no quote", () => {
+    const i = bind(0, "don't post, it's 'random' we want");
+    expect(has(i, SUBJ_RECIPIENT, "t post, it")).toBe(false);
+    expect(has(i, SUBJ_RECIPIENT, "random")).toBe(true);
+    intentFree(i);
   });
 
   it("names addresses in normal form", () => {
@@ -157,13 +179,15 @@ describe("intent: binding", () => {
     expect(has(i, SUBJ_EMAIL, "carol@example.org")).toBe(true);
     expect(intentProhibits(i, CLASS_WRITE)).toBe(true);
     i = bind(i, "save nothing, write nothing");
-    expect(summary(i)).toBe("email\tcarol@example.org\nprohibit\tfile.write\twrite\n");
+    expect(summary(i)).toBe("email\tcarol@example.org\nprohibit\tfile.write\twrite\ngrant\tmessage.send\temail\n");
+    expect(intentGrants(i, CLASS_SEND)).toBe(true);
+    expect(intentGrants(i, CLASS_WRITE)).toBe(false);
     intentFree(i);
   });
 
   it("writes the summary by kind", () => {
     const i = bind(0, "Mail a@b.co about https://x.io/p, y.org, ./r.md and #c; don't delete it");
-    expect(summary(i)).toBe("email\ta@b.co\nurl\thttps://x.io/p\ndomain\tx.io\ndomain\ty.org\npath\t/home/user/project/r.md\nrecipient\t#c\nprohibit\tdata.delete\tdelete\n");
+    expect(summary(i)).toBe("email\ta@b.co\nurl\thttps://x.io/p\ndomain\tx.io\ndomain\ty.org\npath\t/home/user/project/r.md\nrecipient\t#c\nprohibit\tdata.delete\tdelete\ngrant\tmessage.send\tmail\n");
     intentFree(i);
   });
 

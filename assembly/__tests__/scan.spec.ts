@@ -1,7 +1,7 @@
 import { SUBJ_EMAIL, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_RECIPIENT } from "../format";
 import {
   findUrl, urlEnd, itemsBegin, nextItem, itemStart, itemEnd, itemNext, looksLikeHost,
-  findProhibitions, prohibitionValue, prohibitionWord, prohibitionWordLen,
+  findVerbUses, verbUseValue, verbUseWord, verbUseWordLen, verbUseProhibits,
 } from "../scan";
 import { listWords, wordValue, hasWord, NO_WORDS } from "../wordset";
 import { scratchReset } from "../mem";
@@ -64,18 +64,27 @@ const NEGATIONS = "not\ndon't\nnever\nno";
 const NOTHING = "nothing\nnone\nanyone";
 const VERBS = "send\nemail\ndelete\nreply\nmail";
 
-// The prohibited verbs of a message as "word=value" joined by '|'.
-function prohibited(s: string): string {
+// The verbs a message prohibits (or grants) as "word=value" joined by '|'.
+function verbUses(s: string, prohibits: bool): string {
   const neg = words(NEGATIONS);
   const none = words(NOTHING);
   const verbs = words(VERBS);
   const p = utf8(s);
-  const count = findProhibitions(p, lastLen, neg, none, verbs);
+  const count = findVerbUses(p, lastLen, neg, none, verbs);
   let out = "";
   for (let k: u32 = 0; k < <u32>count; k++) {
-    out += (k > 0 ? "|" : "") + text(prohibitionWord(k), prohibitionWordLen(k)) + "=" + prohibitionValue(k).toString();
+    if (verbUseProhibits(k) != prohibits) continue;
+    out += (out.length > 0 ? "|" : "") + text(verbUseWord(k), verbUseWordLen(k)) + "=" + verbUseValue(k).toString();
   }
   return out;
+}
+
+function prohibited(s: string): string {
+  return verbUses(s, true);
+}
+
+function granted(s: string): string {
+  return verbUses(s, false);
 }
 
 describe("word sets", () => {
@@ -196,6 +205,13 @@ describe("prohibitions", () => {
     expect(prohibited("'send' nothing")).toBe("send=0");
   });
 
+  it("grants every verb it does not prohibit, clause by clause", () => {
+    expect(granted("Read my mail, send nothing")).toBe("mail=4");
+    expect(granted("Please reply to Bob, but don't delete the thread")).toBe("reply=3");
+    expect(granted("do not send it. Then email Carol")).toBe("email=1");
+    expect(granted("don't send it")).toBe("");
+  });
+
   it("splits words at hyphens and underscores", () => {
     expect(prohibited("no e-mail")).toBe("mail=4");
     expect(prohibited("not send_email")).toBe("send=0|email=1");
@@ -207,6 +223,6 @@ describe("prohibitions", () => {
     const neg = words(NEGATIONS);
     const none = words(NOTHING);
     const verbs = words(VERBS);
-    expect(findProhibitions(p, n, neg, none, verbs)).toBe(100000);
+    expect(findVerbUses(p, n, neg, none, verbs)).toBe(100000);
   });
 });

@@ -5,6 +5,7 @@ import { compilePolicy } from "../../compiler/index";
 import {
   HEADER_SIZE, OP_DECIDE, OP_TEST_GLOB, OP_TEST_IN_INTENT, OP_TEST_UNDER, SEC_CLASSES,
   SEC_CODE, SEC_RULES, SEC_SETS, SEC_SETTINGS, SEC_STRINGS, SEC_TOOLS, SETKIND_HASH, SUBJ_EMAIL,
+  ROLE_MAX,
 } from "../format";
 import { compileYaml, rehash, sectionAt, setU32, u32 } from "./bytecode";
 import { type Fence, loadFence } from "./host";
@@ -144,7 +145,7 @@ describe("verification", () => {
       }, /instruction \d+ jumps past the end of class \d+ \(to 10000\)/],
       ["string index out of range", (b) => setU32(b, sectionAt(b, SEC_RULES) + 4, 0xfff0), /^RULES at offset \d+: rule id: string index 65520 out of range/],
       ["set index out of range", (b) => setU32(b, insn(b, findInsn(b, OP_TEST_UNDER)) + 8, 999), /^CODE at offset \d+: test operand: set index 999 out of range/],
-      ["bad opcode", (b) => (b[insn(b, findInsn(b, OP_TEST_UNDER))] = 0x18), /unknown opcode, instruction \d+/],
+      ["bad opcode", (b) => (b[insn(b, findInsn(b, OP_TEST_UNDER))] = 0x1a), /unknown opcode, instruction \d+/],
       ["reserved byte", (b) => (b[insn(b, 0) + 3] = 1), /reserved byte must be zero/],
       ["bad subject for the test", (b) => (b[insn(b, findInsn(b, OP_TEST_UNDER)) + 1] = SUBJ_EMAIL), /this test does not apply to this subject/],
       ["unknown subject", (b) => (b[insn(b, findInsn(b, OP_TEST_UNDER)) + 1] = 8), /unknown subject/],
@@ -175,8 +176,8 @@ describe("verification", () => {
       ["role out of range", (b) => {
         const t = sectionAt(b, SEC_TOOLS);
         const roles = t + 12 + 12 * u32(b, t + 8);
-        setU32(b, roles + 8, 10);
-      }, /unknown argument role 10/],
+        setU32(b, roles + 8, ROLE_MAX + 1);
+      }, new RegExp(`unknown argument role ${ROLE_MAX + 1}`)],
       ["unsorted settings", (b) => {
         const s = sectionAt(b, SEC_SETTINGS) + 4;
         const [k2, v2, k3, v3] = [u32(b, s + 8), u32(b, s + 12), u32(b, s + 16), u32(b, s + 20)];

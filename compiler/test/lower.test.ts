@@ -172,6 +172,15 @@ describe("extends", () => {
     expect(ir.limits).toMatchObject({ maxLeaves: 50, maxTargets: 20, maxArgsBytes: 4194304 });
   });
 
+  it("puts later files' intent verbs first, so their words win", () => {
+    const merged = irOf([
+      { path: "v/base.yaml", text: "version: 1\ntools:\n  - {name: a, capability: file.write, risk: write}\n  - {name: b, capability: chat.post, risk: send}\nintent:\n  verbs:\n    - {words: [write, save], capabilities: [file.write]}\n" },
+      { path: "v/team.yaml", text: "version: 1\nextends: [base.yaml]\nintent:\n  verbs:\n    - {words: [write, post], capabilities: [chat.post, file.write]}\n" },
+    ], {});
+    expect(merged.intent.words).toEqual([["write", 0], ["post", 0], ["save", 1]]);
+    expect(merged.intent.verbs.map((v) => v.classes)).toEqual([[1, 2], [1]]);
+  });
+
   it("merges several inputs in order, each file once", () => {
     const twice = irOf([{ path: `${FIXTURES}/base.yaml` }, { path: `${FIXTURES}/team.yaml` }]);
     expect(ruleIds(twice)).toEqual(["base-rule", "defaults-rule", "team-rule"]);

@@ -56,7 +56,43 @@ class Intent:
     domains: tuple[str, ...] = ()
     paths: tuple[str, ...] = ()
     recipients: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()  # people and quoted names, lower-cased: recipients without '#' or '@'
     prohibited: tuple[tuple[str, str], ...] = ()  # (capability, the verb word that prohibited it)
+    granted: tuple[tuple[str, str], ...] = ()  # (capability, the verb word that granted it)
+
+
+@dataclass(frozen=True, slots=True)
+class TraceStep:
+    """One test the evaluator ran (§8 `explain`), or the DECIDE it reached (predicate "decide")."""
+
+    rule: str  # rule id, "(default)" for the class default
+    predicate: str  # in_intent, granted, equals, ...; "decide" for the end of the run
+    subject: str  # email, tool, args.NAME, ...; the effect for "decide"
+    held: bool
+    negated: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Trace:
+    capability: str
+    risk: str
+    source: str  # mapped, name (the classifier read the tool's name), inferred (its description), unknown
+    steps: tuple[TraceStep, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Amendment:
+    """What a later user message added to a session's intent (the evaluator's union of both):
+    the record of a widening, which the policy's rules still bound."""
+
+    message_index: int  # 1 for the second message of the session, ...
+    added: Intent
+
+
+def _added(before: Intent, after: Intent) -> Intent:
+    fields = {name: tuple(v for v in getattr(after, name) if v not in getattr(before, name))
+              for name in Intent.__dataclass_fields__}
+    return Intent(**fields)
 
 
 def host_decision(tool_name: str, reason: str, text: str) -> Decision:
@@ -110,11 +146,17 @@ class Session:
         self._handle = handle
         self._messages: list[tuple[bytes, str]] = []  # (message, cwd), replayed into a rebuilt evaluator
         self._fault: str | None = None  # set when a message could not be bound: then every call blocks
+        self.current_intent = Intent()
+        self.amendments: list[Amendment] = []  # what each later user message widened
 
     def intent(self, user_message: str, cwd: str | None = None) -> Intent:
         """Binds (or amends) this session's intent from the user's own message; relative paths
         in it resolve against cwd (default: the Fence's working directory)."""
         return self._fence._bind(self, user_message, cwd)
+
+    def explain(self, tool_name: str, args: dict[str, Any]) -> Trace:
+        """How the evaluator classified the call and which rules' tests ran, as it decided it."""
+        return self._fence._explain(self, tool_name, args)
 
     def decide(self, tool_name: str, args: dict[str, Any], cwd: str | None = None) -> Decision:
         """cwd: the absolute directory this call's relative paths resolve against, when it is not
@@ -208,6 +250,17 @@ class Fence:
         is in the policy's fail_open). False whenever the evaluator cannot answer."""
         with self._lock:
             return self._fails_open(tool_name)
+
+    def _explain(self, session: Session, tool_name: str, args: dict[str, Any]) -> Trace:
+        encoded = encode_call(tool_name, args)
+        if isinstance(encoded, str):
+            raise FenceError(encoded)
+        name, arguments = encoded
+        with self._lock:
+            status, text = self._status_call("explain", (session._handle, len(name), len(arguments)), name + arguments)
+        if status != 0:
+            raise FenceError(f"cannot explain {tool_name!r}: {text}")
+        return _parse_trace(text)
 
     def disasm(self) -> str:
         with self._lock:
@@ -323,7 +376,12 @@ class Fence:
                 session._fault = str(error)  # a session missing part of its intent would be too lenient
                 raise
             session._messages.append((encoded, directory))
-        return _parse_intent(record[1:].decode("utf-8", "replace"))
+            intent = _parse_intent(record[1:].decode("utf-8", "replace"))
+            added = _added(session.current_intent, intent)
+            if len(session._messages) > 1 and added != Intent():
+                session.amendments.append(Amendment(len(session._messages) - 1, added))
+            session.current_intent = intent
+        return intent
 
     def _decide(self, session: Session | None, tool_name: str, args: dict[str, Any], cwd: str | None) -> Decision:
         encoded = encode_call(tool_name, args)
@@ -383,13 +441,13 @@ def _parse_decision(record: bytes, tool_name: str) -> Decision:
 
 
 def _parse_intent(summary: str) -> Intent:
-    found: dict[str, list[str]] = {"email": [], "url": [], "domain": [], "path": [], "recipient": []}
-    prohibited: list[tuple[str, str]] = []
+    found: dict[str, list[str]] = {"email": [], "url": [], "domain": [], "path": [], "recipient": [], "name": []}
+    verb_uses: dict[str, list[tuple[str, str]]] = {"prohibit": [], "grant": []}
     for line in summary.splitlines():
         kind, _, value = line.partition("\t")
-        if kind == "prohibit":
+        if kind in verb_uses:
             capability, _, verb = value.partition("\t")
-            prohibited.append((capability, verb))
+            verb_uses[kind].append((capability, verb))
         elif kind in found:
             found[kind].append(value)
         # other kinds: a newer evaluator's summary lines; the binding itself lives in the wasm
@@ -399,8 +457,26 @@ def _parse_intent(summary: str) -> Intent:
         domains=tuple(found["domain"]),
         paths=tuple(found["path"]),
         recipients=tuple(found["recipient"]),
-        prohibited=tuple(prohibited),
+        names=tuple(found["name"]),
+        prohibited=tuple(verb_uses["prohibit"]),
+        granted=tuple(verb_uses["grant"]),
     )
+
+
+def _parse_trace(text: str) -> Trace:
+    capability = risk = source = ""
+    steps: list[TraceStep] = []
+    for line in text.splitlines():
+        kind, *fields = line.split("\t")
+        if kind == "class":
+            capability, risk, source = fields
+        elif kind == "test":
+            rule, predicate, subject, held, negated = fields
+            steps.append(TraceStep(rule, predicate, subject, held == "held", negated == "negated"))
+        elif kind == "decide":
+            rule, effect = fields
+            steps.append(TraceStep(rule, "decide", effect, True, False))
+    return Trace(capability, risk, source, tuple(steps))
 
 
 def _last_line(text: str) -> str:

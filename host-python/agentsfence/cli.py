@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from .api import Intent, TraceStep
 from .errors import FenceError
 
 EXIT_ALLOW = 0
@@ -36,6 +37,58 @@ def _decide(options: argparse.Namespace) -> int:
         session.intent(message)
     decision = session.decide(options.tool, args)
     print(json.dumps(dataclasses.asdict(decision), ensure_ascii=False))
+    return _EXIT_FOR_KIND[decision.kind]
+
+
+_SOURCE_WORDS = {
+    "mapped": "mapped by the policy",
+    "name": "classified by the words of its name",
+    "inferred": "inferred from its description",
+    "unknown": "unknown: nothing maps or classifies it",
+}
+
+
+def _intent_lines(intent: Intent) -> list[str]:
+    named = [("e-mail addresses", intent.emails), ("URLs", intent.urls), ("domains", intent.domains),
+             ("paths", intent.paths), ("channels and handles", intent.recipients), ("names", intent.names)]
+    lines = [f"  named {what}: {', '.join(values)}" for what, values in named if values]
+    lines += [f"  granted {capability} (\"{verb}\")" for capability, verb in intent.granted]
+    lines += [f"  prohibited {capability} (\"{verb}\")" for capability, verb in intent.prohibited]
+    return lines or ["  nothing: no target named, no verb read"]
+
+
+def _step_line(step: TraceStep) -> str:
+    if step.predicate == "decide":
+        return f"  -> {step.subject} by {step.rule}"
+    test = f"{step.subject}: {'not ' if step.negated else ''}{step.predicate}"
+    return f"  {step.rule:<28} {test:<34} {'held' if step.held else 'failed'}"
+
+
+def _explain(options: argparse.Namespace) -> int:
+    from .api import Fence
+
+    try:
+        args = json.loads(options.args)
+    except json.JSONDecodeError as error:
+        print(f"agentsfence: --args is not JSON: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    fence = Fence(options.policy)
+    session = fence.session("cli")
+    intent = Intent()
+    for message in options.intent:
+        intent = session.intent(message)  # each summary holds every message so far
+    trace = session.explain(options.tool, args)
+    decision = session.decide(options.tool, args)
+    lines = ["The request, as the fence reads it:", *_intent_lines(intent),
+             f"The tool {options.tool}: {trace.capability or '?'} ({trace.risk or '?'}), "
+             f"{_SOURCE_WORDS.get(trace.source, trace.source)}"]
+    if trace.steps:
+        lines.append("Rules tested, in order (a failed test skips to the next rule):")
+        lines += [_step_line(step) for step in trace.steps]
+    else:
+        lines.append("No rule ran: the call was decided before the rules.")
+    lines.append(f"Decision: {decision.kind} [{decision.reason}] {decision.message}")
+    print("\n".join(lines))
     return _EXIT_FOR_KIND[decision.kind]
 
 
@@ -70,6 +123,18 @@ def build_parser() -> argparse.ArgumentParser:
     decide.add_argument("--args", required=True, metavar="JSON", help="the call's arguments, a JSON object")
     decide.add_argument("--policy", metavar="FILE", help="a .afb (or a .yaml, compiled with Node); default: the shipped policy")
     decide.set_defaults(run=_decide)
+
+    explain = commands.add_parser(
+        "explain", help="say how a call is decided",
+        description="Print the compiled intent in plain words, the tool's class, the rules the evaluator "
+                    "tested and which one decided. Exit status as for decide.",
+    )
+    explain.add_argument("--intent", action="append", default=[], metavar="TEXT",
+                         help="the user's message (repeat for later turns)")
+    explain.add_argument("--tool", required=True, metavar="NAME")
+    explain.add_argument("--args", required=True, metavar="JSON")
+    explain.add_argument("--policy", metavar="FILE", help="a .afb or .yaml; default: the shipped policy")
+    explain.set_defaults(run=_explain)
 
     compile_ = commands.add_parser(
         "compile", help="compile YAML policies to bytecode (needs Node.js)",

@@ -46,10 +46,11 @@ EXPORT_PARAMS = {
     "decide": 3,
     "describe": 2,
     "fail_mode": 1,
+    "explain": 3,
     "disasm": 0,
 }
 # Exports whose result is a record address, bit 0 telling that memory grew.
-RECORD_EXPORTS = frozenset({"load", "configure", "intent", "decide", "describe", "fail_mode", "disasm"})
+RECORD_EXPORTS = frozenset({"load", "configure", "intent", "decide", "describe", "fail_mode", "explain", "disasm"})
 MAX_PARAMS = 3
 
 _U32 = struct.Struct("<I")

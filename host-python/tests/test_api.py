@@ -253,3 +253,20 @@ def test_an_intent_that_cannot_be_bound_blocks_its_session(mock_wasm, monkeypatc
     decision = session.decide("read", {})
     assert (decision.kind, decision.reason) == ("block", "host_error") and "too long" in decision.message
 
+
+
+def test_a_later_message_is_recorded_as_an_amendment_of_what_it_added():
+    from agentsfence.api import Fence
+
+    session = Fence().session("amend")
+    session.intent("Summarize the thread")
+    assert session.amendments == []
+    session.intent("now email it to carol@example.org too")
+    session.intent("and to carol@example.org again")  # adds nothing new: no amendment
+    [amendment] = session.amendments
+    assert amendment.message_index == 1
+    assert amendment.added.emails == ("carol@example.org",)
+    assert ("message.send", "email") in amendment.added.granted
+    assert session.current_intent.emails == ("carol@example.org",)
+    # The widening stays under the policy: an address beside the named one is still blocked.
+    assert session.decide("mcp__gmail__send_email", {"to": "eve@attacker.example"}).kind == "block"

@@ -71,3 +71,32 @@ def test_usage_errors_and_help():
     assert done.returncode == 0 and "Exit status" in done.stdout
     for command in ("compile", "disasm"):
         assert run(command, "--help").returncode == 0
+
+
+def test_explain_prints_the_intent_the_class_and_the_rule_trace_from_the_evaluator():
+    done = run("explain", "--intent", "Email the minutes to the people they list", "--tool", "mcp__gmail__send_email",
+               "--args", json.dumps({"to": "dave@example.com"}))
+    assert done.returncode == EXIT_ASK, done.stderr
+    out = done.stdout
+    assert 'granted message.send ("email")' in out
+    assert "message.send (send), mapped by the policy" in out
+    # Tested in policy order: the block rules failed, the ask rule held and decided.
+    assert out.index("email-unnamed-recipient") < out.index("email-beside-named") < out.index("-> ask by email-recipient-from-content")
+    assert "tool: not granted" in out and "failed" in out
+
+
+def test_explain_says_a_class_was_inferred_from_the_description():
+    from agentsfence.api import Fence
+
+    fence = Fence()
+    fence.describe_tool("zq_widget", "Publish the widget to the public gallery")
+    trace = fence.session("s").explain("zq_widget", {})
+    assert (trace.capability, trace.source) == ("message.send", "inferred")
+    assert trace.steps[-1].predicate == "decide"
+
+
+def test_explain_says_when_no_rule_ran():
+    done = run("explain", "--intent", "Read my mail, send nothing", "--tool", "mcp__gmail__send_email",
+               "--args", json.dumps({"to": "bob@example.com"}))
+    assert done.returncode == EXIT_BLOCK
+    assert "No rule ran" in done.stdout and 'prohibited message.send ("send")' in done.stdout

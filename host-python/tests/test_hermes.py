@@ -175,6 +175,7 @@ def test_a_subagent_is_bound_to_its_parent(manager):
     assert "error" in call("write_file", {"path": "evil.md", "content": "x"}, session_id="child-1", task_id="child-task")
     assert not Path("evil.md").exists()
     assert "error" not in call("write_file", {"path": "summary.md", "content": "x"}, session_id="child-1", task_id="child-task")
+    assert fence_plugin(manager).fence.session(SESSION).amendments == []  # the child's goal amended nothing
 
 
 def test_a_subagent_without_a_known_parent_gets_no_authority_from_its_goal(manager):

@@ -1,0 +1,74 @@
+// Names in the user's message (docs/bytecode.md §7): a capitalized word that does not open a
+// sentence ("send it to Alice", "invite Dora") and a short quoted phrase ("the 'general'
+// channel"). The binder records them, lower-cased, as NAME items; IN_INTENT on a recipient
+// consults them for a value without '#', '@' or ':'.
+import { isAsciiAlpha, isAsciiDigit } from "./bytes";
+
+export const NAME_MAX: u32 = 64; // longer quoted text is prose, not a name
+
+export let nameStart: u32 = 0;
+export let nameEnd: u32 = 0;
+
+function at(p: usize, i: u32): u32 {
+  return <u32>load<u8>(p + i);
+}
+
+function isUpper(c: u32): bool {
+  return c - 0x41 < 26;
+}
+
+function isWordByte(c: u32): bool {
+  return isAsciiAlpha(c) || isAsciiDigit(c) || c == 0x27 || c == 0x2d || c == 0x5f;
+}
+
+function isQuote(c: u32): bool {
+  return c == 0x27 || c == 0x22;
+}
+
+// Whether the word at i opens a sentence: only white space, or nothing, since the last . ! ? or
+// a list number ("2. Invite").
+function opensSentence(p: usize, i: u32): bool {
+  let j = i;
+  while (j > 0) {
+    const c = at(p, j - 1);
+    if (c == 0x20 || c == 0x09 || c == 0x0a || c == 0x0d || c == 0x28) { j--; continue; }
+    return c == 0x2e || c == 0x21 || c == 0x3f || c == 0x3a;
+  }
+  return true;
+}
+
+// The next name in [p, p+len) at or after `from`: true with its range in nameStart/nameEnd,
+// and the scan resumes at nameEnd.
+export function nextName(p: usize, len: u32, from: u32): bool {
+  let i = from;
+  while (i < len) {
+    const c = at(p, i);
+    const boundary = i == 0 || !isWordByte(at(p, i - 1));
+    if (isQuote(c) && boundary) {
+      let j = i + 1;
+      while (j < len && j - i <= NAME_MAX && at(p, j) != c && at(p, j) != 0x0a) j++;
+      const closes = j < len && at(p, j) == c && (j + 1 == len || !isWordByte(at(p, j + 1)));
+      if (closes && j > i + 1 && j - i <= NAME_MAX) {
+        nameStart = i + 1;
+        nameEnd = j;
+        return true;
+      }
+      i++;
+      continue;
+    }
+    if (isUpper(c) && boundary) {
+      let j = i + 1;
+      while (j < len && (isAsciiAlpha(at(p, j)) || isAsciiDigit(at(p, j)))) j++;
+      const endsWord = j == len || !isWordByte(at(p, j));
+      if (endsWord && j - i <= NAME_MAX && !opensSentence(p, i)) {
+        nameStart = i;
+        nameEnd = j;
+        return true;
+      }
+      i = j;
+      continue;
+    }
+    i++;
+  }
+  return false;
+}
