@@ -6,6 +6,7 @@ import dataclasses
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from .api import Intent, TraceStep
 from .errors import FenceError
@@ -23,16 +24,22 @@ Exit status: {EXIT_ALLOW} allow, {EXIT_BLOCK} block, {EXIT_ASK} ask, {EXIT_ERROR
 (a bad policy, unreadable --args), {EXIT_USAGE} a bad command line."""
 
 
+def _call_arguments(options: argparse.Namespace) -> dict[str, Any] | None:
+    """--args as JSON, or None after saying why it is not."""
+    try:
+        return json.loads(options.args)
+    except json.JSONDecodeError as error:
+        print(f"agentsfence: --args is not JSON: {error}", file=sys.stderr)
+        return None
+
+
 def _decide(options: argparse.Namespace) -> int:
     from .api import Fence
 
-    try:
-        args = json.loads(options.args)
-    except json.JSONDecodeError as error:
-        print(f"agentsfence: --args is not JSON: {error}", file=sys.stderr)
+    args = _call_arguments(options)
+    if args is None:
         return EXIT_ERROR
-    fence = Fence(options.policy)
-    session = fence.session("cli")
+    session = Fence(options.policy).session("cli")
     for message in options.intent:
         session.intent(message)
     decision = session.decide(options.tool, args)
@@ -67,13 +74,10 @@ def _step_line(step: TraceStep) -> str:
 def _explain(options: argparse.Namespace) -> int:
     from .api import Fence
 
-    try:
-        args = json.loads(options.args)
-    except json.JSONDecodeError as error:
-        print(f"agentsfence: --args is not JSON: {error}", file=sys.stderr)
+    args = _call_arguments(options)
+    if args is None:
         return EXIT_ERROR
-    fence = Fence(options.policy)
-    session = fence.session("cli")
+    session = Fence(options.policy).session("cli")
     intent = Intent()
     for message in options.intent:
         intent = session.intent(message)  # each summary holds every message so far
