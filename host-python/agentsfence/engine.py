@@ -204,6 +204,7 @@ class WasmInstance:
         self._memory: wasmtime.Memory = exports["memory"]
         self._context = ctypes.cast(self._store._context(), ctypes.c_void_p).value
         self._func_addresses = {name: ctypes.addressof(f._func) for name, f in self._funcs.items()}
+        self._decide_address = self._func_addresses["decide"]
         self._values = (ffi.wasmtime_val_raw_t * MAX_PARAMS)()
         self._values_address = ctypes.addressof(self._values)
         # The same cells as i32 slots: indexing a c_int32 array is far cheaper than building
@@ -290,14 +291,38 @@ class WasmInstance:
         for i, value in enumerate(args):
             slots[i * _SLOTS_PER_VALUE] = value
         error = _call_unchecked(self._context, self._func_addresses[export], self._values_address, MAX_PARAMS, self._trap_address)
+        if error or self._trap:
+            self._raise_failure(export, error)
+        return slots[0] & 0xFFFFFFFF
+
+    def decide(self, handle: int, name_length: int, args_length: int, payload: bytes) -> bytes:
+        """invoke("decide", ...) in one frame: the call every tool call makes, so the raw path
+        skips invoke's generic dispatch and argument loop (the rest is the same steps)."""
+        size = len(payload)
+        start = self._input_address
+        if not self.raw_calls or size > self._input_capacity or start + size > len(self._view):
+            return self.invoke("decide", (handle, name_length, args_length), payload)
+        self._view[start:start + size] = payload
+        context = self._context
+        error = _set_fuel(context, FUEL_BASE + FUEL_PER_BYTE * size)
+        if error:
+            raise EngineFault(f"setting fuel failed: {_error_text(error)}")
+        slots = self._slots
+        slots[0] = handle
+        slots[_SLOTS_PER_VALUE] = name_length
+        slots[2 * _SLOTS_PER_VALUE] = args_length
+        error = _call_unchecked(context, self._decide_address, self._values_address, MAX_PARAMS, self._trap_address)
+        if error or self._trap:
+            self._raise_failure("decide", error)
+        return self._record(slots[0] & 0xFFFFFFFF)
+
+    def _raise_failure(self, export: str, error: int | None) -> None:
         if error:
             raise EngineFault(f"{export} failed: {_error_text(error)}")
-        if self._trap:
-            trap = wasmtime.Trap._from_ptr(self._trap)  # takes ownership of the trap
-            self._trap = ctypes.POINTER(ffi.wasm_trap_t)()
-            self._trap_address = ctypes.addressof(self._trap)
-            raise EngineFault(f"{export} trapped: {trap.message}")
-        return slots[0] & 0xFFFFFFFF
+        trap = wasmtime.Trap._from_ptr(self._trap)  # takes ownership of the trap
+        self._trap = ctypes.POINTER(ffi.wasm_trap_t)()
+        self._trap_address = ctypes.addressof(self._trap)
+        raise EngineFault(f"{export} trapped: {trap.message}")
 
     def _call_public(self, export: str, args: tuple[int, ...], fuel: int) -> int:
         self._store.set_fuel(fuel)
