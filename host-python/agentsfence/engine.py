@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
-import importlib.metadata
 import os
 import platform
 import stat
@@ -30,10 +29,9 @@ FUEL_PER_BYTE = 400
 DEFAULT_MEMORY_LIMIT = 256 * 1024 * 1024
 FIRST_INPUT_CAPACITY = 64 * 1024
 
-# Everything about the Engine that changes the native code it compiles; part of the cache key,
-# because wasmtime refuses (at best) a module compiled under other settings.
+# Everything about the Engine that changes the native code it compiles; part of the cache key
+# (with the wasmtime build), because wasmtime refuses (at best) a module compiled under other settings.
 ENGINE_SETTINGS = "consume_fuel=1"
-WASMTIME_VERSION = importlib.metadata.version("wasmtime")
 
 # ABI exports (docs/bytecode.md §8): name -> parameter count. Every parameter and result is i32.
 EXPORT_PARAMS = {
@@ -86,10 +84,19 @@ def default_cache_dir() -> Path:
     return base / "agentsfence"
 
 
+def wasmtime_identity() -> str:
+    """The loaded libwasmtime's path, size and modification time: it changes with every wasmtime
+    install, so it stands for the version. One stat, where importlib.metadata's version lookup
+    lists every sys.path entry (about 30 ms of start-up in a Hermes process)."""
+    library = ffi.dll._name
+    info = os.stat(library)
+    return f"{library}:{info.st_size}:{info.st_mtime_ns}"
+
+
 def cache_key(wasm: bytes) -> str:
     machine = f"{platform.system()}-{platform.machine()}"
     wasm_digest = hashlib.sha256(wasm).hexdigest()
-    material = f"wasmtime {WASMTIME_VERSION}|{ENGINE_SETTINGS}|{machine}|{wasm_digest}"
+    material = f"wasmtime {wasmtime_identity()}|{ENGINE_SETTINGS}|{machine}|{wasm_digest}"
     return hashlib.sha256(material.encode()).hexdigest()
 
 
