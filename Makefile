@@ -1,6 +1,7 @@
 # The two commands of the README:
 #   make demo   a real Hermes session with the fence, on a scripted model on 127.0.0.1
 #   make test   every test
+#   make bench  the fence beside its peers (bench/run.py; not a test)
 # Both install what they need first (npm ci, the build, a venv with the package and Hermes).
 
 VENV := .venv
@@ -8,7 +9,7 @@ PY := $(VENV)/bin/python
 NODE_STAMP := node_modules/.package-lock.json
 VENV_STAMP := $(VENV)/.installed
 
-.PHONY: demo test build setup
+.PHONY: demo test build setup bench
 
 demo: setup
 	$(PY) tests/e2e/demo.py
@@ -18,6 +19,10 @@ test: setup
 	npx vitest run
 	npm run --silent test:as
 	$(PY) -m pytest -q host-python/tests tests/e2e
+
+bench: setup
+	bench/setup.sh
+	$(PY) bench/run.py
 
 setup: $(NODE_STAMP) build $(VENV_STAMP)
 

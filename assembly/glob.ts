@@ -42,7 +42,46 @@ function closeOverStars(pat: usize, patLen: u32, set: usize, words: u32): void {
   }
 }
 
+function isWildcard(c: u32): bool {
+  return c == STAR || c == QUESTION;
+}
+
+// Whether the literal run [lit, lit+litLen) occurs in [s, s+sLen).
+function occursIn(lit: usize, litLen: u32, s: usize, sLen: u32): bool {
+  if (litLen > sLen) return false;
+  const first = load<u8>(lit);
+  for (let k: u32 = 0; k + litLen <= sLen; k++) {
+    if (load<u8>(s + k) == first && memory.compare(s + k, lit, litLen) == 0) return true;
+  }
+  return false;
+}
+
+// A necessary condition, cheap to test: the literal bytes before the first wildcard start the
+// value, those after the last one end it, and every literal run between lies in what is left.
+// Most values fail it, so the automaton below only runs on near-matches; it decides alone.
+function literalsFit(pat: usize, patLen: u32, s: usize, sLen: u32): bool {
+  let head: u32 = 0;
+  while (head < patLen && !isWildcard(load<u8>(pat + head))) head++;
+  if (head == patLen) return sLen == patLen && memory.compare(pat, s, patLen) == 0;
+  let tailStart = patLen;
+  while (!isWildcard(load<u8>(pat + tailStart - 1))) tailStart--;
+  const tail = patLen - tailStart;
+  if (<u64>head + <u64>tail > <u64>sLen) return false;
+  if (memory.compare(pat, s, head) != 0) return false;
+  if (memory.compare(pat + tailStart, s + sLen - tail, tail) != 0) return false;
+  const middle = s + head, middleLen = sLen - head - tail;
+  let i = head;
+  while (i < tailStart) {
+    while (i < tailStart && isWildcard(load<u8>(pat + i))) i++;
+    const start = i;
+    while (i < tailStart && !isWildcard(load<u8>(pat + i))) i++;
+    if (i > start && !occursIn(pat + start, i - start, middle, middleLen)) return false;
+  }
+  return true;
+}
+
 export function globMatch(pat: usize, patLen: u32, s: usize, sLen: u32): bool {
+  if (!literalsFit(pat, patLen, s, sLen)) return false;
   const words = (patLen >> 5) + 1; // positions 0..patLen, patLen meaning "matched"
   let cur: usize;
   if (words <= STATIC_WORDS) {

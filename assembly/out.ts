@@ -1,8 +1,9 @@
 // The answer of an ABI call: one record, `u32 length` then the bytes (docs/bytecode.md §8).
 // A record lives until the next call begins another.
-import { alloc, realloc, takeGrewFlag } from "./mem";
+import { alloc, blockSize, realloc, takeGrewFlag } from "./mem";
 
 let buf: usize = 0; // the record's length word; bytes follow
+let cap: usize = 0; // buf's usable size: most writes fit and skip realloc
 let len: u32 = 0;
 let failed = false;
 
@@ -16,15 +17,19 @@ export function outBegin(): void {
   if (buf == 0) {
     buf = alloc(4096);
     if (buf == 0) failed = true;
+    else cap = blockSize(buf);
   }
 }
 
 function reserve(n: u32): usize {
   if (failed) return 0;
   const need = <usize>4 + <usize>len + <usize>n;
-  const grown = realloc(buf, need);
-  if (grown == 0) { failed = true; return 0; }
-  buf = grown;
+  if (need > cap) {
+    const grown = realloc(buf, need);
+    if (grown == 0) { failed = true; return 0; }
+    buf = grown;
+    cap = blockSize(buf);
+  }
   const at = buf + 4 + len;
   len += n;
   return at;

@@ -44,6 +44,17 @@ describe("glob", () => {
     expect(glob("***", "a/b")).toBe(true);
   });
 
+  it("turns values away by their literal head, tail and middle runs alone", () => {
+    expect(glob("ab*ba", "aba")).toBe(false); // head and tail may not share a byte
+    expect(glob("ab*ba", "abba")).toBe(true);
+    expect(glob("**/.git/hooks/**", "/p/.git/config")).toBe(false);
+    expect(glob("**/.git/hooks/**", "/.git/hooks/")).toBe(true);
+    expect(glob("a*mid*z", "a-mi-d-z")).toBe(false);
+    expect(glob("a*mid*z", "amidz")).toBe(true);
+    expect(glob("*mid?*", "xmid")).toBe(false);
+    expect(glob("*mid?*", "xmidy")).toBe(true);
+  });
+
   it("matches ? as one byte other than /", () => {
     expect(glob("a?c", "abc")).toBe(true);
     expect(glob("a?c", "a/c")).toBe(false);

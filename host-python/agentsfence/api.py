@@ -406,7 +406,7 @@ class Fence:
                     if failure is not None:
                         return host_decision(tool_name, "host_error", f"its working directory {directory!r} "
                                              f"cannot be used ({failure})")
-                record = self._wasm.invoke("decide", (handle, len(name), len(arguments)), name + arguments)
+                record = self._wasm.decide(handle, len(name), len(arguments), name + arguments)
             except InputTooLarge:
                 return host_decision(tool_name, "limit_exceeded", f"the evaluator cannot take its arguments "
                                      f"({len(arguments)} bytes: over every limit, or out of memory)")

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
-import importlib.metadata
 import os
 import platform
 import stat
@@ -30,10 +29,9 @@ FUEL_PER_BYTE = 400
 DEFAULT_MEMORY_LIMIT = 256 * 1024 * 1024
 FIRST_INPUT_CAPACITY = 64 * 1024
 
-# Everything about the Engine that changes the native code it compiles; part of the cache key,
-# because wasmtime refuses (at best) a module compiled under other settings.
+# Everything about the Engine that changes the native code it compiles; part of the cache key
+# (with the wasmtime build), because wasmtime refuses (at best) a module compiled under other settings.
 ENGINE_SETTINGS = "consume_fuel=1"
-WASMTIME_VERSION = importlib.metadata.version("wasmtime")
 
 # ABI exports (docs/bytecode.md §8): name -> parameter count. Every parameter and result is i32.
 EXPORT_PARAMS = {
@@ -88,10 +86,19 @@ def default_cache_dir() -> Path:
     return base / "agentsfence"
 
 
+def wasmtime_identity() -> str:
+    """The loaded libwasmtime's path, size and modification time: it changes with every wasmtime
+    install, so it stands for the version. One stat, where importlib.metadata's version lookup
+    lists every sys.path entry (about 30 ms of start-up in a Hermes process)."""
+    library = ffi.dll._name
+    info = os.stat(library)
+    return f"{library}:{info.st_size}:{info.st_mtime_ns}"
+
+
 def cache_key(wasm: bytes) -> str:
     machine = f"{platform.system()}-{platform.machine()}"
     wasm_digest = hashlib.sha256(wasm).hexdigest()
-    material = f"wasmtime {WASMTIME_VERSION}|{ENGINE_SETTINGS}|{machine}|{wasm_digest}"
+    material = f"wasmtime {wasmtime_identity()}|{ENGINE_SETTINGS}|{machine}|{wasm_digest}"
     return hashlib.sha256(material.encode()).hexdigest()
 
 
@@ -206,6 +213,7 @@ class WasmInstance:
         self._memory: wasmtime.Memory = exports["memory"]
         self._context = ctypes.cast(self._store._context(), ctypes.c_void_p).value
         self._func_addresses = {name: ctypes.addressof(f._func) for name, f in self._funcs.items()}
+        self._decide_address = self._func_addresses["decide"]
         self._values = (ffi.wasmtime_val_raw_t * MAX_PARAMS)()
         self._values_address = ctypes.addressof(self._values)
         # The same cells as i32 slots: indexing a c_int32 array is far cheaper than building
@@ -292,14 +300,38 @@ class WasmInstance:
         for i, value in enumerate(args):
             slots[i * _SLOTS_PER_VALUE] = value
         error = _call_unchecked(self._context, self._func_addresses[export], self._values_address, MAX_PARAMS, self._trap_address)
+        if error or self._trap:
+            self._raise_failure(export, error)
+        return slots[0] & 0xFFFFFFFF
+
+    def decide(self, handle: int, name_length: int, args_length: int, payload: bytes) -> bytes:
+        """invoke("decide", ...) in one frame: the call every tool call makes, so the raw path
+        skips invoke's generic dispatch and argument loop (the rest is the same steps)."""
+        size = len(payload)
+        start = self._input_address
+        if not self.raw_calls or size > self._input_capacity or start + size > len(self._view):
+            return self.invoke("decide", (handle, name_length, args_length), payload)
+        self._view[start:start + size] = payload
+        context = self._context
+        error = _set_fuel(context, FUEL_BASE + FUEL_PER_BYTE * size)
+        if error:
+            raise EngineFault(f"setting fuel failed: {_error_text(error)}")
+        slots = self._slots
+        slots[0] = handle
+        slots[_SLOTS_PER_VALUE] = name_length
+        slots[2 * _SLOTS_PER_VALUE] = args_length
+        error = _call_unchecked(context, self._decide_address, self._values_address, MAX_PARAMS, self._trap_address)
+        if error or self._trap:
+            self._raise_failure("decide", error)
+        return self._record(slots[0] & 0xFFFFFFFF)
+
+    def _raise_failure(self, export: str, error: int | None) -> None:
         if error:
             raise EngineFault(f"{export} failed: {_error_text(error)}")
-        if self._trap:
-            trap = wasmtime.Trap._from_ptr(self._trap)  # takes ownership of the trap
-            self._trap = ctypes.POINTER(ffi.wasm_trap_t)()
-            self._trap_address = ctypes.addressof(self._trap)
-            raise EngineFault(f"{export} trapped: {trap.message}")
-        return slots[0] & 0xFFFFFFFF
+        trap = wasmtime.Trap._from_ptr(self._trap)  # takes ownership of the trap
+        self._trap = ctypes.POINTER(ffi.wasm_trap_t)()
+        self._trap_address = ctypes.addressof(self._trap)
+        raise EngineFault(f"{export} trapped: {trap.message}")
 
     def _call_public(self, export: str, args: tuple[int, ...], fuel: int) -> int:
         self._store.set_fuel(fuel)
