@@ -712,14 +712,10 @@ def test_a_failure_blocks_unless_the_policy_lets_the_risk_class_fail_open(hermes
     manager = load(monkeypatch)
     assert fence_plugin(manager).fence.policy_name == "open-reads"
     user_turn()
-    real = WasmInstance.invoke
+    def trapping(self, *args, **kwargs):
+        raise EngineFault("decide trapped: all fuel consumed")
 
-    def trapping(self, export, args, payload=b""):
-        if export == "decide":
-            raise EngineFault("decide trapped: all fuel consumed")
-        return real(self, export, args, payload)
-
-    monkeypatch.setattr(WasmInstance, "invoke", trapping)
+    monkeypatch.setattr(WasmInstance, "decide", trapping)
     assert "launch in October" in call("read_file", {"path": "notes.txt"})["content"]
     written = call("write_file", {"path": "summary.md", "content": "x"})
     assert "AgentsFence blocked write_file: the evaluator failed (decide trapped" in written["error"]
