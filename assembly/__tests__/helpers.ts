@@ -1,5 +1,5 @@
 // Byte strings for the specs: the modules under test take (pointer, length) UTF-8 ranges.
-import { spanPtr, spanLen } from "../normalize";
+import { configureEnv, spanPtr, spanLen } from "../normalize";
 
 // Buffers stay referenced so the test runtime's collector keeps them where they are.
 const kept: ArrayBuffer[] = [];
@@ -40,4 +40,12 @@ export function text(p: usize, len: u32): string {
 // The text of a (ptr << 32 | len) result; "<none>" for 0.
 export function spanText(s: u64): string {
   return s == 0 ? "<none>" : text(spanPtr(s), spanLen(s));
+}
+
+// Home /home/user and working directory /home/user/project, as every test's paths assume.
+export function configureTestEnv(): void {
+  const home = utf8("/home/user");
+  const homeLen = lastLen;
+  const cwd = utf8("/home/user/project");
+  configureEnv(home, homeLen, cwd, lastLen);
 }

@@ -1,10 +1,9 @@
 import { SUBJ_ARG, SUBJ_EMAIL, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_RECIPIENT, SUBJ_PROGRAM } from "../format";
 import { intentBind, intentFree, intentGrants, intentHas, intentProhibits, intentWriteSummary } from "../intent";
-import { configureEnv } from "../normalize";
 import { outBegin, outFinish } from "../out";
 import { scratchReset } from "../mem";
 import { installPolicy, CLASS_SEND, CLASS_DELETE, CLASS_WRITE, CLASS_SHELL, CLASS_CODE } from "./policy";
-import { utf8, raw, repeated, lastLen, text } from "./helpers";
+import { utf8, raw, repeated, lastLen, text, configureTestEnv } from "./helpers";
 
 function bind(intent: usize, message: string): usize {
   scratchReset();
@@ -28,10 +27,7 @@ function summary(intent: usize): string {
 describe("intent: named items", () => {
   beforeAll(() => {
     installPolicy();
-    const h = utf8("/home/user");
-    const hl = lastLen;
-    const c = utf8("/home/user/project");
-    configureEnv(h, hl, c, lastLen);
+    configureTestEnv();
   });
 
   it("names people and quoted names for recipients, not the word that opens a sentence", () => {

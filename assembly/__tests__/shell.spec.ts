@@ -4,10 +4,9 @@ import {
   tableBegin, tableStatus, targetCount, targetKind, targetPtr, targetLen, setWorkdir,
   TARGETS_OK, TARGETS_LIMIT,
 } from "../targettable";
-import { configureEnv } from "../normalize";
 import { listWords } from "../wordset";
 import { scratchReset } from "../mem";
-import { utf8, raw, repeated, lastLen, text } from "./helpers";
+import { utf8, raw, repeated, lastLen, text, configureTestEnv } from "./helpers";
 
 const WRAPPERS = "sudo\ndoas\nenv\nxargs\nnohup\ntime\ntimeout\nnice\nionice\nstdbuf\ncommand\nexec\nbuiltin\nsetsid\nchroot\nwatch\nunbuffer";
 const NETWORK = "curl\nwget\nnc\nncat\nnetcat\nsocat\nssh\nscp\nsftp\nrsync\ntelnet\nftp\ntftp\nhttp\nhttps\ndig\nnslookup\nhost\nping";
@@ -59,10 +58,7 @@ function paths(command: string): string {
 
 describe("shell: simple commands", () => {
   beforeAll(() => {
-    const h = utf8("/home/user");
-    const hl = lastLen;
-    const c = utf8("/home/user/project");
-    configureEnv(h, hl, c, lastLen);
+    configureTestEnv();
   });
 
   it("splits at every separator", () => {

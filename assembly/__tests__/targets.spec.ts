@@ -8,7 +8,7 @@ import {
 } from "../targets";
 import { scratchReset } from "../mem";
 import { installPolicy } from "./policy";
-import { utf8, lastLen, text, spanText } from "./helpers";
+import { utf8, lastLen, text, spanText, configureTestEnv } from "./helpers";
 
 function all(): string {
   let out = "";
@@ -34,10 +34,7 @@ function targets(role: u32, value: string): string {
 describe("targets by role", () => {
   beforeAll(() => {
     installPolicy();
-    const h = utf8("/home/user");
-    const hl = lastLen;
-    const c = utf8("/home/user/project");
-    configureEnv(h, hl, c, lastLen);
+    configureTestEnv();
   });
 
   it("exposes the configured home", () => {

@@ -3,9 +3,8 @@ import {
   tableBegin, tableStatus, targetCount, targetKind, targetPtr, targetLen, addTarget, addTargetCopy,
   addUrl, addPath, addHost, setWorkdir, TARGETS_OK, TARGETS_LIMIT,
 } from "../targettable";
-import { configureEnv } from "../normalize";
 import { scratchReset } from "../mem";
-import { utf8, lastLen, text } from "./helpers";
+import { utf8, lastLen, text, configureTestEnv } from "./helpers";
 
 function all(): string {
   let out = "";
@@ -17,10 +16,7 @@ function all(): string {
 
 describe("target table", () => {
   beforeAll(() => {
-    const h = utf8("/home/user");
-    const hl = lastLen;
-    const c = utf8("/home/user/project");
-    configureEnv(h, hl, c, lastLen);
+    configureTestEnv();
   });
   beforeEach(() => {
     scratchReset();
