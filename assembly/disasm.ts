@@ -12,7 +12,7 @@ import {
   ruleCount, ruleId, ruleEffect, ruleReason, ruleMessage, ruleSource, insnOp, insnSubject,
   insnFlags, insnArg, insnOperand, insnJump, classifyWordSet, classifyEntryCount,
   classifyEntryClass, classifyRoleSet, intentNegationSet, intentNothingSet, intentExtensionSet,
-  intentVerbSet, intentVerbCount, intentVerbClassStart, intentVerbClassCount, intentClass,
+  intentVerbSet, intentCancelSet, intentVerbCount, intentVerbClassStart, intentVerbClassCount, intentClass,
   settingKeyAt, settingValueAt,
 } from "./decode";
 import { outBegin, outByte, outAscii, outBytes, outDecimal, outHexByte, outFinish } from "./out";
@@ -277,6 +277,8 @@ function intent(): void {
   setRef(intentExtensionSet());
   outAscii(", verb_map ");
   setRef(intentVerbSet());
+  outAscii(", negation_cancels ");
+  setRef(intentCancelSet());
   outAscii(", verbs ");
   outDecimal(intentVerbCount());
   nl();

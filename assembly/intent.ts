@@ -14,7 +14,7 @@ import { alloc, free, scratchAlloc } from "./mem";
 import { fnv1a, indexOfByte, lowerAscii } from "./bytes";
 import {
   settingValue, classCount, classCapability, strPtr, strLen, intentNegationSet, intentNothingSet,
-  intentExtensionSet, intentVerbSet, intentVerbClassStart, intentVerbClassCount, intentClass,
+  intentExtensionSet, intentVerbSet, intentCancelSet, intentVerbClassStart, intentVerbClassCount, intentClass,
 } from "./decode";
 import { outAscii, outByte, outBytes } from "./out";
 import { policyWords } from "./wordset";
@@ -276,7 +276,7 @@ function collectMessage(p: usize, len: u32): bool {
     at = nameEnd;
   }
   const count = findVerbUses(p, len, policyWords(intentNegationSet()), policyWords(intentNothingSet()),
-    policyWords(intentVerbSet()));
+    policyWords(intentVerbSet()), policyWords(intentCancelSet()));
   if (count < 0) return false;
   for (let k: u32 = 0; k < <u32>count; k++) {
     const verb = verbUseValue(k);

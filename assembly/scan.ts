@@ -387,9 +387,10 @@ function tokenize(p: usize, len: u32): bool {
 }
 
 // The verbs [p, p+len) uses (§7): one with a negation among the three words before it, or a
-// nothing-word among the two after it, in its clause, prohibits; any other grants. Returns how
-// many (each in verbUseValue/Word/WordLen/Prohibits), or -1 when out of memory.
-export function findVerbUses(p: usize, len: u32, negations: u64, nothing: u64, verbs: u64): i32 {
+// nothing-word among the two after it, in its clause, prohibits; any other grants. A negation
+// with a `cancels` word between it and the verb ("do not forget to invite") prohibits nothing.
+// Returns how many (each in verbUseValue/Word/WordLen/Prohibits), or -1 when out of memory.
+export function findVerbUses(p: usize, len: u32, negations: u64, nothing: u64, verbs: u64, cancels: u64): i32 {
   foundCount = 0;
   if (!tokenize(p, len)) return -1;
   found = scratchAlloc((<usize>wordCount + 1) * 16);
@@ -399,9 +400,12 @@ export function findVerbUses(p: usize, len: u32, negations: u64, nothing: u64, v
     if (value < 0) continue;
     const clause = wordClause(k);
     let hit = false;
+    let cancelled = false; // a cancelling word lies between the verb and the words further back
     for (let d: u32 = 1; d <= 3 && d <= k && !hit; d++) {
       const j = k - d;
-      hit = wordClause(j) == clause && hasWord(negations, wordPtr(j), wordLen(j));
+      if (wordClause(j) != clause) break;
+      hit = !cancelled && hasWord(negations, wordPtr(j), wordLen(j));
+      cancelled = cancelled || hasWord(cancels, wordPtr(j), wordLen(j));
     }
     for (let d: u32 = 1; d <= 2 && k + d < wordCount && !hit; d++) {
       const j = k + d;

@@ -482,18 +482,19 @@ function classify(): bool {
 
 function intent(): bool {
   const s = section(SEC_INTENT);
-  if (short(SEC_INTENT, 20)) return false;
-  const verbs = load<u32>(s + 16);
-  if (short(SEC_INTENT, 24 + ((<u64>verbs) << 3))) return false;
-  const totalAt = s + 20 + ((<usize>verbs) << 3);
+  if (short(SEC_INTENT, 24)) return false;
+  const verbs = load<u32>(s + 20);
+  if (short(SEC_INTENT, 28 + ((<u64>verbs) << 3))) return false;
+  const totalAt = s + 24 + ((<usize>verbs) << 3);
   const total = load<u32>(totalAt);
-  if (sizeWrong(SEC_INTENT, 24 + ((<u64>verbs) << 3) + ((<u64>total) << 2))) return false;
+  if (sizeWrong(SEC_INTENT, 28 + ((<u64>verbs) << 3) + ((<u64>total) << 2))) return false;
   if (!setOk(SEC_INTENT, s, "negations", SETKIND_HASH)) return false;
   if (!setOk(SEC_INTENT, s + 4, "nothing_words", SETKIND_HASH)) return false;
   if (!setOk(SEC_INTENT, s + 8, "file_extensions", SETKIND_HASH)) return false;
   if (!setOk(SEC_INTENT, s + 12, "verb_map", SETKIND_HASH) || !setValuesOk(SEC_INTENT, s + 12, "verb_map", verbs, false)) return false;
+  if (!setOk(SEC_INTENT, s + 16, "negation_cancels", SETKIND_HASH)) return false;
   for (let v: u32 = 0; v < verbs; v++) {
-    const e = s + 20 + ((<usize>v) << 3);
+    const e = s + 24 + ((<usize>v) << 3);
     if (<u64>load<u32>(e) + <u64>load<u32>(e + 4) > <u64>total) return failNum(SEC_INTENT, e, "class range out of bounds, verb", v);
   }
   for (let k: u32 = 0; k < total; k++) {

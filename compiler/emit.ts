@@ -283,6 +283,7 @@ function intentSection({ ir, tables }: Plan): Uint8Array {
   w.u32(tables.nothingWords);
   w.u32(tables.fileExtensions);
   w.u32(tables.intentWords);
+  w.u32(tables.negationCancels);
   w.u32(ir.intent.verbs.length);
   let classStart = 0;
   for (const verb of ir.intent.verbs) {

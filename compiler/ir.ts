@@ -84,6 +84,8 @@ export type TestIR =
 export interface IntentIR {
   negations: string[];
   nothingWords: string[];
+  /** Words that, between a negation and a verb, cancel the negation ("do not forget to invite"). */
+  negationCancels: string[];
   fileExtensions: string[];
   verbs: IntentVerbIR[];
   /** Lower-case word -> verb; the first verb that has a word wins. */

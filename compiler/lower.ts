@@ -65,6 +65,7 @@ interface MergedPolicy {
   intent: {
     negations?: string[];
     nothing_words?: string[];
+    negation_cancels?: string[];
     file_extensions?: string[];
     verbs?: Located<IntentVerb>[];
   };
@@ -157,6 +158,7 @@ export function lowerPolicy(files: CheckedFile[], name: string): PolicyIR {
     intent: {
       negations: unique((merged.intent.negations ?? []).map(asciiLower)),
       nothingWords: unique((merged.intent.nothing_words ?? []).map(asciiLower)),
+      negationCancels: unique((merged.intent.negation_cancels ?? []).map(asciiLower)),
       fileExtensions: unique((merged.intent.file_extensions ?? []).map((e) => asciiLower(e.replace(/^\./, "")))),
       verbs,
       words: firstWins(wordsOf(intentVerbs.map(({ value }) => value))),

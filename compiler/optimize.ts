@@ -50,6 +50,7 @@ export interface TableSets {
   argRoles: number;
   negations: number;
   nothingWords: number;
+  negationCancels: number;
   fileExtensions: number;
   intentWords: number;
   shellWrappers: number;
@@ -79,6 +80,7 @@ export function optimize(ir: PolicyIR): Plan {
     argRoles: pool.hash(ir.classify.argRoles),
     negations: pool.hash(asMembers(ir.intent.negations)),
     nothingWords: pool.hash(asMembers(ir.intent.nothingWords)),
+    negationCancels: pool.hash(asMembers(ir.intent.negationCancels)),
     fileExtensions: pool.hash(asMembers(ir.intent.fileExtensions)),
     intentWords: pool.hash(ir.intent.words),
     shellWrappers: pool.hash(asMembers(ir.shell.wrappers)),

@@ -131,6 +131,9 @@ export const IntentVerb = z.strictObject({ words, capabilities: z.array(capabili
 const Intent = z.strictObject({
   negations: words.optional(),
   nothing_words: words.optional(),
+  negation_cancels: words
+    .optional()
+    .describe("words that, between a negation and a verb, make it an instruction: do not forget to invite"),
   verbs: z.array(IntentVerb).optional(),
   file_extensions: z
     .array(z.string().regex(EXTENSION_RE, { error: "a file extension like md or .md" }))

@@ -127,6 +127,7 @@ describe("tables", () => {
     const { classStart, classCount } = afb.intent.verbs[verb];
     expect(afb.intent.classes.slice(classStart, classStart + classCount)).toEqual([classIndex("email.send"), classIndex("message.send")]);
     expect(hashLookup(afb, afb.intent.negations, "don't")).toBe(0);
+    expect(hashLookup(afb, afb.intent.negationCancels, "forget")).toBe(0);
     expect(hashLookup(afb, afb.intent.fileExtensions, "txt")).toBe(0);
   });
 

@@ -50,6 +50,7 @@ export interface Afb {
     nothingWords: number;
     fileExtensions: number;
     verbMap: number;
+    negationCancels: number;
     verbs: Array<{ classStart: number; classCount: number }>;
     classes: number[];
   };
@@ -128,6 +129,7 @@ export function readAfb(bytes: Uint8Array): Afb {
   const nothingWords = n();
   const fileExtensions = n();
   const verbMap = n();
+  const negationCancels = n();
   const verbs = times(n(), () => ({ classStart: n(), classCount: n() }));
   const intentClasses = times(n(), n);
 
@@ -148,7 +150,7 @@ export function readAfb(bytes: Uint8Array): Afb {
     rules,
     code,
     classify: { wordMap, entries, roleMap },
-    intent: { negations, nothingWords, fileExtensions, verbMap, verbs, classes: intentClasses },
+    intent: { negations, nothingWords, fileExtensions, verbMap, negationCancels, verbs, classes: intentClasses },
     settings,
   };
 }
