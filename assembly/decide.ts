@@ -183,7 +183,7 @@ function limit(what: string, n: u32): u32 {
 }
 
 // Makes the call's targets: the WORKDIR argument first, then every argument with a role.
-function extract(): i32 {
+export function extract(): i32 {
   targetsBegin(settingValue(SET_MAX_TARGETS));
   const n = leafCount();
   for (let i: u32 = 0; i < n; i++) {

@@ -240,7 +240,8 @@ export function classifyRoleSet(): u32 {
 }
 
 // ---- INTENT: negations, nothing_words, file_extensions, verb_map, negation_cancels, verb_count,
-// verbs × (class_start, class_count), class_total, classes × (class) ----
+// verbs × (class_start, class_count), class_total, classes × (class), derive_count,
+// derive classes × (class) ----
 export function intentNegationSet(): u32 {
   return load<u32>(section(8));
 }
@@ -279,6 +280,18 @@ export function intentClassTotal(): u32 {
 
 export function intentClass(k: u32): u32 {
   return load<u32>(section(8) + 28 + ((<usize>intentVerbCount()) << 3) + ((<usize>k) << 2));
+}
+
+function intentDeriveAt(): usize {
+  return section(8) + 28 + ((<usize>intentVerbCount()) << 3) + ((<usize>intentClassTotal()) << 2);
+}
+
+export function intentDeriveCount(): u32 {
+  return load<u32>(intentDeriveAt());
+}
+
+export function intentDeriveClass(k: u32): u32 {
+  return load<u32>(intentDeriveAt() + 4 + ((<usize>k) << 2));
 }
 
 // ---- SETTINGS ----

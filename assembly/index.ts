@@ -10,6 +10,7 @@ import { sessionOpen, sessionClose } from "./session";
 import { bindIntent } from "./bind";
 import { decide as decideCall } from "./decide";
 import { describeTool } from "./describe";
+import { deriveFromOutput } from "./derive";
 import { failMode } from "./failmode";
 import { explainCall } from "./explain";
 import { disasmRecord } from "./disasm";
@@ -60,6 +61,11 @@ export function intent(h: i32, len: i32): i32 {
 export function decide(h: i32, nameLen: i32, argsLen: i32): i32 {
   scratchReset();
   return <i32>decideCall(h, <u32>nameLen, <u32>argsLen);
+}
+
+export function derive(h: i32, nameLen: i32, argsLen: i32, outputLen: i32): i32 {
+  scratchReset();
+  return <i32>deriveFromOutput(h, <u32>nameLen, <u32>argsLen, <u32>outputLen);
 }
 
 export function describe(nameLen: i32, textLen: i32): i32 {

@@ -293,6 +293,8 @@ function intentSection({ ir, tables }: Plan): Uint8Array {
   }
   w.u32(classStart);
   for (const verb of ir.intent.verbs) for (const c of verb.classes) w.u32(c);
+  w.u32(ir.intent.deriveFrom.length);
+  for (const c of ir.intent.deriveFrom) w.u32(c);
   return w.finish();
 }
 

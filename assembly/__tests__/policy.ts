@@ -156,7 +156,7 @@ export function installPolicy(maxTargets: u32 = 100, maxIntentBytes: u32 = 65536
 
   let classTotal = 0;
   for (let v = 0; v < VERB_CLASSES.length; v++) classTotal += VERB_CLASSES[v].length;
-  const intent = block(24 + 8 * VERB_CLASSES.length + 4 + 4 * classTotal);
+  const intent = block(24 + 8 * VERB_CLASSES.length + 4 + 4 * classTotal + 4);
   store<u32>(intent, 0);
   store<u32>(intent + 4, 1);
   store<u32>(intent + 8, 2);

@@ -28,6 +28,7 @@ export interface Fence {
   /** `tool` as bytes lets a test pass a name that is not UTF-8; `args` as a string or bytes is sent as is. */
   decide(handle: number, tool: string | Uint8Array, args: unknown): Decision;
   describe(tool: string, description: string): Status;
+  derive(handle: number, tool: string, args: unknown, output: string): Status;
   explain(handle: number, tool: string, args: unknown): Status;
   disasm(): string;
 }
@@ -42,6 +43,7 @@ interface Exports {
   intent(handle: number, len: number): number;
   decide(handle: number, nameLen: number, argsLen: number): number;
   describe(nameLen: number, textLen: number): number;
+  derive(handle: number, nameLen: number, argsLen: number, outputLen: number): number;
   explain(handle: number, nameLen: number, argsLen: number): number;
   disasm(): number;
 }
@@ -128,6 +130,10 @@ export function loadFence(wasm: BufferSource): Fence {
     describe(tool, description) {
       const [n, d] = put(utf8.encode(tool), utf8.encode(description));
       return status(record(x.describe(n, d)));
+    },
+    derive(handle, tool, args, output) {
+      const [n, a, o] = put(utf8.encode(tool), utf8.encode(JSON.stringify(args)), utf8.encode(output));
+      return status(record(x.derive(handle, n, a, o)));
     },
     explain(handle, tool, args) {
       const [n, a] = put(utf8.encode(tool), utf8.encode(JSON.stringify(args)));

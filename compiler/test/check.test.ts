@@ -104,10 +104,10 @@ describe("semantic errors", () => {
       "",
     ].join("\n");
     expect(errorsOf(text)).toEqual([
-      "policies/x.yaml:6:15: under does not apply to email (it takes equals, in, glob, prefix, domain, in_intent, intent_any, present, not)",
-      "policies/x.yaml:7:14: domain does not apply to path (it takes equals, in, glob, prefix, under, in_intent, intent_any, present, not)",
+      "policies/x.yaml:6:15: under does not apply to email (it takes equals, in, glob, prefix, domain, in_intent, in_derived, intent_any, present, not)",
+      "policies/x.yaml:7:14: domain does not apply to path (it takes equals, in, glob, prefix, under, in_intent, in_derived, intent_any, present, not)",
       "policies/x.yaml:8:17: in_intent does not apply to program (it takes equals, in, glob, prefix, present, not)",
-      "policies/x.yaml:9:23: under does not apply to args.to (it takes equals, in, glob, prefix, in_intent, present, not)",
+      "policies/x.yaml:9:23: under does not apply to args.to (it takes equals, in, glob, prefix, in_intent, in_derived, present, not)",
     ]);
   });
 
@@ -149,7 +149,7 @@ describe("semantic errors", () => {
   it("rejects empty and ambiguous predicates", () => {
     const text = "version: 1\nrules:\n  - id: a\n    effect: ask\n    when:\n      url: {}\n      email: {not: {in_intent: true, present: true}}\n";
     expect(errorsOf(text)).toEqual([
-      "policies/x.yaml:6:12: url needs a predicate: one of equals, in, glob, prefix, domain, in_intent, intent_any, present, not",
+      "policies/x.yaml:6:12: url needs a predicate: one of equals, in, glob, prefix, domain, in_intent, in_derived, intent_any, present, not",
       "policies/x.yaml:7:20: not takes exactly one predicate",
     ]);
   });

@@ -53,6 +53,7 @@ export interface Afb {
     negationCancels: number;
     verbs: Array<{ classStart: number; classCount: number }>;
     classes: number[];
+    deriveFrom: number[];
   };
   settings: Array<[number, number]>;
 }
@@ -132,6 +133,7 @@ export function readAfb(bytes: Uint8Array): Afb {
   const negationCancels = n();
   const verbs = times(n(), () => ({ classStart: n(), classCount: n() }));
   const intentClasses = times(n(), n);
+  const deriveFrom = times(n(), n);
 
   const g = cursor(9);
   const settings = times(g(), (): [number, number] => [g(), g()]);
@@ -150,7 +152,7 @@ export function readAfb(bytes: Uint8Array): Afb {
     rules,
     code,
     classify: { wordMap, entries, roleMap },
-    intent: { negations, nothingWords, fileExtensions, verbMap, negationCancels, verbs, classes: intentClasses },
+    intent: { negations, nothingWords, fileExtensions, verbMap, negationCancels, verbs, classes: intentClasses, deriveFrom },
     settings,
   };
 }

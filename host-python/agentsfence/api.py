@@ -62,6 +62,15 @@ class Intent:
 
 
 @dataclass(frozen=True, slots=True)
+class Derivation:
+    """What the evaluator read from one call's output (§8 `derive`)."""
+
+    read: bool  # the user pointed at the call, and the policy derives from its class
+    why: str  # why the output was ignored ("" when read)
+    items: tuple[tuple[str, str], ...]  # the session's derived items: (email|url|domain|path|recipient, value)
+
+
+@dataclass(frozen=True, slots=True)
 class TraceStep:
     """One test the evaluator ran (§8 `explain`), or the DECIDE it reached (predicate "decide")."""
 
@@ -163,6 +172,13 @@ class Session:
         the Fence's (the host's tools may track a working directory per task)."""
         return self._fence._decide(self, tool_name, args, cwd)
 
+    def observe(self, tool_name: str, args: dict[str, Any], output: str) -> Derivation:
+        """Hands the evaluator a call's output. When the user pointed at the call (its every
+        target named in their own words, its class in the policy's derive_from), the targets the
+        output names become derived items, which only `in_derived` conditions read. They live
+        as long as this evaluator instance: a rebuilt one has none, which can only ask more."""
+        return self._fence._derive(self, tool_name, args, output)
+
 
 class Fence:
     """fence.wasm with one policy installed. Thread-safe: one lock serializes evaluator calls."""
@@ -261,6 +277,22 @@ class Fence:
         if status != 0:
             raise FenceError(f"cannot explain {tool_name!r}: {text}")
         return _parse_trace(text)
+
+    def _derive(self, session: Session, tool_name: str, args: dict[str, Any], output: str) -> Derivation:
+        encoded = encode_call(tool_name, args)
+        if isinstance(encoded, str):
+            raise FenceError(encoded)
+        name, arguments = encoded
+        text = output.encode("utf-8", "replace")
+        with self._lock:
+            if session._handle == _CLOSED:
+                raise FenceError(f"session {session.id!r} was dropped")
+            status, record = self._status_call(
+                "derive", (session._handle, len(name), len(arguments), len(text)), name + arguments + text
+            )
+        if status != 0:
+            raise FenceError(f"cannot read the output of {tool_name!r}: {record}")
+        return _parse_derivation(record)
 
     def disasm(self) -> str:
         with self._lock:
@@ -461,6 +493,20 @@ def _parse_intent(summary: str) -> Intent:
         prohibited=tuple(verb_uses["prohibit"]),
         granted=tuple(verb_uses["grant"]),
     )
+
+
+_DERIVED_PREFIX = "derived-"
+
+
+def _parse_derivation(text: str) -> Derivation:
+    head, _, summary = text.partition("\n")
+    verdict, _, why = head.partition("\t")
+    items = []
+    for line in summary.splitlines():
+        kind, _, value = line.partition("\t")
+        if kind.startswith(_DERIVED_PREFIX):
+            items.append((kind[len(_DERIVED_PREFIX):], value))
+    return Derivation(verdict == "derived", why, tuple(items))
 
 
 def _parse_trace(text: str) -> Trace:

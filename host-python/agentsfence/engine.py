@@ -43,13 +43,14 @@ EXPORT_PARAMS = {
     "intent": 2,
     "decide": 3,
     "describe": 2,
+    "derive": 4,
     "fail_mode": 1,
     "explain": 3,
     "disasm": 0,
 }
 # Exports whose result is a record address, bit 0 telling that memory grew.
-RECORD_EXPORTS = frozenset({"load", "configure", "intent", "decide", "describe", "fail_mode", "explain", "disasm"})
-MAX_PARAMS = 3
+RECORD_EXPORTS = frozenset({"load", "configure", "intent", "decide", "describe", "derive", "fail_mode", "explain", "disasm"})
+MAX_PARAMS = 4
 
 _U32 = struct.Struct("<I")
 _SLOTS_PER_VALUE = ctypes.sizeof(ffi.wasmtime_val_raw_t) // ctypes.sizeof(ctypes.c_int32)

@@ -34,6 +34,7 @@ hook that blocks every call instead of failing to load (which Hermes treats as n
 """
 from __future__ import annotations
 
+import json
 import logging
 import os
 import threading
@@ -127,6 +128,27 @@ def with_patch_paths(tool_name: str, args: Any) -> Any:
     operations, _ = parse_v4a_patch(args["patch"])
     paths = [p for op in operations for p in (op.file_path, op.new_path) if isinstance(p, str) and p]
     return {**args, PATCH_PATHS_ARG: paths}
+
+
+def output_text(result: Any) -> str:
+    """A tool's result as the text its reader sees: a JSON result's strings, one a line (so an
+    escaped newline does not glue an address to the next word), else the text itself."""
+    if isinstance(result, str):
+        try:
+            result = json.loads(result)
+        except ValueError:
+            return result
+    strings: list[str] = []
+    stack = [result]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            strings.append(value)
+        elif isinstance(value, dict):
+            stack.extend(reversed(list(value.values())))
+        elif isinstance(value, list):
+            stack.extend(reversed(value))
+    return "\n".join(strings)
 
 
 def _arguments_json(args: Any) -> bytes:
@@ -277,8 +299,10 @@ class HermesFence:
         return None
 
     def post_tool_call(self, tool_name: str = "", args: Any = None, task_id: str = "", session_id: str = "",
-                       tool_call_id: str = "", status: str = "", **kwargs: Any) -> None:
-        """Settles an ask: the call ran (ok or error) only if the gate approved it."""
+                       tool_call_id: str = "", status: str = "", result: Any = None, **kwargs: Any) -> None:
+        """Settles an ask: the call ran (ok or error) only if the gate approved it. Hands the
+        evaluator the output of a call that ran as decided (derived targets, docs/policy.md)."""
+        changed = False
         try:
             arguments_json = _arguments_json(args)
             if tool_call_id:
@@ -289,6 +313,7 @@ class HermesFence:
                     # with a newer Hermes' modify directive): what ran is not what was decided.
                     logger.warning("AgentsFence: %s ran with arguments changed after its decision", tool_name)
                     self._log_event(session_id or task_id, tool_name, "args_changed")
+                    changed = True
             call_ref = call_reference(tool_call_id, session_id or task_id, tool_name, arguments_json)
             answer = self.approvals.settle(call_ref, status in ("ok", "error"), _on_hermes_allowlist)
             if answer is not None:
@@ -297,6 +322,13 @@ class HermesFence:
                     self._save(answer.session_key)
         except Exception as error:
             logger.error("AgentsFence could not settle %s: %s", tool_name, error)
+        if status == "ok" and not changed and result is not None:
+            try:
+                session = self._session_for(session_id, task_id)
+                if session is not None:
+                    session.observe(tool_name, with_patch_paths(tool_name, args), output_text(result))
+            except Exception as error:  # derived targets only ever allow more: losing them fails closed
+                logger.warning("AgentsFence could not read the output of %s: %s", tool_name, error)
         return None
 
     def order_hooks(self, ctx: Any) -> None:

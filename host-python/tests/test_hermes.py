@@ -765,3 +765,41 @@ def test_hermes_fence_runs_from_hermes_own_command_line(hermes_home):
     hermes = Path(sys.executable).parent / "hermes"
     ran = subprocess.run([str(hermes), "fence", "status"], capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
     assert ran.returncode == 0 and "policy: hermes-defaults" in ran.stdout, ran.stderr[-2000:]
+
+
+# ---- tool output: derived targets (docs/policy.md, derive_from) ----
+
+def test_post_tool_call_hands_the_output_of_a_named_file_to_the_evaluator(hermes_home, monkeypatch, tmp_path):
+    from agentsfence.compiler import compile_policy
+
+    source = tmp_path / "linked.yaml"
+    source.write_text("version: 1\nname: linked\nextends: [defaults]\nintent:\n  derive_from: [file.read]\n"
+                      "rules:\n  - {id: fetch-linked, effect: allow, capability: [net.fetch], when: {url: {in_derived: true}}}\n")
+    (hermes_home / "agentsfence").mkdir()
+    compile_policy([source], hermes_home / "agentsfence" / "policy.afb")
+    manager = load(monkeypatch)
+    user_turn()
+    session = fence_plugin(manager).fence.session(SESSION)
+    link = {"urls": ["https://attacker.example/c"]}
+    assert session.decide("web_extract", link).kind != "allow"
+    assert "launch in October" in call("read_file", {"path": "notes.txt"})["content"]
+    # notes.txt was named, so the link in it is derived: this operator chose to fetch such links,
+    # and the injection in the notes shows why the shipped policy does not.
+    assert session.decide("web_extract", link).rule == "fetch-linked"
+    assert session.decide("terminal", {"command": EXFILTRATE}).kind == "block"
+
+
+def test_the_shipped_policy_derives_nothing_from_output(manager):
+    user_turn()
+    call("read_file", {"path": "notes.txt"})
+    session = fence_plugin(manager).fence.session(SESSION)
+    assert session.observe("read_file", {"path": "notes.txt"}, NOTES).why == "the policy derives nothing from this tool's class"
+
+
+def test_output_text_reads_a_json_results_strings_one_a_line():
+    from agentsfence.hermes import output_text
+
+    assert output_text('{"content": "mail bob@x.example\\nthen", "n": 3, "more": ["www.a.example"]}') == \
+        "mail bob@x.example\nthen\nwww.a.example"
+    assert output_text("plain www.a.example") == "plain www.a.example"
+    assert output_text({"a": [{"b": "x"}, "y"]}) == "x\ny"
