@@ -78,7 +78,7 @@ export function subjectName(s: u32): string {
   return "recipient";
 }
 
-function roleName(r: u32): string {
+export function roleName(r: u32): string {
   switch (r) {
     case 1: return "email";
     case 2: return "url";
@@ -88,8 +88,9 @@ function roleName(r: u32): string {
     case 6: return "code";
     case 7: return "recipient";
     case 8: return "patch";
+    case 9: return "workdir";
   }
-  return "workdir";
+  return "text";
 }
 
 function effectName(e: u32): string {

@@ -27,7 +27,8 @@ export interface Fence {
   intent(handle: number, message: string): Status;
   /** `tool` as bytes lets a test pass a name that is not UTF-8; `args` as a string or bytes is sent as is. */
   decide(handle: number, tool: string | Uint8Array, args: unknown): Decision;
-  describe(tool: string, description: string): Status;
+  /** `schema`: the JSON schema of the tool's parameters, sent as JSON; none when omitted. */
+  describe(tool: string, description: string, schema?: unknown): Status;
   derive(handle: number, tool: string, args: unknown, output: string): Status;
   explain(handle: number, tool: string, args: unknown): Status;
   disasm(): string;
@@ -42,7 +43,7 @@ interface Exports {
   session_close(handle: number): number;
   intent(handle: number, len: number): number;
   decide(handle: number, nameLen: number, argsLen: number): number;
-  describe(nameLen: number, textLen: number): number;
+  describe(nameLen: number, textLen: number, schemaLen: number): number;
   derive(handle: number, nameLen: number, argsLen: number, outputLen: number): number;
   explain(handle: number, nameLen: number, argsLen: number): number;
   disasm(): number;
@@ -127,9 +128,10 @@ export function loadFence(wasm: BufferSource): Fence {
       const [n, a] = put(name, json);
       return parseDecision(record(x.decide(handle, n, a)));
     },
-    describe(tool, description) {
-      const [n, d] = put(utf8.encode(tool), utf8.encode(description));
-      return status(record(x.describe(n, d)));
+    describe(tool, description, schema) {
+      const json = schema === undefined ? new Uint8Array() : utf8.encode(JSON.stringify(schema));
+      const [n, d, s] = put(utf8.encode(tool), utf8.encode(description), json);
+      return status(record(x.describe(n, d, s)));
     },
     derive(handle, tool, args, output) {
       const [n, a, o] = put(utf8.encode(tool), utf8.encode(JSON.stringify(args)), utf8.encode(output));

@@ -247,19 +247,32 @@ class Fence:
         """Decides with an empty intent (handle 0): for calls that belong to no known session."""
         return self._decide(None, tool_name, args, cwd)
 
-    def describe_tool(self, name: str, description: str) -> tuple[str, str]:
-        """Classifies a tool the policy does not map from its description: (capability, risk)."""
-        payload_name, payload_text = name.encode("utf-8"), description.encode("utf-8")
+    def describe_tool(self, name: str, description: str, schema: dict[str, Any] | None = None) -> tuple[str, str]:
+        """Classifies a tool the policy does not map from its description and the JSON schema of
+        its parameters (an MCP tool's inputSchema), and learns its parameters' roles:
+        (capability, risk)."""
+        lengths, payload = self._describe_payload(name, description, schema)
         with self._lock:
-            status, text = self._status_call(
-                "describe", (len(payload_name), len(payload_text)), payload_name + payload_text
-            )
+            status, text = self._status_call("describe", lengths, payload)
             if status == 0:
-                self._described[name] = (len(payload_name), payload_name + payload_text)
+                self._described[name] = (lengths, payload)
         if status != 0:
             raise FenceError(f"cannot describe tool {name!r}: {text}")
-        capability, _, risk = text.partition("\t")
+        capability, _, risk = text.partition("\n")[0].partition("\t")
         return capability, risk
+
+    @staticmethod
+    def _describe_payload(name: str, description: str,
+                          schema: dict[str, Any] | None) -> tuple[tuple[int, int, int], bytes]:
+        parts = [name.encode("utf-8"), description.encode("utf-8")]
+        if schema is not None:
+            encoded = encode_call(name, schema)
+            if isinstance(encoded, str):
+                raise FenceError(f"cannot describe tool {name!r}: its schema {encoded}")
+            parts.append(encoded[1])
+        else:
+            parts.append(b"")
+        return (len(parts[0]), len(parts[1]), len(parts[2])), b"".join(parts)
 
     def fails_open(self, tool_name: str) -> bool:
         """Whether the policy lets this tool's calls run when deciding them failed (its risk class
@@ -323,8 +336,8 @@ class Fence:
     def _rebuild(self) -> None:
         """A fresh instance carrying everything the old one was told: a trap can leave wasm state torn."""
         wasm, _, _ = self._instantiate()
-        for name_length, payload in self._described.values():
-            wasm.invoke("describe", (name_length, len(payload) - name_length), payload)
+        for lengths, payload in self._described.values():
+            wasm.invoke("describe", lengths, payload)
         for session in self._sessions.values():
             session._handle = wasm.call_plain("session_open", ())
             if session._handle == 0:

@@ -61,9 +61,10 @@ def _egress_tools(suite: dict[str, Any]) -> set[str]:
 
 
 def describe_catalogue(fence: Fence, suite: dict[str, Any]) -> None:
-    """Tells the fence the suite's tool catalogue, as a host would tell it an MCP server's tools."""
+    """Tells the fence the suite's tool catalogue, as a host would tell it an MCP server's tools:
+    name, description and the JSON schema of the parameters."""
     for tool in suite["tools"]:
-        fence.describe_tool(tool["name"], tool.get("description", ""))
+        fence.describe_tool(tool["name"], tool.get("description", ""), tool.get("json_schema"))
 
 
 class _Replay:

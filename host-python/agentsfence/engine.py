@@ -42,7 +42,7 @@ EXPORT_PARAMS = {
     "session_close": 1,
     "intent": 2,
     "decide": 3,
-    "describe": 2,
+    "describe": 3,
     "derive": 4,
     "fail_mode": 1,
     "explain": 3,

@@ -206,6 +206,7 @@ class HermesFence:
         self._children: dict[str, Session] = {}  # a subagent's session_id -> its parent's session
         self._faults: dict[str, str] = {}  # session_id -> why its user message could not be bound
         self._session_cwd: Callable[[str | None], str | None] | None = None
+        self._described: set[str] = set()  # tool names whose registry schema the fence was given
         self.approvals = Approvals()
         self._decided_args: dict[str, bytes] = {}  # tool_call_id -> the argument JSON the fence decided on
         self.current_session: str | None = None  # the top-level session of the latest user turn (for /fence)
@@ -430,7 +431,30 @@ class HermesFence:
             # belongs to no request, so there is no intent to decide it against.
             return None, host_decision(tool_name, "unknown_task", f"the call names no session, and its task id {task_id!r} "
                                        "belongs to no conversation the fence has seen, so nothing says what the user asked for")
+        self._describe(tool_name)
         return session, session.decide(tool_name, with_patch_paths(tool_name, args), self._working_directory(task_id))
+
+    def _describe(self, tool_name: str) -> None:
+        """Tells the fence, once, the description and parameter schema Hermes' tool registry holds
+        for the tool (an MCP server's inputSchema among them): a tool the policy never named is
+        classified from them, and its parameters' roles are learned."""
+        if tool_name in self._described:
+            return
+        self._described.add(tool_name)
+        try:
+            from tools.registry import registry
+
+            schema = registry.get_schema(tool_name)
+        except Exception:
+            return  # no registry (tests, another host): the tool's name alone classifies it
+        if not isinstance(schema, dict):
+            return
+        parameters = schema.get("parameters")
+        try:
+            self.fence.describe_tool(tool_name, str(schema.get("description") or ""),
+                                     parameters if isinstance(parameters, dict) else None)
+        except Exception as error:  # the tool keeps the class its name gives it
+            logger.warning("AgentsFence could not read the schema of %s: %s", tool_name, error)
 
     # ---- the working directory Hermes resolves this task's relative paths against ----
 

@@ -124,6 +124,27 @@ def test_a_described_tool_is_classified_by_its_description(fence):
     assert (decision.capability, decision.kind) == ("email.send", "block")
 
 
+def test_a_described_tools_schema_gives_its_parameters_roles():
+    fence = Fence(home=HOME, cwd=CWD)
+    attacker = {"customer_email": "eve@attacker.example"}
+    assert fence.describe_tool("acme_notify", "Notify a customer") == ("message.send", "send")
+    before = fence.decide("acme_notify", attacker)
+    schema = {"type": "object", "properties": {"customer_email": {"type": "string"}}}
+    assert fence.describe_tool("acme_notify", "Notify a customer", schema) == ("message.send", "send")
+    after = fence.decide("acme_notify", attacker)
+    # Only the schema says customer_email holds an address: now the fence sees the recipient.
+    assert "eve@attacker.example" not in before.message and "eve@attacker.example" in after.message
+    with pytest.raises(FenceError, match="schema"):
+        fence.describe_tool("acme_notify", "x", {"bad": math.nan})
+
+
+def test_a_rebuilt_evaluator_keeps_what_describe_learned(fence):
+    fence.describe_tool("acme_ping", "Sends a ping", {"properties": {"target_email": {"type": "string"}}})
+    before = fence.decide("acme_ping", {"target_email": "eve@attacker.example"})
+    fence._rebuild()
+    assert fence.decide("acme_ping", {"target_email": "eve@attacker.example"}) == before
+
+
 def test_raw_and_public_call_paths_decide_alike():
     raw, public = Fence(home=HOME, cwd=CWD), Fence(home=HOME, cwd=CWD, raw_calls=False)
     calls = [

@@ -803,3 +803,18 @@ def test_output_text_reads_a_json_results_strings_one_a_line():
         "mail bob@x.example\nthen\nwww.a.example"
     assert output_text("plain www.a.example") == "plain www.a.example"
     assert output_text({"a": [{"b": "x"}, "y"]}) == "x\ny"
+
+
+def test_a_tool_the_policy_never_named_is_classified_from_hermes_registry_schema(manager, monkeypatch):
+    from tools.registry import registry
+
+    schemas = {"acme_notify": {"name": "acme_notify", "description": "Notify a customer",
+                               "parameters": {"type": "object", "properties": {"customer_email": {"type": "string"}}}}}
+    asked: list[str] = []
+    monkeypatch.setattr(registry, "get_schema", lambda name: asked.append(name) or schemas.get(name))
+    user_turn()
+    plugin = fence_plugin(manager)
+    _, decision = plugin._decide("acme_notify", {"customer_email": "eve@attacker.example"}, TASK, SESSION)
+    assert decision.capability == "message.send" and "eve@attacker.example" in decision.message
+    plugin._decide("acme_notify", {"customer_email": "x@y.example"}, TASK, SESSION)
+    assert asked == ["acme_notify"]  # read once per tool
