@@ -2,7 +2,7 @@
 // prohibitions, the class's code, and the decision record of §8.1. Every fault is a block with
 // a reason code; nothing here traps.
 import {
-  NONE, EFFECT_ALLOW, EFFECT_BLOCK, KIND_ALLOW, KIND_BLOCK, ROLE_WORKDIR, SET_MAX_ARGS_BYTES,
+  NONE, EFFECT_ALLOW, EFFECT_BLOCK, KIND_ALLOW, KIND_BLOCK, KIND_ASK, ROLE_WORKDIR, SET_MAX_ARGS_BYTES,
   SET_MAX_JSON_DEPTH, SET_MAX_LEAVES, SET_MAX_TARGETS,
 } from "./format";
 import {
@@ -17,7 +17,7 @@ import { classifyTool, leafRole, WORDS_OOM } from "./classify";
 import { runClass, decidedRule, witness, witnessLen, hasWitness, outOfMemory } from "./eval";
 import { parseArgs, leafCount, leafValue, leafValueLen, leafIsString, JSON_OK, JSON_LIMIT, JSON_OOM } from "./json";
 import { targetsBegin, setWorkdir, extractTargets } from "./targets";
-import { intentProhibits } from "./intent";
+import { intentProhibits, intentAsks } from "./intent";
 
 const TARGETS_LIMIT: i32 = 2; // extractTargets: 0 ok, 2 too many targets, 3 out of memory
 
@@ -161,6 +161,21 @@ function verdict(effect: u32): u32 {
   return outFinish();
 }
 
+// An allow the session's narrowing (§7.2) turned into an ask.
+function narrowed(): u32 {
+  begin(KIND_ASK);
+  outAscii("intent_narrowed");
+  endField(1, 1);
+  outAscii("intent");
+  endField(2, 2);
+  classFieldsAndLead(KIND_ASK);
+  outAscii("the user's request, as a model read it, asks before ");
+  capabilityAndRisk();
+  outAscii(" [intent]");
+  endField(8, 4);
+  return outFinish();
+}
+
 function prohibited(): u32 {
   begin(KIND_BLOCK);
   outAscii("intent_prohibited");
@@ -244,5 +259,6 @@ export function decide(h: i32, nLen: u32, argsLen: u32): u32 {
   if (store != 0 && intentProhibits(store, <u32>cls)) return prohibited();
   const effect = runClass(<u32>cls, name, nameLen, store);
   if (outOfMemory) return fault("out_of_memory", "the evaluator ran out of memory");
+  if (effect == EFFECT_ALLOW && store != 0 && intentAsks(store, <u32>cls)) return narrowed();
   return verdict(effect);
 }

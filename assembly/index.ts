@@ -11,6 +11,7 @@ import { bindIntent } from "./bind";
 import { decide as decideCall } from "./decide";
 import { describeTool } from "./describe";
 import { deriveFromOutput } from "./derive";
+import { narrowIntent } from "./narrow";
 import { failMode } from "./failmode";
 import { explainCall } from "./explain";
 import { disasmRecord } from "./disasm";
@@ -61,6 +62,11 @@ export function intent(h: i32, len: i32): i32 {
 export function decide(h: i32, nameLen: i32, argsLen: i32): i32 {
   scratchReset();
   return <i32>decideCall(h, <u32>nameLen, <u32>argsLen);
+}
+
+export function narrow(h: i32, len: i32): i32 {
+  scratchReset();
+  return <i32>narrowIntent(h, <u32>len);
 }
 
 export function derive(h: i32, nameLen: i32, argsLen: i32, outputLen: i32): i32 {

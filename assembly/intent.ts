@@ -6,13 +6,15 @@
 //   header   size, item count, class words, slot count, items offset, items bytes, slots offset
 //   bitset   the prohibited classes
 //   bitset   the granted classes
+//   bitset   the classes a narrowing (§7.2) asks about
 //   items    (kind, class, length, bytes padded to 4); kinds PROHIBITED and GRANTED hold the verb word
 //   slots    open-addressing index over the named items: item offset + 1, 0 empty
 import {
   SUBJ_ARG, SUBJ_EMAIL, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_RECIPIENT, SET_MAX_INTENT_BYTES,
 } from "./format";
 import { alloc, free, scratchAlloc } from "./mem";
-import { fnv1a, indexOfByte, lowerAscii } from "./bytes";
+import { fnv1a, indexOfByte, lowerAscii, equalsAscii } from "./bytes";
+import { globMatch } from "./glob";
 import {
   settingValue, classCount, classCapability, strPtr, strLen, intentNegationSet, intentNothingSet,
   intentExtensionSet, intentVerbSet, intentCancelSet, intentVerbClassStart, intentVerbClassCount, intentClass,
@@ -32,6 +34,7 @@ import { nextName, nameStart, nameEnd } from "./names";
 const PROHIBITED: u32 = 0xff;
 const GRANTED: u32 = 0xfe;
 const NAME: u32 = 0xfd; // a name (names.ts), lower-cased
+const ASKED: u32 = 0xfc; // a class a narrowing asks about; the item holds its source word
 // Derived items are kept under kind DERIVED + subject, so no lookup of a named item (kind
 // `subject`) can ever find one: tool output never widens what the user named.
 const DERIVED: u32 = 0x80;
@@ -183,7 +186,7 @@ export function intentDerivedHas(intent: usize, subject: u32, p: usize, len: u32
   return has(intent, DERIVED, subject, p, len);
 }
 
-// Bit `cls` of the bitset `which` (0 prohibited, 1 granted) of an intent block.
+// Bit `cls` of the bitset `which` (0 prohibited, 1 granted, 2 asked) of an intent block.
 function classBit(intent: usize, which: u32, cls: u32): bool {
   const words = field(intent, H_CLASS_WORDS);
   if (cls >= words << 5) return false;
@@ -217,6 +220,11 @@ export function intentNamesKind(intent: usize, kind: u32): bool {
 // Whether a verb of the user's own messages, not negated, granted the class (§7, TEST_GRANTED).
 export function intentGrants(intent: usize, classIdx: u32): bool {
   return intent != 0 && classBit(intent, 1, classIdx);
+}
+
+// Whether a narrowing asks about the class (§7.2): an allow becomes an ask.
+export function intentAsks(intent: usize, classIdx: u32): bool {
+  return intent != 0 && classBit(intent, 2, classIdx);
 }
 
 export function intentFree(intent: usize): void {
@@ -322,8 +330,8 @@ let buildCount: u32 = 0;
 
 // Adds an item unless present (a prohibition or grant: unless its class has that bit already).
 function insert(kind: u32, cls: u32, p: usize, len: u32): void {
-  if (kind == PROHIBITED || kind == GRANTED) {
-    const which: u32 = kind == PROHIBITED ? 0 : 1;
+  if (kind == PROHIBITED || kind == GRANTED || kind == ASKED) {
+    const which: u32 = kind == PROHIBITED ? 0 : kind == GRANTED ? 1 : 2;
     if (cls >= field(building, H_CLASS_WORDS) << 5 || classBit(building, which, cls)) return;
     setClassBit(building, which, cls);
   } else {
@@ -378,6 +386,35 @@ export function intentDerive(intent: usize, p: usize, len: u32): usize {
   return rebuild(intent);
 }
 
+// Narrows `intent` (§7.2) by the lines of [p, p+len): `prohibit<TAB>capability glob` or
+// `ask<TAB>capability glob`, each applied to every class whose capability the glob matches, and
+// recorded with the source word `source`. Returns the new intent as intentBind does; 0 with
+// narrowMalformed set when a line is malformed (nothing is applied then).
+export let narrowMalformed = false;
+export function intentNarrow(intent: usize, p: usize, len: u32, source: u64): usize {
+  collectBegin();
+  narrowMalformed = true;
+  const classes = classCount();
+  let at: u32 = 0;
+  while (at < len) {
+    let end = at;
+    while (end < len && load<u8>(p + end) != 0x0a) end++;
+    const tab = indexOfByte(p + at, end - at, 0x09, 0);
+    if (tab <= 0 || <u32>tab + 1 >= end - at) return 0;
+    const word = p + at, wordLen = <u32>tab;
+    const kind = equalsAscii(word, wordLen, "prohibit") ? PROHIBITED : equalsAscii(word, wordLen, "ask") ? ASKED : 0;
+    if (kind == 0) return 0;
+    const glob = word + wordLen + 1, globLen = end - at - wordLen - 1;
+    for (let c: u32 = 0; c < classes; c++) {
+      const cap = classCapability(c);
+      if (globMatch(glob, globLen, strPtr(cap), strLen(cap)) && !collect(kind, c, source)) return 0;
+    }
+    at = end + 1;
+  }
+  narrowMalformed = false;
+  return rebuild(intent);
+}
+
 // The union of `intent` (0: none) and the items collected, in a fresh block; `intent` is freed.
 function rebuild(intent: usize): usize {
   const oldCount = intent != 0 ? field(intent, H_COUNT) : 0;
@@ -387,7 +424,7 @@ function rebuild(intent: usize): usize {
   const total = oldCount + foundCount;
   let slotCount: u32 = 16;
   while (slotCount < total << 1) slotCount <<= 1;
-  const itemsAt = HEADER + (<usize>classWords << 3); // two bitsets
+  const itemsAt = HEADER + (<usize>classWords * 12); // three bitsets
   const itemsBytes = <usize>oldBytes + <usize>foundBytes;
   const slotsAt = itemsAt + itemsBytes;
   const size = slotsAt + (<usize>slotCount << 2);
@@ -467,7 +504,7 @@ function writeVerbUses(intent: usize, kind: u32, name: string): void {
 }
 
 // Appends the summary lines: `kind<TAB>value`, then `prohibit<TAB>capability<TAB>verb`, then
-// `grant<TAB>capability<TAB>verb`.
+// `grant<TAB>capability<TAB>verb`, then `ask<TAB>capability<TAB>source`.
 export function intentWriteSummary(intent: usize): void {
   if (intent == 0) return;
   writeKind(intent, SUBJ_EMAIL, "email");
@@ -483,4 +520,5 @@ export function intentWriteSummary(intent: usize): void {
   writeKind(intent, DERIVED + SUBJ_RECIPIENT, "derived-recipient");
   writeVerbUses(intent, PROHIBITED, "prohibit");
   writeVerbUses(intent, GRANTED, "grant");
+  writeVerbUses(intent, ASKED, "ask");
 }

@@ -24,3 +24,20 @@ await build({
   logOverride: { "empty-import-meta": "silent" },
   logLevel: "warning",
 });
+
+// The model's answer schema as JSON Schema, for the Python host (scripts/build.sh writes it).
+await build({
+  stdin: {
+    contents: 'import { intentNarrowingJsonSchema } from "./intent-schema";\n' +
+      'process.stdout.write(JSON.stringify(intentNarrowingJsonSchema(), null, 2) + "\\n");\n',
+    resolveDir: here,
+    sourcefile: "agentsfence-intent-schema.ts",
+    loader: "ts",
+  },
+  bundle: true,
+  platform: "node",
+  format: "cjs",
+  target: "node20",
+  outfile: join(here, "..", "dist", "agentsfence-intent-schema.cjs"),
+  logLevel: "warning",
+});

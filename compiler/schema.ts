@@ -32,7 +32,7 @@ const capability = z
   .string()
   .max(MAX_U16_TEXT)
   .regex(CAPABILITY_RE, { error: "a dotted lower-case name like email.send" });
-const capabilityGlob = z
+export const capabilityGlob = z
   .string()
   .regex(CAPABILITY_GLOB_RE, { error: 'a dotted lower-case capability or glob like "email.*"' });
 const risk = z

@@ -121,3 +121,34 @@ describe("derive", () => {
     expect(fence.derive(s, "read_channel", { channel: "general" }, GENERAL)).toMatchObject({ ok: false, text: "the session is unknown or was closed" });
   });
 });
+
+describe("narrow", () => {
+  test("prohibits, or turns an allow into an ask, and never allows", async () => {
+    const fence = await loadFence(fenceWasm());
+    expect(fence.load(compileYaml(POLICY)).ok).toBe(true);
+    const h = fence.openSession();
+    fence.intent(h, "Email bob@corp.example and fetch www.a.example");
+    expect(fence.decide(h, "send_email", { to: "bob@corp.example" })).toMatchObject({ kind: "allow" });
+    const r = fence.narrow(h, "ask\temail.*\nprohibit\tnet.fetch");
+    expect(r.ok).toBe(true);
+    expect(r.text).toContain("ask\temail.send\t(model)");
+    expect(r.text).toContain("prohibit\tnet.fetch\t(model)");
+    expect(fence.decide(h, "send_email", { to: "bob@corp.example" })).toMatchObject({ kind: "ask", reason: "intent_narrowed", rule: "intent" });
+    expect(fence.decide(h, "fetch", { url: "www.a.example" })).toMatchObject({ kind: "block", reason: "intent_prohibited" });
+    // An ask stays an ask, and a class the narrowing did not name is untouched.
+    expect(fence.decide(h, "send_email", { to: "eve@x.example" })).toMatchObject({ kind: "ask", reason: "default_ask" });
+    expect(fence.decide(h, "read_file", { path: "/tmp/x" })).toMatchObject({ kind: "allow" });
+  });
+
+  test("a malformed line applies nothing", async () => {
+    const fence = await loadFence(fenceWasm());
+    expect(fence.load(compileYaml(POLICY)).ok).toBe(true);
+    const h = fence.openSession();
+    fence.intent(h, "Email bob@corp.example");
+    for (const bad of ["allow\temail.send", "prohibit net.fetch", "ask\t", "prohibit\tnet.fetch\nwiden\t*"]) {
+      expect(fence.narrow(h, bad), bad).toMatchObject({ ok: false });
+    }
+    expect(fence.decide(h, "send_email", { to: "bob@corp.example" })).toMatchObject({ kind: "allow" });
+    expect(fence.decide(h, "fetch", { url: "www.a.example" })).toMatchObject({ kind: "ask" });
+  });
+});

@@ -30,6 +30,7 @@ export interface Fence {
   /** `schema`: the JSON schema of the tool's parameters, sent as JSON; none when omitted. */
   describe(tool: string, description: string, schema?: unknown): Status;
   derive(handle: number, tool: string, args: unknown, output: string): Status;
+  narrow(handle: number, lines: string): Status;
   explain(handle: number, tool: string, args: unknown): Status;
   disasm(): string;
 }
@@ -45,6 +46,7 @@ interface Exports {
   decide(handle: number, nameLen: number, argsLen: number): number;
   describe(nameLen: number, textLen: number, schemaLen: number): number;
   derive(handle: number, nameLen: number, argsLen: number, outputLen: number): number;
+  narrow(handle: number, len: number): number;
   explain(handle: number, nameLen: number, argsLen: number): number;
   disasm(): number;
 }
@@ -132,6 +134,10 @@ export function loadFence(wasm: BufferSource): Fence {
       const json = schema === undefined ? new Uint8Array() : utf8.encode(JSON.stringify(schema));
       const [n, d, s] = put(utf8.encode(tool), utf8.encode(description), json);
       return status(record(x.describe(n, d, s)));
+    },
+    narrow(handle, lines) {
+      const [n] = put(utf8.encode(lines));
+      return status(record(x.narrow(handle, n)));
     },
     derive(handle, tool, args, output) {
       const [n, a, o] = put(utf8.encode(tool), utf8.encode(JSON.stringify(args)), utf8.encode(output));

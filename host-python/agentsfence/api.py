@@ -59,6 +59,7 @@ class Intent:
     names: tuple[str, ...] = ()  # people and quoted names, lower-cased: recipients without '#' or '@'
     prohibited: tuple[tuple[str, str], ...] = ()  # (capability, the verb word that prohibited it)
     granted: tuple[tuple[str, str], ...] = ()  # (capability, the verb word that granted it)
+    asked: tuple[tuple[str, str], ...] = ()  # (capability, "(model)"): a narrowing turns its allows into asks
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +155,7 @@ class Session:
         self._fence = fence
         self._handle = handle
         self._messages: list[tuple[bytes, str]] = []  # (message, cwd), replayed into a rebuilt evaluator
+        self._narrowings: list[bytes] = []  # narrow's lines, replayed after the messages
         self._fault: str | None = None  # set when a message could not be bound: then every call blocks
         self.current_intent = Intent()
         self.amendments: list[Amendment] = []  # what each later user message widened
@@ -171,6 +173,12 @@ class Session:
         """cwd: the absolute directory this call's relative paths resolve against, when it is not
         the Fence's (the host's tools may track a working directory per task)."""
         return self._fence._decide(self, tool_name, args, cwd)
+
+    def narrow(self, prohibit: list[str], ask: list[str]) -> Intent:
+        """Narrows this session's intent (docs/bytecode.md §7.2): the capabilities (or globs) in
+        `prohibit` are ruled out, those in `ask` are asked about where the policy would allow.
+        Nothing can widen it. Replayed into a rebuilt evaluator like the user's messages."""
+        return self._fence._narrow(self, prohibit, ask)
 
     def observe(self, tool_name: str, args: dict[str, Any], output: str) -> Derivation:
         """Hands the evaluator a call's output. When the user pointed at the call (its every
@@ -291,6 +299,23 @@ class Fence:
             raise FenceError(f"cannot explain {tool_name!r}: {text}")
         return _parse_trace(text)
 
+    def _narrow(self, session: Session, prohibit: list[str], ask: list[str]) -> Intent:
+        lines = [f"prohibit\t{c}" for c in prohibit] + [f"ask\t{c}" for c in ask]
+        if any("\n" in line or line.count("\t") != 1 for line in lines):
+            raise FenceError("a capability of a narrowing holds a tab or a newline")
+        payload = "\n".join(lines).encode("utf-8")
+        if not payload:
+            return session.current_intent
+        with self._lock:
+            if session._handle == _CLOSED:
+                raise FenceError(f"session {session.id!r} was dropped")
+            status, record = self._status_call("narrow", (session._handle, len(payload)), payload)
+            if status != 0:
+                raise FenceError(f"the narrowing was not applied: {record}")
+            session._narrowings.append(payload)
+            session.current_intent = _parse_intent(record)
+        return session.current_intent
+
     def _derive(self, session: Session, tool_name: str, args: dict[str, Any], output: str) -> Derivation:
         encoded = encode_call(tool_name, args)
         if isinstance(encoded, str):
@@ -346,6 +371,8 @@ class Fence:
                 if cwd != self._configured_cwd and self._configure(wasm, cwd) is not None:
                     raise EngineFault(f"cannot configure {cwd!r} again")
                 wasm.invoke("intent", (session._handle, len(message)), message)
+            for lines in session._narrowings:
+                wasm.invoke("narrow", (session._handle, len(lines)), lines)
         self._wasm = wasm
         self._decisions.clear()
 
@@ -487,7 +514,7 @@ def _parse_decision(record: bytes, tool_name: str) -> Decision:
 
 def _parse_intent(summary: str) -> Intent:
     found: dict[str, list[str]] = {"email": [], "url": [], "domain": [], "path": [], "recipient": [], "name": []}
-    verb_uses: dict[str, list[tuple[str, str]]] = {"prohibit": [], "grant": []}
+    verb_uses: dict[str, list[tuple[str, str]]] = {"prohibit": [], "grant": [], "ask": []}
     for line in summary.splitlines():
         kind, _, value = line.partition("\t")
         if kind in verb_uses:
@@ -505,6 +532,7 @@ def _parse_intent(summary: str) -> Intent:
         names=tuple(found["name"]),
         prohibited=tuple(verb_uses["prohibit"]),
         granted=tuple(verb_uses["grant"]),
+        asked=tuple(verb_uses["ask"]),
     )
 
 

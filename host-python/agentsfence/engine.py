@@ -44,12 +44,13 @@ EXPORT_PARAMS = {
     "decide": 3,
     "describe": 3,
     "derive": 4,
+    "narrow": 2,
     "fail_mode": 1,
     "explain": 3,
     "disasm": 0,
 }
 # Exports whose result is a record address, bit 0 telling that memory grew.
-RECORD_EXPORTS = frozenset({"load", "configure", "intent", "decide", "describe", "derive", "fail_mode", "explain", "disasm"})
+RECORD_EXPORTS = frozenset({"load", "configure", "intent", "decide", "describe", "derive", "narrow", "fail_mode", "explain", "disasm"})
 MAX_PARAMS = 4
 
 _U32 = struct.Struct("<I")

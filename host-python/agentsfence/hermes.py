@@ -45,6 +45,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from .commands import run_cli, setup_cli, slash_fence
+from .errors import FenceError
+from .llm import IntentReader, ReadingFailed, reader_for
 from .approvals import RULE_PREFIX, Approvals, call_reference, rule_key, unattended_gate
 from .state import SessionRecord, SessionStore, StateCorrupt
 
@@ -96,6 +98,7 @@ def register(ctx: Any, **kwargs: Any) -> None:
                          description="Show or change this session's AgentsFence policy", args_hint="[show|allow TEXT|deny TEXT]")
     ctx.register_cli_command("fence", "AgentsFence: status, and explain one decision", setup_cli, run_cli,
                              description="Show the installed policy and settings, or decide one call and say why.")
+    plugin.intent_reader = reader_for(ctx, settings.llm_intent, settings.llm_timeout)
     plugin.order_hooks(ctx)
     logger.info("AgentsFence active: policy %s (%s)", fence.policy_name, fence.policy_hash[:12])
 
@@ -193,6 +196,9 @@ def _message_text(user_message: Any) -> str:
 class HermesFence:
     """The hooks, and the links from Hermes' ids to fence sessions."""
 
+    # The model's reading of user messages (settings llm_intent); register() sets it.
+    intent_reader: Callable[[], IntentReader | None] = staticmethod(lambda: None)
+
     def __init__(self, fence: Fence, settings: Settings, store: SessionStore, log_path: Path, reorder: Callable[[], None]):
         self.fence = fence
         self.settings = settings
@@ -233,6 +239,7 @@ class HermesFence:
             directory = self._working_directory(task_id)
             if text:
                 self._intents[key] = session.intent(text, directory)
+                self._narrow_by_model(key, session, text)
             self._remember_turn(key, task_id, text, directory, sender_id if isinstance(sender_id, str) else "")
         except Exception as error:
             logger.error("AgentsFence could not bind the user's message: %s", error)
@@ -456,6 +463,20 @@ class HermesFence:
         except Exception as error:  # the tool keeps the class its name gives it
             logger.warning("AgentsFence could not read the schema of %s: %s", tool_name, error)
 
+    def _narrow_by_model(self, key: str, session: Session, text: str) -> None:
+        """With llm_intent on, the model's reading of the user's message narrows the session
+        (agentsfence/llm.py); any failure leaves the deterministic binding alone, logged."""
+        reader = self.intent_reader()
+        if reader is None:
+            return
+        try:
+            narrowing = reader.read(text)
+            if narrowing.prohibit or narrowing.ask:
+                self._intents[key] = session.narrow(list(narrowing.prohibit), list(narrowing.ask))
+        except (ReadingFailed, FenceError) as error:
+            logger.warning("AgentsFence: the model's reading of the message is not used (%s); "
+                           "the deterministic binding stands", error)
+
     # ---- the working directory Hermes resolves this task's relative paths against ----
 
     def _working_directory(self, task_id: str) -> str:
@@ -508,6 +529,7 @@ class HermesFence:
             session = self.fence.session(session_id)
             for text, directory in record.messages:
                 self._intents[session_id] = session.intent(text, directory)
+                self._narrow_by_model(session_id, session, text)
             for task_id in record.tasks:
                 self._alias(task_id, session)
             self.approvals.restore(session_id, record.grants)

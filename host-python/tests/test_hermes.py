@@ -818,3 +818,29 @@ def test_a_tool_the_policy_never_named_is_classified_from_hermes_registry_schema
     assert decision.capability == "message.send" and "eve@attacker.example" in decision.message
     plugin._decide("acme_notify", {"customer_email": "x@y.example"}, TASK, SESSION)
     assert asked == ["acme_notify"]  # read once per tool
+
+
+# ---- a model's reading of the user's message (settings llm_intent) ----
+
+def test_the_models_reading_narrows_the_turn_and_a_failing_model_changes_nothing(manager, caplog):
+    from types import SimpleNamespace
+
+    from agentsfence.llm import IntentReader
+
+    class Llm:
+        def __init__(self, answer=None, error=None):
+            self.answer, self.error = answer, error
+
+        def complete_structured(self, **kwargs):
+            if self.error:
+                raise self.error
+            return SimpleNamespace(parsed=self.answer, text=None)
+
+    plugin = fence_plugin(manager)
+    plugin.intent_reader = lambda: IntentReader(Llm({"prohibit": ["shell.exec"], "ask": []}), 5)
+    user_turn()
+    assert plugin._decide("terminal", {"command": "ls"}, TASK, SESSION)[1].reason == "intent_prohibited"
+    plugin.intent_reader = lambda: IntentReader(Llm(error=TimeoutError("slow")), 5)
+    user_turn("Summarize notes.txt into summary.md", session_id="other", task_id="other-task")
+    assert plugin._decide("terminal", {"command": "ls"}, "other-task", "other")[1].kind == "allow"
+    assert "the model's reading of the message is not used (the model call failed: TimeoutError: slow)" in caplog.text
