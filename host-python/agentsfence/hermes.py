@@ -39,12 +39,14 @@ import os
 import threading
 import time
 from collections import deque
+from dataclasses import dataclass
 from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from .commands import run_cli, setup_cli, slash_fence
 from .approvals import RULE_PREFIX, Approvals, call_reference, rule_key, unattended_gate
+from .errors import FenceError
 from .state import SessionRecord, SessionStore, StateCorrupt
 
 if TYPE_CHECKING:
@@ -55,6 +57,17 @@ logger = logging.getLogger("agentsfence")
 
 Directive = dict[str, str] | None
 RECENT_DECISIONS = 8  # how many /fence shows
+NOT_RUN = frozenset({"blocked", "cancelled", "timeout"})  # post_tool_call statuses of a call that did not run
+
+
+@dataclass(frozen=True, slots=True)
+class Held:
+    """A budget reservation of a decided call, with the Hermes ids its turn ends under."""
+
+    session: Session
+    reservation: int
+    session_id: str
+    task_id: str
 
 
 def hermes_home() -> Path:
@@ -91,6 +104,7 @@ def register(ctx: Any, **kwargs: Any) -> None:
     ctx.register_hook("on_session_reset", plugin.on_session_reset)
     ctx.register_hook("post_tool_call", plugin.post_tool_call)
     ctx.register_hook("post_approval_response", plugin.post_approval_response)
+    ctx.register_hook("on_session_end", plugin.on_session_end)
     ctx.register_command("fence", lambda raw_args="": slash_fence(plugin, raw_args),
                          description="Show or change this session's AgentsFence policy", args_hint="[show|allow TEXT|deny TEXT]")
     ctx.register_cli_command("fence", "AgentsFence: status, and explain one decision", setup_cli, run_cli,
@@ -186,6 +200,7 @@ class HermesFence:
         self._session_cwd: Callable[[str | None], str | None] | None = None
         self.approvals = Approvals()
         self._decided_args: dict[str, bytes] = {}  # tool_call_id -> the argument JSON the fence decided on
+        self._held: dict[str, list[Held]] = {}  # call reference -> budget reservations awaiting post_tool_call
         self.current_session: str | None = None  # the top-level session of the latest user turn (for /fence)
         self._intents: dict[str, Intent] = {}  # session_id -> what its messages named and ruled out
         self._recent: dict[str, deque[str]] = {}  # session_id -> its latest decision messages
@@ -233,15 +248,23 @@ class HermesFence:
             if session is not None:
                 with self._lock:
                     self._recent.setdefault(session.id, deque(maxlen=RECENT_DECISIONS)).append(decision.message)
-            if tool_call_id and decision.kind != "block":
-                with self._lock:  # compared in post_tool_call: did the call run with what was decided?
-                    self._decided_args[tool_call_id] = _arguments_json(args)
-            if decision.kind == "allow":
-                return None
             if decision.kind == "block":
                 return block(decision.message)
-            return self._ask(decision, session.id if session is not None else "", tool_name, args,
-                             call_reference(tool_call_id, session_id or task_id, tool_name, _arguments_json(args)))
+            arguments_json = _arguments_json(args) if tool_call_id or decision.reservation or decision.kind == "ask" else b""
+            if tool_call_id:
+                with self._lock:  # compared in post_tool_call: did the call run with what was decided?
+                    self._decided_args[tool_call_id] = arguments_json
+            call_ref = call_reference(tool_call_id, session_id or task_id, tool_name, arguments_json) \
+                if decision.reservation or decision.kind == "ask" else ""
+            if decision.reservation and session is not None:
+                with self._lock:  # settled by this call's post_tool_call, or at the end of its turn
+                    self._held.setdefault(call_ref, []).append(Held(session, decision.reservation, session_id, task_id))
+            if decision.kind == "allow":
+                return None
+            directive = self._ask(decision, session.id if session is not None else "", tool_name, arguments_json, call_ref)
+            if directive is not None and directive["action"] == "block":
+                self._settle(call_ref, ran=False)  # the fence refused it after all: it will not run
+            return directive
         except Exception as error:
             return self._fault(tool_name, error)
 
@@ -255,10 +278,10 @@ class HermesFence:
             pass  # the fail mode cannot be read either: closed
         return fault_block(tool_name, error)
 
-    def _ask(self, decision: Decision, session_key: str, tool_name: str, args: Any, call_ref: str) -> Directive:
+    def _ask(self, decision: Decision, session_key: str, tool_name: str, arguments_json: bytes, call_ref: str) -> Directive:
         """DESIGN.md §3: ask -> approve, with a rule key Hermes files [s]ession / [a]lways answers
-        under, so an answer covers this session and these exact values only."""
-        key = rule_key(session_key, tool_name, decision.capability, _arguments_json(args))
+        under, so an answer covers this session and this capability delta only (approvals.rule_key)."""
+        key = rule_key(session_key, tool_name, decision.capability, decision.rule, decision.witness, arguments_json)
         if self.approvals.granted(session_key, key):
             return None  # a person granted this very call for the session
         if self.settings.strict_yolo:
@@ -278,7 +301,9 @@ class HermesFence:
 
     def post_tool_call(self, tool_name: str = "", args: Any = None, task_id: str = "", session_id: str = "",
                        tool_call_id: str = "", status: str = "", **kwargs: Any) -> None:
-        """Settles an ask: the call ran (ok or error) only if the gate approved it."""
+        """Settles the call's budget reservation and its ask: it ran (ok or error) only if the gate
+        approved it. A status that says it did not run releases the units; any other, including
+        one a newer Hermes may add, spends them (counting a call that did not run is the safe error)."""
         try:
             arguments_json = _arguments_json(args)
             if tool_call_id:
@@ -290,6 +315,7 @@ class HermesFence:
                     logger.warning("AgentsFence: %s ran with arguments changed after its decision", tool_name)
                     self._log_event(session_id or task_id, tool_name, "args_changed")
             call_ref = call_reference(tool_call_id, session_id or task_id, tool_name, arguments_json)
+            self._settle(call_ref, ran=status not in NOT_RUN)
             answer = self.approvals.settle(call_ref, status in ("ok", "error"), _on_hermes_allowlist)
             if answer is not None:
                 logger.info("AgentsFence: %s for %s: %s (%s)", tool_name, answer.rule_key, answer.choice, answer.scope)
@@ -297,6 +323,39 @@ class HermesFence:
                     self._save(answer.session_key)
         except Exception as error:
             logger.error("AgentsFence could not settle %s: %s", tool_name, error)
+        return None
+
+    def _settle(self, call_ref: str, ran: bool) -> None:
+        """Commits (the call ran) or releases (it did not) the oldest reservation held for the call."""
+        with self._lock:
+            waiting = self._held.get(call_ref)
+            if not waiting:
+                return
+            held = waiting.pop(0)
+            if not waiting:
+                del self._held[call_ref]
+        if ran:
+            held.session.commit(held.reservation)
+            self._save(held.session.id)  # spent units outlive a shutdown (--resume)
+        else:
+            held.session.release(held.reservation)
+
+    def on_session_end(self, session_id: str = "", task_id: str = "", **kwargs: Any) -> None:
+        """The end of a turn (Hermes fires it after every run_conversation): a reserved call whose
+        post_tool_call never came (the tool raised, an edit approval refused it) did not finish; its
+        units are released."""
+        try:
+            with self._lock:
+                ended = [(ref, h) for ref, waiting in self._held.items() for h in waiting
+                         if (session_id and h.session_id == session_id) or (task_id and h.task_id == task_id)]
+                for ref, h in ended:
+                    self._held[ref].remove(h)
+                    if not self._held[ref]:
+                        del self._held[ref]
+            for _, h in ended:
+                h.session.release(h.reservation)
+        except Exception as error:
+            logger.error("AgentsFence could not release the reservations of session %s: %s", session_id, error)
         return None
 
     def order_hooks(self, ctx: Any) -> None:
@@ -322,7 +381,9 @@ class HermesFence:
                 return result
             tool_name = kwargs.get("tool_name", "")
             try:
-                _, decision = self._decide(tool_name, kwargs.get("args"), kwargs.get("task_id", ""), kwargs.get("session_id", ""))
+                session, decision = self._decide(tool_name, kwargs.get("args"), kwargs.get("task_id", ""), kwargs.get("session_id", ""))
+                if decision.reservation and session is not None:
+                    session.release(decision.reservation)  # a second look at a call the fence already counted
             except Exception as error:
                 return fault_block(tool_name, error)
             if decision.kind == "allow":
@@ -380,6 +441,8 @@ class HermesFence:
                 for task_id in [k for k, s in self._tasks.items() if s.id == session_id]:
                     del self._tasks[task_id]
                     self._faults.pop(task_id, None)
+                for ref in [r for r, waiting in self._held.items() if waiting[0].session.id == session_id]:
+                    del self._held[ref]  # its counters close with the session
             self.fence.drop_session(session_id)
             self.approvals.forget(session_id)
             self.store.drop(session_id)
@@ -454,6 +517,7 @@ class HermesFence:
                 self._intents[session_id] = session.intent(text, directory)
             for task_id in record.tasks:
                 self._alias(task_id, session)
+            session.restore_budgets(record.budgets)
             self.approvals.restore(session_id, record.grants)
             with self._lock:
                 self._records.setdefault(session_id, record)
@@ -496,6 +560,10 @@ class HermesFence:
             named = [*intent.paths, *intent.emails, *intent.recipients, *intent.urls, *intent.domains]
             lines.append("Allowed where the policy lets the user decide: " + (", ".join(named) if named else "nothing named"))
             lines.append("Prohibited: " + (", ".join(f"{c} ('{v}')" for c, v in intent.prohibited) or "nothing"))
+        budgets = self.fence.session(session_id).budgets()
+        if budgets:
+            lines.append("Budgets: " + "; ".join(f"{b.id}: {b.remaining} of {b.limit} left ({b.spent} made, {b.reserved} under way)"
+                                                  for b in budgets))
         grants = self.approvals.session_grants(session_id)
         lines.append(f"Approvals granted for this session: {len(grants)}")
         if record is not None and record.senders:
@@ -511,8 +579,9 @@ class HermesFence:
                 return
             record.grants = self.approvals.session_grants(session_id)
             try:
+                record.budgets = {b.id: b.spent for b in self.fence.session(session_id).budgets() if b.spent}
                 self.store.save(record)
-            except OSError as error:
+            except (OSError, FenceError) as error:
                 logger.error("AgentsFence could not save session %s: %s", session_id, error)
 
     def _alias(self, task_id: str, session: Session) -> None:
