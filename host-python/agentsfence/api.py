@@ -33,6 +33,8 @@ DecisionKind = Literal["allow", "block", "ask"]
 _KINDS: tuple[DecisionKind, ...] = ("allow", "block", "ask")
 _VERBS = {"allow": "allowed", "block": "blocked", "ask": "asks about"}
 _DECISION_HEAD = struct.Struct("<BBHHBxIII")  # §8.1: kind, reason, rule, capability, risk, zero, message, witness, reservation
+_RESERVATION = slice(_DECISION_HEAD.size - 4, _DECISION_HEAD.size)  # the header's last field
+_NO_RESERVATION = bytes(4)
 _WITNESS_ENTRY = struct.Struct("<BI")  # §8.1: subject, length
 # Subject names by number (docs/bytecode.md §5.1; test_api checks them against assembly/format.ts).
 SUBJECTS = ("tool", "args", "email", "domain", "url", "path", "program", "recipient")
@@ -501,6 +503,8 @@ class Fence:
                     return Decision("allow", "fail_open", "", "", "", f"AgentsFence allowed {tool_name}: deciding it failed "
                                     f"({_last_line(str(fault))}) and the policy lets its risk class fail open [fail_open]")
                 return host_decision(tool_name, "engine_fault", f"the evaluator failed ({_last_line(str(fault))})")
+            if record[_RESERVATION] != _NO_RESERVATION:  # a reservation id is unique: no use caching its record
+                return _parse_decision(record, tool_name)
             decision = self._decisions.get(record)
             if decision is None:
                 decision = _parse_decision(record, tool_name)
