@@ -161,7 +161,7 @@ def move_first(ctx: Any, callback: Callable[..., Directive]) -> None:
     earlier plugin's approve would hide the fence's block. The list is Hermes' private state."""
     try:
         callbacks = ctx._manager._hooks["pre_tool_call"]
-        if callbacks and callbacks[0] is not callback and callback in callbacks:
+        if callbacks and callbacks[0] != callback and callback in callbacks:
             callbacks.remove(callback)
             callbacks.insert(0, callback)
     except Exception as error:
@@ -201,6 +201,7 @@ class HermesFence:
         self.approvals = Approvals()
         self._decided_args: dict[str, bytes] = {}  # tool_call_id -> the argument JSON the fence decided on
         self._held: dict[str, list[Held]] = {}  # call reference -> budget reservations awaiting post_tool_call
+        self._shared: dict[str, tuple[Session | None, Decision]] = {}  # call reference -> a decision the other reader needs
         self.current_session: str | None = None  # the top-level session of the latest user turn (for /fence)
         self._intents: dict[str, Intent] = {}  # session_id -> what its messages named and ruled out
         self._recent: dict[str, deque[str]] = {}  # session_id -> its latest decision messages
@@ -242,7 +243,10 @@ class HermesFence:
                 return block(f"AgentsFence blocked {tool_name}: the call has no tool_call_id, and this fence is set to block "
                              "such calls (no_tool_call_id: block) [no_tool_call_id]")
             started = time.perf_counter_ns()
-            session, decision = self._decide(tool_name, args, task_id, session_id)
+            if self.settings.plugin_conflicts == "strict":
+                session, decision = self._decide_shared(tool_name, args, task_id, session_id, tool_call_id)
+            else:
+                session, decision = self._decide(tool_name, args, task_id, session_id)
             elapsed_us = (time.perf_counter_ns() - started) / 1000
             self._log(session_id or task_id, tool_name, decision, elapsed_us)
             if session is not None:
@@ -315,6 +319,8 @@ class HermesFence:
                     logger.warning("AgentsFence: %s ran with arguments changed after its decision", tool_name)
                     self._log_event(session_id or task_id, tool_name, "args_changed")
             call_ref = call_reference(tool_call_id, session_id or task_id, tool_name, arguments_json)
+            with self._lock:
+                self._shared.pop(call_ref, None)
             self._settle(call_ref, ran=status not in NOT_RUN)
             answer = self.approvals.settle(call_ref, status in ("ok", "error"), _on_hermes_allowlist)
             if answer is not None:
@@ -366,7 +372,8 @@ class HermesFence:
             try:
                 callbacks = ctx._manager._hooks["pre_tool_call"]
                 for index, callback in enumerate(callbacks):
-                    if callback is not self.pre_tool_call and not getattr(callback, "agentsfence_guarded", False):
+                    # == not `is`: each access to self.pre_tool_call makes a new bound method.
+                    if callback != self.pre_tool_call and not getattr(callback, "agentsfence_guarded", False):
                         callbacks[index] = self.guard_approvals(callback)
             except Exception as error:
                 logger.warning("AgentsFence could not guard the other pre_tool_call hooks: %s", error)
@@ -381,9 +388,8 @@ class HermesFence:
                 return result
             tool_name = kwargs.get("tool_name", "")
             try:
-                session, decision = self._decide(tool_name, kwargs.get("args"), kwargs.get("task_id", ""), kwargs.get("session_id", ""))
-                if decision.reservation and session is not None:
-                    session.release(decision.reservation)  # a second look at a call the fence already counted
+                _, decision = self._decide_shared(tool_name, kwargs.get("args"), kwargs.get("task_id", ""),
+                                                  kwargs.get("session_id", ""), kwargs.get("tool_call_id", ""))
             except Exception as error:
                 return fault_block(tool_name, error)
             if decision.kind == "allow":
@@ -395,6 +401,22 @@ class HermesFence:
         guarded.agentsfence_guarded = True  # type: ignore[attr-defined]
         guarded.__wrapped__ = callback  # type: ignore[attr-defined]
         return guarded
+
+    def _decide_shared(self, tool_name: str, args: Any, task_id: str, session_id: str,
+                       tool_call_id: str) -> tuple[Session | None, Decision]:
+        """With plugin_conflicts: strict, the fence's hook and the guard around another plugin's
+        hook both need the decision of one call, in either order: it is made once (so its budget
+        unit is reserved once) and the second of them takes it. One never taken is dropped by
+        the call's post_tool_call."""
+        key = call_reference(tool_call_id, session_id or task_id, tool_name, _arguments_json(args))
+        with self._lock:
+            shared = self._shared.pop(key, None)
+        if shared is not None:
+            return shared
+        decided = self._decide(tool_name, args, task_id, session_id)
+        with self._lock:
+            self._shared[key] = decided
+        return decided
 
     def subagent_start(self, parent_session_id: str = "", child_session_id: str = "", **kwargs: Any) -> None:
         """Binds the child to its parent's session, so the parent's intent is the child's ceiling."""

@@ -211,3 +211,27 @@ def test_hermes_0_19_has_no_modify_directive_so_only_in_place_changes_are_seen(m
 
     source = inspect.getsource(hermes_plugins._get_pre_tool_call_directive_details)
     assert '"block"' in source and '"approve"' in source and "modify" not in source
+
+
+def test_the_strict_guard_takes_a_second_look_without_spending_a_unit(hermes_home, monkeypatch, tmp_path, yolo):
+    source = tmp_path / "budgets.yaml"
+    source.write_text(BUDGETS)
+    (hermes_home / "agentsfence").mkdir(exist_ok=True)
+    compile_policy([source], hermes_home / "agentsfence" / "policy.afb")
+    th.with_approver(hermes_home, "agentsfence:\n  plugin_conflicts: strict\n")
+    manager = th.load(monkeypatch)
+    th.user_turn()
+    # The fence's own hook stays itself, first, and unguarded (a bound method is a new object at
+    # every access: compared by identity, it was taken for another plugin's and wrapped).
+    assert th.fence_plugin(manager) is not None and not hasattr(manager._hooks["pre_tool_call"][0], "agentsfence_guarded")
+    # The fence allows (one unit reserved); the guard around the approver needs the same decision.
+    assert hermes_plugins.resolve_pre_tool_block("write_file", SUMMARY, task_id=th.TASK, session_id=th.SESSION,
+                                                 tool_call_id="call-1") is None
+    assert counters(manager) == [("one-write", 0, 1)]
+    # Either order: with the approver ahead of the fence, the guard decides first and the fence reuses it.
+    hooks = manager._hooks["pre_tool_call"]
+    hooks.insert(0, hooks.pop())
+    message = hermes_plugins.resolve_pre_tool_block("write_file", SUMMARY, task_id=th.TASK, session_id=th.SESSION,
+                                                    tool_call_id="call-2")
+    assert message is not None and "another plugin approved a call the fence blocks" in message
+    assert counters(manager) == [("one-write", 0, 1)]
