@@ -28,6 +28,11 @@ model_tools.py, tools/delegate_tool.py, cli.py):
   error_message, middleware_trace.
 - post_approval_response (pattern_key "plugin_rule:<rule_key>", choice) fires for plugin asks
   only on the gateway path; yolo, the allowlist and the CLI prompt answer silently.
+- model_tools.handle_function_call fires post_tool_call after the tool ran (status from its
+  result) or with status "blocked" when pre_tool_call refused it; a tool that raises, or an ACP
+  edit approval that refuses, fires none. on_session_end (session_id, task_id, turn_id,
+  completed, interrupted, ...) fires at the end of every run_conversation, i.e. every turn.
+  Statuses "cancelled" and "timeout" exist only in newer Hermes.
 
 This module imports wasmtime only inside register(), so a broken install still registers a
 hook that blocks every call instead of failing to load (which Hermes treats as no fence).
