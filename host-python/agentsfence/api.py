@@ -537,9 +537,10 @@ class Fence:
                 raise
             session._messages.append((encoded, directory))
             intent = _parse_intent(record[1:].decode("utf-8", "replace"))
-            added = _added(session.current_intent, intent)
-            if len(session._messages) > 1 and added != Intent():
-                session.amendments.append(Amendment(len(session._messages) - 1, added))
+            if len(session._messages) > 1:  # the first message amends nothing: skip the comparison
+                added = _added(session.current_intent, intent)
+                if added != Intent():
+                    session.amendments.append(Amendment(len(session._messages) - 1, added))
             session.current_intent = intent
         return intent
 
