@@ -244,6 +244,7 @@ export function nextItem(p: usize, len: u32, from: u32, extensions: u64): u32 {
     let e = i;
     while (e < len) {
       const c = at(p, e);
+      if ((c | 0x20) - 0x61 < 26) { e++; continue; } // a letter: the common case, no mark
       if (c <= 0x20 || (c >= 0x80 && pyWhitespace(p, len, e) > 0)) break;
       if (c <= 0x40 && c >= 0x23) {
         if (c == 0x40) { if (firstAt < 0) firstAt = <i32>e; }
@@ -341,7 +342,13 @@ function tokenize(p: usize, len: u32): bool {
   let i: u32 = 0;
   let prevWord = false; // the byte before i belongs to a word
   while (i < len) {
-    if (wordByteLen(p, len, i) == 0) {
+    const first = at(p, i);
+    if (first == 0x20) { // a space: the common separator, no clause mark
+      i++;
+      prevWord = false;
+      continue;
+    }
+    if (first < 0x80 ? !isAlnum(first) : wordByteLen(p, len, i) == 0) {
       const m = clauseMarkLen(p, len, i);
       if (m > 0) {
         const inside = prevWord && i + m < len && wordByteLen(p, len, i + m) > 0;
@@ -356,6 +363,12 @@ function tokenize(p: usize, len: u32): bool {
     const start = out;
     while (i < len) {
       const c = at(p, i);
+      if (c - 0x61 < 26 || c - 0x30 < 10) { // the common case first: a lower-case letter or a digit
+        store<u8>(text + out, <u8>c);
+        out++;
+        i++;
+        continue;
+      }
       if (c < 0x80 ? isAlnum(c) : wordByteLen(p, len, i) > 0) {
         store<u8>(text + out, <u8>lowerAscii(c));
         out++;
