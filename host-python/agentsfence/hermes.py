@@ -152,10 +152,17 @@ def with_patch_paths(tool_name: str, args: Any) -> Any:
     return {**args, PATCH_PATHS_ARG: paths}
 
 
+# The evaluator reads at most the policy's max_intent_bytes of an output (64 KiB by default):
+# a longer result is cut here, before it costs a JSON decode on every call.
+OUTPUT_LIMIT = 1 << 20
+
+
 def output_text(result: Any) -> str:
     """A tool's result as the text its reader sees: a JSON result's strings, one a line (so an
     escaped newline does not glue an address to the next word), else the text itself."""
     if isinstance(result, str):
+        if len(result) > OUTPUT_LIMIT:
+            return result[:OUTPUT_LIMIT]
         try:
             result = json.loads(result)
         except ValueError:

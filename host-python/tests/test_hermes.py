@@ -804,6 +804,10 @@ def test_output_text_reads_a_json_results_strings_one_a_line():
         "mail bob@x.example\nthen\nwww.a.example"
     assert output_text("plain www.a.example") == "plain www.a.example"
     assert output_text({"a": [{"b": "x"}, "y"]}) == "x\ny"
+    from agentsfence.hermes import OUTPUT_LIMIT
+
+    huge = '{"content": "' + "a" * OUTPUT_LIMIT + '"}'
+    assert output_text(huge) == huge[:OUTPUT_LIMIT]
 
 
 def test_a_tool_the_policy_never_named_is_classified_from_hermes_registry_schema(manager, monkeypatch):
