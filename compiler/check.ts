@@ -271,7 +271,8 @@ function subjectLabel(condition: ConditionIRItem): string {
 
 // ---- zod issues -> diagnostics ----
 
-function issueDiagnostics(issue: z.core.$ZodIssue, parsed: ParsedFile): Diagnostic[] {
+/** One zod issue as diagnostics at its YAML node; `schema` lists the keys an unknown key could have been. */
+export function issueDiagnostics(issue: z.core.$ZodIssue, parsed: ParsedFile, schema: z.ZodType = PolicyFile): Diagnostic[] {
   const at = issue.path;
   const label = labelOf(at);
   const got = describeValue(issue.input);
@@ -297,7 +298,7 @@ function issueDiagnostics(issue: z.core.$ZodIssue, parsed: ParsedFile): Diagnost
     case "too_big":
       return [here(`${label} ${boundPhrase(issue)}${issue.origin === "array" ? "" : ` (got ${got})`}`)];
     case "unrecognized_keys": {
-      const known = objectKeysAt(PolicyFile, at);
+      const known = objectKeysAt(schema as unknown as SchemaNode, at);
       const expected = known ? ` (expected one of ${known.join(", ")})` : "";
       return issue.keys.map((key) => here(`unknown key "${key}"${expected}`, [...at, key], "key"));
     }
