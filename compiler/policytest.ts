@@ -54,7 +54,8 @@ export function runPolicyTests(file: string, opts: TestOptions): TestFileResult 
     return result;
   }
   const tests = checked.data;
-  const policyPath = opts.policy ?? path.join(path.dirname(file), tests.policy);
+  const named = path.isAbsolute(tests.policy) ? tests.policy : path.join(path.dirname(file), tests.policy);
+  const policyPath = opts.policy ?? named;
   const policyAt = opts.policy === undefined ? parsed.locate(["policy"]) : { file, line: 1, col: 1 };
   const bytecode = policyBytes(policyPath, policyAt, opts, result);
   if (bytecode === undefined) return result;
