@@ -148,11 +148,15 @@ def _bench(options: argparse.Namespace) -> int:
     import subprocess
 
     checkout = _find_checkout(options.checkout)
+    # bench/setup.sh installs the peers into the checkout's virtualenv, so the bench runs there.
+    python = checkout / ".venv" / "bin" / "python"
+    if not python.is_file():
+        raise FenceError(f"{checkout} has no .venv: run `make setup` there first (or `make bench`)")
     if not options.no_setup:
         setup = subprocess.run([str(checkout / "bench" / "setup.sh")], cwd=checkout)
         if setup.returncode != 0:
             return setup.returncode
-    return subprocess.run([sys.executable, str(checkout / "bench" / "run.py"), *options.passed_on], cwd=checkout).returncode
+    return subprocess.run([str(python), str(checkout / "bench" / "run.py"), *options.passed_on], cwd=checkout).returncode
 
 
 def _dojo(options: argparse.Namespace) -> int:
@@ -271,8 +275,9 @@ def _add_hook(commands: argparse._SubParsersAction) -> None:
 def _add_bench(commands: argparse._SubParsersAction) -> None:
     bench = _command(commands, "bench", "run the benchmark (needs the repository checkout)",
                      "Run the benchmark beside Cedar, OPA and hand-written Python (bench/run.py), after "
-                     "bench/setup.sh installs the peers. It needs the repository checkout, not only the "
-                     "installed package: the workloads and peers live in bench/. Same as `make bench`.",
+                     "bench/setup.sh installs the peers into the checkout's .venv. It needs the repository "
+                     "checkout (after `make setup`), not only the installed package: the workloads and peers "
+                     "live in bench/. Same as `make bench`.",
                      _bench, "Other arguments go to bench/run.py (--quick, --rounds N).", passes_on=True)
     bench.add_argument("--checkout", type=Path, metavar="DIR",
                        help="the repository checkout; default: the working directory or the nearest one above it")

@@ -14,9 +14,10 @@ from .errors import FenceError
 
 COMPILE_TIMEOUT_SECONDS = 120
 
-NODE_MISSING = ("Node.js is not on PATH, so this command cannot run here: compiling, checking and testing "
-                "policies run the bundled TypeScript compiler with `node`. Deciding (decide, explain, hook, "
-                "the Hermes plugin) needs no Node.")
+NODE_MISSING = ("Node.js is not on PATH, so this cannot run here: compiling, checking and testing policies run "
+                "the bundled TypeScript compiler with `node`. Deciding (decide, explain, hook, the Hermes plugin) "
+                "needs no Node: run `agentsfence compile POLICY.yaml -o policy.afb` where Node is installed and "
+                "load the .afb.")
 
 
 def node_missing_note() -> str:

@@ -113,7 +113,7 @@ def _decide(policy: Path, state: HookState, session_id: str, tool_name: Any, arg
         return host_decision(str(tool_name), "bad_arguments", "the event names no tool")
     if not isinstance(args, dict):
         return host_decision(tool_name, "bad_arguments", "the event's tool input is not an object")
-    owner = state.parent_of(session_id) or session_id if session_id else ""
+    owner = (state.parent_of(session_id) or session_id) if session_id else ""
     record = state.sessions.load(owner) if owner else None
     session = Fence(policy, cwd=directory).session(owner or "no-session")
     for message, message_directory in record.messages if record else ():

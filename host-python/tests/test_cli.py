@@ -127,10 +127,25 @@ def test_test_runs_policy_tests_through_the_shipped_evaluator(tmp_path):
     assert done.stdout.endswith("FAILED: 0 passed, 1 failed\n")
 
 
-def test_bench_needs_the_checkout(tmp_path):
+def test_bench_needs_the_checkout_and_its_virtualenv(tmp_path):
     done = run("bench", "--checkout", str(tmp_path))
     assert done.returncode == EXIT_ERROR
     assert "needs the repository checkout" in done.stderr and str(tmp_path) in done.stderr
+    (tmp_path / "bench").mkdir()
+    (tmp_path / "bench" / "run.py").write_text("")
+    done = run("bench", "--checkout", str(tmp_path))
+    assert done.returncode == EXIT_ERROR and "has no .venv: run `make setup` there first" in done.stderr
+
+
+def test_bench_runs_bench_run_py_in_the_checkout_with_its_arguments(tmp_path):
+    # A stand-in checkout: its run.py reports what it was given, so no peer is needed.
+    (tmp_path / "bench").mkdir()
+    (tmp_path / "bench" / "run.py").write_text("import os, sys\nprint(os.getcwd(), sys.argv[1:])\n")
+    (tmp_path / ".venv" / "bin").mkdir(parents=True)
+    (tmp_path / ".venv" / "bin" / "python").symlink_to(sys.executable)
+    done = run("bench", "--no-setup", "--quick", cwd=tmp_path / "bench")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"{tmp_path} ['--quick']\n"
 
 
 def test_dojo_runs_the_dojo_runner(tmp_path):
