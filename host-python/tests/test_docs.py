@@ -1,5 +1,5 @@
-"""The documentation's facts that Python holds: the settings table of docs/configuration.md,
-and the README's quick start, run as written."""
+"""The documentation's facts that Python holds: the README's table of plugin settings, and its
+quick start, run as written."""
 from __future__ import annotations
 
 import dataclasses
@@ -23,7 +23,7 @@ def table_rows(markdown: str, heading: str) -> list[list[str]]:
 
 
 def test_the_settings_table_lists_every_setting_with_its_default():
-    rows = table_rows((REPO / "docs" / "configuration.md").read_text(), "Hermes plugin settings")
+    rows = table_rows((REPO / "README.md").read_text(), "Settings, state and commands inside Hermes")
     documented = {key.strip("`"): default.strip("`") for key, default, *_ in rows}
     actual = {f.name: str(f.default).lower() if isinstance(f.default, bool) else f.default
               for f in dataclasses.fields(Settings)}
