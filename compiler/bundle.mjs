@@ -1,7 +1,7 @@
 // Bundles the compiler's command line into one dependency-free file, and the writer of the
 // JSON Schemas beside it:
 //   node compiler/bundle.mjs [OUTFILE]     (default dist/agentsfence-compile.cjs)
-//   node dist/write-schemas.cjs DIR        (what scripts/build.sh runs)
+//   node dist/write-schemas.cjs DIR        (`npm run schemas`, scripts/build.sh)
 import { build } from "esbuild";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";

@@ -4,7 +4,7 @@ import * as z from "zod";
 import { PolicyFile } from "./schema";
 import { PolicyTestFile } from "./testschema";
 
-/** File name -> its text, as scripts/build.sh writes them and compiler/test/schemas.test.ts compares. */
+/** File name -> its text, as `npm run schemas` and scripts/build.sh write them. */
 export function schemaFiles(): Record<string, string> {
   const text = (schema: z.ZodType, title: string) =>
     JSON.stringify({ title, ...z.toJSONSchema(schema) }, null, 2) + "\n";

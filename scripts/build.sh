@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 npx asc assembly/index.ts --target release
 npm run --silent bundle
-node dist/write-schemas.cjs policies/schema
+node dist/write-schemas.cjs build/schema   # policies/schema is committed: `npm run schemas` writes it
 node web/bundle.mjs build/playground
 
 mkdir -p build/policies
@@ -26,5 +26,5 @@ cp dist/agentsfence-compile.cjs "$data/compile.cjs"
 cp build/policies/claude-code.afb "$data/claude-code.afb"
 cp policies/defaults.yaml "$data/defaults.yaml"
 mkdir -p "$data/schema"
-cp policies/schema/*.json "$data/schema/"
+cp build/schema/*.json "$data/schema/"
 echo "built: fence.wasm $(stat -c %s build/fence.wasm) B, default policy $(stat -c %s build/policies/defaults.afb) B"

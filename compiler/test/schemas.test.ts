@@ -1,5 +1,6 @@
-// The JSON Schemas editors read are generated from the zod schemas by scripts/build.sh and
-// committed under policies/schema/: they must match what the zod schemas export now.
+// The JSON Schemas editors read are generated from the zod schemas (`npm run schemas`) and
+// committed under policies/schema/, where the shipped policies name them: they must match what
+// the zod schemas export now. (scripts/build.sh writes the package's copies to build/schema.)
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -8,8 +9,9 @@ import { schemaFiles } from "../schemas";
 const root = path.resolve(__dirname, "../..");
 
 describe("policies/schema", () => {
-  it.each(Object.entries(schemaFiles()))("%s is up to date (scripts/build.sh writes it)", (name, text) => {
-    expect(fs.readFileSync(path.join(root, "policies/schema", name), "utf8")).toBe(text);
+  it.each(Object.entries(schemaFiles()))("%s is up to date", (name, text) => {
+    const committed = fs.readFileSync(path.join(root, "policies/schema", name), "utf8");
+    expect(committed === text, `policies/schema/${name} is stale: run \`npm run schemas\``).toBe(true);
   });
 
   it("is named on the first line of every shipped policy and test file", () => {
