@@ -2,7 +2,8 @@
 per event with the event as JSON on stdin. The same evaluator and policy as the plugin decide.
 
 Each event is a new process, so a session's intent lives in its saved record (state.py): the
-user's messages are saved when they arrive and replayed into a fresh session for each decision.
+user's messages are saved when they arrive and replayed into a fresh session for each decision,
+with the budget units its calls spent.
 
 Hermes shell hooks (hermes-agent 0.19, agent/shell_hooks.py): stdin
 `{hook_event_name, tool_name, tool_input, session_id, cwd, extra}`, where `extra` holds the
@@ -26,13 +27,15 @@ Any fault while deciding blocks: exit status 2 (and the Hermes block directive).
 """
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Callable
+from typing import IO, Any, Callable, Iterator
 
 from . import data
 from .state import SessionRecord, SessionStore
@@ -90,10 +93,21 @@ class HookState:
     def unlink(self, child_session_id: str) -> None:
         self._link(child_session_id).unlink(missing_ok=True)
 
+    @contextmanager
+    def record(self, session_id: str) -> Iterator[SessionRecord]:
+        """The session's record, saved on leaving; one process at a time per session, since an
+        agent runs the hooks of calls it makes together at once and each may spend a budget."""
+        self.sessions.directory.mkdir(parents=True, exist_ok=True)
+        lock = self.sessions.path(session_id).with_suffix(".lock")
+        with open(lock, "a", encoding="utf-8") as held:
+            fcntl.flock(held.fileno(), fcntl.LOCK_EX)
+            record = self.sessions.load(session_id) or SessionRecord(session_id)
+            yield record
+            self.sessions.save(record)
+
     def remember(self, session_id: str, message: str, directory: str) -> None:
-        record = self.sessions.load(session_id) or SessionRecord(session_id)
-        record.messages.append((message, directory))
-        self.sessions.save(record)
+        with self.record(session_id) as record:
+            record.messages.append((message, directory))
 
     def _link(self, session_id: str) -> Path:
         return self._parents / f"{hashlib.sha256(session_id.encode('utf-8', 'replace')).hexdigest()[:32]}"
@@ -104,8 +118,11 @@ def _directory(event: dict[str, Any]) -> str:
     return cwd if isinstance(cwd, str) and os.path.isabs(cwd) else os.getcwd()
 
 
-def _decide(policy: Path, state: HookState, session_id: str, tool_name: Any, args: Any, directory: str):
-    """The decision for one call in the session's saved intent (a subagent: its parent's)."""
+def _decide(policy: Path, state: HookState, session_id: str, tool_name: Any, args: Any, directory: str,
+            spends: Callable[[str], bool]):
+    """The decision for one call in the session's saved intent (a subagent: its parent's).
+    Budgets: the units of a call that may run (`spends(kind)`) are spent at once and saved,
+    since the hook does not learn whether the call ran; a refused call spends nothing."""
     from .api import Fence, host_decision
     from .hermes import with_patch_paths
 
@@ -113,12 +130,20 @@ def _decide(policy: Path, state: HookState, session_id: str, tool_name: Any, arg
         return host_decision(str(tool_name), "bad_arguments", "the event names no tool")
     if not isinstance(args, dict):
         return host_decision(tool_name, "bad_arguments", "the event's tool input is not an object")
-    owner = (state.parent_of(session_id) or session_id) if session_id else ""
-    record = state.sessions.load(owner) if owner else None
-    session = Fence(policy, cwd=directory).session(owner or "no-session")
-    for message, message_directory in record.messages if record else ():
-        session.intent(message, message_directory)
-    return session.decide(tool_name, with_patch_paths(tool_name, args), directory)
+    fence = Fence(policy, cwd=directory)
+    if not session_id:  # nothing says what the user asked for: an empty intent
+        return fence.decide(tool_name, with_patch_paths(tool_name, args), directory)
+    owner = state.parent_of(session_id) or session_id
+    with state.record(owner) as record:
+        session = fence.session(owner)
+        for message, message_directory in record.messages:
+            session.intent(message, message_directory)
+        session.restore_budgets(record.budgets)
+        decision = session.decide(tool_name, with_patch_paths(tool_name, args), directory)
+        if decision.reservation:
+            (session.commit if spends(decision.kind) else session.release)(decision.reservation)
+            record.budgets = {budget.id: budget.spent for budget in session.budgets() if budget.spent}
+    return decision
 
 
 def hermes_event(event: dict[str, Any], policy: Path, state: HookState) -> Answer:
@@ -126,7 +151,9 @@ def hermes_event(event: dict[str, Any], policy: Path, state: HookState) -> Answe
     session_id = event.get("session_id") if isinstance(event.get("session_id"), str) else ""
     extra = event.get("extra") if isinstance(event.get("extra"), dict) else {}
     if name == "pre_tool_call":
-        decision = _decide(policy, state, session_id, event.get("tool_name"), event.get("tool_input"), _directory(event))
+        # An ask blocks here, so only an allowed call runs.
+        decision = _decide(policy, state, session_id, event.get("tool_name"), event.get("tool_input"), _directory(event),
+                           spends=lambda kind: kind == "allow")
         if decision.kind == "allow":
             return Answer()
         message = decision.message if decision.kind == "block" else (
@@ -163,7 +190,9 @@ def claude_code_event(event: dict[str, Any], policy: Path, state: HookState) -> 
     name = event.get("hook_event_name")
     session_id = event.get("session_id") if isinstance(event.get("session_id"), str) else ""
     if name == "PreToolUse":
-        decision = _decide(policy, state, session_id, event.get("tool_name"), event.get("tool_input"), _directory(event))
+        # An asked call runs if the person says yes: it spends its units now, as an allowed one.
+        decision = _decide(policy, state, session_id, event.get("tool_name"), event.get("tool_input"), _directory(event),
+                           spends=lambda kind: kind != "block")
         if decision.kind == "block":
             return Answer(stderr=decision.message, status=EXIT_BLOCK)
         if decision.kind == "ask":

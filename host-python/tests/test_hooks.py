@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from .conftest import REPO
+
 COMMAND = str(Path(sys.executable).with_name("agentsfence"))
 
 
@@ -89,7 +91,7 @@ def test_hermes_faults_block(home):
     assert json.loads(garbage.stdout)["action"] == "block" and "not JSON" in json.loads(garbage.stdout)["message"]
     hermes_hook("pre_llm_call", session_id="s1", user_message="Email bob@example.com the report")
     sessions = home / ".hermes" / "agentsfence" / "sessions"
-    (record,) = sessions.iterdir()
+    (record,) = sessions.glob("*.json")
     record.write_text("{broken")
     corrupt = hermes_hook("pre_tool_call", tool_name="read_file", args={"path": "notes.txt"}, session_id="s1")
     assert corrupt["returncode"] == 2 and "corrupt" in corrupt["parsed"]["message"]
@@ -151,3 +153,33 @@ def test_an_installed_policy_in_the_state_directory_is_used(home, tmp_path):
     read = hook("claude-code", {"hook_event_name": "PreToolUse", "session_id": "x", "cwd": os.getcwd(),
                                 "tool_name": "read_file", "tool_input": {"path": "notes.txt"}}, "--state", str(state))
     assert read.returncode == 2 and "[no-reads]" in read.stderr
+
+
+def test_budgets_hold_across_hook_processes(home, tmp_path):
+    from agentsfence.compiler import compile_policy
+
+    policy = tmp_path / "one-write.yaml"
+    policy.write_text(f"version: 1\nname: one-write\nextends: [{REPO / 'policies' / 'claude-code.yaml'}]\n"
+                      "budgets:\n  - {id: one-write, capability: [file.write], limit: 1}\n")
+    compiled = tmp_path / "one-write.afb"
+    compile_policy([policy], compiled)
+    claude("UserPromptSubmit", prompt="Write summary.md and notes.md")
+    write = {"tool_name": "Write", "tool_input": {"file_path": "/home/user/project/summary.md", "content": "x"}}
+    first = hook("claude-code", {"session_id": "cc1", "cwd": "/home/user/project", "hook_event_name": "PreToolUse", **write},
+                 "--policy", str(compiled))
+    assert (first.returncode, first.stdout, first.stderr) == (0, "", "")
+    second = hook("claude-code", {"session_id": "cc1", "cwd": "/home/user/project", "hook_event_name": "PreToolUse", **write},
+                  "--policy", str(compiled))
+    assert second.returncode == 2 and "budget one-write allows 1 call" in second.stderr and "[one-write]" in second.stderr
+    # In Hermes an ask is blocked, so it spends nothing; an allowed call spends its unit.
+    hermes_hook("pre_llm_call", session_id="h1", user_message="Write summary.md")
+    options = f"--policy {compiled}"
+    from agent.shell_hooks import ShellHookSpec, run_once
+
+    spec = ShellHookSpec(event="pre_tool_call", command=f"{COMMAND} hook hermes {options}")
+    call = {"tool_name": "write_file", "session_id": "h1"}
+    asked = run_once(spec, {**call, "args": {"path": "other.md", "content": "x"}})
+    assert "asks about" in asked["parsed"]["message"]
+    assert run_once(spec, {**call, "args": {"path": "summary.md", "content": "x"}})["parsed"] is None
+    spent = run_once(spec, {**call, "args": {"path": "summary.md", "content": "x"}})
+    assert "budget one-write allows 1 call" in spent["parsed"]["message"]
