@@ -168,6 +168,9 @@ def _dojo(options: argparse.Namespace) -> int:
 def _command(commands: argparse._SubParsersAction, name: str, summary: str, description: str,
              run: Any, epilog: str | None = None, passes_on: bool = False, **parser_options: Any) -> argparse.ArgumentParser:
     """passes_on: the arguments this parser does not know go to the program the command runs."""
+    import textwrap
+
+    description = "\n\n".join(textwrap.fill(paragraph, 96) for paragraph in description.split("\n\n"))
     parser = commands.add_parser(name, help=summary, description=description, epilog=epilog,
                                  formatter_class=argparse.RawDescriptionHelpFormatter, **parser_options)
     parser.set_defaults(run=run, passes_on=passes_on)
@@ -245,12 +248,14 @@ HOOK_EPILOG = """Hermes (config.yaml; a shell hook fires only for the events it 
     pre_llm_call:   [{command: "agentsfence hook hermes"}]
     subagent_start: [{command: "agentsfence hook hermes"}]
     pre_tool_call:  [{command: "agentsfence hook hermes", fail_closed: true}]
+    on_session_finalize: [{command: "agentsfence hook hermes"}]   # forgets ended sessions
   A block prints {"action": "block", "message": ...} and exits 2. Shell hooks cannot ask a
   person, so a call the fence would ask about is blocked. Hermes 0.19 runs the call when the
   hook crashes or times out; newer Hermes blocks it with fail_closed: true.
 Claude Code (.claude/settings.json):
   "hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "agentsfence hook claude-code"}]}],
-            "PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "agentsfence hook claude-code"}]}]}
+            "PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "agentsfence hook claude-code"}]}],
+            "SessionEnd": [{"hooks": [{"type": "command", "command": "agentsfence hook claude-code"}]}]}
   A block exits 2 with the reason on stderr; an ask prints permissionDecision "ask"; an allowed
   call prints nothing, so Claude Code's own permission rules still apply.
 Exit status: 0 (nothing to say, or an ask for Claude Code), 2 block. Any fault blocks."""
