@@ -1,8 +1,8 @@
 // The answer a model gives when the host asks it to read the user's message for what the
-// deterministic grammar cannot (docs/policy.md, "A model's reading"). It can only narrow: the
-// capabilities the user ruled out, and those the user wants to be asked about. The build exports
-// it as JSON Schema (host-python/agentsfence/_data/intent-schema.json), against which the host
-// validates every answer before the evaluator's `narrow` applies it.
+// deterministic grammar cannot (settings llm_intent). It can only narrow: the capabilities the
+// user ruled out, and those the user wants to be asked about. schemas.ts exports it as JSON
+// Schema (policies/schema/intent-narrowing.schema.json, shipped in the package's _data/schema),
+// against which the host validates every answer before the evaluator's `narrow` applies it.
 import { z } from "zod";
 import { capabilityGlob } from "./schema";
 
@@ -25,8 +25,3 @@ export const IntentNarrowing = z.strictObject({
 });
 
 export type IntentNarrowing = z.infer<typeof IntentNarrowing>;
-
-/** The JSON Schema (draft 2020-12) of IntentNarrowing. */
-export function intentNarrowingJsonSchema(): Record<string, unknown> {
-  return z.toJSONSchema(IntentNarrowing, { target: "draft-2020-12" }) as Record<string, unknown>;
-}

@@ -1,6 +1,7 @@
-// A Node host for fence.wasm that follows the ABI of docs/bytecode.md §8: the input buffer,
-// records with the memory-grew flag in bit 0, and the decision record of §8.1. The evaluator's
-// tests and the cross-language vector runner both drive the engine through it.
+// A JavaScript host for fence.wasm that follows the ABI of docs/bytecode.md §8: the input
+// buffer, records with the memory-grew flag in bit 0, and the decision record of §8.1. The
+// evaluator's tests, the cross-language vector runner, `agentsfence test` and the playground
+// page drive the engine through it.
 
 import { DECISION_HEAD_SIZE } from "../format";
 
@@ -112,9 +113,11 @@ function status(record: Uint8Array): Status {
   return { ok: record[0] === 0, text: text.decode(record.subarray(1)) };
 }
 
-/** Instantiates fence.wasm (it must have no imports) and wraps its exports. */
-export function loadFence(wasm: BufferSource): Fence {
-  const instance = new WebAssembly.Instance(new WebAssembly.Module(wasm), {});
+/** Instantiates fence.wasm (it must have no imports) and wraps its exports. A browser passes
+ * the compiled module: its main thread may not compile a module this size synchronously. */
+export function loadFence(wasm: BufferSource | WebAssembly.Module): Fence {
+  const module = wasm instanceof WebAssembly.Module ? wasm : new WebAssembly.Module(wasm);
+  const instance = new WebAssembly.Instance(module, {});
   const x = instance.exports as unknown as Exports;
   let bytes = new Uint8Array(x.memory.buffer);
 

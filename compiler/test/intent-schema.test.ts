@@ -1,6 +1,7 @@
 // The schema of a model's reading of the user's message, and its JSON Schema export.
 import { describe, expect, it } from "vitest";
-import { IntentNarrowing, MAX_NARROWING, intentNarrowingJsonSchema } from "../intent-schema";
+import { IntentNarrowing, MAX_NARROWING } from "../intent-schema";
+import { schemaFiles } from "../schemas";
 
 describe("intent narrowing schema", () => {
   it("takes capabilities and globs to prohibit or ask about, and nothing else", () => {
@@ -12,7 +13,7 @@ describe("intent narrowing schema", () => {
   });
 
   it("exports as a closed JSON Schema object", () => {
-    const schema = intentNarrowingJsonSchema();
+    const schema = JSON.parse(schemaFiles()["intent-narrowing.schema.json"]);
     expect(schema.$schema).toBe("https://json-schema.org/draft/2020-12/schema");
     expect(schema.additionalProperties).toBe(false);
     expect(schema.required).toEqual(["prohibit", "ask"]);

@@ -3,8 +3,8 @@
 
 Hermes 0.19 gives a plugin `ctx.llm` (agent.plugin_llm.PluginLlm): `complete_structured(
 instructions=, input=[PluginLlmTextInput], json_schema=, timeout=)` runs the user's own model and
-returns `.parsed` (or `.text`). The answer is checked here against the JSON Schema the build
-exports from compiler/intent-schema.ts (_data/intent-schema.json) and then applied with the
+returns `.parsed` (or `.text`). The answer is checked here against the JSON Schema of
+compiler/intent-schema.ts (_data/schema/intent-narrowing.schema.json) and then applied with the
 evaluator's `narrow`, which can only prohibit capabilities or turn their allows into asks. Every
 failure (no ctx.llm, a timeout, an error, text that is not JSON, an answer outside the schema,
 a narrowing the evaluator refuses) leaves the deterministic binding alone and logs why.
@@ -45,7 +45,7 @@ class ReadingFailed(Exception):
 
 
 def load_schema() -> dict[str, Any]:
-    return json.loads(data.path("intent-schema.json").read_text(encoding="utf-8"))
+    return json.loads(data.path("schema/intent-narrowing.schema.json").read_text(encoding="utf-8"))
 
 
 class IntentReader:
@@ -144,7 +144,7 @@ def reader_for(ctx: Any, enabled: bool, timeout: float) -> Callable[[], IntentRe
             else:
                 try:
                     reader = IntentReader(llm, timeout)
-                except (OSError, ValueError) as error:  # an install without _data/intent-schema.json
+                except (OSError, ValueError) as error:  # an install without the schema file
                     logger.warning("AgentsFence: llm_intent is on, but the intent schema cannot be read (%s): "
                                    "the deterministic binding alone decides", error)
         made.append(reader)
