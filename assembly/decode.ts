@@ -1,9 +1,9 @@
 // Read access to the installed policy. verify.ts has checked every offset, index and bound
 // named in docs/bytecode.md before install, so these accessors read without checks.
 import {
-  SECTION_COUNT, SETKIND_HASH,
+  SECTION_COUNT, SETKIND_HASH, SETKIND_KEYS,
 } from "./format";
-import { bytesEqual, fnv1a } from "./bytes";
+import { fnv1a } from "./bytes";
 
 // Address of the installed copy of the bytecode (0: no policy), and of each section by kind.
 export let policyBase: usize = 0;
@@ -52,21 +52,36 @@ export function setMemberCount(i: u32): u32 {
   return load<u32>(setAddr(i) + 4);
 }
 
-// HASH lookup (§4): the member's value, or -1 when [p, p+len) is not a member.
+// HASH and KEYS lookup (§4): the member's value (0 in a KEYS set), or -1 when [p, p+len) is
+// not a member.
 export function setFind(i: u32, p: usize, len: u32): i64 {
+  return setFindHashed(i, p, len, fnv1a(p, len));
+}
+
+// setFind for a key whose FNV-1a is known (several sets looked up with one hash).
+export function setFindHashed(i: u32, p: usize, len: u32, fnv: u32): i64 {
   const s = setAddr(i);
   const buckets = load<u32>(s + 8);
   if (buckets == 0) return -1;
+  const valued = load<u8>(s) == SETKIND_HASH;
+  const shift: usize = valued ? 3 : 2;
   const mask = buckets - 1;
-  let b = fnv1a(p, len) & mask;
+  const offsets = section(1) + 4;
+  const blob = offsets + ((<usize>load<u32>(offsets - 4) + 1) << 2);
+  let b = fnv & mask;
   while (true) {
-    const e = s + 12 + ((<usize>b) << 3);
+    const e = s + 12 + ((<usize>b) << shift);
     const key1 = load<u32>(e);
     if (key1 == 0) return -1;
-    const k = key1 - 1;
-    if (bytesEqual(strPtr(k), strLen(k), p, len)) return <i64>load<u32>(e + 4);
+    // The key's length first: most probes end there, before the key's bytes are read.
+    const at = offsets + ((<usize>key1 - 1) << 2);
+    const start = load<u32>(at);
+    if (load<u32>(at + 4) - start == len && memory.compare(blob + <usize>start, p, len) == 0) {
+      return valued ? <i64>load<u32>(e + 4) : 0;
+    }
     b = (b + 1) & mask;
   }
+  return -1;
 }
 
 // LIST members (§4), in policy order.
@@ -76,10 +91,6 @@ export function listKey(i: u32, j: u32): u32 {
 
 export function listValue(i: u32, j: u32): u32 {
   return load<u32>(setAddr(i) + 16 + ((<usize>j) << 3));
-}
-
-export function isHashSet(i: u32): bool {
-  return setKind(i) == SETKIND_HASH;
 }
 
 // ---- SETTINGS ----
