@@ -233,15 +233,16 @@ class HermesFence:
             if session is not None:
                 with self._lock:
                     self._recent.setdefault(session.id, deque(maxlen=RECENT_DECISIONS)).append(decision.message)
-            if tool_call_id and decision.kind != "block":
-                with self._lock:  # compared in post_tool_call: did the call run with what was decided?
-                    self._decided_args[tool_call_id] = _arguments_json(args)
-            if decision.kind == "allow":
-                return None
             if decision.kind == "block":
                 return block(decision.message)
-            return self._ask(decision, session.id if session is not None else "", tool_name, args,
-                             call_reference(tool_call_id, session_id or task_id, tool_name, _arguments_json(args)))
+            arguments_json = _arguments_json(args)  # once: the record below and an ask's keys share it
+            if tool_call_id:
+                with self._lock:  # compared in post_tool_call: did the call run with what was decided?
+                    self._decided_args[tool_call_id] = arguments_json
+            if decision.kind == "allow":
+                return None
+            return self._ask(decision, session.id if session is not None else "", tool_name, arguments_json,
+                             call_reference(tool_call_id, session_id or task_id, tool_name, arguments_json))
         except Exception as error:
             return self._fault(tool_name, error)
 
@@ -255,10 +256,10 @@ class HermesFence:
             pass  # the fail mode cannot be read either: closed
         return fault_block(tool_name, error)
 
-    def _ask(self, decision: Decision, session_key: str, tool_name: str, args: Any, call_ref: str) -> Directive:
+    def _ask(self, decision: Decision, session_key: str, tool_name: str, arguments_json: bytes, call_ref: str) -> Directive:
         """DESIGN.md §3: ask -> approve, with a rule key Hermes files [s]ession / [a]lways answers
         under, so an answer covers this session and these exact values only."""
-        key = rule_key(session_key, tool_name, decision.capability, _arguments_json(args))
+        key = rule_key(session_key, tool_name, decision.capability, arguments_json)
         if self.approvals.granted(session_key, key):
             return None  # a person granted this very call for the session
         if self.settings.strict_yolo:
@@ -413,9 +414,12 @@ class HermesFence:
                 def get_session_cwd(key: str | None) -> str | None:
                     return None
             self._session_cwd = get_session_cwd
-        for candidate in (self._session_cwd(task_id or "default"), os.environ.get("TERMINAL_CWD")):
-            if candidate and os.path.isabs(candidate):
-                return candidate
+        candidate = self._session_cwd(task_id or "default")
+        if candidate and os.path.isabs(candidate):
+            return candidate
+        candidate = os.environ.get("TERMINAL_CWD")  # read only when the task has no cwd of its own
+        if candidate and os.path.isabs(candidate):
+            return candidate
         return os.getcwd()
 
     # ---- links ----
