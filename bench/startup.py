@@ -30,6 +30,12 @@ class _Context:
     def register_hook(self, name: str, callback: Any) -> None:
         self._manager._hooks.setdefault(name, []).append(callback)
 
+    def register_command(self, name: str, handler: Any, **kwargs: Any) -> None:
+        pass  # the /fence command: no part of a decision
+
+    def register_cli_command(self, name: str, *args: Any, **kwargs: Any) -> None:
+        pass  # `hermes fence`: no part of a decision
+
 
 def _one_start() -> dict[str, float]:
     # Inside Hermes its own modules are loaded before any plugin: the fence reads the task's
