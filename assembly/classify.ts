@@ -19,11 +19,11 @@ let byPolicy = false;     // the last classified name was mapped, or classified 
 let lastLearned = false;  // the last classified name took a class `describe` learned
 
 // ---- words ----
-function isUpper(c: u32): bool {
+@inline function isUpper(c: u32): bool {
   return c - 0x41 < 26;
 }
 
-function isLower(c: u32): bool {
+@inline function isLower(c: u32): bool {
   return c - 0x61 < 26;
 }
 

@@ -17,7 +17,7 @@ export function setSection(kind: u32, addr: usize): void {
   store<u32>(sectionAddr + ((<usize>kind) << 2), <u32>addr);
 }
 
-export function section(kind: u32): usize {
+@inline export function section(kind: u32): usize {
   return <usize>load<u32>(sectionAddr + ((<usize>kind) << 2));
 }
 
@@ -44,11 +44,11 @@ export function setAddr(i: u32): usize {
   return s + <usize>load<u32>(s + 4 + ((<usize>i) << 2));
 }
 
-export function setKind(i: u32): u32 {
+@inline export function setKind(i: u32): u32 {
   return load<u8>(setAddr(i));
 }
 
-export function setMemberCount(i: u32): u32 {
+@inline export function setMemberCount(i: u32): u32 {
   return load<u32>(setAddr(i) + 4);
 }
 
@@ -101,15 +101,15 @@ export function settingValue(key: u32): u32 {
 
 // ---- TOOLS (§3) ----
 // exact_map, glob_list, tool_count, tools × (class, role_start, role_count), role_total, roles × (arg_path, role).
-export function toolsExactSet(): u32 {
+@inline export function toolsExactSet(): u32 {
   return load<u32>(section(3));
 }
 
-export function toolsGlobSet(): u32 {
+@inline export function toolsGlobSet(): u32 {
   return load<u32>(section(3) + 4);
 }
 
-export function toolCount(): u32 {
+@inline export function toolCount(): u32 {
   return load<u32>(section(3) + 8);
 }
 
@@ -117,15 +117,15 @@ function toolAddr(t: u32): usize {
   return section(3) + 12 + <usize>t * 12;
 }
 
-export function toolClass(t: u32): u32 {
+@inline export function toolClass(t: u32): u32 {
   return load<u32>(toolAddr(t));
 }
 
-export function toolRoleStart(t: u32): u32 {
+@inline export function toolRoleStart(t: u32): u32 {
   return load<u32>(toolAddr(t) + 4);
 }
 
-export function toolRoleCount(t: u32): u32 {
+@inline export function toolRoleCount(t: u32): u32 {
   return load<u32>(toolAddr(t) + 8);
 }
 
@@ -137,16 +137,16 @@ function roleAddr(r: u32): usize {
   return toolAddr(toolCount()) + 4 + ((<usize>r) << 3);
 }
 
-export function roleArgPath(r: u32): u32 {
+@inline export function roleArgPath(r: u32): u32 {
   return load<u32>(roleAddr(r));
 }
 
-export function roleKind(r: u32): u32 {
+@inline export function roleKind(r: u32): u32 {
   return load<u32>(roleAddr(r) + 4);
 }
 
 // ---- CLASSES ----
-export function classCount(): u32 {
+@inline export function classCount(): u32 {
   return load<u32>(section(4));
 }
 
@@ -154,15 +154,15 @@ function classAddr(c: u32): usize {
   return section(4) + 4 + ((<usize>c) << 4);
 }
 
-export function classCapability(c: u32): u32 {
+@inline export function classCapability(c: u32): u32 {
   return load<u32>(classAddr(c));
 }
 
-export function classRisk(c: u32): u32 {
+@inline export function classRisk(c: u32): u32 {
   return load<u32>(classAddr(c) + 4);
 }
 
-export function classCodeStart(c: u32): u32 {
+@inline export function classCodeStart(c: u32): u32 {
   return load<u32>(classAddr(c) + 8);
 }
 
@@ -171,7 +171,7 @@ export function classCodeLen(c: u32): u32 {
 }
 
 // ---- RULES ----
-export function ruleCount(): u32 {
+@inline export function ruleCount(): u32 {
   return load<u32>(section(5));
 }
 
@@ -179,20 +179,20 @@ function ruleAddr(r: u32): usize {
   return section(5) + 4 + <usize>r * 20;
 }
 
-export function ruleId(r: u32): u32 {
+@inline export function ruleId(r: u32): u32 {
   return load<u32>(ruleAddr(r));
 }
 
-export function ruleEffect(r: u32): u32 {
+@inline export function ruleEffect(r: u32): u32 {
   return load<u32>(ruleAddr(r) + 4);
 }
 
-export function ruleReason(r: u32): u32 {
+@inline export function ruleReason(r: u32): u32 {
   return load<u32>(ruleAddr(r) + 8);
 }
 
 // A string index, or NONE when the rule has no message of its own.
-export function ruleMessage(r: u32): u32 {
+@inline export function ruleMessage(r: u32): u32 {
   return load<u32>(ruleAddr(r) + 12);
 }
 
@@ -209,36 +209,36 @@ export function insnAddr(i: u32): usize {
   return section(6) + 4 + ((<usize>i) << 4);
 }
 
-export function insnOp(i: u32): u32 {
+@inline export function insnOp(i: u32): u32 {
   return load<u8>(insnAddr(i));
 }
 
-export function insnSubject(i: u32): u32 {
+@inline export function insnSubject(i: u32): u32 {
   return load<u8>(insnAddr(i) + 1);
 }
 
-export function insnFlags(i: u32): u32 {
+@inline export function insnFlags(i: u32): u32 {
   return load<u8>(insnAddr(i) + 2);
 }
 
-export function insnArg(i: u32): u32 {
+@inline export function insnArg(i: u32): u32 {
   return load<u32>(insnAddr(i) + 4);
 }
 
-export function insnOperand(i: u32): u32 {
+@inline export function insnOperand(i: u32): u32 {
   return load<u32>(insnAddr(i) + 8);
 }
 
-export function insnJump(i: u32): u32 {
+@inline export function insnJump(i: u32): u32 {
   return load<u32>(insnAddr(i) + 12);
 }
 
 // ---- CLASSIFY: word_map, entry_count, entries × (class), role_map ----
-export function classifyWordSet(): u32 {
+@inline export function classifyWordSet(): u32 {
   return load<u32>(section(7));
 }
 
-export function classifyEntryCount(): u32 {
+@inline export function classifyEntryCount(): u32 {
   return load<u32>(section(7) + 4);
 }
 
@@ -252,23 +252,23 @@ export function classifyRoleSet(): u32 {
 
 // ---- INTENT: negations, nothing_words, file_extensions, verb_map, verb_count,
 // verbs × (class_start, class_count), class_total, classes × (class) ----
-export function intentNegationSet(): u32 {
+@inline export function intentNegationSet(): u32 {
   return load<u32>(section(8));
 }
 
-export function intentNothingSet(): u32 {
+@inline export function intentNothingSet(): u32 {
   return load<u32>(section(8) + 4);
 }
 
-export function intentExtensionSet(): u32 {
+@inline export function intentExtensionSet(): u32 {
   return load<u32>(section(8) + 8);
 }
 
-export function intentVerbSet(): u32 {
+@inline export function intentVerbSet(): u32 {
   return load<u32>(section(8) + 12);
 }
 
-export function intentVerbCount(): u32 {
+@inline export function intentVerbCount(): u32 {
   return load<u32>(section(8) + 16);
 }
 

@@ -21,7 +21,7 @@ export function wordValue(set: u64, p: usize, len: u32): i64 {
   return wordValueHashed(set, p, len, set >>> 32 == 0 ? fnv1a(p, len) : 0);
 }
 
-export function hasWord(set: u64, p: usize, len: u32): bool {
+@inline export function hasWord(set: u64, p: usize, len: u32): bool {
   return wordValue(set, p, len) >= 0;
 }
 
