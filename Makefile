@@ -2,29 +2,34 @@
 #   make demo   a real Hermes session with the fence, on a scripted model on 127.0.0.1
 #   make test   every test
 #   make bench  the fence beside its peers (bench/run.py; not a test)
-# Both install what they need first (npm ci, the build, a venv with the package and Hermes).
+# Both install what they need first (npm ci, the build, a venv with the package and Hermes);
+# `make test` also installs Debian's Chromium for the playground's browser test.
 
 VENV := .venv
 PY := $(VENV)/bin/python
 NODE_STAMP := node_modules/.package-lock.json
 VENV_STAMP := $(VENV)/.installed
 
-.PHONY: demo test build setup bench
+.PHONY: demo test build setup bench chromium
 
 demo: setup
 	$(PY) tests/e2e/demo.py
 
-test: setup
+test: setup chromium
 	npm run --silent typecheck
 	npx vitest run
 	npm run --silent test:as
 	$(PY) -m pytest -q host-python/tests tests/e2e
+	$(VENV)/bin/agentsfence test policies/tests/*.test.yaml
 
 bench: setup
 	bench/setup.sh
 	$(PY) bench/run.py
 
 setup: $(NODE_STAMP) build $(VENV_STAMP)
+
+chromium:
+	scripts/install-chromium.sh
 
 build: $(NODE_STAMP)
 	scripts/build.sh

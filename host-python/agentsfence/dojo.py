@@ -175,9 +175,9 @@ def to_json(score: SuiteScore) -> dict[str, Any]:
     return result
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, prog: str = "agentsfence-dojo") -> int:
     parser = argparse.ArgumentParser(
-        prog="agentsfence-dojo",
+        prog=prog,
         description="Score a policy on an AgentDojo suite by replaying its ground-truth calls.",
     )
     parser.add_argument("suite", type=Path, help="a suite file (../shared/agentdojo/README.md format)")
@@ -188,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
         suite = json.loads(options.suite.read_text(encoding="utf-8"))
         score = score_suite(Fence(options.policy), suite)
     except (OSError, ValueError, KeyError, FenceError) as error:
-        print(f"agentsfence-dojo: {error}", file=sys.stderr)
+        print(f"{prog}: {error}", file=sys.stderr)
         return EXIT_ERROR
     print(json.dumps(to_json(score)) if options.json else render_table(score))
     return EXIT_OK
