@@ -2,6 +2,7 @@
 // budget counts, and the BUDGETS section as docs/bytecode.md §3.2 lays it out.
 import { describe, expect, it } from "vitest";
 import { compilePolicy, formatDiagnostic } from "../index";
+import { compileText as compileWith, errorsOf as errorsWith } from "./compile";
 import { readAfb } from "./reader";
 
 const FILE = "policies/b.yaml";
@@ -12,15 +13,8 @@ tools:
   - {name: read_file, capability: file.read, risk: read}
 `;
 
-function compileText(text: string) {
-  return compilePolicy([{ path: FILE, text }]);
-}
-
-function errorsOf(text: string): string[] {
-  const result = compileText(text);
-  if (result.ok) throw new Error("expected the policy to be rejected");
-  return result.errors.map(formatDiagnostic);
-}
+const compileText = (text: string) => compileWith(text, FILE);
+const errorsOf = (text: string) => errorsWith(text, FILE);
 
 describe("budgets", () => {
   it("rejects a limit below 1, an unknown key and a bad id, at their positions", () => {

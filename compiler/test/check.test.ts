@@ -1,18 +1,12 @@
 // Diagnostics: every error names file:line:col and what was expected there.
 import { describe, expect, it } from "vitest";
 import { compilePolicy, formatDiagnostic } from "../index";
+import { compileText as compileWith, errorsOf as errorsWith } from "./compile";
 
 const FILE = "policies/x.yaml";
 
-function compileText(text: string) {
-  return compilePolicy([{ path: FILE, text }]);
-}
-
-function errorsOf(text: string): string[] {
-  const result = compileText(text);
-  if (result.ok) throw new Error("expected the policy to be rejected");
-  return result.errors.map(formatDiagnostic);
-}
+const compileText = (text: string) => compileWith(text, FILE);
+const errorsOf = (text: string) => errorsWith(text, FILE);
 
 function warningsOf(text: string): string[] {
   const result = compileText(text);
