@@ -6,7 +6,7 @@ import {
   toolClass, toolRoleStart, toolRoleCount, roleArgPath, roleKind, classifyWordSet,
   classifyEntryClass, classifyRoleSet,
 } from "./decode";
-import { fnv1a, bytesEqual, lowerAscii, isAsciiAlpha, isAsciiDigit, indexOfByte } from "./bytes";
+import { fnv1a, bytesEqual, lowerAscii, isAsciiAlpha, isAsciiDigit, indexOfByte, equalsAsciiFold, copyLower } from "./bytes";
 import { alloc, free, scratchAlloc } from "./mem";
 import { globMatch } from "./glob";
 import { leafPath, leafPathLen } from "./json";
@@ -159,9 +159,10 @@ export function classifiedByPolicy(): bool {
   return byPolicy;
 }
 
-// [path, path+len) is `at` or lies below it in the dotted argument paths.
+// [path, path+len) is `at` or lies below it in the dotted argument paths, ASCII case aside: a
+// tool may read a `To` as its `to`, so a key's spelling must not hide a target (§5.2).
 function atOrBelow(path: usize, len: u32, at: usize, atLen: u32): bool {
-  if (len < atLen || memory.compare(path, at, atLen) != 0) return false;
+  if (len < atLen || !equalsAsciiFold(path, at, atLen)) return false;
   return len == atLen || load<u8>(path + atLen) == 0x2e;
 }
 
@@ -179,6 +180,10 @@ export function leafRole(i: u32): u32 {
     return 0;
   }
   const dot = indexOfByte(path, len, 0x2e, 0);
-  const role = setFind(classifyRoleSet(), path, dot < 0 ? len : <u32>dot);
+  const n: u32 = dot < 0 ? len : <u32>dot;
+  // role_map keys are lower-case: look the name up lower-cased (as is, when scratch runs out).
+  const lower = scratchAlloc(max<usize>(<usize>n, 1));
+  if (lower != 0) copyLower(lower, path, n);
+  const role = setFind(classifyRoleSet(), lower != 0 ? lower : path, n);
   return role < 0 ? 0 : <u32>role;
 }

@@ -54,11 +54,16 @@ export function setMemberCount(i: u32): u32 {
 
 // HASH lookup (§4): the member's value, or -1 when [p, p+len) is not a member.
 export function setFind(i: u32, p: usize, len: u32): i64 {
+  return setFindHashed(i, p, len, fnv1a(p, len));
+}
+
+// setFind with the key's FNV-1a already known (a caller hashing prefixes in one pass).
+export function setFindHashed(i: u32, p: usize, len: u32, fnv: u32): i64 {
   const s = setAddr(i);
   const buckets = load<u32>(s + 8);
   if (buckets == 0) return -1;
   const mask = buckets - 1;
-  let b = fnv1a(p, len) & mask;
+  let b = fnv & mask;
   while (true) {
     const e = s + 12 + ((<usize>b) << 3);
     const key1 = load<u32>(e);

@@ -7,7 +7,7 @@ import {
 } from "./format";
 import {
   classCodeStart, insnOp, insnSubject, insnFlags, insnArg, insnOperand, insnJump, strPtr, strLen,
-  setFind, setMemberCount, listKey,
+  setFind, setFindHashed, setMemberCount, listKey,
 } from "./decode";
 import { bytesEqual, startsWith, indexOfByte } from "./bytes";
 import { scratchAlloc } from "./mem";
@@ -124,16 +124,16 @@ function domainIn(set: u32, p: usize, len: u32): bool {
   return false;
 }
 
-// [p, p+len) or one of its ancestors ("/a/b" -> "/a" -> "/", "~/a" -> "~") is in `set`.
+// [p, p+len) or one of its ancestors ("/a/b" -> "/a" -> "/", "~/a" -> "~") is in `set`. The
+// prefixes' hashes grow in one pass, so a path of many segments costs linear time, not quadratic.
 function pathOrAncestorIn(set: u32, p: usize, len: u32): bool {
-  let n = len;
-  while (n > 0) {
-    if (setFind(set, p, n) >= 0) return true;
-    if (n == 1) return false;
-    let j = n - 1;
-    while (j > 0 && load<u8>(p + j) != 0x2f) j--;
-    if (j == 0 && load<u8>(p) != 0x2f) return false;
-    n = max<u32>(j, 1);
+  let h: u32 = 0x811c9dc5;
+  for (let i: u32 = 0; i < len; i++) {
+    const c = <u32>load<u8>(p + i);
+    h = (h ^ c) * 0x01000193;
+    // A directory ends before a '/' (the root "/" is its own first byte) and at the end.
+    const ends = i + 1 == len || load<u8>(p + i + 1) == 0x2f || (i == 0 && c == 0x2f);
+    if (ends && setFindHashed(set, p, i + 1, h) >= 0) return true;
   }
   return false;
 }

@@ -154,6 +154,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     disasm.add_argument("policy", nargs="?", metavar="FILE", help="a .afb or .yaml; default: the shipped policy")
     disasm.set_defaults(run=_disasm)
+
+    from .audit import add_cli as add_audit_cli
+
+    add_audit_cli(commands)
     return parser
 
 
