@@ -22,7 +22,7 @@ test: setup
 	$(PY) -m pytest -q host-python/tests tests/e2e
 
 FUZZ_RUNS ?= 20000
-FUZZ_TESTS_NODE := assembly/test/verify.fuzz.test.ts compiler/test/differential.test.ts
+FUZZ_TESTS_NODE := assembly/test/verify.fuzz.test.ts tests/differential.test.ts
 FUZZ_TESTS_PY := host-python/tests/test_fuzz_verifier.py
 
 fuzz: setup
