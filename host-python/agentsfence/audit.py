@@ -85,16 +85,16 @@ def _keep_name(match: re.Match[str]) -> str:
     return match.group(1) + "[secret]"
 
 
-_FRAGMENTS = [(fragment, pattern) for fragments, pattern in SECRET_PATTERNS for fragment in fragments]
+_ANY_FRAGMENT = re.compile("|".join(re.escape(f) for fragments, _ in SECRET_PATTERNS for f in fragments))
 
 
 def scrub(text: str) -> str:
     """Text with every secret-shaped run replaced by [secret], cut to MAX_VALUE_CHARS."""
     lowered = text.lower()
-    found = [pattern for fragment, pattern in _FRAGMENTS if fragment in lowered]
-    for _, pattern in SECRET_PATTERNS:  # in their order: a private key before the words in it
-        if pattern in found:
-            text = pattern.sub(_keep_name if pattern.groups else "[secret]", text)
+    if _ANY_FRAGMENT.search(lowered):  # one scan; most values stop here
+        for fragments, pattern in SECRET_PATTERNS:  # in order: a private key before the words in it
+            if any(fragment in lowered for fragment in fragments):
+                text = pattern.sub(_keep_name if pattern.groups else "[secret]", text)
     if len(text) > MAX_VALUE_CHARS:
         text = f"{text[:MAX_VALUE_CHARS]}…[{len(text)} chars]"
     return text
