@@ -206,8 +206,10 @@ class AuditLog:
                 raise AuditError(error.errno, f"the audit log {self.path} cannot be written: {error.strerror or error}") from error
 
     def _line(self, fields: str) -> bytes:
-        body = f'{{"seq":{self._seq + 1},"time":{time.time():.6f},"prev":"{self._prev}",{fields}'
-        return f'{body},"hash":"{_sha256((body + "}").encode("utf-8"))}"}}\n'.encode("utf-8")
+        # A lone surrogate (a tool name, an argument) cannot be UTF-8: it is written escaped,
+        # so the record is still valid JSON and the call is still recorded.
+        body = f'{{"seq":{self._seq + 1},"time":{time.time():.6f},"prev":"{self._prev}",{fields}'.encode("utf-8", "backslashreplace")
+        return body + b',"hash":"' + _sha256(body + b"}").encode("ascii") + b'"}\n'
 
     def _open(self) -> int:
         if self._fd is None:

