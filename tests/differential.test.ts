@@ -10,6 +10,8 @@ import { compilePolicy } from "../compiler/index";
 import { type IntentFacts, interpret } from "../compiler/interp";
 
 const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 300);
+// Long runs (`make fuzz`) take minutes: the test's timeout grows with them.
+const TIMEOUT = 60_000 + 20 * FUZZ_RUNS;
 const HOME = "/h";
 const CWD = "/w";
 
@@ -193,5 +195,5 @@ describe("differential: fence.wasm against the IR interpreter", () => {
     );
     console.log(`differential: ${FUZZ_RUNS} policies, ${decided} calls decided alike (${JSON.stringify(byKind)})`);
     if (FUZZ_RUNS >= 100) for (const kind of EFFECTS) expect(byKind[kind], kind).toBeGreaterThan(0);
-  });
+  }, TIMEOUT);
 });

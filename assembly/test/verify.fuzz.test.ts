@@ -10,6 +10,8 @@ import { type Fence, loadFence } from "./host";
 import { fenceWasm } from "./wasm";
 
 export const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 300);
+// Long runs (`make fuzz`) take minutes: the per-test timeout grows with them.
+const TIMEOUT = 60_000 + 20 * FUZZ_RUNS;
 
 let fence: Fence;
 let shipped: Uint8Array;
@@ -113,7 +115,7 @@ function mutations(good: Uint8Array): fc.Arbitrary<Mutation> {
 describe("verifier fuzzing", () => {
   test("random bytes are rejected with a reason", () => {
     fc.assert(fc.property(fc.uint8Array({ maxLength: 4096 }), (bytes) => void rejectedOrSafe(bytes)), { numRuns: FUZZ_RUNS });
-  });
+  }, TIMEOUT);
 
   test("random bodies behind a valid header are rejected with a reason or are safe", () => {
     fc.assert(
@@ -136,7 +138,7 @@ describe("verifier fuzzing", () => {
       }),
       { numRuns: FUZZ_RUNS },
     );
-  });
+  }, TIMEOUT);
 
   test("mutated compiled policies are rejected with a reason or are safe", () => {
     const outcomes = { rejected: 0, installed: 0 };
@@ -158,7 +160,7 @@ describe("verifier fuzzing", () => {
     // Mutations of bytes the evaluator never reads (unused strings, words of a message) survive:
     // without some of those the evaluator side of the property would go untested.
     if (FUZZ_RUNS >= 100) expect(outcomes.installed).toBeGreaterThan(0);
-  });
+  }, TIMEOUT);
 
   test("the shipped policy still installs after the fuzzing", () => {
     expect(fence.load(shipped).ok).toBe(true);
