@@ -7,14 +7,18 @@ import {
 } from "./format";
 import {
   settingValue, strPtr, strLen, classCapability, classRisk, ruleId, ruleReason, ruleMessage,
+  classBudgetCount, budgetId, budgetLimit,
 } from "./decode";
 import { validUtf8, equalsAscii } from "./bytes";
-import { outBegin, outByte, outU16, outU32, outAscii, outBytes, outDecimal, outLength, outPatchU8, outPatchU16, outPatchU32, outFinish } from "./out";
+import { outBegin, outByte, outU16, outU32, outAscii, outBytes, outDecimal, outLength, outPatchU8, outPatchU16, outPatchU32, outFinish, outFailed } from "./out";
 import { inputPtr, inputHolds } from "./input";
 import { hasPolicy } from "./policy";
 import { sessionSlot, sessionStore } from "./session";
 import { classifyTool, leafRole, WORDS_OOM } from "./classify";
-import { runClass, decidedRule, witness, witnessLen, hasWitness, outOfMemory } from "./eval";
+import {
+  runClass, decidedRule, witness, witnessLen, hasWitness, outOfMemory, deltaCount, deltaSubject, deltaPtr, deltaLen,
+} from "./eval";
+import { budgetExhausted, budgetReserve, budgetCancel, budgetSpent, budgetReserved } from "./budget";
 import { parseArgs, leafCount, leafValue, leafValueLen, leafIsString, JSON_OK, JSON_LIMIT, JSON_OOM } from "./json";
 import { targetsBegin, setWorkdir, extractTargets } from "./targets";
 import { intentProhibits } from "./intent";
@@ -27,6 +31,17 @@ let nameLen: u32 = 0;
 let nameOk = false;    // the name may appear in the message (it is in bounds and valid UTF-8)
 let cls: i32 = -1;     // the call's class, -1 before classification
 let fieldStart: u32 = 0;
+let reserving = true;  // explain decides without reserving budget units
+let reservation: u32 = 0;
+
+// Header offsets of the record (§8.1).
+const AT_REASON: u32 = 1;
+const AT_RULE: u32 = 2;
+const AT_CAPABILITY: u32 = 4;
+const AT_RISK: u32 = 6;
+const AT_MESSAGE: u32 = 8;
+const AT_WITNESS: u32 = 12;
+const AT_RESERVATION: u32 = 16;
 
 // ---- the decision record ----
 function begin(kind: u32): void {
@@ -38,7 +53,19 @@ function begin(kind: u32): void {
   outByte(0);
   outByte(0);
   outU32(0);
-  fieldStart = outLength();
+  outU32(0);
+  outU32(0);
+  fieldStart = outLength(); // DECISION_HEAD_SIZE
+}
+
+// Writes the reservation id into a verdict's record. A reservation whose record could not be
+// written is released: the host never learns its id, so it could never settle it.
+function endRecord(slot: i32): u32 {
+  if (reservation != 0) {
+    if (outFailed()) budgetCancel(slot, reservation);
+    else outPatchU32(AT_RESERVATION, reservation);
+  }
+  return outFinish();
 }
 
 // Patches the length of the field just written into the header at `at` (1, 2 or 4 bytes wide).
@@ -61,9 +88,9 @@ function effectWord(effect: u32): string {
 // Capability and risk fields, then "AgentsFence <verb> <tool>: ".
 function classFieldsAndLead(kind: u32): void {
   if (cls >= 0) outString(classCapability(<u32>cls));
-  endField(4, 2);
+  endField(AT_CAPABILITY, 2);
   if (cls >= 0) outString(classRisk(<u32>cls));
-  endField(6, 1);
+  endField(AT_RISK, 1);
   outAscii("AgentsFence ");
   outAscii(kind == KIND_ALLOW ? "allowed " : kind == KIND_BLOCK ? "blocked " : "asks about ");
   if (nameOk) outBytes(name, nameLen); else outAscii("a tool with an unreadable name");
@@ -74,8 +101,8 @@ function classFieldsAndLead(kind: u32): void {
 function faultBegin(reason: string): void {
   begin(KIND_BLOCK);
   outAscii(reason);
-  endField(1, 1);
-  endField(2, 2);
+  endField(AT_REASON, 1);
+  endField(AT_RULE, 2);
   classFieldsAndLead(KIND_BLOCK);
 }
 
@@ -83,7 +110,7 @@ function faultEnd(reason: string): u32 {
   outAscii(" [");
   outAscii(reason);
   outAscii("]");
-  endField(8, 4);
+  endField(AT_MESSAGE, 4);
   return outFinish();
 }
 
@@ -124,14 +151,14 @@ function fillTemplate(t: usize, len: u32, rule: u32): void {
 }
 
 // The record for what the class's code decided: by a rule, or by the class default.
-function verdict(effect: u32): u32 {
+function verdict(effect: u32, slot: i32): u32 {
   const rule = decidedRule;
   begin(effect);
   if (rule != NONE && ruleReason(rule) != NONE) outString(ruleReason(rule));
   else { outAscii(rule != NONE ? "rule_" : "default_"); outAscii(effectWord(effect)); }
-  endField(1, 1);
+  endField(AT_REASON, 1);
   if (rule != NONE) outString(ruleId(rule));
-  endField(2, 2);
+  endField(AT_RULE, 2);
   classFieldsAndLead(effect);
   if (rule != NONE && ruleMessage(rule) != NONE) {
     fillTemplate(strPtr(ruleMessage(rule)), strLen(ruleMessage(rule)), rule);
@@ -157,21 +184,53 @@ function verdict(effect: u32): u32 {
   if (rule != NONE) outString(ruleId(rule));
   else { outAscii("default_"); outAscii(effectWord(effect)); }
   outAscii("]");
-  endField(8, 4);
-  return outFinish();
+  endField(AT_MESSAGE, 4);
+  for (let k: u32 = 0; k < deltaCount; k++) {
+    outByte(deltaSubject(k));
+    outU32(deltaLen(k));
+    outBytes(deltaPtr(k), deltaLen(k));
+  }
+  endField(AT_WITNESS, 4);
+  return endRecord(slot);
 }
 
 function prohibited(): u32 {
   begin(KIND_BLOCK);
   outAscii("intent_prohibited");
-  endField(1, 1);
+  endField(AT_REASON, 1);
   outAscii("intent");
-  endField(2, 2);
+  endField(AT_RULE, 2);
   classFieldsAndLead(KIND_BLOCK);
   outAscii("the user's request rules out ");
   capabilityAndRisk();
   outAscii(" [intent]");
-  endField(8, 4);
+  endField(AT_MESSAGE, 4);
+  return outFinish();
+}
+
+// The call's class has budget `b` with no unit left in this session.
+function exhausted(b: u32, slot: i32): u32 {
+  begin(KIND_BLOCK);
+  outAscii("budget_exhausted");
+  endField(AT_REASON, 1);
+  outString(budgetId(b));
+  endField(AT_RULE, 2);
+  classFieldsAndLead(KIND_BLOCK);
+  outAscii("the policy's budget ");
+  outString(budgetId(b));
+  outAscii(" allows ");
+  outDecimal(budgetLimit(b));
+  outAscii(budgetLimit(b) == 1 ? " call" : " calls");
+  outAscii(" of ");
+  capabilityAndRisk();
+  outAscii(" per session, and it is used up (");
+  outDecimal(budgetSpent(slot, b));
+  outAscii(" made, ");
+  outDecimal(budgetReserved(slot, b));
+  outAscii(" under way) [");
+  outString(budgetId(b));
+  outAscii("]");
+  endField(AT_MESSAGE, 4);
   return outFinish();
 }
 
@@ -207,19 +266,26 @@ export function decidedClass(): i32 {
   return cls;
 }
 
+// Decides without reserving (explain): what decide would answer, with the counters unchanged.
+export function setReserving(on: bool): void {
+  reserving = on;
+}
+
 // Decides the call whose tool name and argument JSON are in the input buffer (scratch reset).
 export function decide(h: i32, nLen: u32, argsLen: u32): u32 {
   name = inputPtr();
   nameLen = nLen;
   cls = -1;
   nameOk = false;
+  reservation = 0;
   if (!inputHolds(<u64>nLen + <u64>argsLen)) return fault("bad_arguments", "the call does not fit the input buffer");
   nameOk = validUtf8(name, nameLen);
   if (!hasPolicy()) return fault("no_policy", "no policy is loaded");
   if (!nameOk) return fault("bad_arguments", "the tool name is not valid UTF-8");
   let store: usize = 0;
+  let slot: i32 = -1; // handle 0: no session, no counters
   if (h != 0) {
-    const slot = sessionSlot(h);
+    slot = sessionSlot(h);
     if (slot < 0) return fault("unknown_session", "the session is unknown or was closed");
     store = sessionStore(slot);
   }
@@ -244,5 +310,13 @@ export function decide(h: i32, nLen: u32, argsLen: u32): u32 {
   if (store != 0 && intentProhibits(store, <u32>cls)) return prohibited();
   const effect = runClass(<u32>cls, name, nameLen, store);
   if (outOfMemory) return fault("out_of_memory", "the evaluator ran out of memory");
-  return verdict(effect);
+  if (effect != EFFECT_BLOCK && slot >= 0 && classBudgetCount(<u32>cls) != 0) {
+    const b = budgetExhausted(slot, <u32>cls);
+    if (b >= 0) return exhausted(<u32>b, slot);
+    if (reserving) {
+      reservation = budgetReserve(slot, <u32>cls);
+      if (reservation == 0) return fault("out_of_memory", "the evaluator ran out of memory");
+    }
+  }
+  return verdict(effect, slot);
 }

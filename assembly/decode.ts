@@ -294,3 +294,41 @@ export function settingKeyAt(k: u32): u32 {
 export function settingValueAt(k: u32): u32 {
   return load<u32>(section(9) + 8 + ((<usize>k) << 3));
 }
+
+// ---- BUDGETS (§3.2): count, budgets × (id, limit, source), class_count, classes × (start, count), member_total, members ----
+export function budgetCount(): u32 {
+  return load<u32>(section(10));
+}
+
+function budgetAddr(b: u32): usize {
+  return section(10) + 4 + <usize>b * 12;
+}
+
+export function budgetId(b: u32): u32 {
+  return load<u32>(budgetAddr(b));
+}
+
+export function budgetLimit(b: u32): u32 {
+  return load<u32>(budgetAddr(b) + 4);
+}
+
+export function budgetSource(b: u32): u32 {
+  return load<u32>(budgetAddr(b) + 8);
+}
+
+function budgetClassAddr(c: u32): usize {
+  return budgetAddr(budgetCount()) + 4 + ((<usize>c) << 3);
+}
+
+export function classBudgetStart(c: u32): u32 {
+  return load<u32>(budgetClassAddr(c));
+}
+
+export function classBudgetCount(c: u32): u32 {
+  return load<u32>(budgetClassAddr(c) + 4);
+}
+
+// Member k of the concatenated per-class lists: a budget index.
+export function budgetMember(k: u32): u32 {
+  return load<u32>(budgetClassAddr(classCount()) + 4 + ((<usize>k) << 2));
+}

@@ -13,7 +13,8 @@ import {
   insnFlags, insnArg, insnOperand, insnJump, classifyWordSet, classifyEntryCount,
   classifyEntryClass, classifyRoleSet, intentNegationSet, intentNothingSet, intentExtensionSet,
   intentVerbSet, intentVerbCount, intentVerbClassStart, intentVerbClassCount, intentClass,
-  settingKeyAt, settingValueAt,
+  settingKeyAt, settingValueAt, budgetCount, budgetId, budgetLimit, budgetSource, classBudgetStart,
+  classBudgetCount, budgetMember,
 } from "./decode";
 import { outBegin, outByte, outAscii, outBytes, outDecimal, outHexByte, outFinish } from "./out";
 import { hasPolicy, writePolicyHash } from "./policy";
@@ -305,6 +306,28 @@ function settings(): void {
   }
 }
 
+function budgets(): void {
+  outAscii("budgets ");
+  outDecimal(budgetCount());
+  nl();
+  for (let b: u32 = 0; b < budgetCount(); b++) {
+    outAscii("  budget ");
+    outDecimal(b);
+    outAscii(" ");
+    raw(budgetId(b));
+    outAscii(" limit ");
+    outDecimal(budgetLimit(b));
+    outAscii(" source ");
+    raw(budgetSource(b));
+    outAscii(" counts");
+    for (let c: u32 = 0; c < classCount(); c++) {
+      const start = classBudgetStart(c), end = start + classBudgetCount(c);
+      for (let k = start; k < end; k++) if (budgetMember(k) == b) { outAscii(" "); className(c); }
+    }
+    nl();
+  }
+}
+
 // The record of `disasm`: the installed policy as text.
 export function disasmRecord(): u32 {
   outBegin();
@@ -330,5 +353,6 @@ export function disasmRecord(): u32 {
   classify();
   intent();
   settings();
+  budgets();
   return outFinish();
 }

@@ -53,6 +53,32 @@ export let witnessLen: u32 = 0;
 export let hasWitness = false;
 export let outOfMemory = false;    // a test needed scratch memory it could not have
 
+// The deciding rule's witness of §8.1: every value that passed one of its per-value tests, as
+// (subject, ptr, len) triples in scratch memory. A failing test empties it.
+let deltas: usize = 0;
+let deltaCap: u32 = 0;
+export let deltaCount: u32 = 0;
+
+export function deltaSubject(k: u32): u32 { return load<u32>(deltas + <usize>k * 12); }
+export function deltaPtr(k: u32): usize { return <usize>load<u32>(deltas + <usize>k * 12 + 4); }
+export function deltaLen(k: u32): u32 { return load<u32>(deltas + <usize>k * 12 + 8); }
+
+function deltaPush(subject: u32, v: i64): void {
+  if (deltaCount == deltaCap) {
+    const want = max<u32>(16, deltaCap << 1);
+    const grown = scratchAlloc((<usize>want) * 12);
+    if (grown == 0) { outOfMemory = true; return; }
+    if (deltaCount > 0) memory.copy(grown, deltas, (<usize>deltaCount) * 12);
+    deltas = grown;
+    deltaCap = want;
+  }
+  const e = deltas + <usize>deltaCount * 12;
+  store<u32>(e, subject);
+  store<u32>(e + 4, <u32>(v >>> 32));
+  store<u32>(e + 8, <u32>v);
+  deltaCount++;
+}
+
 // ---- subject values ----
 function valueCount(subject: u32): u32 {
   if (subject == SUBJ_TOOL) return 1;
@@ -172,7 +198,8 @@ function valueTest(op: u32, subject: u32, operand: u32, p: usize, len: u32): boo
 }
 
 // Whether instruction pc holds (§5: ANY/ALL quantifiers, NEGATE per value, PRESENT as a whole).
-// A passing ANY test makes the value that passed the witness, a passing ALL test its first value.
+// A passing ANY test makes its first passing value the witness, a passing ALL test its first
+// value; either adds every value that passed to the deltas (so an ANY test reads them all).
 function holds(pc: u32): bool {
   const op = insnOp(pc), subject = insnSubject(pc), flags = insnFlags(pc);
   const arg = insnArg(pc), operand = insnOperand(pc);
@@ -186,19 +213,23 @@ function holds(pc: u32): bool {
   }
   if (op == OP_TEST_INTENT_ANY) return intentNamesKind(intentStore, subject) != negate; // of the intent, not the call
   let first: i64 = -1;
+  let passed = false;
   for (let k: u32 = 0; k < n; k++) {
     const v = valueAt(subject, arg, k);
     if (v < 0) continue;
     if (first < 0) first = v;
     const pass = valueTest(op, subject, operand, <usize>(v >>> 32), <u32>v) != negate;
     if (all) {
-      if (!pass) return false;
+      if (!pass) return false; // runClass empties the deltas of a failing test's rule
+      deltaPush(subject, v);
     } else if (pass) {
-      setWitness(v);
-      return true;
+      if (!passed) setWitness(v);
+      passed = true;
+      deltaPush(subject, v);
     }
   }
-  if (!all || first < 0) return false;
+  if (!all) return passed;
+  if (first < 0) return false;
   setWitness(first);
   return true;
 }
@@ -217,6 +248,8 @@ export function runClass(cls: u32, name: usize, nameLen: u32, store: usize): u32
   callClass = cls;
   hasWitness = false;
   outOfMemory = false;
+  deltaCount = 0;
+  deltaCap = 0; // the scratch arena was reset: the last call's array is gone
   let pc = classCodeStart(cls);
   while (insnOp(pc) != OP_DECIDE) {
     const held = holds(pc);
@@ -225,6 +258,7 @@ export function runClass(cls: u32, name: usize, nameLen: u32, store: usize): u32
       pc++;
     } else {
       hasWitness = false; // the rule did not match: its witness is not the decision's
+      deltaCount = 0;
       pc = insnJump(pc);
     }
   }

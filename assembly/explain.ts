@@ -10,7 +10,7 @@ import {
   insnArg, codeCount,
 } from "./decode";
 import { outBegin, outByte, outAscii, outBytes, outFinish, outPatchU8 } from "./out";
-import { decide, decidedClass } from "./decide";
+import { decide, decidedClass, setReserving } from "./decide";
 import { classSource } from "./classify";
 import { setTracing, traceCount, tracePc, traceHeld } from "./eval";
 import { subjectName } from "./disasm";
@@ -69,7 +69,9 @@ function predicateName(op: u32): string {
 // No test and no decide line: the call was decided before any rule ran (a prohibition, a limit).
 export function explainCall(h: i32, nameLen: u32, argsLen: u32): u32 {
   setTracing(true);
+  setReserving(false); // a look at the decision spends no budget
   decide(h, nameLen, argsLen);
+  setReserving(true);
   setTracing(false);
   outBegin();
   outByte(1);

@@ -2,7 +2,7 @@
 // AssemblyScript evaluator and the TypeScript compiler can both import this file.
 
 export const MAGIC = 0x43424641; // "AFBC" read as a little-endian u32
-export const FORMAT_VERSION = 1;
+export const FORMAT_VERSION = 2;
 export const HEADER_SIZE = 48;
 export const DIR_ENTRY_SIZE = 12;
 export const HASH_OFFSET = 16;
@@ -18,7 +18,8 @@ export const SEC_CODE = 6;
 export const SEC_CLASSIFY = 7;
 export const SEC_INTENT = 8;
 export const SEC_SETTINGS = 9;
-export const SECTION_COUNT = 9;
+export const SEC_BUDGETS = 10;
+export const SECTION_COUNT = 10;
 
 // Settings keys (§3.1).
 export const SET_POLICY_NAME = 1;
@@ -88,6 +89,7 @@ export const ROLE_MAX = 10;
 export const KIND_ALLOW = 0;
 export const KIND_BLOCK = 1;
 export const KIND_ASK = 2;
+export const DECISION_HEAD_SIZE = 20;
 
 // Fuel the host grants one call (§8).
 export const FUEL_BASE = 20000000;

@@ -6,7 +6,8 @@ import { settingValue } from "./decode";
 import { outBegin, outByte, outAscii, outPatchU8, outFinish } from "./out";
 import { inputReserve, inputPtr, inputHolds } from "./input";
 import { loadPolicy, hasPolicy } from "./policy";
-import { sessionOpen, sessionClose } from "./session";
+import { sessionOpen, sessionClose, sessionSlot } from "./session";
+import { settleRecord, budgetsRecord, restoreRecord } from "./budget";
 import { bindIntent } from "./bind";
 import { decide as decideCall } from "./decide";
 import { describeTool } from "./describe";
@@ -60,6 +61,26 @@ export function intent(h: i32, len: i32): i32 {
 export function decide(h: i32, nameLen: i32, argsLen: i32): i32 {
   scratchReset();
   return <i32>decideCall(h, <u32>nameLen, <u32>argsLen);
+}
+
+export function commit(h: i32, id: i32): i32 {
+  scratchReset();
+  return <i32>settleRecord(sessionSlot(h), <u32>id, true);
+}
+
+export function release(h: i32, id: i32): i32 {
+  scratchReset();
+  return <i32>settleRecord(sessionSlot(h), <u32>id, false);
+}
+
+export function budgets(h: i32): i32 {
+  scratchReset();
+  return <i32>budgetsRecord(sessionSlot(h));
+}
+
+export function budget_restore(h: i32, len: i32): i32 {
+  scratchReset();
+  return <i32>restoreRecord(sessionSlot(h), <u32>len);
 }
 
 export function describe(nameLen: i32, textLen: i32): i32 {

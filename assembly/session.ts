@@ -1,8 +1,10 @@
-// Sessions: each holds the intent store bound from its user's messages. A handle carries the
-// slot and the slot's generation, so a handle that was closed never reaches a later session in
-// the same slot; a slot whose generation is used up is retired rather than reused.
+// Sessions: each holds the intent store bound from its user's messages (its call counters are
+// in budget.ts, by slot). A handle carries the slot and the slot's generation, so a handle that
+// was closed never reaches a later session in the same slot; a slot whose generation is used up
+// is retired rather than reused.
 import { realloc } from "./mem";
 import { intentFree } from "./intent";
+import { budgetFree } from "./budget";
 
 const SLOT_BITS: u32 = 20; // slot+1 in the low bits: handles stay positive and > 0
 const SLOT_LIMIT: u32 = (1 << SLOT_BITS) - 1;
@@ -63,6 +65,7 @@ function closeSlot(slot: u32): void {
   const e = entry(slot);
   const intentStore = <usize>load<u32>(e + 4);
   if (intentStore != 0) intentFree(intentStore);
+  budgetFree(<i32>slot);
   const gen = (load<u32>(e) & ~LIVE) + 1;
   store<u32>(e, gen);
   liveCount--;

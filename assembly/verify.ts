@@ -8,7 +8,7 @@
 import {
   MAGIC, FORMAT_VERSION, HEADER_SIZE, DIR_ENTRY_SIZE, HASH_OFFSET, NONE, SECTION_COUNT,
   SEC_STRINGS, SEC_SETS, SEC_TOOLS, SEC_CLASSES, SEC_RULES, SEC_CODE, SEC_CLASSIFY, SEC_INTENT,
-  SEC_SETTINGS, SETTINGS_COUNT, SETKIND_HASH, SETKIND_LIST, INSN_SIZE, OP_DECIDE,
+  SEC_SETTINGS, SEC_BUDGETS, SETTINGS_COUNT, SETKIND_HASH, SETKIND_LIST, INSN_SIZE, OP_DECIDE,
   OP_TEST_PRESENT, OP_TEST_EQUALS, OP_TEST_GLOB, OP_TEST_PREFIX, OP_TEST_IN_INTENT, OP_TEST_GRANTED, OP_TEST_INTENT_ANY, FLAG_NEGATE,
   FLAG_ALL, EFFECT_ASK, SUBJ_ARG, SUBJECT_COUNT,
   ROLE_MAX, SET_POLICY_NAME, SET_MAX_ARGS_BYTES, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES,
@@ -46,6 +46,7 @@ function sectionName(kind: u32): string {
     case SEC_CLASSIFY: return "CLASSIFY";
     case SEC_INTENT: return "INTENT";
     case SEC_SETTINGS: return "SETTINGS";
+    case SEC_BUDGETS: return "BUDGETS";
   }
   return "header";
 }
@@ -175,7 +176,12 @@ function header(len: u32): bool {
     return fail(0, base + HASH_OFFSET, "SHA-256 mismatch: the file is damaged or was altered");
   }
   const n = load<u32>(base + 12);
-  if (n != <u32>SECTION_COUNT) return failNum(0, base + 12, "section count must be 9, found", n);
+  if (n != <u32>SECTION_COUNT) {
+    failNum(0, base + 12, "section count must be", SECTION_COUNT);
+    outAscii(", found ");
+    outDecimal(n);
+    return false;
+  }
   const dirEnd = <u32>(HEADER_SIZE + DIR_ENTRY_SIZE * SECTION_COUNT);
   if (len < dirEnd) return fail(0, base + 12, "the section directory runs past the end of the file");
   for (let k: u32 = 1; k <= <u32>SECTION_COUNT; k++) {
@@ -553,10 +559,49 @@ function settings(): bool {
   return true;
 }
 
+// Budgets (§3.2): limits ≥ 1, one member range per class, each strictly ascending.
+function budgets(): bool {
+  const s = section(SEC_BUDGETS);
+  if (short(SEC_BUDGETS, 4)) return false;
+  const count = load<u32>(s);
+  const classTable = s + 4 + <usize>count * 12;
+  if (short(SEC_BUDGETS, 8 + <u64>count * 12)) return false;
+  const classesListed = load<u32>(classTable);
+  if (classesListed != classCount) {
+    failNum(SEC_BUDGETS, classTable, "class_count", classesListed);
+    outAscii(" differs from the CLASSES count ");
+    outDecimal(classCount);
+    return false;
+  }
+  const memberTable = classTable + 4 + ((<usize>classesListed) << 3);
+  if (short(SEC_BUDGETS, 12 + <u64>count * 12 + ((<u64>classesListed) << 3))) return false;
+  const total = load<u32>(memberTable);
+  if (sizeWrong(SEC_BUDGETS, 12 + <u64>count * 12 + ((<u64>classesListed) << 3) + ((<u64>total) << 2))) return false;
+  for (let b: u32 = 0; b < count; b++) {
+    const e = s + 4 + <usize>b * 12;
+    if (!shortStringOk(SEC_BUDGETS, e, "budget id", 0xffff)) return false;
+    if (load<u32>(e + 4) == 0) return failNum(SEC_BUDGETS, e + 4, "limit must be at least 1, budget", b);
+    if (!stringOk(SEC_BUDGETS, e + 8, "budget source")) return false;
+  }
+  for (let c: u32 = 0; c < classesListed; c++) {
+    const e = classTable + 4 + ((<usize>c) << 3);
+    const start = load<u32>(e), n = load<u32>(e + 4);
+    if (<u64>start + <u64>n > <u64>total) return failNum(SEC_BUDGETS, e, "member range out of bounds, class", c);
+    for (let k = start; k < start + n; k++) {
+      const m = load<u32>(memberTable + 4 + ((<usize>k) << 2));
+      if (m >= count) return failNum(SEC_BUDGETS, memberTable + 4 + ((<usize>k) << 2), "budget index out of range, class", c);
+      if (k > start && m <= load<u32>(memberTable + ((<usize>k) << 2))) {
+        return failNum(SEC_BUDGETS, memberTable + 4 + ((<usize>k) << 2), "budget indices not strictly ascending, class", c);
+      }
+    }
+  }
+  return true;
+}
+
 // Verifies the file at [at, at+length): true when every check of docs/bytecode.md holds.
 export function verifyPolicy(at: usize, length: u32): bool {
   base = at;
   stringCount = setCount = ruleCount = codeCount = classCount = 0;
   return header(length) && strings() && sets() && rules() && code() && classes() && tools()
-    && classify() && intent() && settings();
+    && classify() && intent() && settings() && budgets();
 }

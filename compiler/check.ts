@@ -147,10 +147,11 @@ function constantProblem(subject: number, test: TestName, value: string): string
   return undefined;
 }
 
-/** Checks that need the merged policy: rule ids across files, selectors against classes. */
+/** Checks that need the merged policy: rule and budget ids across files, selectors against classes. */
 export function checkPolicy(ir: PolicyIR): Findings {
   const findings: Findings = { errors: [], warnings: [] };
   const firstById = new Map<string, PolicyIR["rules"][number]>();
+  const firstBudget = new Map<string, PolicyIR["budgets"][number]>();
   for (const rule of ir.rules) {
     const first = firstById.get(rule.id);
     if (first) {
@@ -162,6 +163,20 @@ export function checkPolicy(ir: PolicyIR): Findings {
     if (rule.classes.length === 0) {
       const message = `rule "${rule.id}" can never apply: no tool class of this policy matches its capability, risk and tool selectors`;
       findings.warnings.push(diagnostic(rule.at, message));
+    }
+  }
+  // A budget's id shares the decision record's rule field with rule ids: keep them apart.
+  for (const budget of ir.budgets) {
+    const first = firstById.get(budget.id) ?? firstBudget.get(budget.id);
+    if (first) {
+      const message = `duplicate id "${budget.id}": a rule or budget already has it (first defined at ${formatPos(first.idAt)})`;
+      findings.errors.push(diagnostic(budget.idAt, message));
+    } else {
+      firstBudget.set(budget.id, budget);
+    }
+    if (budget.classes.length === 0) {
+      const message = `budget "${budget.id}" counts nothing: no tool class of this policy matches its capability and risk selectors`;
+      findings.warnings.push(diagnostic(budget.at, message));
     }
   }
   for (const verb of ir.intent.verbs) {

@@ -3,7 +3,7 @@
 import { createHash } from "node:crypto";
 import {
   DIR_ENTRY_SIZE, FORMAT_VERSION, HASH_OFFSET, HEADER_SIZE, MAGIC, NONE, OP_DECIDE, SEC_CLASSES,
-  SEC_CLASSIFY, SEC_CODE, SEC_INTENT, SEC_RULES, SEC_SETS, SEC_SETTINGS, SEC_STRINGS, SEC_TOOLS,
+  SEC_BUDGETS, SEC_CLASSIFY, SEC_CODE, SEC_INTENT, SEC_RULES, SEC_SETS, SEC_SETTINGS, SEC_STRINGS, SEC_TOOLS,
   SET_MAX_ARGS_BYTES, SET_MAX_INTENT_BYTES, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES, SET_MAX_SESSIONS,
   SET_MAX_SHELL_DEPTH, SET_MAX_TARGETS, SET_POLICY_NAME, SET_SHELL_NETWORK, SET_SHELL_SHELLS,
   SET_SHELL_WRAPPERS, SET_FAIL_OPEN, SETKIND_HASH, SECTION_COUNT,
@@ -34,6 +34,7 @@ export function emit(plan: Plan): Emitted {
     [SEC_CLASSIFY, classifySection(plan)],
     [SEC_INTENT, intentSection(plan)],
     [SEC_SETTINGS, settingsSection(plan, strings)],
+    [SEC_BUDGETS, budgetsSection(plan, strings)],
   ]);
   sections.set(SEC_STRINGS, strings.section());
   return assemble(sections);
@@ -318,6 +319,28 @@ function settingsSection({ ir, tables }: Plan, strings: StringTable): Uint8Array
     w.u32(key);
     w.u32(value);
   }
+  return w.finish();
+}
+
+// count, budgets × (id, limit, source), then per class its budget indices as ranges (§3.2).
+function budgetsSection({ ir }: Plan, strings: StringTable): Uint8Array {
+  const w = new Writer();
+  w.u32(ir.budgets.length);
+  for (const budget of ir.budgets) {
+    w.u32(strings.intern(budget.id));
+    w.u32(budget.limit);
+    w.u32(strings.intern(formatPos(budget.at)));
+  }
+  const perClass = ir.classes.map((_, c) => ir.budgets.flatMap((b, i) => (b.classes.includes(c) ? [i] : [])));
+  w.u32(perClass.length);
+  let start = 0;
+  for (const members of perClass) {
+    w.u32(start);
+    w.u32(members.length);
+    start += members.length;
+  }
+  w.u32(start);
+  for (const members of perClass) for (const b of members) w.u32(b);
   return w.finish();
 }
 

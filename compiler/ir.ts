@@ -15,6 +15,7 @@ export interface PolicyIR {
   globTools: Array<[pattern: string, tool: number]>;
   classify: ClassifyIR;
   rules: RuleIR[];
+  budgets: BudgetIR[];
   intent: IntentIR;
   shell: ShellIR;
   limits: LimitsIR;
@@ -61,6 +62,15 @@ export interface RuleIR {
   /** Tool-name selectors (exact names and globs), or null when the rule gives none. */
   tools: string[] | null;
   conditions: ConditionIR[];
+}
+
+export interface BudgetIR {
+  id: string;
+  limit: number;
+  at: SourcePos;
+  idAt: SourcePos;
+  /** The classes whose calls this budget counts, ascending. */
+  classes: number[];
 }
 
 /** One test on one subject; a `when` entry with several predicates yields several. */

@@ -6,14 +6,14 @@ import {
 } from "../assembly/format";
 import type { CheckedFile } from "./check";
 import { globMatches, isGlob } from "./glob";
-import type { ClassIR, ConditionIR, IntentVerbIR, PolicyIR, RuleIR, TestIR, ToolIR } from "./ir";
+import type { BudgetIR, ClassIR, ConditionIR, IntentVerbIR, PolicyIR, RuleIR, TestIR, ToolIR } from "./ir";
 import {
   asciiLower, homeToTilde, normalizeDomain, normalizeEmail, normalizePath, normalizeUrl,
 } from "./normalize";
 import type { YamlPath } from "./parse";
 import { subjectOf, type TestName } from "./predicates";
 import type {
-  ClassifyVerb, Effect, IntentVerb, Limits, PolicyFile, Predicate, RoleName, Rule, ToolEntry,
+  Budget, ClassifyVerb, Effect, IntentVerb, Limits, PolicyFile, Predicate, RoleName, Rule, ToolEntry,
 } from "./schema";
 
 const ROLE_CODES: Record<RoleName, number> = {
@@ -62,6 +62,7 @@ interface MergedPolicy {
   classifyVerbs: ClassifyVerb[];
   argRoles: Map<string, RoleName>;
   rules: Located<Rule>[];
+  budgets: Located<Budget>[];
   intent: {
     negations?: string[];
     nothing_words?: string[];
@@ -89,6 +90,7 @@ function mergePolicies(files: CheckedFile[]): MergedPolicy {
     classifyVerbs: [],
     argRoles: new Map(),
     rules: [],
+    budgets: [],
     intent: {},
     shell: {},
     limits: {},
@@ -103,6 +105,7 @@ function mergePolicies(files: CheckedFile[]): MergedPolicy {
     // Lower-case: the evaluator looks argument names up ASCII case aside (bytecode.md §5.2).
     for (const [name, role] of Object.entries(p.classify?.arg_roles ?? {})) merged.argRoles.set(asciiLower(name), role);
     merged.rules.push(...located(file, ["rules"], p.rules));
+    merged.budgets.push(...located(file, ["budgets"], p.budgets));
     const { verbs, ...wordLists } = p.intent ?? {};
     Object.assign(merged.intent, definedEntries(wordLists));
     // Like classify verbs: an operator's intent verbs come first, so their words win.
@@ -135,6 +138,15 @@ export function lowerPolicy(files: CheckedFile[], name: string): PolicyIR {
   }));
   const reach = toolReach(tools, exactTools, globTools, entryClasses);
   const rules = merged.rules.map((rule) => lowerRule(rule, classList, reach));
+  const budgets: BudgetIR[] = merged.budgets.map(({ value, file, path }) => ({
+    id: value.id,
+    limit: value.limit,
+    at: file.locate(path),
+    idAt: file.locate([...path, "id"]),
+    classes: indicesWhere(classList, (c) =>
+      (!value.capability || value.capability.some((g) => globMatches(g, c.capability))) &&
+      (!value.risk || value.risk.includes(c.risk))),
+  }));
 
   const intentVerbs = merged.intent.verbs ?? [];
   const verbs: IntentVerbIR[] = intentVerbs.map(({ value, file, path }) => ({
@@ -155,6 +167,7 @@ export function lowerPolicy(files: CheckedFile[], name: string): PolicyIR {
       argRoles: [...merged.argRoles].map(([name, role]) => [name, ROLE_CODES[role]]),
     },
     rules,
+    budgets,
     intent: {
       negations: unique((merged.intent.negations ?? []).map(asciiLower)),
       nothingWords: unique((merged.intent.nothing_words ?? []).map(asciiLower)),

@@ -126,6 +126,13 @@ export const Rule = z.strictObject({
   message: nonEmpty.optional().describe("{tool} {capability} {risk} {value} {rule} are filled in"),
 });
 
+export const Budget = z.strictObject({
+  id: z.string().max(MAX_U16_TEXT).regex(RULE_ID_RE, { error: "lower-case letters, digits, _ . - (like one-email)" }),
+  capability: z.array(capabilityGlob).min(1).optional(),
+  risk: z.array(risk).min(1).optional(),
+  limit: z.int().min(1).max(MAX_U32).describe("calls of the covered classes allowed per session"),
+});
+
 export const IntentVerb = z.strictObject({ words, capabilities: z.array(capabilityGlob).min(1) });
 
 const Intent = z.strictObject({
@@ -164,6 +171,7 @@ export const PolicyFile = z.strictObject({
   tools: z.array(ToolEntry).optional(),
   classify: Classify.optional(),
   rules: z.array(Rule).optional(),
+  budgets: z.array(Budget).optional().describe("per-session call counts by capability and risk"),
   intent: Intent.optional(),
   shell: Shell.optional(),
   limits: Limits.optional(),
@@ -178,4 +186,5 @@ export type ToolEntry = z.infer<typeof ToolEntry>;
 export type ClassifyVerb = z.infer<typeof ClassifyVerb>;
 export type Rule = z.infer<typeof Rule>;
 export type IntentVerb = z.infer<typeof IntentVerb>;
+export type Budget = z.infer<typeof Budget>;
 export type Limits = z.infer<typeof Limits>;

@@ -8,19 +8,29 @@ import { parse } from "yaml";
 import { compilePolicy } from "../compiler/index";
 import { loadFence } from "../assembly/test/host";
 import { fenceWasm } from "../assembly/test/wasm";
+import * as format from "../assembly/format";
 
 interface Case {
   name: string;
   intent: string[];
   tool: string;
   args: Record<string, unknown>;
-  expect: { kind: string; reason?: string; rule?: string; capability?: string; risk?: string; message_contains?: string };
+  expect: {
+    kind: string; reason?: string; rule?: string; capability?: string; risk?: string; message_contains?: string;
+    /** [subject, value] pairs of the decision record's witness (§8.1), subjects named as in policies. */
+    witness?: Array<[string, string]>;
+  };
 }
 interface VectorFile {
   policy: string;
   env: { home: string; cwd: string };
   cases: Case[];
 }
+
+// Subject numbers (docs/bytecode.md §5.1) by the names policies use: SUBJ_ARG is `args.NAME`.
+const SUBJECT_NAMES: Record<number, string> = Object.fromEntries(
+  Object.entries(format).filter(([k]) => k.startsWith("SUBJ_")).map(([k, v]) => [v, k === "SUBJ_ARG" ? "args" : k.slice(5).toLowerCase()]),
+);
 
 const root = path.resolve(__dirname, "..");
 const vectorDir = path.join(root, "tests/vectors");
@@ -44,9 +54,10 @@ for (const file of fs.readdirSync(vectorDir).filter((f) => f.endsWith(".yaml")))
       try {
         for (const message of c.intent) expect(fence.intent(session, message).ok).toBe(true);
         const decision = fence.decide(session, c.tool, JSON.stringify(c.args));
-        const { message_contains: fragment, ...fields } = c.expect;
+        const { message_contains: fragment, witness, ...fields } = c.expect;
         expect(decision).toMatchObject(fields);
         if (fragment !== undefined) expect(decision.message).toContain(fragment);
+        if (witness !== undefined) expect(decision.witness.map(([s, v]) => [SUBJECT_NAMES[s], v])).toEqual(witness);
       } finally {
         fence.closeSession(session);
       }

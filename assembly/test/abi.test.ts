@@ -19,7 +19,8 @@ describe("module", () => {
     const m = new WebAssembly.Module(wasm);
     expect(WebAssembly.Module.imports(m)).toEqual([]);
     expect(WebAssembly.Module.exports(m).map((e) => `${e.name}:${e.kind}`).sort()).toEqual(
-      ["configure", "decide", "describe", "disasm", "explain", "fail_mode", "input", "intent", "load", "memory", "session_close", "session_open"]
+      ["budget_restore", "budgets", "commit", "configure", "decide", "describe", "disasm", "explain", "fail_mode", "input", "intent", "load",
+        "memory", "release", "session_close", "session_open"]
         .map((n) => `${n}:${n === "memory" ? "memory" : "function"}`).sort(),
     );
   });

@@ -39,7 +39,7 @@ test("disasm shows header, sets, tools, classes with their code, rules, classify
   expect(f.load(bytes).ok).toBe(true);
   const text = f.disasm();
   const hash = Buffer.from(bytes.subarray(16, 48)).toString("hex");
-  expect(text.startsWith(`AgentsFence bytecode, format 1, ${bytes.length} bytes, sha256 ${hash}\nstrings `)).toBe(true);
+  expect(text.startsWith(`AgentsFence bytecode, format 2, ${bytes.length} bytes, sha256 ${hash}\nstrings `)).toBe(true);
   expect(text).toMatch(/^ {2}set \d+ HASH 1 members, 2 buckets\n {4}"read_file" -> 0$/m);
   expect(text).toMatch(/^ {2}set \d+ LIST 1 members\n {4}"web_\*" -> 1$/m);
   expect(text).toMatch(/^ {2}tool 0 -> class \d+ \(file\.read \/ read\) roles path=path$/m);

@@ -2,6 +2,8 @@
 // records with the memory-grew flag in bit 0, and the decision record of §8.1. The evaluator's
 // tests and the cross-language vector runner both drive the engine through it.
 
+import { DECISION_HEAD_SIZE } from "../format";
+
 export type Kind = "allow" | "block" | "ask";
 
 export interface Decision {
@@ -11,6 +13,17 @@ export interface Decision {
   capability: string;
   risk: string;
   message: string;
+  /** The deciding rule's passing values (§8.1): [subject, value] pairs. */
+  witness: Array<[number, string]>;
+  /** 0: nothing reserved. */
+  reservation: number;
+}
+
+export interface Budget {
+  id: string;
+  limit: number;
+  spent: number;
+  reserved: number;
 }
 
 export interface Status {
@@ -29,6 +42,10 @@ export interface Fence {
   decide(handle: number, tool: string | Uint8Array, args: unknown): Decision;
   describe(tool: string, description: string): Status;
   explain(handle: number, tool: string, args: unknown): Status;
+  commit(handle: number, reservation: number): Status;
+  release(handle: number, reservation: number): Status;
+  budgets(handle: number): Budget[] | Status;
+  restoreBudgets(handle: number, lines: string): Status;
   disasm(): string;
 }
 
@@ -43,6 +60,10 @@ interface Exports {
   decide(handle: number, nameLen: number, argsLen: number): number;
   describe(nameLen: number, textLen: number): number;
   explain(handle: number, nameLen: number, argsLen: number): number;
+  commit(handle: number, reservation: number): number;
+  release(handle: number, reservation: number): number;
+  budgets(handle: number): number;
+  budget_restore(handle: number, len: number): number;
   disasm(): number;
 }
 
@@ -57,14 +78,29 @@ export function parseDecision(record: Uint8Array): Decision {
   const lengths = [record[1], view.getUint16(2, true), view.getUint16(4, true), record[6], view.getUint32(8, true)];
   if (record[7] !== 0) throw new Error("decision record: byte 7 is not zero");
   const fields: string[] = [];
-  let at = 12;
+  let at = DECISION_HEAD_SIZE;
   for (const n of lengths) {
     fields.push(text.decode(record.subarray(at, at + n)));
     at += n;
   }
-  if (at !== record.length) throw new Error(`decision record is ${record.length} bytes, its fields ${at}`);
+  const witnessEnd = at + view.getUint32(12, true);
+  const witness: Array<[number, string]> = [];
+  while (at < witnessEnd) {
+    const n = view.getUint32(at + 1, true);
+    witness.push([record[at], text.decode(record.subarray(at + 5, at + 5 + n))]);
+    at += 5 + n;
+  }
+  if (at !== witnessEnd || at !== record.length) throw new Error(`decision record is ${record.length} bytes, its fields ${at}`);
   const [reason, rule, capability, risk, message] = fields;
-  return { kind, reason, rule, capability, risk, message };
+  return { kind, reason, rule, capability, risk, message, witness, reservation: view.getUint32(16, true) };
+}
+
+function parseBudgets(record: Uint8Array): Budget[] | Status {
+  if (record[0] !== 0) return status(record);
+  return text.decode(record.subarray(1)).split("\n").filter((l) => l).map((line) => {
+    const [id, limit, spent, reserved] = line.split("\t");
+    return { id, limit: Number(limit), spent: Number(spent), reserved: Number(reserved) };
+  });
 }
 
 function status(record: Uint8Array): Status {
@@ -132,6 +168,13 @@ export function loadFence(wasm: BufferSource): Fence {
     explain(handle, tool, args) {
       const [n, a] = put(utf8.encode(tool), utf8.encode(JSON.stringify(args)));
       return status(record(x.explain(handle, n, a)));
+    },
+    commit: (handle, reservation) => status(record(x.commit(handle, reservation))),
+    release: (handle, reservation) => status(record(x.release(handle, reservation))),
+    budgets: (handle) => parseBudgets(record(x.budgets(handle))),
+    restoreBudgets(handle, lines) {
+      const [n] = put(utf8.encode(lines));
+      return status(record(x.budget_restore(handle, n)));
     },
     disasm: () => text.decode(record(x.disasm())),
   };

@@ -120,10 +120,10 @@ describe("verification", () => {
       return rehash(b);
     };
     rejects(bad((b) => (b[0] = 0x58)), /^header at offset 0: bad magic/);
-    rejects(bad((b) => (b[4] = 2)), /^header at offset 4: unsupported format version 2/);
+    rejects(bad((b) => (b[4] = 1)), /^header at offset 4: unsupported format version 1/);
     rejects(bad((b) => (b[6] = 1)), /^header at offset 6: flags must be 0/);
     rejects(bad((b) => setU32(b, 8, b.length + 4)), /total length field says/);
-    rejects(bad((b) => setU32(b, 12, 8)), /section count must be 9, found 8/);
+    rejects(bad((b) => setU32(b, 12, 8)), /section count must be 10, found 8/);
     rejects(bad((b) => setU32(b, HEADER_SIZE + 12, 3)), /directory entry lists kind 3, expected 2/);
     rejects(bad((b) => setU32(b, HEADER_SIZE + 4, sectionAt(b, SEC_STRINGS) + 2)), /not 4-byte aligned/);
     rejects(bad((b) => setU32(b, HEADER_SIZE + 12 + 4, sectionAt(b, SEC_STRINGS))), /section overlaps section 1: 2/);

@@ -54,6 +54,11 @@ export interface Afb {
     classes: number[];
   };
   settings: Array<[number, number]>;
+  budgets: {
+    budgets: Array<{ id: number; limit: number; source: number }>;
+    classes: Array<{ start: number; count: number }>;
+    members: number[];
+  };
 }
 
 export function fnv1aSpec(text: string): number {
@@ -134,6 +139,11 @@ export function readAfb(bytes: Uint8Array): Afb {
   const g = cursor(9);
   const settings = times(g(), (): [number, number] => [g(), g()]);
 
+  const b = cursor(10);
+  const budgetList = times(b(), () => ({ id: b(), limit: b(), source: b() }));
+  const budgetClasses = times(b(), () => ({ start: b(), count: b() }));
+  const budgetMembers = times(b(), b);
+
   return {
     magic: u32(0),
     version: view.getUint16(4, true),
@@ -150,6 +160,7 @@ export function readAfb(bytes: Uint8Array): Afb {
     classify: { wordMap, entries, roleMap },
     intent: { negations, nothingWords, fileExtensions, verbMap, verbs, classes: intentClasses },
     settings,
+    budgets: { budgets: budgetList, classes: budgetClasses, members: budgetMembers },
   };
 }
 

@@ -10,7 +10,7 @@ describe("JSON Schema export", () => {
     expect(schema.type).toBe("object");
     expect(schema.required).toEqual(["version"]);
     expect(schema.additionalProperties).toBe(false);
-    expect(Object.keys(schema.properties)).toEqual(["version", "name", "extends", "defaults", "tools", "classify", "rules", "intent", "shell", "limits", "fail_open"]);
+    expect(Object.keys(schema.properties)).toEqual(["version", "name", "extends", "defaults", "tools", "classify", "rules", "budgets", "intent", "shell", "limits", "fail_open"]);
     expect(JSON.parse(JSON.stringify(schema))).toEqual(schema);
   });
 

@@ -106,6 +106,9 @@ describe("docs/bytecode.md tables match assembly/format.ts", () => {
   it("§8.1: decision kinds", () => {
     const kind = tableRows("### 8.1").find(([, field]) => field.startsWith("kind:"))![1];
     for (const [, value, name] of kind.matchAll(/(\d) (allow|block|ask)/g)) expectConstant(`KIND_${name.toUpperCase()}`, Number(value));
+    const head = tableRows("### 8.1").slice(0, -1).reduce((n, [size]) => n + Number(size), 0);
+    expect(sectionText("### 8.1")).toContain(`\`DECISION_HEAD_SIZE\` (${head})`);
+    expectConstant("DECISION_HEAD_SIZE", head);
   });
 
   it("§8: the fuel constants live in format.ts, as the spec says", () => {

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__all__ = ["Decision", "Fence", "FenceError", "Intent", "Session"]
+__all__ = ["Budget", "Decision", "Fence", "FenceError", "Intent", "Session"]
 
 if TYPE_CHECKING:
-    from .api import Decision, Fence, Intent, Session
+    from .api import Budget, Decision, Fence, Intent, Session
     from .errors import FenceError
 
 

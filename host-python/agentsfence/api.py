@@ -32,7 +32,12 @@ from .engine import (
 DecisionKind = Literal["allow", "block", "ask"]
 _KINDS: tuple[DecisionKind, ...] = ("allow", "block", "ask")
 _VERBS = {"allow": "allowed", "block": "blocked", "ask": "asks about"}
-_DECISION_HEAD = struct.Struct("<BBHHBxI")  # §8.1: kind, reason, rule, capability, risk, zero, message
+_DECISION_HEAD = struct.Struct("<BBHHBxIII")  # §8.1: kind, reason, rule, capability, risk, zero, message, witness, reservation
+_RESERVATION = slice(_DECISION_HEAD.size - 4, _DECISION_HEAD.size)  # the header's last field
+_NO_RESERVATION = bytes(4)
+_WITNESS_ENTRY = struct.Struct("<BI")  # §8.1: subject, length
+# Subject names by number (docs/bytecode.md §5.1; test_api checks them against assembly/format.ts).
+SUBJECTS = ("tool", "args", "email", "domain", "url", "path", "program", "recipient")
 _DECISION_CACHE_LIMIT = 4096
 _CLOSED = -1  # handle of a dropped session
 
@@ -45,6 +50,25 @@ class Decision:
     capability: str
     risk: str
     message: str
+    # The values the deciding rule held on, as (subject, value): for an ask, the part of the
+    # call outside what the user granted (docs/bytecode.md §8.1). Empty when no rule's value decided.
+    witness: tuple[tuple[str, str], ...] = ()
+    # The budget units this call holds (§8.2), 0 for none: settle with Session.commit or release.
+    reservation: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """One budget of the policy as a session has used it (§8 `budgets`)."""
+
+    id: str
+    limit: int
+    spent: int
+    reserved: int
+
+    @property
+    def remaining(self) -> int:
+        return max(0, self.limit - self.spent - self.reserved)
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,7 +169,7 @@ class Session:
         self._fence = fence
         self._handle = handle
         self._messages: list[tuple[bytes, str]] = []  # (message, cwd), replayed into a rebuilt evaluator
-        self._fault: str | None = None  # set when a message could not be bound: then every call blocks
+        self._fault: str | None = None  # set when a message or the budget counts were lost: then every call blocks
         self.current_intent = Intent()
         self.amendments: list[Amendment] = []  # what each later user message widened
 
@@ -160,8 +184,26 @@ class Session:
 
     def decide(self, tool_name: str, args: dict[str, Any], cwd: str | None = None) -> Decision:
         """cwd: the absolute directory this call's relative paths resolve against, when it is not
-        the Fence's (the host's tools may track a working directory per task)."""
+        the Fence's (the host's tools may track a working directory per task). A decision with a
+        reservation holds budget units until it is committed or released."""
         return self._fence._decide(self, tool_name, args, cwd)
+
+    def commit(self, reservation: int) -> bool:
+        """The reserved call ran (ok or error): its units are spent. False when the reservation
+        is unknown or already settled (nothing changed)."""
+        return self._fence._settle(self, "commit", reservation)
+
+    def release(self, reservation: int) -> bool:
+        """The reserved call did not run: its units are free again. False as for commit."""
+        return self._fence._settle(self, "release", reservation)
+
+    def budgets(self) -> tuple[Budget, ...]:
+        """The policy's budgets and what this session has spent and reserved of each."""
+        return self._fence._budgets(self)
+
+    def restore_budgets(self, spent: dict[str, int]) -> None:
+        """Raises spent counts (a resumed session's, by budget id); ids the policy lacks are skipped."""
+        self._fence._restore_budgets(self, spent)
 
 
 class Fence:
@@ -289,11 +331,16 @@ class Fence:
         return None
 
     def _rebuild(self) -> None:
-        """A fresh instance carrying everything the old one was told: a trap can leave wasm state torn."""
+        """A fresh instance carrying everything the old one was told: a trap can leave wasm state torn.
+        Budget counters are read from the old instance (they change in a few stores after a
+        decision is made, never during one, so the trap left them whole) and its open
+        reservations are counted as spent: the calls may have run, and their ids mean nothing to
+        the new instance. A session whose counters cannot be read blocks every call."""
+        spent = {name: self._spent_in_old(session) for name, session in self._sessions.items()}
         wasm, _, _ = self._instantiate()
         for name_length, payload in self._described.values():
             wasm.invoke("describe", (name_length, len(payload) - name_length), payload)
-        for session in self._sessions.values():
+        for name, session in self._sessions.items():
             session._handle = wasm.call_plain("session_open", ())
             if session._handle == 0:
                 raise EngineFault("a live session could not be reopened")
@@ -301,8 +348,22 @@ class Fence:
                 if cwd != self._configured_cwd and self._configure(wasm, cwd) is not None:
                     raise EngineFault(f"cannot configure {cwd!r} again")
                 wasm.invoke("intent", (session._handle, len(message)), message)
+            lines = _restore_lines(spent[name] or {})
+            if lines and wasm.invoke("budget_restore", (session._handle, len(lines)), lines)[:1] != b"\x00":
+                raise EngineFault(f"the budget counts of session {name!r} could not be restored")
         self._wasm = wasm
         self._decisions.clear()
+
+    def _spent_in_old(self, session: Session) -> dict[str, int] | None:
+        try:
+            record = self._wasm.invoke("budgets", (session._handle,))
+        except EngineFault as fault:
+            session._fault = f"its budget counts were lost when the evaluator failed ({_last_line(str(fault))})"
+            return None
+        if record[:1] != b"\x00":
+            session._fault = "its budget counts were lost when the evaluator failed"
+            return None
+        return {b.id: b.spent + b.reserved for b in _parse_budgets(record[1:])}
 
     def _recover(self, fault: EngineFault) -> None:
         self.rebuilds += 1
@@ -337,6 +398,33 @@ class Fence:
         except EngineFault as fault:
             self._recover(fault)
             return False
+
+    def _settle(self, session: Session, export: str, reservation: int) -> bool:
+        with self._lock:
+            if session._handle == _CLOSED or not 0 < reservation <= 0xFFFFFFFF:
+                return False
+            record = self._checked_invoke(export, (session._handle, _i32(reservation)))
+        return record[:1] == b"\x00"
+
+    def _budgets(self, session: Session) -> tuple[Budget, ...]:
+        with self._lock:
+            if session._handle == _CLOSED:
+                raise FenceError(f"session {session.id!r} was dropped")
+            record = self._checked_invoke("budgets", (session._handle,))
+        if record[:1] != b"\x00":
+            raise FenceError(f"cannot read the budgets of session {session.id!r}: {record[1:].decode('utf-8', 'replace')}")
+        return _parse_budgets(record[1:])
+
+    def _restore_budgets(self, session: Session, spent: dict[str, int]) -> None:
+        lines = _restore_lines(spent)
+        if not lines:
+            return
+        with self._lock:
+            if session._handle == _CLOSED:
+                raise FenceError(f"session {session.id!r} was dropped")
+            status, text = self._status_call("budget_restore", (session._handle, len(lines)), lines)
+        if status != 0:
+            raise FenceError(f"cannot restore the budgets of session {session.id!r}: {text}")
 
     def _open_session(self) -> int:
         if self._broken is not None:
@@ -394,8 +482,7 @@ class Fence:
             handle = 0
             if session is not None:
                 if session._fault is not None:
-                    return host_decision(tool_name, "host_error",
-                                         f"the user's request could not be read ({session._fault})")
+                    return host_decision(tool_name, "host_error", f"its session cannot be used ({session._fault})")
                 if session._handle == _CLOSED:
                     return host_decision(tool_name, "unknown_session", f"session {session.id!r} was dropped")
                 handle = session._handle
@@ -416,6 +503,8 @@ class Fence:
                     return Decision("allow", "fail_open", "", "", "", f"AgentsFence allowed {tool_name}: deciding it failed "
                                     f"({_last_line(str(fault))}) and the policy lets its risk class fail open [fail_open]")
                 return host_decision(tool_name, "engine_fault", f"the evaluator failed ({_last_line(str(fault))})")
+            if record[_RESERVATION] != _NO_RESERVATION:  # a reservation id is unique: no use caching its record
+                return _parse_decision(record, tool_name)
             decision = self._decisions.get(record)
             if decision is None:
                 decision = _parse_decision(record, tool_name)
@@ -427,17 +516,44 @@ class Fence:
 
 def _parse_decision(record: bytes, tool_name: str) -> Decision:
     try:
-        kind, *lengths = _DECISION_HEAD.unpack_from(record)
-        if kind >= len(_KINDS) or _DECISION_HEAD.size + sum(lengths) != len(record):
+        kind, *lengths, witness_length, reservation = _DECISION_HEAD.unpack_from(record)
+        if kind >= len(_KINDS) or _DECISION_HEAD.size + sum(lengths) + witness_length != len(record):
             raise ValueError("its lengths do not add up")
         fields = []
         offset = _DECISION_HEAD.size
         for length in lengths:  # lengths count bytes: slice, then decode each field
             fields.append(record[offset:offset + length].decode("utf-8"))
             offset += length
+        witness = []
+        while offset < len(record):
+            subject, length = _WITNESS_ENTRY.unpack_from(record, offset)
+            offset += _WITNESS_ENTRY.size
+            if subject >= len(SUBJECTS) or offset + length > len(record):
+                raise ValueError("its witness is malformed")
+            witness.append((SUBJECTS[subject], record[offset:offset + length].decode("utf-8")))
+            offset += length
     except (struct.error, ValueError) as error:  # UnicodeDecodeError is a ValueError
         return host_decision(tool_name, "engine_fault", f"the evaluator's answer is malformed ({error})")
-    return Decision(_KINDS[kind], *fields)
+    return Decision(_KINDS[kind], *fields, witness=tuple(witness), reservation=reservation)
+
+
+def _parse_budgets(text: bytes) -> tuple[Budget, ...]:
+    budgets = []
+    for line in text.decode("utf-8").splitlines():
+        budget_id, limit, spent, reserved = line.split("\t")
+        budgets.append(Budget(budget_id, int(limit), int(spent), int(reserved)))
+    return tuple(budgets)
+
+
+def _restore_lines(spent: dict[str, int]) -> bytes:
+    """budget_restore's input (§8): `id<TAB>count` lines; an id with a tab or newline names no budget."""
+    return "".join(f"{budget_id}\t{count}\n" for budget_id, count in spent.items()
+                   if "\t" not in budget_id and "\n" not in budget_id and 0 < count <= 0xFFFFFFFF).encode("utf-8")
+
+
+def _i32(value: int) -> int:
+    """A u32 as the i32 the raw call path passes."""
+    return value - (1 << 32) if value >= 1 << 31 else value
 
 
 def _parse_intent(summary: str) -> Intent:

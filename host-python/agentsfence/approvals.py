@@ -20,12 +20,23 @@ Scope = Literal["once", "session"]
 RULE_PREFIX = "plugin_rule:"
 
 
-def rule_key(session_key: str, tool_name: str, capability: str, arguments_json: bytes) -> str:
-    """The allowlist grain of one ask: this session, tool and capability, and the exact argument
-    values (the evaluator's record does not name the values outside the grant, so all of them
-    count: an answer for one recipient or path never covers another)."""
-    digest = hashlib.sha256(arguments_json).hexdigest()[:20]
-    return f"agentsfence:{session_key}:{tool_name}:{capability}:{digest}"
+# Witness subjects that are targets (docs/bytecode.md §5.1): what a call reaches. An argument
+# value ("args") is a flag or a field, not a target.
+TARGET_SUBJECTS = frozenset({"email", "domain", "url", "path", "program", "recipient"})
+
+
+def rule_key(session_key: str, tool_name: str, capability: str, rule: str, witness: tuple[tuple[str, str], ...],
+             arguments_json: bytes) -> str:
+    """The allowlist grain of one ask: this session, tool and capability, and the capability
+    delta: the targets the deciding rule held on outside what the user granted (the recipient
+    they never named), so an answer for one target never covers another. When the rule held on
+    no target (a flag such as cross_profile, or the class default), every argument value counts."""
+    if any(subject in TARGET_SUBJECTS for subject, _ in witness):
+        material = "\n".join(f"{subject}\t{len(value)}\t{value}" for subject, value in witness)
+        delta = "w" + hashlib.sha256(f"{rule}\n{material}".encode("utf-8", "surrogatepass")).hexdigest()[:20]
+    else:
+        delta = "a" + hashlib.sha256(arguments_json).hexdigest()[:20]
+    return f"agentsfence:{session_key}:{tool_name}:{capability}:{delta}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -45,10 +45,15 @@ EXPORT_PARAMS = {
     "describe": 2,
     "fail_mode": 1,
     "explain": 3,
+    "commit": 2,
+    "release": 2,
+    "budgets": 1,
+    "budget_restore": 2,
     "disasm": 0,
 }
 # Exports whose result is a record address, bit 0 telling that memory grew.
-RECORD_EXPORTS = frozenset({"load", "configure", "intent", "decide", "describe", "fail_mode", "explain", "disasm"})
+RECORD_EXPORTS = frozenset({"load", "configure", "intent", "decide", "describe", "fail_mode", "explain", "commit", "release",
+                            "budgets", "budget_restore", "disasm"})
 MAX_PARAMS = 3
 
 _U32 = struct.Struct("<I")

@@ -28,6 +28,11 @@ model_tools.py, tools/delegate_tool.py, cli.py):
   error_message, middleware_trace.
 - post_approval_response (pattern_key "plugin_rule:<rule_key>", choice) fires for plugin asks
   only on the gateway path; yolo, the allowlist and the CLI prompt answer silently.
+- model_tools.handle_function_call fires post_tool_call after the tool ran (status from its
+  result) or with status "blocked" when pre_tool_call refused it; a tool that raises, or an ACP
+  edit approval that refuses, fires none. on_session_end (session_id, task_id, turn_id,
+  completed, interrupted, ...) fires at the end of every run_conversation, i.e. every turn.
+  Statuses "cancelled" and "timeout" exist only in newer Hermes.
 
 This module imports wasmtime only inside register(), so a broken install still registers a
 hook that blocks every call instead of failing to load (which Hermes treats as no fence).
@@ -39,12 +44,14 @@ import os
 import threading
 import time
 from collections import deque
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from .commands import run_cli, setup_cli, slash_fence
 from .approvals import RULE_PREFIX, Approvals, call_reference, rule_key, unattended_gate
 from .audit import AuditLog
+from .errors import FenceError
 from .state import SessionRecord, SessionStore, StateCorrupt
 
 if TYPE_CHECKING:
@@ -55,6 +62,17 @@ logger = logging.getLogger("agentsfence")
 
 Directive = dict[str, str] | None
 RECENT_DECISIONS = 8  # how many /fence shows
+NOT_RUN = frozenset({"blocked", "cancelled", "timeout"})  # post_tool_call statuses of a call that did not run
+
+
+@dataclass(frozen=True, slots=True)
+class Held:
+    """A budget reservation of a decided call, with the Hermes ids its turn ends under."""
+
+    session: Session
+    reservation: int
+    session_id: str
+    task_id: str
 
 
 def hermes_home() -> Path:
@@ -91,6 +109,7 @@ def register(ctx: Any, **kwargs: Any) -> None:
     ctx.register_hook("on_session_reset", plugin.on_session_reset)
     ctx.register_hook("post_tool_call", plugin.post_tool_call)
     ctx.register_hook("post_approval_response", plugin.post_approval_response)
+    ctx.register_hook("on_session_end", plugin.on_session_end)
     ctx.register_command("fence", lambda raw_args="": slash_fence(plugin, raw_args),
                          description="Show or change this session's AgentsFence policy", args_hint="[show|allow TEXT|deny TEXT]")
     ctx.register_cli_command("fence", "AgentsFence: status, and explain one decision", setup_cli, run_cli,
@@ -147,7 +166,7 @@ def move_first(ctx: Any, callback: Callable[..., Directive]) -> None:
     earlier plugin's approve would hide the fence's block. The list is Hermes' private state."""
     try:
         callbacks = ctx._manager._hooks["pre_tool_call"]
-        if callbacks and callbacks[0] is not callback and callback in callbacks:
+        if callbacks and callbacks[0] != callback and callback in callbacks:
             callbacks.remove(callback)
             callbacks.insert(0, callback)
     except Exception as error:
@@ -185,6 +204,8 @@ class HermesFence:
         self._session_cwd: Callable[[str | None], str | None] | None = None
         self.approvals = Approvals()
         self._decided_args: dict[str, bytes] = {}  # tool_call_id -> the argument JSON the fence decided on
+        self._held: dict[str, list[Held]] = {}  # call reference -> budget reservations awaiting post_tool_call
+        self._shared: dict[str, tuple[Session | None, Decision]] = {}  # call reference -> a decision the other reader needs
         self.current_session: str | None = None  # the top-level session of the latest user turn (for /fence)
         self._intents: dict[str, Intent] = {}  # session_id -> what its messages named and ruled out
         self._recent: dict[str, deque[str]] = {}  # session_id -> its latest decision messages
@@ -226,22 +247,39 @@ class HermesFence:
                 return block(f"AgentsFence blocked {tool_name}: the call has no tool_call_id, and this fence is set to block "
                              "such calls (no_tool_call_id: block) [no_tool_call_id]")
             started = time.perf_counter_ns()
-            session, decision = self._decide(tool_name, args, task_id, session_id)
+            if self.settings.plugin_conflicts == "strict":
+                session, decision = self._decide_shared(tool_name, args, task_id, session_id, tool_call_id)
+            else:
+                session, decision = self._decide(tool_name, args, task_id, session_id)
             elapsed_us = (time.perf_counter_ns() - started) / 1000
-            # A decision that cannot be recorded is not acted on: the error blocks (see _fault).
-            self.audit.decision(session_id or task_id, tool_name, tool_call_id, args, decision, elapsed_us)
+            try:
+                self.audit.decision(session_id or task_id, tool_name, tool_call_id, args, decision, elapsed_us)
+            except Exception:
+                # A decision that cannot be recorded is not acted on: the error blocks (see _fault),
+                # so a unit it reserved is free again.
+                if decision.reservation and session is not None:
+                    session.release(decision.reservation)
+                raise
             if session is not None:
                 with self._lock:
                     self._recent.setdefault(session.id, deque(maxlen=RECENT_DECISIONS)).append(decision.message)
-            if tool_call_id and decision.kind != "block":
-                with self._lock:  # compared in post_tool_call: did the call run with what was decided?
-                    self._decided_args[tool_call_id] = _arguments_json(args)
-            if decision.kind == "allow":
-                return None
             if decision.kind == "block":
                 return block(decision.message)
-            return self._ask(decision, session.id if session is not None else "", tool_name, args,
-                             call_reference(tool_call_id, session_id or task_id, tool_name, _arguments_json(args)))
+            arguments_json = _arguments_json(args) if tool_call_id or decision.reservation or decision.kind == "ask" else b""
+            if tool_call_id:
+                with self._lock:  # compared in post_tool_call: did the call run with what was decided?
+                    self._decided_args[tool_call_id] = arguments_json
+            call_ref = call_reference(tool_call_id, session_id or task_id, tool_name, arguments_json) \
+                if decision.reservation or decision.kind == "ask" else ""
+            if decision.reservation and session is not None:
+                with self._lock:  # settled by this call's post_tool_call, or at the end of its turn
+                    self._held.setdefault(call_ref, []).append(Held(session, decision.reservation, session_id, task_id))
+            if decision.kind == "allow":
+                return None
+            directive = self._ask(decision, session.id if session is not None else "", tool_name, arguments_json, call_ref)
+            if directive is not None and directive["action"] == "block":
+                self._settle(call_ref, ran=False)  # the fence refused it after all: it will not run
+            return directive
         except Exception as error:
             return self._fault(tool_name, error)
 
@@ -255,10 +293,10 @@ class HermesFence:
             pass  # the fail mode cannot be read either: closed
         return fault_block(tool_name, error)
 
-    def _ask(self, decision: Decision, session_key: str, tool_name: str, args: Any, call_ref: str) -> Directive:
+    def _ask(self, decision: Decision, session_key: str, tool_name: str, arguments_json: bytes, call_ref: str) -> Directive:
         """DESIGN.md §3: ask -> approve, with a rule key Hermes files [s]ession / [a]lways answers
-        under, so an answer covers this session and these exact values only."""
-        key = rule_key(session_key, tool_name, decision.capability, _arguments_json(args))
+        under, so an answer covers this session and this capability delta only (approvals.rule_key)."""
+        key = rule_key(session_key, tool_name, decision.capability, decision.rule, decision.witness, arguments_json)
         if self.approvals.granted(session_key, key):
             return None  # a person granted this very call for the session
         if self.settings.strict_yolo:
@@ -278,7 +316,10 @@ class HermesFence:
 
     def post_tool_call(self, tool_name: str = "", args: Any = None, task_id: str = "", session_id: str = "",
                        tool_call_id: str = "", status: str = "", **kwargs: Any) -> None:
-        """Records the outcome, and settles an ask: the call ran (ok or error) only if the gate approved it."""
+        """Records the outcome, and settles the call's budget reservation and its ask: it ran (ok or
+        error) only if the gate approved it. A status that says it did not run releases the units;
+        any other, including one a newer Hermes may add, spends them (counting a call that did not
+        run is the safe error)."""
         try:
             self.audit.event("outcome", session_id or task_id, tool_name, tool_call_id, status=status,
                              duration_ms=kwargs.get("duration_ms"), error_type=kwargs.get("error_type"))
@@ -295,6 +336,9 @@ class HermesFence:
                     logger.warning("AgentsFence: %s ran with arguments changed after its decision", tool_name)
                     self.audit.event("args_changed", session_id or task_id, tool_name, tool_call_id)
             call_ref = call_reference(tool_call_id, session_id or task_id, tool_name, arguments_json)
+            with self._lock:
+                self._shared.pop(call_ref, None)
+            self._settle(call_ref, ran=status not in NOT_RUN)
             answer = self.approvals.settle(call_ref, status in ("ok", "error"), _on_hermes_allowlist)
             if answer is not None:
                 logger.info("AgentsFence: %s for %s: %s (%s)", tool_name, answer.rule_key, answer.choice, answer.scope)
@@ -302,6 +346,39 @@ class HermesFence:
                     self._save(answer.session_key)
         except Exception as error:
             logger.error("AgentsFence could not settle %s: %s", tool_name, error)
+        return None
+
+    def _settle(self, call_ref: str, ran: bool) -> None:
+        """Commits (the call ran) or releases (it did not) the oldest reservation held for the call."""
+        with self._lock:
+            waiting = self._held.get(call_ref)
+            if not waiting:
+                return
+            held = waiting.pop(0)
+            if not waiting:
+                del self._held[call_ref]
+        if ran:
+            held.session.commit(held.reservation)
+            self._save(held.session.id)  # spent units outlive a shutdown (--resume)
+        else:
+            held.session.release(held.reservation)
+
+    def on_session_end(self, session_id: str = "", task_id: str = "", **kwargs: Any) -> None:
+        """The end of a turn (Hermes fires it after every run_conversation): a reserved call whose
+        post_tool_call never came (the tool raised, an edit approval refused it) did not finish; its
+        units are released."""
+        try:
+            with self._lock:
+                ended = [(ref, h) for ref, waiting in self._held.items() for h in waiting
+                         if (session_id and h.session_id == session_id) or (task_id and h.task_id == task_id)]
+                for ref, h in ended:
+                    self._held[ref].remove(h)
+                    if not self._held[ref]:
+                        del self._held[ref]
+            for _, h in ended:
+                h.session.release(h.reservation)
+        except Exception as error:
+            logger.error("AgentsFence could not release the reservations of session %s: %s", session_id, error)
         return None
 
     def order_hooks(self, ctx: Any) -> None:
@@ -312,7 +389,8 @@ class HermesFence:
             try:
                 callbacks = ctx._manager._hooks["pre_tool_call"]
                 for index, callback in enumerate(callbacks):
-                    if callback is not self.pre_tool_call and not getattr(callback, "agentsfence_guarded", False):
+                    # == not `is`: each access to self.pre_tool_call makes a new bound method.
+                    if callback != self.pre_tool_call and not getattr(callback, "agentsfence_guarded", False):
                         callbacks[index] = self.guard_approvals(callback)
             except Exception as error:
                 logger.warning("AgentsFence could not guard the other pre_tool_call hooks: %s", error)
@@ -327,7 +405,8 @@ class HermesFence:
                 return result
             tool_name = kwargs.get("tool_name", "")
             try:
-                _, decision = self._decide(tool_name, kwargs.get("args"), kwargs.get("task_id", ""), kwargs.get("session_id", ""))
+                _, decision = self._decide_shared(tool_name, kwargs.get("args"), kwargs.get("task_id", ""),
+                                                  kwargs.get("session_id", ""), kwargs.get("tool_call_id", ""))
             except Exception as error:
                 return fault_block(tool_name, error)
             if decision.kind == "allow":
@@ -339,6 +418,22 @@ class HermesFence:
         guarded.agentsfence_guarded = True  # type: ignore[attr-defined]
         guarded.__wrapped__ = callback  # type: ignore[attr-defined]
         return guarded
+
+    def _decide_shared(self, tool_name: str, args: Any, task_id: str, session_id: str,
+                       tool_call_id: str) -> tuple[Session | None, Decision]:
+        """With plugin_conflicts: strict, the fence's hook and the guard around another plugin's
+        hook both need the decision of one call, in either order: it is made once (so its budget
+        unit is reserved once) and the second of them takes it. One never taken is dropped by
+        the call's post_tool_call."""
+        key = call_reference(tool_call_id, session_id or task_id, tool_name, _arguments_json(args))
+        with self._lock:
+            shared = self._shared.pop(key, None)
+        if shared is not None:
+            return shared
+        decided = self._decide(tool_name, args, task_id, session_id)
+        with self._lock:
+            self._shared[key] = decided
+        return decided
 
     def subagent_start(self, parent_session_id: str = "", child_session_id: str = "", **kwargs: Any) -> None:
         """Binds the child to its parent's session, so the parent's intent is the child's ceiling."""
@@ -385,6 +480,8 @@ class HermesFence:
                 for task_id in [k for k, s in self._tasks.items() if s.id == session_id]:
                     del self._tasks[task_id]
                     self._faults.pop(task_id, None)
+                for ref in [r for r, waiting in self._held.items() if waiting[0].session.id == session_id]:
+                    del self._held[ref]  # its counters close with the session
             self.fence.drop_session(session_id)
             self.approvals.forget(session_id)
             self.store.drop(session_id)
@@ -459,6 +556,7 @@ class HermesFence:
                 self._intents[session_id] = session.intent(text, directory)
             for task_id in record.tasks:
                 self._alias(task_id, session)
+            session.restore_budgets(record.budgets)
             self.approvals.restore(session_id, record.grants)
             with self._lock:
                 self._records.setdefault(session_id, record)
@@ -501,6 +599,10 @@ class HermesFence:
             named = [*intent.paths, *intent.emails, *intent.recipients, *intent.urls, *intent.domains]
             lines.append("Allowed where the policy lets the user decide: " + (", ".join(named) if named else "nothing named"))
             lines.append("Prohibited: " + (", ".join(f"{c} ('{v}')" for c, v in intent.prohibited) or "nothing"))
+        budgets = self.fence.session(session_id).budgets()
+        if budgets:
+            lines.append("Budgets: " + "; ".join(f"{b.id}: {b.remaining} of {b.limit} left ({b.spent} made, {b.reserved} under way)"
+                                                  for b in budgets))
         grants = self.approvals.session_grants(session_id)
         lines.append(f"Approvals granted for this session: {len(grants)}")
         if record is not None and record.senders:
@@ -516,8 +618,9 @@ class HermesFence:
                 return
             record.grants = self.approvals.session_grants(session_id)
             try:
+                record.budgets = {b.id: b.spent for b in self.fence.session(session_id).budgets() if b.spent}
                 self.store.save(record)
-            except OSError as error:
+            except (OSError, FenceError) as error:
                 logger.error("AgentsFence could not save session %s: %s", session_id, error)
 
     def _alias(self, task_id: str, session: Session) -> None:

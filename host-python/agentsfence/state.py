@@ -3,7 +3,8 @@
 
 A session's intent is a deterministic function of its user messages (and the directory each was
 read in), so the record keeps those and they are replayed into a fresh session on load; with
-them, the task ids that alias the session and the approvals a person granted for the session.
+them, the task ids that alias the session, the approvals a person granted for the session and
+the budget units its calls spent (by budget id; restored into the evaluator on load).
 Each write goes to a temporary file that replaces the record atomically. A record that cannot
 be read is moved aside (kept for inspection) and reported: the caller blocks rather than guess.
 """
@@ -30,6 +31,7 @@ class SessionRecord:
     tasks: list[str] = field(default_factory=list)
     grants: list[str] = field(default_factory=list)  # rule keys a person granted for the session
     senders: list[str] = field(default_factory=list)  # gateway user ids whose messages were bound
+    budgets: dict[str, int] = field(default_factory=dict)  # budget id -> units spent (committed calls)
 
 
 class SessionStore:
@@ -45,7 +47,8 @@ class SessionStore:
         target = self.path(record.session_id)
         temporary = target.with_name(f"{target.name}.{os.getpid()}.tmp")
         document = {"format": FORMAT, "session_id": record.session_id, "messages": [list(m) for m in record.messages],
-                    "tasks": record.tasks, "grants": record.grants, "senders": record.senders}
+                    "tasks": record.tasks, "grants": record.grants, "senders": record.senders,
+                    "budgets": record.budgets}
         descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
             os.write(descriptor, json.dumps(document, ensure_ascii=False).encode("utf-8"))
@@ -92,4 +95,8 @@ def _parse(text: bytes, session_id: str) -> SessionRecord:
     tasks, grants, senders = document["tasks"], document["grants"], document["senders"]
     if not all(isinstance(v, str) for v in (*tasks, *grants, *senders)):
         raise ValueError("a task id, grant or sender is not text")
-    return SessionRecord(session_id, messages, list(tasks), list(grants), list(senders))
+    budgets = document.get("budgets", {})  # absent in records written before budgets existed
+    if not isinstance(budgets, dict) or not all(isinstance(k, str) and type(v) is int and 0 <= v <= 0xFFFFFFFF
+                                                for k, v in budgets.items()):
+        raise ValueError("a budget count is not a whole number of calls")
+    return SessionRecord(session_id, messages, list(tasks), list(grants), list(senders), dict(budgets))

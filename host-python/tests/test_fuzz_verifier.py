@@ -31,8 +31,8 @@ _FORMAT = {m[1]: int(m[2], 0) for m in re.finditer(r"export const (\w+) = (0x[0-
 HEADER_SIZE, DIR_ENTRY_SIZE, HASH_OFFSET = _FORMAT["HEADER_SIZE"], _FORMAT["DIR_ENTRY_SIZE"], _FORMAT["HASH_OFFSET"]
 SECTION_COUNT, SEC_CODE, INSN_SIZE = _FORMAT["SECTION_COUNT"], _FORMAT["SEC_CODE"], _FORMAT["INSN_SIZE"]
 # An empty file before any input buffer exists is refused before verification, with its own reason.
-REASON = re.compile(rb"^((header|STRINGS|SETS|TOOLS|CLASSES|RULES|CODE|CLASSIFY|INTENT|SETTINGS) at offset \d+: \S"
-                    rb"|the policy does not fit the input buffer$)")
+SECTION_NAMES = [name[4:] for name in _FORMAT if name.startswith("SEC_")]
+REASON = re.compile(rf"^((header|{'|'.join(SECTION_NAMES)}) at offset \d+: \S|the policy does not fit the input buffer$)".encode())
 
 WASM = (REPO / "build" / "fence.wasm").read_bytes()
 SHIPPED = (REPO / "build" / "policies" / "defaults.afb").read_bytes()

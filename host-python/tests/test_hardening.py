@@ -8,6 +8,7 @@ import ctypes
 import hashlib
 import json
 import math
+import re
 import subprocess
 import sys
 import threading
@@ -159,6 +160,13 @@ def hermes_tests_home(monkeypatch) -> Path:
     return Path(os.environ["HERMES_HOME"])
 
 
+FORMAT_VERSION = int(re.search(r"export const FORMAT_VERSION = (\d+);", (REPO / "assembly" / "format.ts").read_text())[1])
+
+
+def flipped(policy: bytes, at: int) -> bytes:
+    return policy[:at] + bytes([policy[at] ^ 0x40]) + policy[at + 1:]
+
+
 def other_version(policy: bytes, version: int) -> bytes:
     b = bytearray(policy)
     b[4:6] = version.to_bytes(2, "little")
@@ -171,12 +179,15 @@ def other_version(policy: bytes, version: int) -> bytes:
     ("a corrupt fence.wasm", b"\x00asm\x01\x00\x00\x00\x01\xff\xff", None, "not a valid WebAssembly module"),
     ("a fence.wasm cut short", (REPO / "build" / "fence.wasm").read_bytes()[:5000], None, "not a valid WebAssembly module"),
     ("an empty fence.wasm", b"", None, "not a valid WebAssembly module"),
-    ("a policy of another format version", None, other_version(data.path("default.afb").read_bytes(), 2),
-     "unsupported format version 2"),
-    ("a corrupt policy", None, data.path("default.afb").read_bytes()[:-7] + b"\x00" * 7, "policy rejected"),
+    ("a policy of a newer format version", None, other_version(data.path("default.afb").read_bytes(), FORMAT_VERSION + 1),
+     f"unsupported format version {FORMAT_VERSION + 1}"),
+    ("a policy of an older format version", None, other_version(data.path("default.afb").read_bytes(), FORMAT_VERSION - 1),
+     f"unsupported format version {FORMAT_VERSION - 1}"),
+    ("a corrupt policy", None, flipped(data.path("default.afb").read_bytes(), 1000), "SHA-256 mismatch"),
 ])
 def test_a_fence_that_cannot_start_blocks_and_says_why(hermes_home, monkeypatch, tmp_path, name, wasm, policy, says):
     result = start_with(monkeypatch, tmp_path, wasm, policy)
+    assert "error" in result, result
     assert result["error"].startswith("AgentsFence could not start") and says in result["error"], result
     assert "content" not in result
 

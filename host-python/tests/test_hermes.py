@@ -347,6 +347,7 @@ def test_strict_plugin_conflicts_block_what_another_plugin_approved(hermes_home,
     message = hermes_plugins.resolve_pre_tool_block("terminal", {"command": EXFILTRATE}, task_id=TASK, session_id=SESSION)
     assert message is not None and "another plugin approved a call the fence blocks" in message
     other = {"path": "other.md", "content": "x"}  # the fence would ask: yolo must not turn the approve into a yes
+    hooks.insert(0, hooks.pop())  # the fence put itself first again when it decided: undo that once more
     message = hermes_plugins.resolve_pre_tool_block("write_file", other, task_id=TASK, session_id=SESSION)
     assert message is not None and "another plugin approved a call the fence asks about" in message
     # What the fence allows keeps the other plugin's own directive.

@@ -56,3 +56,5 @@ def test_vector(path, suite, case):
     assert got == {key: expect[key] for key in got}, decision.message
     if "message_contains" in expect:
         assert expect["message_contains"] in decision.message
+    if "witness" in expect:
+        assert [list(pair) for pair in decision.witness] == expect["witness"]
