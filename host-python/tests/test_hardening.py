@@ -24,6 +24,7 @@ from agentsfence.hermes import HermesFence
 
 from .conftest import REPO
 from .test_hermes import call, fence_plugin, hermes_home, manager, user_turn  # noqa: F401 (fixtures)
+from .test_hermes_contracts import budgeted  # noqa: F401 (fixture)
 from . import test_hermes as hermes_tests
 
 MIB = 1024 * 1024
@@ -375,3 +376,17 @@ def test_many_threads_in_many_sessions_never_cross(manager, monkeypatch):
         own_file = record["args"]["path"] == f"report-{index}.md"
         assert record["kind"] == ("allow" if own_file else "ask"), record
     assert verify(audit_path(hermes_tests_home(monkeypatch))).ok
+
+
+def test_a_decision_that_cannot_be_recorded_frees_the_budget_unit_it_reserved(budgeted, monkeypatch):
+    from .test_hermes_contracts import SUMMARY, counters
+
+    user_turn()
+    plugin = fence_plugin(budgeted)
+    path = audit_path(hermes_tests_home(monkeypatch))
+    plugin.audit.close()
+    path.unlink(missing_ok=True)
+    path.parent.mkdir(exist_ok=True)
+    path.symlink_to("/dev/full")
+    blocked = call("write_file", SUMMARY)
+    assert "No space left on device" in blocked["error"] and counters(budgeted) == [("one-write", 0, 0)]
