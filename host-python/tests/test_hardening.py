@@ -118,14 +118,6 @@ def test_odd_but_readable_arguments_are_decided(manager, name, tool, args, kind)
     assert got == kind, directive
 
 
-def test_input_that_costs_more_fuel_than_the_host_grants_blocks(manager):
-    """A 1 MiB path of one-letter segments costs the shipped policy about 426 fuel a byte, over
-    FUEL_PER_BYTE (400): the evaluator runs out, and the call blocks, saying so."""
-    user_turn()
-    directive = decide(fence_plugin(manager), "write_file", {"path": "a/" * (MIB // 2), "content": "x"})
-    assert directive["action"] == "block" and "fuel" in directive["message"] and directive["message"].endswith("[engine_fault]")
-
-
 def test_hostile_arguments_through_hermes_dispatch(manager):
     """What a model can send (JSON): Hermes parses it and the hook decides before the tool runs."""
     user_turn()
