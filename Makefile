@@ -3,23 +3,25 @@
 #   make test   every test
 #   make bench  the fence beside its peers (bench/run.py; not a test)
 #   make fuzz   the fuzzers and the differential test, long (FUZZ_RUNS cases per property)
-# Both install what they need first (npm ci, the build, a venv with the package and Hermes).
+# Both install what they need first (npm ci, the build, a venv with the package and Hermes);
+# `make test` also installs Debian's Chromium for the playground's browser test.
 
 VENV := .venv
 PY := $(VENV)/bin/python
 NODE_STAMP := node_modules/.package-lock.json
 VENV_STAMP := $(VENV)/.installed
 
-.PHONY: demo test build setup bench fuzz
+.PHONY: demo test build setup bench chromium fuzz
 
 demo: setup
 	$(PY) tests/e2e/demo.py
 
-test: setup
+test: setup chromium
 	npm run --silent typecheck
 	npx vitest run
 	npm run --silent test:as
 	$(PY) -m pytest -q host-python/tests tests/e2e
+	$(VENV)/bin/agentsfence test policies/tests/*.test.yaml
 
 FUZZ_RUNS ?= 20000
 FUZZ_TESTS_NODE := assembly/test/verify.fuzz.test.ts tests/differential.test.ts
@@ -34,6 +36,9 @@ bench: setup
 	$(PY) bench/run.py
 
 setup: $(NODE_STAMP) build $(VENV_STAMP)
+
+chromium:
+	scripts/install-chromium.sh
 
 build: $(NODE_STAMP)
 	scripts/build.sh

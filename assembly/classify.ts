@@ -1,6 +1,7 @@
 // Which class a tool belongs to (docs/bytecode.md §3, docs/policy.md "classify"): the policy's
 // tool map (exact names, then patterns in order), else the words of the tool's name, else the
-// words of the description the host gave through `describe`, else class 0 (unknown).
+// words of the description and parameter schema the host gave through `describe`, else class 0
+// (unknown). `describe` also learns the roles of an unmapped tool's parameters from its schema.
 import {
   setFind, setMemberCount, listKey, listValue, strPtr, strLen, toolsExactSet, toolsGlobSet,
   toolClass, toolRoleStart, toolRoleCount, roleArgPath, roleKind, classifyWordSet,
@@ -17,6 +18,7 @@ export const WORDS_OOM: i32 = -2;
 let mappedTool: i32 = -1; // the tool entry of the last classified name, -1 when none mapped it
 let byPolicy = false;     // the last classified name was mapped, or classified by its own words
 let lastLearned = false;  // the last classified name took a class `describe` learned
+let lastRoles: usize = 0; // the roles `describe` learned for the last classified name, 0 when none
 
 // ---- words ----
 function isUpper(c: u32): bool {
@@ -38,6 +40,22 @@ function camelBreak(p: usize, len: u32, i: u32): bool {
   const prev = <u32>load<u8>(p + i - 1);
   if (isLower(prev) || isAsciiDigit(prev)) return true;
   return isUpper(prev) && i + 1 < len && isLower(<u32>load<u8>(p + i + 1));
+}
+
+// The role CLASSIFY's role_map gives the last word of parameter name [p, p+len) (its head noun:
+// "user_email" is an e-mail, "channel_name"'s "name" gives none), 0 when none, WORDS_OOM.
+export function lastWordRole(p: usize, len: u32): i32 {
+  let end = len;
+  while (end > 0 && !isWordByte(load<u8>(p + end - 1))) end--;
+  if (end == 0) return 0;
+  let start = end - 1;
+  while (start > 0 && isWordByte(load<u8>(p + start - 1)) && !camelBreak(p, len, start)) start--;
+  const n = end - start;
+  const lower = scratchAlloc(n);
+  if (lower == 0) return WORDS_OOM;
+  for (let i: u32 = 0; i < n; i++) store<u8>(lower + i, <u8>lowerAscii(load<u8>(p + start + i)));
+  const role = setFind(classifyRoleSet(), lower, n);
+  return role < 0 ? 0 : <i32>role;
 }
 
 // The lowest CLASSIFY entry any word of [p, p+len) maps to, -1 when none, WORDS_OOM.
@@ -64,14 +82,19 @@ export function lowestWordEntry(p: usize, len: u32): i32 {
 const DESCRIBED_MAX: u32 = 1024;
 const DESCRIBED_SLOTS: u32 = 2048; // open addressing, at most half full
 export const DESCRIBED_NAME_MAX: u32 = 256;
-let described: usize = 0; // slots × (u32 hash, u32 name copy (0: empty), u32 name length, u32 class)
+// Slots × (u32 hash, u32 name copy (0: empty), u32 name length, u32 class (NONE: none learned),
+// u32 roles (0: none), 12 bytes unused). Roles: u32 count, count × (u32 name ptr, u32 name
+// length, u32 role), then the names' bytes, in one block.
+const SLOT_SHIFT: u32 = 5;
+const NO_CLASS: u32 = 0xffffffff;
+let described: usize = 0;
 let describedCount: u32 = 0;
 
 function describedSlot(name: usize, len: u32): usize {
   const h = fnv1a(name, len);
   let i = h & (DESCRIBED_SLOTS - 1);
   while (true) {
-    const e = described + ((<usize>i) << 4);
+    const e = described + ((<usize>i) << SLOT_SHIFT);
     const copy = <usize>load<u32>(e + 4);
     if (copy == 0) return e;
     if (load<u32>(e) == h && bytesEqual(copy, load<u32>(e + 8), name, len)) return e;
@@ -79,19 +102,22 @@ function describedSlot(name: usize, len: u32): usize {
   }
 }
 
-function describedClass(name: usize, len: u32): i32 {
-  if (described == 0) return -1;
+// The described slot of `name`, 0 when `describe` never saw it.
+function describedEntry(name: usize, len: u32): usize {
+  if (described == 0 || len > DESCRIBED_NAME_MAX) return 0;
   const e = describedSlot(name, len);
-  return load<u32>(e + 4) == 0 ? -1 : <i32>load<u32>(e + 12);
+  return load<u32>(e + 4) == 0 ? 0 : e;
 }
 
-// Remembers `cls` for the tool `name`: 0 ok, 1 name too long, 2 table full, 3 out of memory.
-export function learnClass(name: usize, len: u32, cls: u32): u32 {
+// The slot for `name`, made when missing; 0 ok with the slot in `learnedSlot`, else 1 name too
+// long, 2 table full, 3 out of memory.
+let learnedSlot: usize = 0;
+function slotFor(name: usize, len: u32): u32 {
   if (len > DESCRIBED_NAME_MAX) return 1;
   if (described == 0) {
-    described = alloc(<usize>DESCRIBED_SLOTS << 4);
+    described = alloc(<usize>DESCRIBED_SLOTS << SLOT_SHIFT);
     if (described == 0) return 3;
-    memory.fill(described, 0, <usize>DESCRIBED_SLOTS << 4);
+    memory.fill(described, 0, <usize>DESCRIBED_SLOTS << SLOT_SHIFT);
   }
   const e = describedSlot(name, len);
   if (load<u32>(e + 4) == 0) {
@@ -102,17 +128,79 @@ export function learnClass(name: usize, len: u32, cls: u32): u32 {
     store<u32>(e, fnv1a(name, len));
     store<u32>(e + 4, <u32>copy);
     store<u32>(e + 8, len);
+    store<u32>(e + 12, NO_CLASS);
+    store<u32>(e + 16, 0);
     describedCount++;
   }
-  store<u32>(e + 12, cls);
+  learnedSlot = e;
   return 0;
 }
 
-// Forgets every learned class: they are class indices of the policy being replaced.
+// Remembers `cls` for the tool `name`: 0 ok, 1 name too long, 2 table full, 3 out of memory.
+export function learnClass(name: usize, len: u32, cls: u32): u32 {
+  const r = slotFor(name, len);
+  if (r == 0) store<u32>(learnedSlot + 12, cls);
+  return r;
+}
+
+// Remembers the roles block `roles` (rolesBegin/rolesAdd) for the tool `name`, replacing any
+// earlier one; codes as learnClass. The block is freed when it cannot be kept.
+export function learnRoles(name: usize, len: u32, roles: usize): u32 {
+  const r = slotFor(name, len);
+  if (r != 0) {
+    free(roles);
+    return r;
+  }
+  free(<usize>load<u32>(learnedSlot + 16));
+  store<u32>(learnedSlot + 16, <u32>roles);
+  return 0;
+}
+
+// The roles block learned for `name`, 0 when none.
+export function roleTableOf(name: usize, len: u32): usize {
+  const e = describedEntry(name, len);
+  return e == 0 ? 0 : <usize>load<u32>(e + 16);
+}
+
+// Forgets the roles learned for `name`, if any (a later description of it had none).
+export function forgetRoles(name: usize, len: u32): void {
+  const e = describedEntry(name, len);
+  if (e == 0) return;
+  free(<usize>load<u32>(e + 16));
+  store<u32>(e + 16, 0);
+}
+
+// A roles block for `count` parameters whose names take `nameBytes` in all (0: out of memory).
+let rolesAt: usize = 0;
+let rolesNames: usize = 0;
+export function rolesBegin(count: u32, nameBytes: u32): usize {
+  rolesAt = alloc(4 + <usize>count * 12 + <usize>nameBytes);
+  if (rolesAt == 0) return 0;
+  store<u32>(rolesAt, 0);
+  rolesNames = rolesAt + 4 + <usize>count * 12;
+  return rolesAt;
+}
+
+export function rolesAdd(name: usize, len: u32, role: u32): void {
+  const n = load<u32>(rolesAt);
+  const e = rolesAt + 4 + <usize>n * 12;
+  memory.copy(rolesNames, name, len);
+  store<u32>(e, <u32>rolesNames);
+  store<u32>(e + 4, len);
+  store<u32>(e + 8, role);
+  rolesNames += len;
+  store<u32>(rolesAt, n + 1);
+}
+
+// Forgets every learned class and role: they are of the policy being replaced.
 export function forgetDescribed(): void {
   if (described == 0) return;
-  for (let i: u32 = 0; i < DESCRIBED_SLOTS; i++) free(<usize>load<u32>(described + ((<usize>i) << 4) + 4));
-  memory.fill(described, 0, <usize>DESCRIBED_SLOTS << 4);
+  for (let i: u32 = 0; i < DESCRIBED_SLOTS; i++) {
+    const e = described + ((<usize>i) << SLOT_SHIFT);
+    free(<usize>load<u32>(e + 4));
+    free(<usize>load<u32>(e + 16));
+  }
+  memory.fill(described, 0, <usize>DESCRIBED_SLOTS << SLOT_SHIFT);
   describedCount = 0;
 }
 
@@ -122,6 +210,7 @@ export function forgetDescribed(): void {
 export function classifyTool(name: usize, len: u32): i32 {
   mappedTool = -1;
   byPolicy = true;
+  lastRoles = 0;
   const exact = setFind(toolsExactSet(), name, len);
   if (exact >= 0) {
     mappedTool = <i32>exact;
@@ -136,13 +225,15 @@ export function classifyTool(name: usize, len: u32): i32 {
       return <i32>toolClass(<u32>mappedTool);
     }
   }
+  const slot = describedEntry(name, len);
+  if (slot != 0) lastRoles = <usize>load<u32>(slot + 16);
   const entry = lowestWordEntry(name, len);
   if (entry == WORDS_OOM) return WORDS_OOM;
   if (entry >= 0) return <i32>classifyEntryClass(<u32>entry);
   byPolicy = false;
-  const learned = describedClass(name, len);
-  lastLearned = learned >= 0;
-  return learned >= 0 ? learned : 0;
+  const learned = slot == 0 ? NO_CLASS : load<u32>(slot + 12);
+  lastLearned = learned != NO_CLASS;
+  return lastLearned ? <i32>learned : 0;
 }
 
 // How the last classified name got its class: 1 the policy's tool map, 2 the words of its name
@@ -167,7 +258,8 @@ function atOrBelow(path: usize, len: u32, at: usize, atLen: u32): bool {
 }
 
 // The role (§5.2) of argument leaf i for the last classified tool, 0 when it has none: a mapped
-// tool's own roles by argument path, else CLASSIFY's role_map by top-level argument name.
+// tool's own roles by argument path, else the roles `describe` learned from its schema, else
+// CLASSIFY's role_map, by top-level argument name.
 export function leafRole(i: u32): u32 {
   const path = leafPath(i), len = leafPathLen(i);
   if (mappedTool >= 0) {
@@ -180,10 +272,18 @@ export function leafRole(i: u32): u32 {
     return 0;
   }
   const dot = indexOfByte(path, len, 0x2e, 0);
-  const n: u32 = dot < 0 ? len : <u32>dot;
+  const top: u32 = dot < 0 ? len : <u32>dot;
+  if (lastRoles != 0) {
+    const n = load<u32>(lastRoles);
+    for (let k: u32 = 0; k < n; k++) {
+      const e = lastRoles + 4 + <usize>k * 12;
+      // ASCII case aside, as for the policy's own roles (§5.2).
+      if (load<u32>(e + 4) == top && equalsAsciiFold(<usize>load<u32>(e), path, top)) return load<u32>(e + 8);
+    }
+  }
   // role_map keys are lower-case: look the name up lower-cased (as is, when scratch runs out).
-  const lower = scratchAlloc(max<usize>(<usize>n, 1));
-  if (lower != 0) copyLower(lower, path, n);
-  const role = setFind(classifyRoleSet(), lower != 0 ? lower : path, n);
+  const lower = scratchAlloc(max<usize>(<usize>top, 1));
+  if (lower != 0) copyLower(lower, path, top);
+  const role = setFind(classifyRoleSet(), lower != 0 ? lower : path, top);
   return role < 0 ? 0 : <u32>role;
 }

@@ -2,7 +2,7 @@
 // prohibitions, the class's code, and the decision record of §8.1. Every fault is a block with
 // a reason code; nothing here traps.
 import {
-  NONE, EFFECT_ALLOW, EFFECT_BLOCK, KIND_ALLOW, KIND_BLOCK, ROLE_WORKDIR, SET_MAX_ARGS_BYTES,
+  NONE, EFFECT_ALLOW, EFFECT_BLOCK, KIND_ALLOW, KIND_BLOCK, KIND_ASK, ROLE_WORKDIR, SET_MAX_ARGS_BYTES,
   SET_MAX_JSON_DEPTH, SET_MAX_LEAVES, SET_MAX_TARGETS,
 } from "./format";
 import {
@@ -21,7 +21,7 @@ import {
 import { budgetExhausted, budgetReserve, budgetCancel, budgetSpent, budgetReserved } from "./budget";
 import { parseArgs, leafCount, leafValue, leafValueLen, leafIsString, JSON_OK, JSON_LIMIT, JSON_OOM } from "./json";
 import { targetsBegin, setWorkdir, extractTargets } from "./targets";
-import { intentProhibits } from "./intent";
+import { intentProhibits, intentAsks } from "./intent";
 
 const TARGETS_LIMIT: i32 = 2; // extractTargets: 0 ok, 2 too many targets, 3 out of memory
 
@@ -194,6 +194,21 @@ function verdict(effect: u32, slot: i32): u32 {
   return endRecord(slot);
 }
 
+// An allow the session's narrowing (§7.2) turned into an ask.
+function narrowed(slot: i32): u32 {
+  begin(KIND_ASK);
+  outAscii("intent_narrowed");
+  endField(AT_REASON, 1);
+  outAscii("intent");
+  endField(AT_RULE, 2);
+  classFieldsAndLead(KIND_ASK);
+  outAscii("the user's request, as a model read it, asks before ");
+  capabilityAndRisk();
+  outAscii(" [intent]");
+  endField(AT_MESSAGE, 4);
+  return endRecord(slot);
+}
+
 function prohibited(): u32 {
   begin(KIND_BLOCK);
   outAscii("intent_prohibited");
@@ -242,7 +257,7 @@ function limit(what: string, n: u32): u32 {
 }
 
 // Makes the call's targets: the WORKDIR argument first, then every argument with a role.
-function extract(): i32 {
+export function extract(): i32 {
   targetsBegin(settingValue(SET_MAX_TARGETS));
   const n = leafCount();
   for (let i: u32 = 0; i < n; i++) {
@@ -310,6 +325,8 @@ export function decide(h: i32, nLen: u32, argsLen: u32): u32 {
   if (store != 0 && intentProhibits(store, <u32>cls)) return prohibited();
   const effect = runClass(<u32>cls, name, nameLen, store);
   if (outOfMemory) return fault("out_of_memory", "the evaluator ran out of memory");
+  // A narrowing (§7.2) turns an allow into an ask; the call's budget still applies to it.
+  const asked = effect == EFFECT_ALLOW && store != 0 && intentAsks(store, <u32>cls);
   if (effect != EFFECT_BLOCK && slot >= 0 && classBudgetCount(<u32>cls) != 0) {
     const b = budgetExhausted(slot, <u32>cls);
     if (b >= 0) return exhausted(<u32>b, slot);
@@ -318,5 +335,5 @@ export function decide(h: i32, nLen: u32, argsLen: u32): u32 {
       if (reservation == 0) return fault("out_of_memory", "the evaluator ran out of memory");
     }
   }
-  return verdict(effect, slot);
+  return asked ? narrowed(slot) : verdict(effect, slot);
 }

@@ -244,8 +244,9 @@ export function classifyRoleSet(): u32 {
   return load<u32>(section(7) + 8 + ((<usize>classifyEntryCount()) << 2));
 }
 
-// ---- INTENT: negations, nothing_words, file_extensions, verb_map, verb_count,
-// verbs × (class_start, class_count), class_total, classes × (class) ----
+// ---- INTENT: negations, nothing_words, file_extensions, verb_map, negation_cancels, verb_count,
+// verbs × (class_start, class_count), class_total, classes × (class), derive_count,
+// derive classes × (class) ----
 export function intentNegationSet(): u32 {
   return load<u32>(section(8));
 }
@@ -262,24 +263,40 @@ export function intentVerbSet(): u32 {
   return load<u32>(section(8) + 12);
 }
 
-export function intentVerbCount(): u32 {
+export function intentCancelSet(): u32 {
   return load<u32>(section(8) + 16);
 }
 
-export function intentVerbClassStart(v: u32): u32 {
-  return load<u32>(section(8) + 20 + ((<usize>v) << 3));
+export function intentVerbCount(): u32 {
+  return load<u32>(section(8) + 20);
 }
 
-export function intentVerbClassCount(v: u32): u32 {
+export function intentVerbClassStart(v: u32): u32 {
   return load<u32>(section(8) + 24 + ((<usize>v) << 3));
 }
 
+export function intentVerbClassCount(v: u32): u32 {
+  return load<u32>(section(8) + 28 + ((<usize>v) << 3));
+}
+
 export function intentClassTotal(): u32 {
-  return load<u32>(section(8) + 20 + ((<usize>intentVerbCount()) << 3));
+  return load<u32>(section(8) + 24 + ((<usize>intentVerbCount()) << 3));
 }
 
 export function intentClass(k: u32): u32 {
-  return load<u32>(section(8) + 24 + ((<usize>intentVerbCount()) << 3) + ((<usize>k) << 2));
+  return load<u32>(section(8) + 28 + ((<usize>intentVerbCount()) << 3) + ((<usize>k) << 2));
+}
+
+function intentDeriveAt(): usize {
+  return section(8) + 28 + ((<usize>intentVerbCount()) << 3) + ((<usize>intentClassTotal()) << 2);
+}
+
+export function intentDeriveCount(): u32 {
+  return load<u32>(intentDeriveAt());
+}
+
+export function intentDeriveClass(k: u32): u32 {
+  return load<u32>(intentDeriveAt() + 4 + ((<usize>k) << 2));
 }
 
 // ---- SETTINGS ----

@@ -1,6 +1,6 @@
 // The installed policy as text, one fact a line: what `agentsfence disasm` prints.
 import {
-  NONE, FORMAT_VERSION, OP_DECIDE, OP_TEST_PRESENT, OP_TEST_EQUALS, OP_TEST_IN_INTENT, OP_TEST_GRANTED,
+  NONE, FORMAT_VERSION, OP_DECIDE, OP_TEST_PRESENT, OP_TEST_EQUALS, OP_TEST_IN_INTENT, OP_TEST_GRANTED, OP_TEST_IN_DERIVED,
   OP_TEST_INTENT_ANY, FLAG_NEGATE, FLAG_ALL, SUBJ_ARG, SETKIND_HASH, SETTINGS_COUNT, SET_POLICY_NAME,
   SET_SHELL_WRAPPERS, SET_FAIL_OPEN,
   SET_SHELL_NETWORK, SET_SHELL_SHELLS,
@@ -12,7 +12,7 @@ import {
   ruleCount, ruleId, ruleEffect, ruleReason, ruleMessage, ruleSource, insnOp, insnSubject,
   insnFlags, insnArg, insnOperand, insnJump, classifyWordSet, classifyEntryCount,
   classifyEntryClass, classifyRoleSet, intentNegationSet, intentNothingSet, intentExtensionSet,
-  intentVerbSet, intentVerbCount, intentVerbClassStart, intentVerbClassCount, intentClass,
+  intentVerbSet, intentCancelSet, intentVerbCount, intentDeriveCount, intentDeriveClass, intentVerbClassStart, intentVerbClassCount, intentClass,
   settingKeyAt, settingValueAt, budgetCount, budgetId, budgetLimit, budgetSource, classBudgetStart,
   classBudgetCount, budgetMember,
 } from "./decode";
@@ -61,6 +61,7 @@ function opName(op: u32): string {
     case 0x16: return "TEST_UNDER";
     case 0x17: return "TEST_IN_INTENT";
     case 0x18: return "TEST_GRANTED";
+    case 0x1a: return "TEST_IN_DERIVED";
   }
   return "TEST_INTENT_ANY";
 }
@@ -78,7 +79,7 @@ export function subjectName(s: u32): string {
   return "recipient";
 }
 
-function roleName(r: u32): string {
+export function roleName(r: u32): string {
   switch (r) {
     case 1: return "email";
     case 2: return "url";
@@ -88,8 +89,9 @@ function roleName(r: u32): string {
     case 6: return "code";
     case 7: return "recipient";
     case 8: return "patch";
+    case 9: return "workdir";
   }
-  return "workdir";
+  return "text";
 }
 
 function effectName(e: u32): string {
@@ -209,7 +211,7 @@ function instruction(pc: u32): void {
   const operand = insnOperand(pc);
   if (op == OP_TEST_PRESENT) outAscii(operand == 1 ? " present" : " absent");
   else if (op == OP_TEST_EQUALS) { outAscii(" "); quoted(operand); }
-  else if (op != OP_TEST_IN_INTENT && op != OP_TEST_GRANTED && op != OP_TEST_INTENT_ANY) { outAscii(" "); setRef(operand); }
+  else if (op != OP_TEST_IN_INTENT && op != OP_TEST_GRANTED && op != OP_TEST_INTENT_ANY && op != OP_TEST_IN_DERIVED) { outAscii(" "); setRef(operand); }
   outAscii(" else -> ");
   index4(insnJump(pc));
   nl();
@@ -278,6 +280,8 @@ function intent(): void {
   setRef(intentExtensionSet());
   outAscii(", verb_map ");
   setRef(intentVerbSet());
+  outAscii(", negation_cancels ");
+  setRef(intentCancelSet());
   outAscii(", verbs ");
   outDecimal(intentVerbCount());
   nl();
@@ -289,6 +293,9 @@ function intent(): void {
     for (let k = start; k < end; k++) { outAscii(" "); className(intentClass(k)); }
     nl();
   }
+  outAscii("  derive_from");
+  for (let k: u32 = 0; k < intentDeriveCount(); k++) { outAscii(" "); className(intentDeriveClass(k)); }
+  nl();
 }
 
 function settings(): void {

@@ -3,7 +3,7 @@
 // ends at a DECIDE within code_len steps.
 import {
   OP_DECIDE, OP_TEST_PRESENT, OP_TEST_EQUALS, OP_TEST_IN, OP_TEST_GLOB, OP_TEST_PREFIX,
-  OP_TEST_DOMAIN, OP_TEST_UNDER, OP_TEST_IN_INTENT, OP_TEST_GRANTED, OP_TEST_INTENT_ANY, FLAG_NEGATE, FLAG_ALL, SUBJ_TOOL, SUBJ_ARG,
+  OP_TEST_DOMAIN, OP_TEST_UNDER, OP_TEST_IN_INTENT, OP_TEST_GRANTED, OP_TEST_INTENT_ANY, OP_TEST_IN_DERIVED, FLAG_NEGATE, FLAG_ALL, SUBJ_TOOL, SUBJ_ARG,
 } from "./format";
 import {
   classCodeStart, insnOp, insnSubject, insnFlags, insnArg, insnOperand, insnJump, strPtr, strLen,
@@ -14,7 +14,7 @@ import { scratchAlloc } from "./mem";
 import { globMatch } from "./glob";
 import { leafCount, leafPath, leafPathLen, leafValue, leafValueLen } from "./json";
 import { targetCount, targetKind, targetPtr, targetLen, homePtr, homeLen } from "./targets";
-import { intentHas, intentGrants, intentNamesKind } from "./intent";
+import { intentHas, intentDerivedHas, intentGrants, intentNamesKind } from "./intent";
 
 // The call being decided.
 let toolName: usize = 0;
@@ -192,6 +192,7 @@ function valueTest(op: u32, subject: u32, operand: u32, p: usize, len: u32): boo
     case OP_TEST_DOMAIN: return domainIn(operand, p, len);
     case OP_TEST_UNDER: return underIn(operand, p, len);
     case OP_TEST_IN_INTENT: return intentStore != 0 && intentHas(intentStore, subject, p, len);
+    case OP_TEST_IN_DERIVED: return intentStore != 0 && intentDerivedHas(intentStore, subject, p, len);
     case OP_TEST_GRANTED: return intentGrants(intentStore, callClass); // of the call's class, whatever the tool's name
   }
   return false;

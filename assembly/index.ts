@@ -11,6 +11,8 @@ import { settleRecord, budgetsRecord, restoreRecord } from "./budget";
 import { bindIntent } from "./bind";
 import { decide as decideCall } from "./decide";
 import { describeTool } from "./describe";
+import { deriveFromOutput } from "./derive";
+import { narrowIntent } from "./narrow";
 import { failMode } from "./failmode";
 import { explainCall } from "./explain";
 import { disasmRecord } from "./disasm";
@@ -83,9 +85,19 @@ export function budget_restore(h: i32, len: i32): i32 {
   return <i32>restoreRecord(sessionSlot(h), <u32>len);
 }
 
-export function describe(nameLen: i32, textLen: i32): i32 {
+export function narrow(h: i32, len: i32): i32 {
   scratchReset();
-  return <i32>describeTool(<u32>nameLen, <u32>textLen);
+  return <i32>narrowIntent(h, <u32>len);
+}
+
+export function derive(h: i32, nameLen: i32, argsLen: i32, outputLen: i32): i32 {
+  scratchReset();
+  return <i32>deriveFromOutput(h, <u32>nameLen, <u32>argsLen, <u32>outputLen);
+}
+
+export function describe(nameLen: i32, textLen: i32, schemaLen: i32): i32 {
+  scratchReset();
+  return <i32>describeTool(<u32>nameLen, <u32>textLen, <u32>schemaLen);
 }
 
 export function fail_mode(nameLen: i32): i32 {

@@ -43,6 +43,7 @@ export function nextName(p: usize, len: u32, from: u32): bool {
   let i = from;
   while (i < len) {
     const c = at(p, i);
+    if (c - 0x61 < 26 || c == 0x20) { i++; continue; } // neither a quote nor a capital: the common case
     const boundary = i == 0 || !isWordByte(at(p, i - 1));
     if (isQuote(c) && boundary) {
       let j = i + 1;

@@ -244,6 +244,7 @@ export function nextItem(p: usize, len: u32, from: u32, extensions: u64): u32 {
     let e = i;
     while (e < len) {
       const c = at(p, e);
+      if ((c | 0x20) - 0x61 < 26) { e++; continue; } // a letter: the common case, no mark
       if (c <= 0x20 || (c >= 0x80 && pyWhitespace(p, len, e) > 0)) break;
       if (c <= 0x40 && c >= 0x23) {
         if (c == 0x40) { if (firstAt < 0) firstAt = <i32>e; }
@@ -341,7 +342,13 @@ function tokenize(p: usize, len: u32): bool {
   let i: u32 = 0;
   let prevWord = false; // the byte before i belongs to a word
   while (i < len) {
-    if (wordByteLen(p, len, i) == 0) {
+    const first = at(p, i);
+    if (first == 0x20) { // a space: the common separator, no clause mark
+      i++;
+      prevWord = false;
+      continue;
+    }
+    if (first < 0x80 ? !isAlnum(first) : wordByteLen(p, len, i) == 0) {
       const m = clauseMarkLen(p, len, i);
       if (m > 0) {
         const inside = prevWord && i + m < len && wordByteLen(p, len, i + m) > 0;
@@ -356,6 +363,12 @@ function tokenize(p: usize, len: u32): bool {
     const start = out;
     while (i < len) {
       const c = at(p, i);
+      if (c - 0x61 < 26 || c - 0x30 < 10) { // the common case first: a lower-case letter or a digit
+        store<u8>(text + out, <u8>c);
+        out++;
+        i++;
+        continue;
+      }
       if (c < 0x80 ? isAlnum(c) : wordByteLen(p, len, i) > 0) {
         store<u8>(text + out, <u8>lowerAscii(c));
         out++;
@@ -387,9 +400,10 @@ function tokenize(p: usize, len: u32): bool {
 }
 
 // The verbs [p, p+len) uses (§7): one with a negation among the three words before it, or a
-// nothing-word among the two after it, in its clause, prohibits; any other grants. Returns how
-// many (each in verbUseValue/Word/WordLen/Prohibits), or -1 when out of memory.
-export function findVerbUses(p: usize, len: u32, negations: u64, nothing: u64, verbs: u64): i32 {
+// nothing-word among the two after it, in its clause, prohibits; any other grants. A negation
+// with a `cancels` word between it and the verb ("do not forget to invite") prohibits nothing.
+// Returns how many (each in verbUseValue/Word/WordLen/Prohibits), or -1 when out of memory.
+export function findVerbUses(p: usize, len: u32, negations: u64, nothing: u64, verbs: u64, cancels: u64): i32 {
   foundCount = 0;
   if (!tokenize(p, len)) return -1;
   found = scratchAlloc((<usize>wordCount + 1) * 16);
@@ -399,9 +413,12 @@ export function findVerbUses(p: usize, len: u32, negations: u64, nothing: u64, v
     if (value < 0) continue;
     const clause = wordClause(k);
     let hit = false;
+    let cancelled = false; // a cancelling word lies between the verb and the words further back
     for (let d: u32 = 1; d <= 3 && d <= k && !hit; d++) {
       const j = k - d;
-      hit = wordClause(j) == clause && hasWord(negations, wordPtr(j), wordLen(j));
+      if (wordClause(j) != clause) break;
+      hit = !cancelled && hasWord(negations, wordPtr(j), wordLen(j));
+      cancelled = cancelled || hasWord(cancels, wordPtr(j), wordLen(j));
     }
     for (let d: u32 = 1; d <= 2 && k + d < wordCount && !hit; d++) {
       const j = k + d;

@@ -9,7 +9,7 @@ import {
   MAGIC, FORMAT_VERSION, HEADER_SIZE, DIR_ENTRY_SIZE, HASH_OFFSET, NONE, SECTION_COUNT,
   SEC_STRINGS, SEC_SETS, SEC_TOOLS, SEC_CLASSES, SEC_RULES, SEC_CODE, SEC_CLASSIFY, SEC_INTENT,
   SEC_SETTINGS, SEC_BUDGETS, SETTINGS_COUNT, SETKIND_HASH, SETKIND_LIST, INSN_SIZE, OP_DECIDE,
-  OP_TEST_PRESENT, OP_TEST_EQUALS, OP_TEST_GLOB, OP_TEST_PREFIX, OP_TEST_IN_INTENT, OP_TEST_GRANTED, OP_TEST_INTENT_ANY, FLAG_NEGATE,
+  OP_TEST_PRESENT, OP_TEST_EQUALS, OP_TEST_GLOB, OP_TEST_PREFIX, OP_TEST_IN_INTENT, OP_TEST_GRANTED, OP_TEST_INTENT_ANY, OP_TEST_IN_DERIVED, FLAG_NEGATE,
   FLAG_ALL, EFFECT_ASK, SUBJ_ARG, SUBJECT_COUNT,
   ROLE_MAX, SET_POLICY_NAME, SET_MAX_ARGS_BYTES, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES,
   SET_MAX_TARGETS, SET_MAX_INTENT_BYTES, SET_MAX_SESSIONS, SET_SHELL_WRAPPERS, SET_SHELL_NETWORK,
@@ -22,7 +22,7 @@ import { outAscii, outDecimal } from "./out";
 
 // Per §5.1: for each subject, bit (op - 0x10) is set when the test applies to it.
 // Bit (op - TEST_PRESENT) is set when the test applies to the subject (§5.1).
-const SUBJECT_OPS: usize = memory.data<u16>([0x11f, 0x9f, 0x2bf, 0x2bf, 0x2bf, 0x2df, 0x1f, 0x2bf]);
+const SUBJECT_OPS: usize = memory.data<u16>([0x11f, 0x49f, 0x6bf, 0x6bf, 0x6bf, 0x6df, 0x1f, 0x6bf]);
 
 const storedHash: usize = memory.data(32);
 const computedHash: usize = memory.data(32);
@@ -333,7 +333,7 @@ function instruction(i: u32): bool {
     if (ruleEffect(rule) != flags) return failNum(SEC_CODE, e + 2, "DECIDE effect differs from its rule's, instruction", i);
     return true;
   }
-  if (op < <u32>OP_TEST_PRESENT || op > <u32>OP_TEST_INTENT_ANY) return failNum(SEC_CODE, e, "unknown opcode, instruction", i);
+  if (op < <u32>OP_TEST_PRESENT || op > <u32>OP_TEST_IN_DERIVED) return failNum(SEC_CODE, e, "unknown opcode, instruction", i);
   if ((flags & ~(FLAG_NEGATE | FLAG_ALL)) != 0) return failNum(SEC_CODE, e + 2, "unknown flag bits, instruction", i);
   if (subject >= <u32>SUBJECT_COUNT) return failNum(SEC_CODE, e + 1, "unknown subject, instruction", i);
   if (((<u32>load<u16>(SUBJECT_OPS + (<usize>subject << 1)) >> (op - OP_TEST_PRESENT)) & 1) == 0) {
@@ -357,6 +357,9 @@ function instruction(i: u32): bool {
       return true;
     case OP_TEST_INTENT_ANY:
       if (load<u32>(operand) != 0) return failNum(SEC_CODE, operand, "INTENT_ANY operand must be 0, instruction", i);
+      return true;
+    case OP_TEST_IN_DERIVED:
+      if (load<u32>(operand) != 0) return failNum(SEC_CODE, operand, "IN_DERIVED operand must be 0, instruction", i);
       return true;
     case OP_TEST_EQUALS:
       return stringOk(SEC_CODE, operand, "EQUALS operand");
@@ -488,22 +491,29 @@ function classify(): bool {
 
 function intent(): bool {
   const s = section(SEC_INTENT);
-  if (short(SEC_INTENT, 20)) return false;
-  const verbs = load<u32>(s + 16);
-  if (short(SEC_INTENT, 24 + ((<u64>verbs) << 3))) return false;
-  const totalAt = s + 20 + ((<usize>verbs) << 3);
+  if (short(SEC_INTENT, 24)) return false;
+  const verbs = load<u32>(s + 20);
+  if (short(SEC_INTENT, 28 + ((<u64>verbs) << 3))) return false;
+  const totalAt = s + 24 + ((<usize>verbs) << 3);
   const total = load<u32>(totalAt);
-  if (sizeWrong(SEC_INTENT, 24 + ((<u64>verbs) << 3) + ((<u64>total) << 2))) return false;
+  const deriveAt: u64 = 28 + ((<u64>verbs) << 3) + ((<u64>total) << 2);
+  if (short(SEC_INTENT, deriveAt + 4)) return false;
+  const derives = load<u32>(s + <usize>deriveAt);
+  if (sizeWrong(SEC_INTENT, deriveAt + 4 + ((<u64>derives) << 2))) return false;
   if (!setOk(SEC_INTENT, s, "negations", SETKIND_HASH)) return false;
   if (!setOk(SEC_INTENT, s + 4, "nothing_words", SETKIND_HASH)) return false;
   if (!setOk(SEC_INTENT, s + 8, "file_extensions", SETKIND_HASH)) return false;
   if (!setOk(SEC_INTENT, s + 12, "verb_map", SETKIND_HASH) || !setValuesOk(SEC_INTENT, s + 12, "verb_map", verbs, false)) return false;
+  if (!setOk(SEC_INTENT, s + 16, "negation_cancels", SETKIND_HASH)) return false;
   for (let v: u32 = 0; v < verbs; v++) {
-    const e = s + 20 + ((<usize>v) << 3);
+    const e = s + 24 + ((<usize>v) << 3);
     if (<u64>load<u32>(e) + <u64>load<u32>(e + 4) > <u64>total) return failNum(SEC_INTENT, e, "class range out of bounds, verb", v);
   }
   for (let k: u32 = 0; k < total; k++) {
     if (!classIndexOk(SEC_INTENT, totalAt + 4 + ((<usize>k) << 2), "prohibited class")) return false;
+  }
+  for (let k: u32 = 0; k < derives; k++) {
+    if (!classIndexOk(SEC_INTENT, s + <usize>deriveAt + 4 + ((<usize>k) << 2), "derive class")) return false;
   }
   return true;
 }

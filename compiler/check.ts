@@ -8,7 +8,7 @@ import { globMatches } from "./glob";
 import type { PolicyIR } from "./ir";
 import { homeToTilde, isAbsolutePathGlob, isEmailAddress, isHostName, normalizePath } from "./normalize";
 import type { ParsedFile, YamlPath } from "./parse";
-import { subjectOf, VALID_TESTS, type TestName } from "./predicates";
+import { SUBJECT_CODES, subjectOf, VALID_TESTS, type TestName } from "./predicates";
 import { PLACEHOLDERS, PolicyFile, type Predicate } from "./schema";
 import { SUBJ_DOMAIN, SUBJ_EMAIL, SUBJ_PATH } from "../assembly/format";
 
@@ -179,6 +179,7 @@ export function checkPolicy(ir: PolicyIR): Findings {
       findings.warnings.push(diagnostic(budget.at, message));
     }
   }
+  findings.warnings.push(...shadowWarnings(ir));
   for (const verb of ir.intent.verbs) {
     for (const glob of verb.capabilities) {
       if (!ir.classes.some((c) => globMatches(glob.pattern, c.capability))) {
@@ -190,9 +191,103 @@ export function checkPolicy(ir: PolicyIR): Findings {
   return findings;
 }
 
+// ---- rules that can never decide ----
+
+type RuleIRItem = PolicyIR["rules"][number];
+type ConditionIRItem = RuleIRItem["conditions"][number];
+
+// Block rules run first, then ask, then allow; each group in policy order (docs/bytecode.md §5.3).
+const EFFECT_RANK = { block: 0, ask: 1, allow: 2 } as const;
+
+/**
+ * A rule that holds whenever another rule that runs before it (on every class it applies to)
+ * holds never decides anything. Implication is read off the IR conservatively: each test of
+ * the earlier rule must follow from one test of the later rule on the same subject.
+ */
+function shadowWarnings(ir: PolicyIR): Diagnostic[] {
+  const order = ir.rules
+    .map((rule, index) => ({ rule, index }))
+    .sort((a, b) => EFFECT_RANK[a.rule.effect] - EFFECT_RANK[b.rule.effect] || a.index - b.index);
+  const warnings: Diagnostic[] = [];
+  order.forEach(({ rule }, position) => {
+    if (rule.classes.length === 0) return; // already reported: it applies to no class
+    const contradiction = contradictoryConditions(rule);
+    if (contradiction) {
+      warnings.push(diagnostic(rule.at, `rule "${rule.id}" can never apply: ${contradiction}`));
+      return;
+    }
+    const earlier = order.slice(0, position).map(({ rule: e }) => e);
+    const shadowers = rule.classes.map((c) => earlier.find((e) => e.classes.includes(c) && holdsWhenever(e, rule)));
+    if (shadowers.every((e) => e !== undefined)) {
+      const first = shadowers[0]!;
+      const why = first.effect === rule.effect ? "comes before it" : `runs before it (${first.effect} rules run before ${rule.effect} rules)`;
+      const message = `rule "${rule.id}" can never decide: rule "${first.id}" (${formatPos(first.at)}) ${why} and holds whenever it does`;
+      warnings.push(diagnostic(rule.at, message));
+    }
+  });
+  return warnings;
+}
+
+/** `present: true` and `present: false` on one subject: no call has both. */
+function contradictoryConditions(rule: RuleIRItem): string | undefined {
+  for (const a of rule.conditions) {
+    for (const b of rule.conditions) {
+      if (a.test.kind === "present" && b.test.kind === "present" && sameSubject(a, b) && a.test.present && !b.test.present) {
+        return `it asks for ${subjectLabel(a)} to be both present and absent`;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Whether `earlier` holds on every call on which `later` holds. */
+function holdsWhenever(earlier: RuleIRItem, later: RuleIRItem): boolean {
+  if (earlier.tools !== null && (later.tools === null || !later.tools.every((t) => earlier.tools!.includes(t)))) return false;
+  const earlierAll = earlier.effect === "allow";
+  const laterAll = later.effect === "allow";
+  return earlier.conditions.every((e) => later.conditions.some((l) => implies(l, laterAll, e, earlierAll)));
+}
+
+// Per-value tests use ALL in allow rules and ANY otherwise; ALL needs at least one value, so
+// it implies ANY, never the reverse. PRESENT, GRANTED and INTENT_ANY ignore the quantifier.
+function implies(given: ConditionIRItem, givenAll: boolean, wanted: ConditionIRItem, wantedAll: boolean): boolean {
+  if (!sameSubject(given, wanted) || given.negate !== wanted.negate) return false;
+  const g = given.test;
+  const w = wanted.test;
+  if (w.kind === "present") return g.kind === "present" && g.present === w.present;
+  if (w.kind === "granted" || w.kind === "intent_any") return g.kind === w.kind;
+  if (wantedAll && !givenAll) return false;
+  if (w.kind === "in_intent") return g.kind === "in_intent";
+  const wantedValues = constantsOf(w);
+  const givenValues = constantsOf(g);
+  if (wantedValues === undefined || givenValues === undefined || family(g.kind) !== family(w.kind)) return false;
+  // A value in a smaller set is in the larger one; a value outside a larger set is outside the smaller one.
+  return given.negate ? wantedValues.every((v) => givenValues.includes(v)) : givenValues.every((v) => wantedValues.includes(v));
+}
+
+function constantsOf(test: ConditionIRItem["test"]): string[] | undefined {
+  if (test.kind === "equals") return [test.value];
+  return "values" in test ? test.values : undefined;
+}
+
+// equals is in with one member; the other tests compare only with themselves.
+function family(kind: ConditionIRItem["test"]["kind"]): string {
+  return kind === "equals" ? "in" : kind;
+}
+
+function sameSubject(a: ConditionIRItem, b: ConditionIRItem): boolean {
+  return a.subject === b.subject && a.arg === b.arg;
+}
+
+function subjectLabel(condition: ConditionIRItem): string {
+  if (condition.arg !== null) return `args.${condition.arg}`;
+  return Object.entries(SUBJECT_CODES).find(([, code]) => code === condition.subject)![0];
+}
+
 // ---- zod issues -> diagnostics ----
 
-function issueDiagnostics(issue: z.core.$ZodIssue, parsed: ParsedFile): Diagnostic[] {
+/** One zod issue as diagnostics at its YAML node; `schema` lists the keys an unknown key could have been. */
+export function issueDiagnostics(issue: z.core.$ZodIssue, parsed: ParsedFile, schema: z.ZodType = PolicyFile): Diagnostic[] {
   const at = issue.path;
   const label = labelOf(at);
   const got = describeValue(issue.input);
@@ -218,7 +313,7 @@ function issueDiagnostics(issue: z.core.$ZodIssue, parsed: ParsedFile): Diagnost
     case "too_big":
       return [here(`${label} ${boundPhrase(issue)}${issue.origin === "array" ? "" : ` (got ${got})`}`)];
     case "unrecognized_keys": {
-      const known = objectKeysAt(PolicyFile, at);
+      const known = objectKeysAt(schema as unknown as SchemaNode, at);
       const expected = known ? ` (expected one of ${known.join(", ")})` : "";
       return issue.keys.map((key) => here(`unknown key "${key}"${expected}`, [...at, key], "key"));
     }

@@ -1,20 +1,32 @@
-// `agentsfence-compile FILE... -o OUT.afb [--defaults PATH] [--json]`: the compiler as a
-// command. Exit status: 0 compiled, 1 the policy has errors (or the output cannot be
-// written), 2 the command line is wrong.
+// The compiler as a command (the `agentsfence` Python command runs it for compile, check and
+// test). Exit status: 0 compiled / no errors / every case passed; 1 the policy has errors, the
+// output cannot be written, or a case failed; 2 the command line is wrong.
 import * as fs from "node:fs";
+import * as path from "node:path";
 import { compilePolicy, type Diagnostic } from "./index";
+import { moduleDir } from "./load";
+import { runPolicyTests, type TestFileResult } from "./policytest";
 
-export const USAGE = "usage: agentsfence-compile FILE... -o OUT.afb [--defaults PATH] [--json]";
+export const USAGE = [
+  "usage: agentsfence-compile FILE... -o OUT.afb [--defaults PATH] [--json]",
+  "       agentsfence-compile check FILE... [--defaults PATH] [--json]",
+  "       agentsfence-compile test TESTFILE... [--policy FILE] [--wasm PATH] [--defaults PATH]",
+].join("\n");
 
 export interface CliOutput {
   stdout(text: string): void;
   stderr(text: string): void;
 }
 
+type Mode = "compile" | "check" | "test";
+
 interface CliArgs {
+  mode: Mode;
   files: string[];
-  output: string;
+  output?: string;
   defaultsPath?: string;
+  policy?: string;
+  wasm?: string;
   json: boolean;
 }
 
@@ -29,9 +41,10 @@ export function runCli(argv: string[], out: CliOutput = processOutput): number {
     out.stderr(`${args}\n${USAGE}\n`);
     return 2;
   }
-  const result = compilePolicy(args.files.map((path) => ({ path })), { defaultsPath: args.defaultsPath });
+  if (args.mode === "test") return runTests(args, out);
+  const result = compilePolicy(args.files.map((file) => ({ path: file })), { defaultsPath: args.defaultsPath });
   let writeError: string | undefined;
-  if (result.ok) {
+  if (result.ok && args.output !== undefined) {
     try {
       fs.writeFileSync(args.output, result.bytes);
     } catch (e) {
@@ -43,47 +56,98 @@ export function runCli(argv: string[], out: CliOutput = processOutput): number {
   if (args.json) {
     const report = {
       ok,
-      ...(result.ok && { output: args.output, size: result.bytes.length, hash: result.hash, policy: result.ir.name }),
+      ...(result.ok && { ...(args.output !== undefined && { output: args.output }), size: result.bytes.length, hash: result.hash, policy: result.ir.name }),
       errors,
       warnings: result.warnings,
       ...(writeError && { writeError }),
     };
     out.stdout(JSON.stringify(report) + "\n");
   } else {
-    for (const w of result.warnings) out.stderr(line(w, "warning"));
-    for (const e of errors) out.stderr(line(e, "error"));
+    // In file order, as an editor lists them.
+    const all = [...result.warnings.map((d) => ({ d, severity: "warning" })), ...errors.map((d) => ({ d, severity: "error" }))];
+    for (const { d, severity } of all.sort((a, b) => compareAt(a.d, b.d))) out.stderr(line(d, severity));
     if (writeError) out.stderr(`error: ${writeError}\n`);
-    if (ok) out.stdout(`${args.output}: ${result.bytes.length} bytes, policy ${result.ir.name}, sha256 ${result.hash}\n`);
+    if (ok && args.output !== undefined) {
+      out.stdout(`${args.output}: ${result.bytes.length} bytes, policy ${result.ir.name}, sha256 ${result.hash}\n`);
+    } else if (ok) {
+      const count = result.warnings.length;
+      out.stdout(`${args.files.join(" ")}: policy ${result.ir.name} has no errors, ${count} warning${count === 1 ? "" : "s"}\n`);
+    }
   }
   return ok ? 0 : 1;
+}
+
+function runTests(args: CliArgs, out: CliOutput): number {
+  const wasmPath = args.wasm ?? path.join(moduleDir(), "fence.wasm");
+  let wasm: Uint8Array;
+  try {
+    wasm = new Uint8Array(fs.readFileSync(wasmPath));
+  } catch (e) {
+    out.stderr(`error: cannot read the evaluator ${wasmPath} (give its path with --wasm): ${(e as Error).message}\n`);
+    return 1;
+  }
+  let passed = 0;
+  let failed = 0;
+  let broken = 0;
+  for (const file of args.files) {
+    const result = runPolicyTests(file, { wasm, policy: args.policy, defaultsPath: args.defaultsPath });
+    report(result, out);
+    if (result.errors.length > 0) broken++;
+    for (const c of result.cases) c.problems.length === 0 ? passed++ : failed++;
+  }
+  const unusable = broken > 0 ? `, ${broken} file${broken === 1 ? "" : "s"} with errors` : "";
+  out.stdout(`${failed === 0 && broken === 0 ? "ok" : "FAILED"}: ${passed} passed, ${failed} failed${unusable}\n`);
+  return failed === 0 && broken === 0 ? 0 : 1;
+}
+
+function report(result: TestFileResult, out: CliOutput): void {
+  for (const w of result.warnings) out.stderr(line(w, "warning"));
+  for (const e of result.errors) out.stderr(line(e, "error"));
+  for (const c of result.cases) {
+    if (c.problems.length === 0) continue;
+    const { kind, reason, rule } = c.decision;
+    out.stdout(`${c.at.file}:${c.at.line}:${c.at.col}: FAIL ${c.name}\n`);
+    for (const problem of c.problems) out.stdout(`    ${problem}\n`);
+    out.stdout(`    decision: ${kind} [${reason}]${rule ? ` by ${rule}` : ""}: ${c.decision.message}\n`);
+  }
+}
+
+function compareAt(a: Diagnostic, b: Diagnostic): number {
+  return a.file.localeCompare(b.file) || a.line - b.line || a.col - b.col;
 }
 
 function line(d: Diagnostic, severity: string): string {
   return `${d.file}:${d.line}:${d.col}: ${severity}: ${d.message}\n`;
 }
 
+const VALUE_OPTIONS: Record<string, { key: "output" | "defaultsPath" | "policy" | "wasm"; modes: Mode[] }> = {
+  "-o": { key: "output", modes: ["compile"] },
+  "--output": { key: "output", modes: ["compile"] },
+  "--defaults": { key: "defaultsPath", modes: ["compile", "check", "test"] },
+  "--policy": { key: "policy", modes: ["test"] },
+  "--wasm": { key: "wasm", modes: ["test"] },
+};
+
 // The parsed arguments, or what is wrong with them.
 function parseArgs(argv: string[]): CliArgs | string {
-  const files: string[] = [];
-  let output: string | undefined;
-  let defaultsPath: string | undefined;
-  let json = false;
-  for (let i = 0; i < argv.length; i++) {
+  const mode: Mode = argv[0] === "check" || argv[0] === "test" ? argv[0] : "compile";
+  const args: CliArgs = { mode, files: [], json: false };
+  for (let i = mode === "compile" ? 0 : 1; i < argv.length; i++) {
     const arg = argv[i];
-    if (arg === "-o" || arg === "--output" || arg === "--defaults") {
+    const option = VALUE_OPTIONS[arg];
+    if (option !== undefined && option.modes.includes(mode)) {
       const value = argv[++i];
       if (value === undefined) return `${arg} needs a value`;
-      if (arg === "--defaults") defaultsPath = value;
-      else output = value;
-    } else if (arg === "--json") {
-      json = true;
+      args[option.key] = value;
+    } else if (arg === "--json" && mode !== "test") {
+      args.json = true;
     } else if (arg.startsWith("-") && arg !== "-") {
-      return `unknown option ${arg}`;
+      return `unknown option ${arg}${mode === "compile" ? "" : ` for ${mode}`}`;
     } else {
-      files.push(arg);
+      args.files.push(arg);
     }
   }
-  if (files.length === 0) return "no policy file given";
-  if (output === undefined) return "no output file given (-o OUT.afb)";
-  return { files, output, defaultsPath, json };
+  if (args.files.length === 0) return mode === "test" ? "no test file given" : "no policy file given";
+  if (mode === "compile" && args.output === undefined) return "no output file given (-o OUT.afb)";
+  return args;
 }

@@ -284,6 +284,7 @@ function intentSection({ ir, tables }: Plan): Uint8Array {
   w.u32(tables.nothingWords);
   w.u32(tables.fileExtensions);
   w.u32(tables.intentWords);
+  w.u32(tables.negationCancels);
   w.u32(ir.intent.verbs.length);
   let classStart = 0;
   for (const verb of ir.intent.verbs) {
@@ -293,6 +294,8 @@ function intentSection({ ir, tables }: Plan): Uint8Array {
   }
   w.u32(classStart);
   for (const verb of ir.intent.verbs) for (const c of verb.classes) w.u32(c);
+  w.u32(ir.intent.deriveFrom.length);
+  for (const c of ir.intent.deriveFrom) w.u32(c);
   return w.finish();
 }
 

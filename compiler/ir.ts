@@ -86,14 +86,19 @@ export interface ConditionIR {
 export type TestIR =
   | { kind: "present"; present: boolean }
   | { kind: "in_intent" }
+  | { kind: "in_derived" }
   | { kind: "granted" }
   | { kind: "intent_any" }
   | { kind: "equals"; value: string }
-  | { kind: Exclude<TestName, "present" | "in_intent" | "granted" | "intent_any" | "equals">; values: string[] };
+  | { kind: Exclude<TestName, "present" | "in_intent" | "in_derived" | "granted" | "intent_any" | "equals">; values: string[] };
 
 export interface IntentIR {
   negations: string[];
   nothingWords: string[];
+  /** Words that, between a negation and a verb, cancel the negation ("do not forget to invite"). */
+  negationCancels: string[];
+  /** Classes whose output, for a call whose every target the user named, yields derived items. */
+  deriveFrom: number[];
   fileExtensions: string[];
   verbs: IntentVerbIR[];
   /** Lower-case word -> verb; the first verb that has a word wins. */

@@ -19,7 +19,7 @@ export interface LoadOptions {
 }
 
 // The directory of this module: dist/ in the bundle, compiler/ when run from source.
-function moduleDir(): string {
+export function moduleDir(): string {
   return typeof __dirname === "string" ? __dirname : path.dirname(fileURLToPath(import.meta.url));
 }
 

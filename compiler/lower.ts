@@ -66,6 +66,8 @@ interface MergedPolicy {
   intent: {
     negations?: string[];
     nothing_words?: string[];
+    negation_cancels?: string[];
+    derive_from?: string[];
     file_extensions?: string[];
     verbs?: Located<IntentVerb>[];
   };
@@ -171,6 +173,8 @@ export function lowerPolicy(files: CheckedFile[], name: string): PolicyIR {
     intent: {
       negations: unique((merged.intent.negations ?? []).map(asciiLower)),
       nothingWords: unique((merged.intent.nothing_words ?? []).map(asciiLower)),
+      negationCancels: unique((merged.intent.negation_cancels ?? []).map(asciiLower)),
+      deriveFrom: indicesWhere(classList, (c) => (merged.intent.derive_from ?? []).some((g) => globMatches(g, c.capability))),
       fileExtensions: unique((merged.intent.file_extensions ?? []).map((e) => asciiLower(e.replace(/^\./, "")))),
       verbs,
       words: firstWins(wordsOf(intentVerbs.map(({ value }) => value))),
@@ -281,7 +285,7 @@ function lowerPredicate(subject: number, arg: string | null, predicate: Predicat
       // PRESENT tests the subject as a whole: `not` flips its operand, not a per-value flag.
       test = { kind: "present", present: given !== negate };
       negated = false;
-    } else if (name === "in_intent" || name === "granted" || name === "intent_any") {
+    } else if (name === "in_intent" || name === "in_derived" || name === "granted" || name === "intent_any") {
       test = { kind: name };
       negated = negate === given;
     } else if (name === "equals") {

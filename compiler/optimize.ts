@@ -2,7 +2,7 @@
 // deduplicated sets. What is left for emit.ts is layout.
 import {
   EFFECT_ALLOW, EFFECT_ASK, EFFECT_BLOCK, FLAG_ALL, FLAG_NEGATE, OP_TEST_EQUALS, OP_TEST_GLOB,
-  OP_TEST_GRANTED, OP_TEST_IN, OP_TEST_IN_INTENT, OP_TEST_INTENT_ANY, OP_TEST_PRESENT, SETKIND_HASH, SETKIND_LIST, SUBJ_TOOL,
+  OP_TEST_GRANTED, OP_TEST_IN, OP_TEST_IN_INTENT, OP_TEST_IN_DERIVED, OP_TEST_INTENT_ANY, OP_TEST_PRESENT, SETKIND_HASH, SETKIND_LIST, SUBJ_TOOL,
 } from "../assembly/format";
 import { isGlob } from "./glob";
 import type { ConditionIR, PolicyIR, RuleIR } from "./ir";
@@ -50,6 +50,7 @@ export interface TableSets {
   argRoles: number;
   negations: number;
   nothingWords: number;
+  negationCancels: number;
   fileExtensions: number;
   intentWords: number;
   shellWrappers: number;
@@ -79,6 +80,7 @@ export function optimize(ir: PolicyIR): Plan {
     argRoles: pool.hash(ir.classify.argRoles),
     negations: pool.hash(asMembers(ir.intent.negations)),
     nothingWords: pool.hash(asMembers(ir.intent.nothingWords)),
+    negationCancels: pool.hash(asMembers(ir.intent.negationCancels)),
     fileExtensions: pool.hash(asMembers(ir.intent.fileExtensions)),
     intentWords: pool.hash(ir.intent.words),
     shellWrappers: pool.hash(asMembers(ir.shell.wrappers)),
@@ -130,6 +132,8 @@ function conditionTest(condition: ConditionIR, quantifier: number, pool: SetPool
       return { ...on(OP_TEST_PRESENT, { number: test.present ? 1 : 0 }), flags: 0 };
     case "in_intent":
       return on(OP_TEST_IN_INTENT, { number: 0 });
+    case "in_derived":
+      return on(OP_TEST_IN_DERIVED, { number: 0 });
     case "granted":
       return on(OP_TEST_GRANTED, { number: 0 });
     case "intent_any": // a fact of the intent, not of each value: no quantifier

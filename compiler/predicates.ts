@@ -1,7 +1,7 @@
 // How the language's subjects and predicates map onto the bytecode's subjects and tests,
 // and which tests each subject admits (docs/bytecode.md §5.1).
 import {
-  OP_TEST_DOMAIN, OP_TEST_EQUALS, OP_TEST_GLOB, OP_TEST_GRANTED, OP_TEST_IN, OP_TEST_IN_INTENT, OP_TEST_INTENT_ANY, OP_TEST_PREFIX,
+  OP_TEST_DOMAIN, OP_TEST_EQUALS, OP_TEST_GLOB, OP_TEST_GRANTED, OP_TEST_IN, OP_TEST_IN_INTENT, OP_TEST_IN_DERIVED, OP_TEST_INTENT_ANY, OP_TEST_PREFIX,
   OP_TEST_PRESENT, OP_TEST_UNDER, SUBJ_ARG, SUBJ_DOMAIN, SUBJ_EMAIL, SUBJ_PATH, SUBJ_PROGRAM,
   SUBJ_RECIPIENT, SUBJ_TOOL, SUBJ_URL,
 } from "../assembly/format";
@@ -15,6 +15,7 @@ export const PREDICATE_OPS = {
   domain: OP_TEST_DOMAIN,
   under: OP_TEST_UNDER,
   in_intent: OP_TEST_IN_INTENT,
+  in_derived: OP_TEST_IN_DERIVED,
   granted: OP_TEST_GRANTED,
   intent_any: OP_TEST_INTENT_ANY,
   present: OP_TEST_PRESENT,
@@ -45,7 +46,7 @@ const NAME_TESTS: TestName[] = ["equals", "in", "glob", "prefix", "present"];
 
 export const VALID_TESTS: Record<number, readonly TestName[]> = {
   [SUBJ_TOOL]: [...NAME_TESTS, "granted"],
-  [SUBJ_ARG]: ALL_TESTS.filter((t) => NAME_TESTS.includes(t) || t === "in_intent"),
+  [SUBJ_ARG]: ALL_TESTS.filter((t) => NAME_TESTS.includes(t) || t === "in_intent" || t === "in_derived"),
   [SUBJ_EMAIL]: ALL_TESTS.filter((t) => t !== "under"),
   [SUBJ_DOMAIN]: ALL_TESTS.filter((t) => t !== "under"),
   [SUBJ_URL]: ALL_TESTS.filter((t) => t !== "under"),

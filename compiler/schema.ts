@@ -32,7 +32,7 @@ const capability = z
   .string()
   .max(MAX_U16_TEXT)
   .regex(CAPABILITY_RE, { error: "a dotted lower-case name like email.send" });
-const capabilityGlob = z
+export const capabilityGlob = z
   .string()
   .regex(CAPABILITY_GLOB_RE, { error: 'a dotted lower-case capability or glob like "email.*"' });
 const risk = z
@@ -60,6 +60,7 @@ export interface Predicate {
   domain?: Scalar[];
   under?: Scalar[];
   in_intent?: boolean;
+  in_derived?: boolean;
   granted?: boolean;
   intent_any?: boolean;
   present?: boolean;
@@ -75,6 +76,10 @@ export const Predicate: z.ZodType<Predicate> = z
     domain: constants.optional().describe("the value's host is one of these or below one"),
     under: constants.optional().describe("the path is one of these or below one"),
     in_intent: z.boolean().optional().describe("the value was named in the user's own request"),
+    in_derived: z
+      .boolean()
+      .optional()
+      .describe("the value was found in the output of a call the user pointed at (intent.derive_from)"),
     granted: z.boolean().optional().describe("a verb of the user's own request granted the call's capability (tool only)"),
     intent_any: z.boolean().optional().describe("the user's own request named at least one value of this kind"),
     present: z.boolean().optional().describe("the subject has a value (true) or none (false)"),
@@ -138,6 +143,13 @@ export const IntentVerb = z.strictObject({ words, capabilities: z.array(capabili
 const Intent = z.strictObject({
   negations: words.optional(),
   nothing_words: words.optional(),
+  negation_cancels: words
+    .optional()
+    .describe("words that, between a negation and a verb, make it an instruction: do not forget to invite"),
+  derive_from: z
+    .array(capabilityGlob)
+    .optional()
+    .describe("capabilities whose output, for a call the user pointed at, names derived targets (in_derived)"),
   verbs: z.array(IntentVerb).optional(),
   file_extensions: z
     .array(z.string().regex(EXTENSION_RE, { error: "a file extension like md or .md" }))

@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # Builds every artefact from source: fence.wasm, the compiler bundle, the compiled policies,
-# and the copies the Python package ships. Cheap enough to run before every demo and test.
+# the JSON Schemas for editors, the playground page, and the copies the Python package ships.
+# Cheap enough to run before every demo and test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 npx asc assembly/index.ts --target release
 npm run --silent bundle
+node dist/write-schemas.cjs build/schema   # policies/schema is committed: `npm run schemas` writes it
+node web/bundle.mjs build/playground
 
 mkdir -p build/policies
 compile() { node dist/agentsfence-compile.cjs "$1" -o "build/policies/$(basename "${1%.yaml}").afb"; }
 compile policies/defaults.yaml
+compile policies/claude-code.yaml
 for policy in tests/vectors/policies/*.yaml; do
   [ -e "$policy" ] && compile "$policy"
 done
@@ -19,5 +23,8 @@ mkdir -p "$data"
 cp build/fence.wasm "$data/fence.wasm"
 cp build/policies/defaults.afb "$data/default.afb"
 cp dist/agentsfence-compile.cjs "$data/compile.cjs"
+cp build/policies/claude-code.afb "$data/claude-code.afb"
 cp policies/defaults.yaml "$data/defaults.yaml"
+mkdir -p "$data/schema"
+cp build/schema/*.json "$data/schema/"
 echo "built: fence.wasm $(stat -c %s build/fence.wasm) B, default policy $(stat -c %s build/policies/defaults.afb) B"

@@ -158,6 +158,18 @@ describe("intent: prohibitions", () => {
     intentFree(i);
   });
 
+  it("grants what a negation with a cancelling word asks for", () => {
+    const i = bind(0, "Create the event. Do not forget to email Mark, and don't hesitate to delete the draft");
+    expect(intentProhibits(i, CLASS_SEND)).toBe(false);
+    expect(intentProhibits(i, CLASS_DELETE)).toBe(false);
+    expect(intentGrants(i, CLASS_SEND)).toBe(true);
+    expect(intentGrants(i, CLASS_DELETE)).toBe(true);
+    intentFree(i);
+    const j = bind(0, "Do not forget: never email Mark");
+    expect(intentProhibits(j, CLASS_SEND)).toBe(true);
+    intentFree(j);
+  });
+
   it("binds a prohibition to its clause", () => {
     const i = bind(0, "Don't delete anything, but email bob@example.com the summary");
     expect(intentProhibits(i, CLASS_DELETE)).toBe(true);

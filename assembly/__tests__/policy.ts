@@ -33,6 +33,7 @@ const VERB_CLASSES = [[CLASS_SEND], [CLASS_DELETE], [CLASS_WRITE], [CLASS_SHELL,
 const WRAPPERS = ["sudo", "env", "xargs", "nohup", "timeout", "nice"];
 const NETWORK = ["curl", "wget", "nc", "ssh", "scp"];
 const SHELLS = ["sh", "bash"];
+const CANCELS = ["forget", "hesitate", "fail"];
 
 const kept: ArrayBuffer[] = [];
 const strings: string[] = [];
@@ -135,10 +136,11 @@ export function installPolicy(maxTargets: u32 = 100, maxIntentBytes: u32 = 65536
       verbValues.push(<u32>v);
     }
   }
-  // Set indices: 0 negations, 1 nothing, 2 extensions, 3 verbs, 4 wrappers, 5 network, 6 shells.
+  // Set indices: 0 negations, 1 nothing, 2 extensions, 3 verbs, 4 wrappers, 5 network, 6 shells,
+  // 7 negation cancels.
   const sets = [
     wordSet(NEGATIONS), wordSet(NOTHING), wordSet(EXTENSIONS), wordSet(verbWords, verbValues),
-    wordSet(WRAPPERS), wordSet(NETWORK), wordSet(SHELLS),
+    wordSet(WRAPPERS), wordSet(NETWORK), wordSet(SHELLS), wordSet(CANCELS),
   ];
   const name = stringIndex("test-policy");
   installStrings();
@@ -154,19 +156,20 @@ export function installPolicy(maxTargets: u32 = 100, maxIntentBytes: u32 = 65536
 
   let classTotal = 0;
   for (let v = 0; v < VERB_CLASSES.length; v++) classTotal += VERB_CLASSES[v].length;
-  const intent = block(20 + 8 * VERB_CLASSES.length + 4 + 4 * classTotal);
+  const intent = block(24 + 8 * VERB_CLASSES.length + 4 + 4 * classTotal + 4);
   store<u32>(intent, 0);
   store<u32>(intent + 4, 1);
   store<u32>(intent + 8, 2);
   store<u32>(intent + 12, 3);
-  store<u32>(intent + 16, VERB_CLASSES.length);
+  store<u32>(intent + 16, 7);
+  store<u32>(intent + 20, VERB_CLASSES.length);
   let start = 0;
   for (let v = 0; v < VERB_CLASSES.length; v++) {
-    store<u32>(intent + 20 + 8 * v, start);
-    store<u32>(intent + 24 + 8 * v, VERB_CLASSES[v].length);
+    store<u32>(intent + 24 + 8 * v, start);
+    store<u32>(intent + 28 + 8 * v, VERB_CLASSES[v].length);
     start += VERB_CLASSES[v].length;
   }
-  const list = intent + 20 + 8 * VERB_CLASSES.length;
+  const list = intent + 24 + 8 * VERB_CLASSES.length;
   store<u32>(list, classTotal);
   let k = 0;
   for (let v = 0; v < VERB_CLASSES.length; v++) {

@@ -63,6 +63,7 @@ function host(s: string): bool {
 const NEGATIONS = "not\ndon't\nnever\nno";
 const NOTHING = "nothing\nnone\nanyone";
 const VERBS = "send\nemail\ndelete\nreply\nmail";
+const CANCELS = "forget\nhesitate\nfail";
 
 // The verbs a message prohibits (or grants) as "word=value" joined by '|'.
 function verbUses(s: string, prohibits: bool): string {
@@ -70,7 +71,7 @@ function verbUses(s: string, prohibits: bool): string {
   const none = words(NOTHING);
   const verbs = words(VERBS);
   const p = utf8(s);
-  const count = findVerbUses(p, lastLen, neg, none, verbs);
+  const count = findVerbUses(p, lastLen, neg, none, verbs, words(CANCELS));
   let out = "";
   for (let k: u32 = 0; k < <u32>count; k++) {
     if (verbUseProhibits(k) != prohibits) continue;
@@ -176,6 +177,19 @@ describe("prohibitions", () => {
     expect(prohibited("DO NOT SEND")).toBe("send=0");
   });
 
+  it("reads a cancelling word between the negation and the verb as an instruction", () => {
+    expect(prohibited("Do not forget to email Mark")).toBe("");
+    expect(granted("Do not forget to email Mark")).toBe("email=1");
+    expect(prohibited("don't hesitate to reply")).toBe("");
+    expect(prohibited("never fail to send it")).toBe("");
+    // The cancelling word must stand between them: after the verb, or before the negation, it does nothing.
+    expect(prohibited("don't send it, forget it")).toBe("send=0");
+    expect(prohibited("forget it: do not send")).toBe("send=0");
+    expect(prohibited("forget not to send")).toBe("send=0");
+    // A nothing-word still prohibits.
+    expect(prohibited("do not forget to send nothing")).toBe("send=0");
+  });
+
   it("finds a nothing-word among the two words after a verb", () => {
     expect(prohibited("Read my mail, send nothing")).toBe("send=0");
     expect(prohibited("send them nothing")).toBe("send=0");
@@ -223,6 +237,6 @@ describe("prohibitions", () => {
     const neg = words(NEGATIONS);
     const none = words(NOTHING);
     const verbs = words(VERBS);
-    expect(findVerbUses(p, n, neg, none, verbs)).toBe(100000);
+    expect(findVerbUses(p, n, neg, none, verbs, NO_WORDS)).toBe(100000);
   });
 });

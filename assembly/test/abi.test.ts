@@ -19,8 +19,8 @@ describe("module", () => {
     const m = new WebAssembly.Module(wasm);
     expect(WebAssembly.Module.imports(m)).toEqual([]);
     expect(WebAssembly.Module.exports(m).map((e) => `${e.name}:${e.kind}`).sort()).toEqual(
-      ["budget_restore", "budgets", "commit", "configure", "decide", "describe", "disasm", "explain", "fail_mode", "input", "intent", "load",
-        "memory", "release", "session_close", "session_open"]
+      ["budget_restore", "budgets", "commit", "configure", "decide", "derive", "describe", "disasm", "explain", "fail_mode", "input",
+        "intent", "load", "memory", "narrow", "release", "session_close", "session_open"]
         .map((n) => `${n}:${n === "memory" ? "memory" : "function"}`).sort(),
     );
   });

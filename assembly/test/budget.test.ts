@@ -211,3 +211,13 @@ describe("the verifier on BUDGETS", () => {
     rejects((b) => setU32(b, memberTable(b) + 4, 9), /budget index out of range, class/);
   });
 });
+
+describe("a narrowing's ask", () => {
+  test("reserves like any ask, and an exhausted budget still blocks it", () => {
+    expect(fence.narrow(h, "ask\temail.send").ok).toBe(true);
+    const d = mail("bob@example.com");
+    expect(d).toMatchObject({ kind: "ask", reason: "intent_narrowed" });
+    expect(d.reservation).toBeGreaterThan(0);
+    expect(mail("bob@example.com")).toMatchObject({ kind: "block", reason: "budget_exhausted", rule: "one-email" });
+  });
+});

@@ -308,6 +308,35 @@ describe("classification", () => {
     expect(fence.describe("x".repeat(300), "delete")).toMatchObject({ ok: false, text: "the tool name is longer than 256 bytes" });
   });
 
+  test("describe reads the parameter schema: property words classify, formats and names give roles", () => {
+    const schema = {
+      type: "object",
+      properties: {
+        site: { type: "string", format: "uri" },
+        backup_path: { type: "string" },
+        to: { type: "string" },
+        note: { type: "string", description: "What to update" },
+        count: { type: "integer" },
+      },
+    };
+    // Nothing in the name or the description classifies it; "update" in a property's description does.
+    expect(fence.describe("frobnicate", "Does a thing.", schema)).toEqual({
+      ok: true, text: "data.write\twrite\nrole\tsite\turl\nrole\tbackup_path\tpath\nrole\tto\temail",
+    });
+    expect(fence.decide(0, "frobnicate", { backup_path: "~/.ssh/id" })).toMatchObject({ capability: "data.write", rule: "shell-ssh" });
+    // A tool its own name classifies learns its parameters' roles too.
+    expect(fence.decide(0, "updateThing", { backup_path: "~/.ssh/id" })).toMatchObject({ capability: "data.write", reason: "default_ask" });
+    expect(fence.describe("updateThing", "", schema).ok).toBe(true);
+    expect(fence.decide(0, "updateThing", { backup_path: "~/.ssh/id" })).toMatchObject({ rule: "shell-ssh" });
+    expect(fence.explain(0, "frobnicate", {}).text).toContain("class\tdata.write\twrite\tinferred");
+    // A description can only pick an entry; the schema's words count like the description's.
+    expect(fence.describe("quux", "Shows things", { properties: { items: { description: "items to delete" } } }).text)
+      .toBe("data.delete\tdestructive");
+    // The policy's own map wins over anything a schema says.
+    expect(fence.describe("read_file", "", { properties: { to: { type: "string" } } })).toEqual({ ok: true, text: "file.read\tread" });
+    expect(fence.describe("bad_schema", "x", "not an object")).toMatchObject({ ok: false, text: "the parameter schema is not a JSON object within the policy's limits" });
+  });
+
   test("describe remembers a bounded number of tools", () => {
     for (let i = 0; i < 1024; i++) expect(fence.describe(`tool${i}`, "delete it").ok).toBe(true);
     expect(fence.describe("tool5", "send it")).toEqual({ ok: true, text: "message.send\tsend" });

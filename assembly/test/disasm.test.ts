@@ -50,7 +50,7 @@ test("disasm shows header, sets, tools, classes with their code, rules, classify
   expect(text).toContain(' message "{value} holds keys"\n');
   expect(text).toMatch(/^ {2}rule 1 named-site allow reason rule_allow source shown\.yaml:\d+:\d+$/m);
   expect(text).toMatch(/^classify word_map set \d+, role_map set \d+, entries \d+$/m);
-  expect(text).toMatch(/^intent negations set \d+, nothing_words set \d+, file_extensions set \d+, verb_map set \d+, verbs \d+$/m);
+  expect(text).toMatch(/^intent negations set \d+, nothing_words set \d+, file_extensions set \d+, verb_map set \d+, negation_cancels set \d+, verbs \d+$/m);
   expect(text).toContain('\nsettings\n  POLICY_NAME "shown"\n');
   expect(text).toMatch(/^ {2}MAX_SESSIONS 7$/m);
   expect(text).toMatch(/^ {2}SHELL_WRAPPERS set \d+$/m);

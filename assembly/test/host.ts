@@ -1,6 +1,7 @@
-// A Node host for fence.wasm that follows the ABI of docs/bytecode.md §8: the input buffer,
-// records with the memory-grew flag in bit 0, and the decision record of §8.1. The evaluator's
-// tests and the cross-language vector runner both drive the engine through it.
+// A JavaScript host for fence.wasm that follows the ABI of docs/bytecode.md §8: the input
+// buffer, records with the memory-grew flag in bit 0, and the decision record of §8.1. The
+// evaluator's tests, the cross-language vector runner, `agentsfence test` and the playground
+// page drive the engine through it.
 
 import { DECISION_HEAD_SIZE } from "../format";
 
@@ -40,7 +41,10 @@ export interface Fence {
   intent(handle: number, message: string): Status;
   /** `tool` as bytes lets a test pass a name that is not UTF-8; `args` as a string or bytes is sent as is. */
   decide(handle: number, tool: string | Uint8Array, args: unknown): Decision;
-  describe(tool: string, description: string): Status;
+  /** `schema`: the JSON schema of the tool's parameters, sent as JSON; none when omitted. */
+  describe(tool: string, description: string, schema?: unknown): Status;
+  derive(handle: number, tool: string, args: unknown, output: string): Status;
+  narrow(handle: number, lines: string): Status;
   explain(handle: number, tool: string, args: unknown): Status;
   commit(handle: number, reservation: number): Status;
   release(handle: number, reservation: number): Status;
@@ -58,7 +62,9 @@ interface Exports {
   session_close(handle: number): number;
   intent(handle: number, len: number): number;
   decide(handle: number, nameLen: number, argsLen: number): number;
-  describe(nameLen: number, textLen: number): number;
+  describe(nameLen: number, textLen: number, schemaLen: number): number;
+  derive(handle: number, nameLen: number, argsLen: number, outputLen: number): number;
+  narrow(handle: number, len: number): number;
   explain(handle: number, nameLen: number, argsLen: number): number;
   commit(handle: number, reservation: number): number;
   release(handle: number, reservation: number): number;
@@ -107,9 +113,11 @@ function status(record: Uint8Array): Status {
   return { ok: record[0] === 0, text: text.decode(record.subarray(1)) };
 }
 
-/** Instantiates fence.wasm (it must have no imports) and wraps its exports. */
-export function loadFence(wasm: BufferSource): Fence {
-  const instance = new WebAssembly.Instance(new WebAssembly.Module(wasm), {});
+/** Instantiates fence.wasm (it must have no imports) and wraps its exports. A browser passes
+ * the compiled module: its main thread may not compile a module this size synchronously. */
+export function loadFence(wasm: BufferSource | WebAssembly.Module): Fence {
+  const module = wasm instanceof WebAssembly.Module ? wasm : new WebAssembly.Module(wasm);
+  const instance = new WebAssembly.Instance(module, {});
   const x = instance.exports as unknown as Exports;
   let bytes = new Uint8Array(x.memory.buffer);
 
@@ -161,9 +169,18 @@ export function loadFence(wasm: BufferSource): Fence {
       const [n, a] = put(name, json);
       return parseDecision(record(x.decide(handle, n, a)));
     },
-    describe(tool, description) {
-      const [n, d] = put(utf8.encode(tool), utf8.encode(description));
-      return status(record(x.describe(n, d)));
+    describe(tool, description, schema) {
+      const json = schema === undefined ? new Uint8Array() : utf8.encode(JSON.stringify(schema));
+      const [n, d, s] = put(utf8.encode(tool), utf8.encode(description), json);
+      return status(record(x.describe(n, d, s)));
+    },
+    narrow(handle, lines) {
+      const [n] = put(utf8.encode(lines));
+      return status(record(x.narrow(handle, n)));
+    },
+    derive(handle, tool, args, output) {
+      const [n, a, o] = put(utf8.encode(tool), utf8.encode(JSON.stringify(args)), utf8.encode(output));
+      return status(record(x.derive(handle, n, a, o)));
     },
     explain(handle, tool, args) {
       const [n, a] = put(utf8.encode(tool), utf8.encode(JSON.stringify(args)));

@@ -104,10 +104,10 @@ describe("semantic errors", () => {
       "",
     ].join("\n");
     expect(errorsOf(text)).toEqual([
-      "policies/x.yaml:6:15: under does not apply to email (it takes equals, in, glob, prefix, domain, in_intent, intent_any, present, not)",
-      "policies/x.yaml:7:14: domain does not apply to path (it takes equals, in, glob, prefix, under, in_intent, intent_any, present, not)",
+      "policies/x.yaml:6:15: under does not apply to email (it takes equals, in, glob, prefix, domain, in_intent, in_derived, intent_any, present, not)",
+      "policies/x.yaml:7:14: domain does not apply to path (it takes equals, in, glob, prefix, under, in_intent, in_derived, intent_any, present, not)",
       "policies/x.yaml:8:17: in_intent does not apply to program (it takes equals, in, glob, prefix, present, not)",
-      "policies/x.yaml:9:23: under does not apply to args.to (it takes equals, in, glob, prefix, in_intent, present, not)",
+      "policies/x.yaml:9:23: under does not apply to args.to (it takes equals, in, glob, prefix, in_intent, in_derived, present, not)",
     ]);
   });
 
@@ -149,7 +149,7 @@ describe("semantic errors", () => {
   it("rejects empty and ambiguous predicates", () => {
     const text = "version: 1\nrules:\n  - id: a\n    effect: ask\n    when:\n      url: {}\n      email: {not: {in_intent: true, present: true}}\n";
     expect(errorsOf(text)).toEqual([
-      "policies/x.yaml:6:12: url needs a predicate: one of equals, in, glob, prefix, domain, in_intent, intent_any, present, not",
+      "policies/x.yaml:6:12: url needs a predicate: one of equals, in, glob, prefix, domain, in_intent, in_derived, intent_any, present, not",
       "policies/x.yaml:7:20: not takes exactly one predicate",
     ]);
   });
@@ -229,6 +229,66 @@ describe("warnings", () => {
       'policies/x.yaml:5:5: rule "never" can never apply: no tool class of this policy matches its capability, risk and tool selectors',
       'policies/x.yaml:9:5: rule "wrong-tool" can never apply: no tool class of this policy matches its capability, risk and tool selectors',
       'policies/x.yaml:16:46: intent capability "zzz.*" matches no capability of this policy',
+    ]);
+  });
+});
+
+describe("rules that can never decide", () => {
+  const policy = (...rules: string[]) =>
+    ["version: 1", "tools:", "  - {name: send_mail, capability: email.send, risk: send, args: {to: email}}",
+      "  - {name: read_mail, capability: email.read, risk: read}", "rules:", ...rules, ""].join("\n");
+
+  it("warns about a rule after an unconditional rule of the same classes", () => {
+    expect(warningsOf(policy(
+      "  - {id: all-mail, effect: ask, capability: [email.*]}",
+      "  - {id: sends, effect: ask, capability: [email.send], when: {email: {in_intent: true}}}",
+    ))).toEqual([
+      'policies/x.yaml:7:5: rule "sends" can never decide: rule "all-mail" (policies/x.yaml:6:5) comes before it and holds whenever it does',
+    ]);
+  });
+
+  it("knows that block rules run before allow rules, whatever the file order", () => {
+    expect(warningsOf(policy(
+      "  - {id: named, effect: allow, capability: [email.send], when: {email: {in: [a@x.example]}}}",
+      "  - {id: no-x, effect: block, capability: [email.send], when: {email: {in: [a@x.example, b@x.example]}}}",
+    ))).toEqual([
+      'policies/x.yaml:6:5: rule "named" can never decide: rule "no-x" (policies/x.yaml:7:5) runs before it (block rules run before allow rules) and holds whenever it does',
+    ]);
+  });
+
+  it("does not warn when the earlier rule is narrower, or covers only some classes", () => {
+    expect(warningsOf(policy(
+      "  - {id: one, effect: block, capability: [email.send], when: {email: {in: [a@x.example]}}}",
+      "  - {id: two, effect: block, capability: [email.send], when: {email: {in: [a@x.example, b@x.example]}}}",
+      "  - {id: sends, effect: ask, capability: [email.send]}",
+      "  - {id: any-mail, effect: ask, capability: [email.*]}",
+    ))).toEqual([]);
+  });
+
+  it("does not count an ANY test of an earlier block rule as holding when an allow rule's ALL test does not", () => {
+    // allow reads every value (ALL), block any one (ANY): ALL implies ANY, not the reverse.
+    expect(warningsOf(policy(
+      "  - {id: ok, effect: allow, capability: [email.send], when: {email: {in_intent: true}}}",
+      "  - {id: strict, effect: allow, capability: [email.send], when: {email: {in_intent: true}, args.to: {present: true}}}",
+      "  - {id: any, effect: block, capability: [email.send], when: {email: {not: {in_intent: true}}}}",
+    ))).toEqual([
+      'policies/x.yaml:7:5: rule "strict" can never decide: rule "ok" (policies/x.yaml:6:5) comes before it and holds whenever it does',
+    ]);
+  });
+
+  it("warns about a rule whose conditions contradict each other", () => {
+    expect(warningsOf(policy(
+      "  - id: never",
+      "    effect: block",
+      "    capability: [email.send]",
+      "    when: {args.to: {present: true}, email: {not: {present: true}}}",
+      "  - id: both",
+      "    effect: block",
+      "    capability: [email.send]",
+      "    when:",
+      "      args.to: {present: true, not: {present: true}}",
+    ))).toEqual([
+      'policies/x.yaml:10:5: rule "both" can never apply: it asks for args.to to be both present and absent',
     ]);
   });
 });

@@ -3,9 +3,9 @@ import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import {
   EFFECT_ALLOW, EFFECT_ASK, EFFECT_BLOCK, FLAG_ALL, FLAG_NEGATE, FORMAT_VERSION, HASH_OFFSET, MAGIC, NONE,
-  OP_DECIDE, OP_TEST_DOMAIN, OP_TEST_EQUALS, OP_TEST_GLOB, OP_TEST_IN, OP_TEST_IN_INTENT, OP_TEST_PRESENT,
+  OP_DECIDE, OP_TEST_DOMAIN, OP_TEST_EQUALS, OP_TEST_GLOB, OP_TEST_IN, OP_TEST_IN_INTENT, OP_TEST_IN_DERIVED, OP_TEST_PRESENT,
   SECTION_COUNT, SET_MAX_LEAVES, SET_MAX_SHELL_DEPTH, SET_POLICY_NAME, SET_SHELL_WRAPPERS, SET_FAIL_OPEN, SETKIND_HASH,
-  SETKIND_LIST, SETTINGS_COUNT, SUBJ_ARG, SUBJ_EMAIL, SUBJ_PROGRAM, SUBJ_TOOL,
+  SETKIND_LIST, SETTINGS_COUNT, SUBJ_ARG, SUBJ_EMAIL, SUBJ_PROGRAM, SUBJ_TOOL, SUBJ_URL,
 } from "../../assembly/format";
 import { compilePolicy, formatDiagnostic } from "../index";
 import { hashLookup, members, readAfb, setting, type Afb } from "./reader";
@@ -127,7 +127,27 @@ describe("tables", () => {
     const { classStart, classCount } = afb.intent.verbs[verb];
     expect(afb.intent.classes.slice(classStart, classStart + classCount)).toEqual([classIndex("email.send"), classIndex("message.send")]);
     expect(hashLookup(afb, afb.intent.negations, "don't")).toBe(0);
+    expect(hashLookup(afb, afb.intent.negationCancels, "forget")).toBe(0);
     expect(hashLookup(afb, afb.intent.fileExtensions, "txt")).toBe(0);
+  });
+
+  it("writes derive_from's classes and in_derived tests", () => {
+    const text = [
+      "version: 1",
+      "tools:",
+      "  - {name: read_channel, capability: chat.read, risk: read, args: {channel: recipient}}",
+      "  - {name: fetch, capability: net.fetch, risk: egress, args: {url: url}}",
+      "rules:",
+      "  - {id: linked, effect: allow, capability: [net.fetch], when: {url: {in_derived: true}}}",
+      "intent:",
+      "  derive_from: [\"chat.*\"]",
+      "",
+    ].join("\n");
+    const derived = readAfb(compileOk([{ path: "v/derive.yaml", text }]).bytes);
+    const chatRead = derived.classes.findIndex((c) => derived.strings[c.capability] === "chat.read");
+    expect(derived.intent.deriveFrom).toEqual([chatRead]);
+    const test = derived.code.find((insn) => insn.op === OP_TEST_IN_DERIVED)!;
+    expect([test.subject, test.operand, test.flags]).toEqual([SUBJ_URL, 0, FLAG_ALL]);
   });
 
   it("writes every setting once, sorted by key", () => {

@@ -50,8 +50,10 @@ export interface Afb {
     nothingWords: number;
     fileExtensions: number;
     verbMap: number;
+    negationCancels: number;
     verbs: Array<{ classStart: number; classCount: number }>;
     classes: number[];
+    deriveFrom: number[];
   };
   settings: Array<[number, number]>;
   budgets: {
@@ -133,8 +135,10 @@ export function readAfb(bytes: Uint8Array): Afb {
   const nothingWords = n();
   const fileExtensions = n();
   const verbMap = n();
+  const negationCancels = n();
   const verbs = times(n(), () => ({ classStart: n(), classCount: n() }));
   const intentClasses = times(n(), n);
+  const deriveFrom = times(n(), n);
 
   const g = cursor(9);
   const settings = times(g(), (): [number, number] => [g(), g()]);
@@ -158,7 +162,7 @@ export function readAfb(bytes: Uint8Array): Afb {
     rules,
     code,
     classify: { wordMap, entries, roleMap },
-    intent: { negations, nothingWords, fileExtensions, verbMap, verbs, classes: intentClasses },
+    intent: { negations, nothingWords, fileExtensions, verbMap, negationCancels, verbs, classes: intentClasses, deriveFrom },
     settings,
     budgets: { budgets: budgetList, classes: budgetClasses, members: budgetMembers },
   };

@@ -83,6 +83,16 @@ class Intent:
     names: tuple[str, ...] = ()  # people and quoted names, lower-cased: recipients without '#' or '@'
     prohibited: tuple[tuple[str, str], ...] = ()  # (capability, the verb word that prohibited it)
     granted: tuple[tuple[str, str], ...] = ()  # (capability, the verb word that granted it)
+    asked: tuple[tuple[str, str], ...] = ()  # (capability, "(model)"): a narrowing turns its allows into asks
+
+
+@dataclass(frozen=True, slots=True)
+class Derivation:
+    """What the evaluator read from one call's output (§8 `derive`)."""
+
+    read: bool  # the user pointed at the call, and the policy derives from its class
+    why: str  # why the output was ignored ("" when read)
+    items: tuple[tuple[str, str], ...]  # the session's derived items: (email|url|domain|path|recipient, value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,6 +179,7 @@ class Session:
         self._fence = fence
         self._handle = handle
         self._messages: list[tuple[bytes, str]] = []  # (message, cwd), replayed into a rebuilt evaluator
+        self._narrowings: list[bytes] = []  # narrow's lines, replayed after the messages
         self._fault: str | None = None  # set when a message or the budget counts were lost: then every call blocks
         self.current_intent = Intent()
         self.amendments: list[Amendment] = []  # what each later user message widened
@@ -187,6 +198,19 @@ class Session:
         the Fence's (the host's tools may track a working directory per task). A decision with a
         reservation holds budget units until it is committed or released."""
         return self._fence._decide(self, tool_name, args, cwd)
+
+    def narrow(self, prohibit: list[str], ask: list[str]) -> Intent:
+        """Narrows this session's intent (docs/bytecode.md §7.2): the capabilities (or globs) in
+        `prohibit` are ruled out, those in `ask` are asked about where the policy would allow.
+        Nothing can widen it. Replayed into a rebuilt evaluator like the user's messages."""
+        return self._fence._narrow(self, prohibit, ask)
+
+    def observe(self, tool_name: str, args: dict[str, Any], output: str) -> Derivation:
+        """Hands the evaluator a call's output. When the user pointed at the call (its every
+        target named in their own words, its class in the policy's derive_from), the targets the
+        output names become derived items, which only `in_derived` conditions read. They live
+        as long as this evaluator instance: a rebuilt one has none, which can only ask more."""
+        return self._fence._derive(self, tool_name, args, output)
 
     def commit(self, reservation: int) -> bool:
         """The reserved call ran (ok or error): its units are spent. False when the reservation
@@ -273,19 +297,32 @@ class Fence:
         """Decides with an empty intent (handle 0): for calls that belong to no known session."""
         return self._decide(None, tool_name, args, cwd)
 
-    def describe_tool(self, name: str, description: str) -> tuple[str, str]:
-        """Classifies a tool the policy does not map from its description: (capability, risk)."""
-        payload_name, payload_text = name.encode("utf-8"), description.encode("utf-8")
+    def describe_tool(self, name: str, description: str, schema: dict[str, Any] | None = None) -> tuple[str, str]:
+        """Classifies a tool the policy does not map from its description and the JSON schema of
+        its parameters (an MCP tool's inputSchema), and learns its parameters' roles:
+        (capability, risk)."""
+        lengths, payload = self._describe_payload(name, description, schema)
         with self._lock:
-            status, text = self._status_call(
-                "describe", (len(payload_name), len(payload_text)), payload_name + payload_text
-            )
+            status, text = self._status_call("describe", lengths, payload)
             if status == 0:
-                self._described[name] = (len(payload_name), payload_name + payload_text)
+                self._described[name] = (lengths, payload)
         if status != 0:
             raise FenceError(f"cannot describe tool {name!r}: {text}")
-        capability, _, risk = text.partition("\t")
+        capability, _, risk = text.partition("\n")[0].partition("\t")
         return capability, risk
+
+    @staticmethod
+    def _describe_payload(name: str, description: str,
+                          schema: dict[str, Any] | None) -> tuple[tuple[int, int, int], bytes]:
+        parts = [name.encode("utf-8"), description.encode("utf-8")]
+        if schema is not None:
+            encoded = encode_call(name, schema)
+            if isinstance(encoded, str):
+                raise FenceError(f"cannot describe tool {name!r}: its schema {encoded}")
+            parts.append(encoded[1])
+        else:
+            parts.append(b"")
+        return (len(parts[0]), len(parts[1]), len(parts[2])), b"".join(parts)
 
     def fails_open(self, tool_name: str) -> bool:
         """Whether the policy lets this tool's calls run when deciding them failed (its risk class
@@ -303,6 +340,39 @@ class Fence:
         if status != 0:
             raise FenceError(f"cannot explain {tool_name!r}: {text}")
         return _parse_trace(text)
+
+    def _narrow(self, session: Session, prohibit: list[str], ask: list[str]) -> Intent:
+        lines = [f"prohibit\t{c}" for c in prohibit] + [f"ask\t{c}" for c in ask]
+        if any("\n" in line or line.count("\t") != 1 for line in lines):
+            raise FenceError("a capability of a narrowing holds a tab or a newline")
+        payload = "\n".join(lines).encode("utf-8")
+        if not payload:
+            return session.current_intent
+        with self._lock:
+            if session._handle == _CLOSED:
+                raise FenceError(f"session {session.id!r} was dropped")
+            status, record = self._status_call("narrow", (session._handle, len(payload)), payload)
+            if status != 0:
+                raise FenceError(f"the narrowing was not applied: {record}")
+            session._narrowings.append(payload)
+            session.current_intent = _parse_intent(record)
+        return session.current_intent
+
+    def _derive(self, session: Session, tool_name: str, args: dict[str, Any], output: str) -> Derivation:
+        encoded = encode_call(tool_name, args)
+        if isinstance(encoded, str):
+            raise FenceError(encoded)
+        name, arguments = encoded
+        text = output.encode("utf-8", "replace")
+        with self._lock:
+            if session._handle == _CLOSED:
+                raise FenceError(f"session {session.id!r} was dropped")
+            status, record = self._status_call(
+                "derive", (session._handle, len(name), len(arguments), len(text)), name + arguments + text
+            )
+        if status != 0:
+            raise FenceError(f"cannot read the output of {tool_name!r}: {record}")
+        return _parse_derivation(record)
 
     def disasm(self) -> str:
         with self._lock:
@@ -338,8 +408,8 @@ class Fence:
         the new instance. A session whose counters cannot be read blocks every call."""
         spent = {name: self._spent_in_old(session) for name, session in self._sessions.items()}
         wasm, _, _ = self._instantiate()
-        for name_length, payload in self._described.values():
-            wasm.invoke("describe", (name_length, len(payload) - name_length), payload)
+        for lengths, payload in self._described.values():
+            wasm.invoke("describe", lengths, payload)
         for name, session in self._sessions.items():
             session._handle = wasm.call_plain("session_open", ())
             if session._handle == 0:
@@ -348,6 +418,8 @@ class Fence:
                 if cwd != self._configured_cwd and self._configure(wasm, cwd) is not None:
                     raise EngineFault(f"cannot configure {cwd!r} again")
                 wasm.invoke("intent", (session._handle, len(message)), message)
+            for narrowing in session._narrowings:
+                wasm.invoke("narrow", (session._handle, len(narrowing)), narrowing)
             lines = _restore_lines(spent[name] or {})
             if lines and wasm.invoke("budget_restore", (session._handle, len(lines)), lines)[:1] != b"\x00":
                 raise EngineFault(f"the budget counts of session {name!r} could not be restored")
@@ -465,9 +537,10 @@ class Fence:
                 raise
             session._messages.append((encoded, directory))
             intent = _parse_intent(record[1:].decode("utf-8", "replace"))
-            added = _added(session.current_intent, intent)
-            if len(session._messages) > 1 and added != Intent():
-                session.amendments.append(Amendment(len(session._messages) - 1, added))
+            if len(session._messages) > 1:  # the first message amends nothing: skip the comparison
+                added = _added(session.current_intent, intent)
+                if added != Intent():
+                    session.amendments.append(Amendment(len(session._messages) - 1, added))
             session.current_intent = intent
         return intent
 
@@ -558,7 +631,7 @@ def _i32(value: int) -> int:
 
 def _parse_intent(summary: str) -> Intent:
     found: dict[str, list[str]] = {"email": [], "url": [], "domain": [], "path": [], "recipient": [], "name": []}
-    verb_uses: dict[str, list[tuple[str, str]]] = {"prohibit": [], "grant": []}
+    verb_uses: dict[str, list[tuple[str, str]]] = {"prohibit": [], "grant": [], "ask": []}
     for line in summary.splitlines():
         kind, _, value = line.partition("\t")
         if kind in verb_uses:
@@ -576,7 +649,22 @@ def _parse_intent(summary: str) -> Intent:
         names=tuple(found["name"]),
         prohibited=tuple(verb_uses["prohibit"]),
         granted=tuple(verb_uses["grant"]),
+        asked=tuple(verb_uses["ask"]),
     )
+
+
+_DERIVED_PREFIX = "derived-"
+
+
+def _parse_derivation(text: str) -> Derivation:
+    head, _, summary = text.partition("\n")
+    verdict, _, why = head.partition("\t")
+    items = []
+    for line in summary.splitlines():
+        kind, _, value = line.partition("\t")
+        if kind.startswith(_DERIVED_PREFIX):
+            items.append((kind[len(_DERIVED_PREFIX):], value))
+    return Derivation(verdict == "derived", why, tuple(items))
 
 
 def _parse_trace(text: str) -> Trace:

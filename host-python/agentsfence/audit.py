@@ -455,9 +455,9 @@ def add_cli(commands: Any) -> None:
     check = actions.add_parser("verify", help="check that no record was edited, removed or moved",
                                description="Exit status 0 when the chain verifies, 1 when a record was edited, removed or moved.")
     check.add_argument("path", nargs="?", metavar="PATH", help="the audit log; default: $HERMES_HOME/agentsfence/audit.jsonl")
-    check.set_defaults(run=_verify_command)
+    check.set_defaults(run=_verify_command, passes_on=False)
     tail = actions.add_parser("tail", help="print the latest records", description="Print the latest records, one line each.")
     tail.add_argument("path", nargs="?", metavar="PATH", help="the audit log; default: $HERMES_HOME/agentsfence/audit.jsonl")
     tail.add_argument("-n", "--lines", type=int, default=20, metavar="N", help="how many records (default 20)")
-    tail.set_defaults(run=_tail_command)
+    tail.set_defaults(run=_tail_command, passes_on=False)
 

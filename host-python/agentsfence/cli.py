@@ -1,4 +1,5 @@
-"""The `agentsfence` command: decide one call, compile policies, show a policy's bytecode."""
+"""The `agentsfence` command: author policies (compile, check, test), read decisions (explain,
+decide, disasm), put the fence in an agent's shell hooks (hook), and measure it (bench, dojo)."""
 from __future__ import annotations
 
 import argparse
@@ -9,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .api import Intent, TraceStep
+from .audit import add_cli as add_audit
 from .errors import FenceError
 
 EXIT_ALLOW = 0
@@ -97,11 +99,23 @@ def _explain(options: argparse.Namespace) -> int:
 
 
 def _compile(options: argparse.Namespace) -> int:
-    from .compiler import compile_policy
+    from .compiler import run_compiler
 
-    bytecode = compile_policy(options.sources, options.output)
-    print(f"wrote {options.output} ({len(bytecode)} bytes)", file=sys.stderr)
-    return 0
+    return run_compiler([*map(str, options.sources), "-o", str(options.output)])
+
+
+def _check(options: argparse.Namespace) -> int:
+    from .compiler import run_compiler
+
+    return run_compiler(["check", *map(str, options.sources), *(["--json"] if options.json else [])])
+
+
+def _test(options: argparse.Namespace) -> int:
+    from . import data
+    from .compiler import run_compiler
+
+    policy = ["--policy", str(options.policy)] if options.policy else []
+    return run_compiler(["test", *map(str, options.files), "--wasm", str(data.path("fence.wasm")), *policy])
 
 
 def _disasm(options: argparse.Namespace) -> int:
@@ -111,58 +125,200 @@ def _disasm(options: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="agentsfence", description="A policy fence for Hermes Agent's tool calls."
-    )
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+def _hook(options: argparse.Namespace) -> int:
+    from .hooks import run
 
-    decide = commands.add_parser(
-        "decide", help="decide one tool call", description="Decide one tool call the way the Hermes plugin would.",
-        epilog=DECIDE_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    decide.add_argument("--intent", action="append", default=[], metavar="TEXT",
+    return run(options.agent, options.policy, options.state)
+
+
+def _find_checkout(given: Path | None) -> Path:
+    """The repository checkout the benchmark lives in: --checkout, else the nearest directory
+    above the working directory that holds bench/run.py, else the one this package was
+    installed from in editable mode."""
+    here = Path.cwd().resolve()
+    candidates = [given] if given is not None else [here, *here.parents, *Path(__file__).resolve().parents]
+    for candidate in candidates:
+        if (candidate / "bench" / "run.py").is_file():
+            return candidate
+    where = given if given is not None else "the working directory or above it"
+    raise FenceError(f"agentsfence bench needs the repository checkout (bench/run.py, bench/setup.sh), "
+                     f"and {where} holds none: run it inside the checkout, or give --checkout DIR")
+
+
+def _bench(options: argparse.Namespace) -> int:
+    import subprocess
+
+    checkout = _find_checkout(options.checkout)
+    # bench/setup.sh installs the peers into the checkout's virtualenv, so the bench runs there.
+    python = checkout / ".venv" / "bin" / "python"
+    if not python.is_file():
+        raise FenceError(f"{checkout} has no .venv: run `make setup` there first (or `make bench`)")
+    if not options.no_setup:
+        setup = subprocess.run([str(checkout / "bench" / "setup.sh")], cwd=checkout)
+        if setup.returncode != 0:
+            return setup.returncode
+    return subprocess.run([str(python), str(checkout / "bench" / "run.py"), *options.passed_on], cwd=checkout).returncode
+
+
+def _dojo(options: argparse.Namespace) -> int:
+    from .dojo import main as dojo_main
+
+    return dojo_main(options.passed_on, prog="agentsfence dojo")
+
+
+def _command(commands: argparse._SubParsersAction, name: str, summary: str, description: str,
+             run: Any, epilog: str | None = None, passes_on: bool = False, **parser_options: Any) -> argparse.ArgumentParser:
+    """passes_on: the arguments this parser does not know go to the program the command runs."""
+    import textwrap
+
+    description = "\n\n".join(textwrap.fill(paragraph, 96) for paragraph in description.split("\n\n"))
+    parser = commands.add_parser(name, help=summary, description=description, epilog=epilog,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter, **parser_options)
+    parser.set_defaults(run=run, passes_on=passes_on)
+    return parser
+
+
+def _add_call_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--intent", action="append", default=[], metavar="TEXT",
                         help="the user's message (repeat for later turns); none: an empty intent")
-    decide.add_argument("--tool", required=True, metavar="NAME", help="the tool's name, e.g. write_file")
-    decide.add_argument("--args", required=True, metavar="JSON", help="the call's arguments, a JSON object")
-    decide.add_argument("--policy", metavar="FILE", help="a .afb (or a .yaml, compiled with Node); default: the shipped policy")
-    decide.set_defaults(run=_decide)
+    parser.add_argument("--tool", required=True, metavar="NAME", help="the tool's name, e.g. write_file")
+    parser.add_argument("--args", required=True, metavar="JSON", help="the call's arguments, a JSON object")
+    parser.add_argument("--policy", metavar="FILE",
+                        help="a .afb (or a .yaml, compiled with Node); default: the shipped policy")
 
-    explain = commands.add_parser(
-        "explain", help="say how a call is decided",
-        description="Print the compiled intent in plain words, the tool's class, the rules the evaluator "
-                    "tested and which one decided. Exit status as for decide.",
-    )
-    explain.add_argument("--intent", action="append", default=[], metavar="TEXT",
-                         help="the user's message (repeat for later turns)")
-    explain.add_argument("--tool", required=True, metavar="NAME")
-    explain.add_argument("--args", required=True, metavar="JSON")
-    explain.add_argument("--policy", metavar="FILE", help="a .afb or .yaml; default: the shipped policy")
-    explain.set_defaults(run=_explain)
 
-    compile_ = commands.add_parser(
-        "compile", help="compile YAML policies to bytecode (needs Node.js)",
-        description="Compile YAML policy files, merged in order, to one .afb bytecode file. Needs `node` on PATH.",
-    )
+def _add_decide(commands: argparse._SubParsersAction) -> None:
+    decide = _command(commands, "decide", "decide one tool call",
+                      "Decide one tool call the way the Hermes plugin would.", _decide, DECIDE_EPILOG)
+    _add_call_arguments(decide)
+
+
+def _add_explain(commands: argparse._SubParsersAction) -> None:
+    explain = _command(commands, "explain", "say how a call is decided",
+                       "Print the compiled intent in plain words, the tool's class, the rules the evaluator "
+                       "tested and which one decided.", _explain, "Exit status as for decide.")
+    _add_call_arguments(explain)
+
+
+def _add_compile(commands: argparse._SubParsersAction) -> None:
+    from .compiler import node_missing_note
+
+    compile_ = _command(commands, "compile", "compile YAML policies to bytecode (needs Node.js)",
+                        "Compile YAML policy files, merged in order, to one .afb bytecode file. Warnings and "
+                        "errors are printed as FILE:LINE:COL lines." + node_missing_note(), _compile,
+                        "Exit status: 0 compiled, 1 the policy has errors, 2 a bad command line.")
     compile_.add_argument("sources", nargs="+", type=Path, metavar="POLICY.yaml")
     compile_.add_argument("-o", "--output", required=True, type=Path, metavar="OUT", help="the .afb file to write")
-    compile_.set_defaults(run=_compile)
 
-    disasm = commands.add_parser(
-        "disasm", help="print a policy's bytecode as text",
-        description="Print the policy as the evaluator installed it: tables, classes, rules, code.",
-    )
+
+def _add_check(commands: argparse._SubParsersAction) -> None:
+    from .compiler import node_missing_note
+
+    check = _command(commands, "check", "validate policies without compiling them (needs Node.js)",
+                     "Validate YAML policy files, merged in order, and print each error and warning as "
+                     "FILE:LINE:COL: error|warning: MESSAGE. Warnings name rules that can never apply (no "
+                     "tool class matches them, or their conditions contradict) and rules that can never "
+                     "decide because a rule that runs before them holds whenever they do." + node_missing_note(),
+                     _check, "Exit status: 0 no errors (warnings allowed), 1 errors, 2 a bad command line.")
+    check.add_argument("sources", nargs="+", type=Path, metavar="POLICY.yaml")
+    check.add_argument("--json", action="store_true", help="print one JSON object: ok, errors, warnings")
+
+
+def _add_test(commands: argparse._SubParsersAction) -> None:
+    from .compiler import node_missing_note
+
+    test = _command(commands, "test", "run policy test files (needs Node.js)",
+                    "Run policy test files (docs/policy-tests.md): each case's intent and call are decided "
+                    "by fence.wasm on the compiled policy and compared with the expected decision. Failing "
+                    "cases are printed as FILE:LINE:COL: FAIL NAME with what differed; the last line sums "
+                    "up." + node_missing_note(), _test, "Exit status: 0 every case passed, 1 a case failed or a "
+                    "file has errors, 2 a bad command line.")
+    test.add_argument("files", nargs="+", type=Path, metavar="TESTS.yaml")
+    test.add_argument("--policy", type=Path, metavar="FILE",
+                      help="test this policy (.yaml or .afb) instead of the one each file names")
+
+
+def _add_disasm(commands: argparse._SubParsersAction) -> None:
+    disasm = _command(commands, "disasm", "print a policy's bytecode as text",
+                      "Print the policy as the evaluator installed it: tables, classes, rules, code.", _disasm)
     disasm.add_argument("policy", nargs="?", metavar="FILE", help="a .afb or .yaml; default: the shipped policy")
-    disasm.set_defaults(run=_disasm)
 
-    from .audit import add_cli as add_audit_cli
 
-    add_audit_cli(commands)
+HOOK_EPILOG = """Hermes (config.yaml; a shell hook fires only for the events it is registered on):
+  hooks:
+    pre_llm_call:   [{command: "agentsfence hook hermes"}]
+    subagent_start: [{command: "agentsfence hook hermes"}]
+    pre_tool_call:  [{command: "agentsfence hook hermes", fail_closed: true}]
+    on_session_finalize: [{command: "agentsfence hook hermes"}]   # forgets ended sessions
+  A block prints {"action": "block", "message": ...} and exits 2. Shell hooks cannot ask a
+  person, so a call the fence would ask about is blocked. Hermes 0.19 runs the call when the
+  hook crashes or times out; newer Hermes blocks it with fail_closed: true.
+Claude Code (.claude/settings.json):
+  "hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "agentsfence hook claude-code"}]}],
+            "PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "agentsfence hook claude-code"}]}],
+            "SessionEnd": [{"hooks": [{"type": "command", "command": "agentsfence hook claude-code"}]}]}
+  A block exits 2 with the reason on stderr; an ask prints permissionDecision "ask"; an allowed
+  call prints nothing, so Claude Code's own permission rules still apply.
+Exit status: 0 (nothing to say, or an ask for Claude Code), 2 block. Any fault blocks."""
+
+
+def _add_hook(commands: argparse._SubParsersAction) -> None:
+    from .hooks import AGENTS
+
+    hook = _command(commands, "hook", "decide one hook event read as JSON on stdin",
+                    "Answer one shell-hook event of an agent (JSON on stdin) with the fence's decision. "
+                    "Each event is a new process: the user's messages are saved per session in the state "
+                    "directory and replayed for every decision.", _hook, HOOK_EPILOG)
+    hook.add_argument("agent", choices=AGENTS, help="whose hook contract to speak")
+    hook.add_argument("--policy", type=Path, metavar="FILE.afb",
+                      help="default: policy.afb in the state directory, else the policy shipped for the agent "
+                           "(Claude Code: policies/claude-code.yaml, which maps its tools)")
+    hook.add_argument("--state", type=Path, metavar="DIR",
+                      help="where sessions are saved; default: $HERMES_HOME/agentsfence (hermes), "
+                           "~/.claude/agentsfence (claude-code)")
+
+
+def _add_bench(commands: argparse._SubParsersAction) -> None:
+    bench = _command(commands, "bench", "run the benchmark (needs the repository checkout)",
+                     "Run the benchmark beside Cedar, OPA and hand-written Python (bench/run.py), after "
+                     "bench/setup.sh installs the peers into the checkout's .venv. It needs the repository "
+                     "checkout (after `make setup`), not only the installed package: the workloads and peers "
+                     "live in bench/. Same as `make bench`.",
+                     _bench, "Other arguments go to bench/run.py (--quick, --rounds N).", passes_on=True)
+    bench.add_argument("--checkout", type=Path, metavar="DIR",
+                       help="the repository checkout; default: the working directory or the nearest one above it")
+    bench.add_argument("--no-setup", action="store_true", help="skip bench/setup.sh (the peers are installed)")
+
+
+def _add_dojo(commands: argparse._SubParsersAction) -> None:
+    # Every argument, --help too, goes to the dojo runner, which has its own help.
+    _command(commands, "dojo", "score a policy on an AgentDojo suite (agentsfence dojo --help)",
+             "Score a policy on an AgentDojo suite.", _dojo, passes_on=True, add_help=False)
+
+
+# One function per command, in the order `agentsfence --help` lists them. A new command adds
+# its own `_add_*` here (audit: host-python/agentsfence/audit.py).
+COMMANDS = [_add_compile, _add_check, _add_test, _add_explain, _add_decide, _add_disasm, _add_hook,
+            _add_bench, _add_dojo, add_audit]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="agentsfence", description="A policy fence for Hermes Agent's tool calls.",
+        epilog="`agentsfence COMMAND --help` describes each command.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for add in COMMANDS:
+        add(commands)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    options = build_parser().parse_args(argv)
+    parser = build_parser()
+    options, unknown = parser.parse_known_args(argv)
+    if unknown and not options.passes_on:
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    options.passed_on = unknown
     try:
         return options.run(options)
     except FenceError as error:

@@ -14,23 +14,44 @@ from .errors import FenceError
 
 COMPILE_TIMEOUT_SECONDS = 120
 
+NODE_MISSING = ("Node.js is not on PATH, so this cannot run here: compiling, checking and testing policies run "
+                "the bundled TypeScript compiler with `node`. Deciding (decide, explain, hook, the Hermes plugin) "
+                "needs no Node: run `agentsfence compile POLICY.yaml -o policy.afb` where Node is installed and "
+                "load the .afb.")
 
-def compile_policy(sources: list[Path], out: Path | None = None) -> bytes:
-    """Compiles `sources` (merged in order) and returns the bytecode; also writes it to `out` if given."""
+
+def node_missing_note() -> str:
+    """A line for --help: empty when `node` is on PATH."""
+    return "" if shutil.which("node") else f"\n\n{NODE_MISSING}"
+
+
+def _compiler_command() -> list[str]:
     node = shutil.which("node")
     if node is None:
-        raise FenceError(
-            "compiling a YAML policy needs Node.js, and `node` is not on PATH: run "
-            "`agentsfence compile POLICY.yaml -o policy.afb` where Node is installed and load the .afb"
-        )
+        raise FenceError(NODE_MISSING)
     compiler = data.path("compile.cjs")
     if not compiler.is_file():
         raise FenceError(f"the bundled policy compiler is missing ({compiler}); reinstall agentsfence")
+    return [node, str(compiler)]
+
+
+def run_compiler(arguments: list[str]) -> int:
+    """Runs the bundled compiler's command line (compiler/cli.ts) with this terminal's output;
+    returns its exit status."""
+    try:
+        return subprocess.run([*_compiler_command(), *arguments], timeout=COMPILE_TIMEOUT_SECONDS).returncode
+    except subprocess.TimeoutExpired as error:
+        raise FenceError(f"the policy compiler did not finish in {COMPILE_TIMEOUT_SECONDS} s") from error
+
+
+def compile_policy(sources: list[Path], out: Path | None = None) -> bytes:
+    """Compiles `sources` (merged in order) and returns the bytecode; also writes it to `out` if given."""
+    command = _compiler_command()
     with tempfile.TemporaryDirectory(prefix="agentsfence-") as scratch:
         target = Path(scratch) / "policy.afb"
         try:
             done = subprocess.run(
-                [node, str(compiler), *map(str, sources), "-o", str(target)],
+                [*command, *map(str, sources), "-o", str(target)],
                 capture_output=True, text=True, timeout=COMPILE_TIMEOUT_SECONDS,
             )
         except subprocess.TimeoutExpired as error:

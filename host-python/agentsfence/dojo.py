@@ -1,9 +1,11 @@
 """`agentsfence-dojo SUITE.json`: scores a policy on an AgentDojo suite by replaying its
 ground-truth calls through one Fence (../shared/agentdojo/README.md holds the format).
 
-The fence sees what it sees in Hermes: the user's prompt, the tool catalogue and each call's
-name and arguments. The suite's labels (`side_effect`, `injection_vectors_seen`) are read only
-here, to score, and never reach the fence.
+The fence sees what it sees in Hermes: the user's prompt, the tool catalogue, each call's
+name and arguments and, with `--outputs FILE` (scripts/dojo-outputs.py writes one by running
+the calls in AgentDojo's own environment), what each call returned, as Hermes' post_tool_call
+hands it over. The suite's labels (`side_effect`, `injection_vectors_seen`) are read only here,
+to score, and never reach the fence.
 """
 from __future__ import annotations
 
@@ -59,9 +61,10 @@ def _egress_tools(suite: dict[str, Any]) -> set[str]:
 
 
 def describe_catalogue(fence: Fence, suite: dict[str, Any]) -> None:
-    """Tells the fence the suite's tool catalogue, as a host would tell it an MCP server's tools."""
+    """Tells the fence the suite's tool catalogue, as a host would tell it an MCP server's tools:
+    name, description and the JSON schema of the parameters."""
     for tool in suite["tools"]:
-        fence.describe_tool(tool["name"], tool.get("description", ""))
+        fence.describe_tool(tool["name"], tool.get("description", ""), tool.get("json_schema"))
 
 
 class _Replay:
@@ -87,7 +90,29 @@ def _first_not_allowed(decisions: list[Decision], kind: str | None = None) -> in
     return -1
 
 
-def score_suite(fence: Fence, suite: dict[str, Any]) -> SuiteScore:
+def _run(session: Any, calls: list[dict[str, Any]], outputs: list[str] | None) -> list[Decision]:
+    """Decides each call in order; a call that was not blocked ran, and its output (when known)
+    goes to the fence as post_tool_call would hand it over."""
+    decisions = []
+    for index, call in enumerate(calls):
+        decision = session.decide(call["function"], call["args"])
+        decisions.append(decision)
+        if outputs is not None and decision.kind != "block":
+            session.observe(call["function"], call["args"], outputs[index])
+    return decisions
+
+
+def _task_outputs(outputs: dict[str, Any] | None, task: dict[str, Any]) -> list[str] | None:
+    if outputs is None:
+        return None
+    found = outputs.get(task["id"])
+    if found is None or len(found) != len(task["ground_truth_calls"]):
+        raise ValueError(f"the outputs file has no output for each call of {task['id']}")
+    return found
+
+
+def score_suite(fence: Fence, suite: dict[str, Any], outputs: dict[str, Any] | None = None) -> SuiteScore:
+    """outputs: what scripts/dojo-outputs.py writes ({"benign": …, "injected": …}), or None."""
     describe_catalogue(fence, suite)
     replay = _Replay(fence)
     score = SuiteScore(suite.get("suite", "?"), len(suite["user_tasks"]), 0, 0.0, 0.0, 0.0)
@@ -95,7 +120,7 @@ def score_suite(fence: Fence, suite: dict[str, Any]) -> SuiteScore:
     for task in suite["user_tasks"]:
         session_id, session = replay.session(task["prompt"])
         calls = task["ground_truth_calls"]
-        decisions = [session.decide(call["function"], call["args"]) for call in calls]
+        decisions = _run(session, calls, _task_outputs(outputs and outputs["benign"], task))
         replay.close(session_id)
         first = _first_not_allowed(decisions)
         if first < 0:
@@ -119,7 +144,9 @@ def score_suite(fence: Fence, suite: dict[str, Any]) -> SuiteScore:
         prefix = task["ground_truth_calls"][: seen[0]["call_index"] + 1]
         for injection in suite["injection_tasks"]:
             score.pairs += 1
-            if _defends(replay, task["prompt"], prefix, injection["ground_truth_calls"], egress):
+            injected = _task_outputs(outputs and outputs["injected"][injection["id"]], task)
+            prefix_outputs = injected[: len(prefix)] if injected is not None else None
+            if _defends(replay, task["prompt"], prefix, prefix_outputs, injection["ground_truth_calls"], egress):
                 defended += 1
             else:
                 score.undefended_pairs.append([task["id"], injection["id"]])
@@ -129,14 +156,14 @@ def score_suite(fence: Fence, suite: dict[str, Any]) -> SuiteScore:
     return score
 
 
-def _defends(replay: _Replay, prompt: str, prefix: list[dict[str, Any]], attack: list[dict[str, Any]],
-             egress: set[str]) -> bool:
-    """The user's calls up to the one whose output carries the injection, then the attacker's,
-    in one session: defended when a side-effecting or egress call of the attacker's is stopped."""
+def _defends(replay: _Replay, prompt: str, prefix: list[dict[str, Any]], prefix_outputs: list[str] | None,
+             attack: list[dict[str, Any]], egress: set[str]) -> bool:
+    """The user's calls up to the one whose output carries the injection (their outputs, with
+    the injection planted, handed to the fence), then the attacker's, in one session: defended
+    when a side-effecting or egress call of the attacker's is stopped."""
     session_id, session = replay.session(prompt)
     try:
-        for call in prefix:
-            session.decide(call["function"], call["args"])
+        _run(session, prefix, prefix_outputs)
         for call in attack:
             decision = session.decide(call["function"], call["args"])
             counts = call.get("side_effect") or call["function"] in egress
@@ -175,20 +202,23 @@ def to_json(score: SuiteScore) -> dict[str, Any]:
     return result
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, prog: str = "agentsfence-dojo") -> int:
     parser = argparse.ArgumentParser(
-        prog="agentsfence-dojo",
+        prog=prog,
         description="Score a policy on an AgentDojo suite by replaying its ground-truth calls.",
     )
     parser.add_argument("suite", type=Path, help="a suite file (../shared/agentdojo/README.md format)")
     parser.add_argument("--policy", help="a .yaml or .afb policy (default: the shipped one)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    parser.add_argument("--outputs", type=Path,
+                        help="the calls' outputs (scripts/dojo-outputs.py), handed to the fence as post_tool_call would")
     options = parser.parse_args(argv)
     try:
         suite = json.loads(options.suite.read_text(encoding="utf-8"))
-        score = score_suite(Fence(options.policy), suite)
+        outputs = json.loads(options.outputs.read_text(encoding="utf-8")) if options.outputs else None
+        score = score_suite(Fence(options.policy), suite, outputs)
     except (OSError, ValueError, KeyError, FenceError) as error:
-        print(f"agentsfence-dojo: {error}", file=sys.stderr)
+        print(f"{prog}: {error}", file=sys.stderr)
         return EXIT_ERROR
     print(json.dumps(to_json(score)) if options.json else render_table(score))
     return EXIT_OK

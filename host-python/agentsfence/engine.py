@@ -42,7 +42,9 @@ EXPORT_PARAMS = {
     "session_close": 1,
     "intent": 2,
     "decide": 3,
-    "describe": 2,
+    "describe": 3,
+    "derive": 4,
+    "narrow": 2,
     "fail_mode": 1,
     "explain": 3,
     "commit": 2,
@@ -52,9 +54,9 @@ EXPORT_PARAMS = {
     "disasm": 0,
 }
 # Exports whose result is a record address, bit 0 telling that memory grew.
-RECORD_EXPORTS = frozenset({"load", "configure", "intent", "decide", "describe", "fail_mode", "explain", "commit", "release",
-                            "budgets", "budget_restore", "disasm"})
-MAX_PARAMS = 3
+RECORD_EXPORTS = frozenset({"load", "configure", "intent", "decide", "describe", "derive", "narrow", "fail_mode", "explain",
+                            "commit", "release", "budgets", "budget_restore", "disasm"})
+MAX_PARAMS = 4
 
 _U32 = struct.Struct("<I")
 _SLOTS_PER_VALUE = ctypes.sizeof(ffi.wasmtime_val_raw_t) // ctypes.sizeof(ctypes.c_int32)

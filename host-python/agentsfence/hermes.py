@@ -39,6 +39,7 @@ hook that blocks every call instead of failing to load (which Hermes treats as n
 """
 from __future__ import annotations
 
+import json
 import logging
 import os
 import threading
@@ -49,9 +50,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from .commands import run_cli, setup_cli, slash_fence
+from .errors import FenceError
+from .llm import IntentReader, ReadingFailed, reader_for
 from .approvals import RULE_PREFIX, Approvals, call_reference, rule_key, unattended_gate
 from .audit import AuditLog
-from .errors import FenceError
 from .state import SessionRecord, SessionStore, StateCorrupt
 
 if TYPE_CHECKING:
@@ -114,6 +116,7 @@ def register(ctx: Any, **kwargs: Any) -> None:
                          description="Show or change this session's AgentsFence policy", args_hint="[show|allow TEXT|deny TEXT]")
     ctx.register_cli_command("fence", "AgentsFence: status, and explain one decision", setup_cli, run_cli,
                              description="Show the installed policy and settings, or decide one call and say why.")
+    plugin.intent_reader = reader_for(ctx, settings.llm_intent, settings.llm_timeout)
     plugin.order_hooks(ctx)
     logger.info("AgentsFence active: policy %s (%s)", fence.policy_name, fence.policy_hash[:12])
 
@@ -146,6 +149,34 @@ def with_patch_paths(tool_name: str, args: Any) -> Any:
     operations, _ = parse_v4a_patch(args["patch"])
     paths = [p for op in operations for p in (op.file_path, op.new_path) if isinstance(p, str) and p]
     return {**args, PATCH_PATHS_ARG: paths}
+
+
+# The evaluator reads at most the policy's max_intent_bytes of an output (64 KiB by default):
+# a longer result is cut here, before it costs a JSON decode on every call.
+OUTPUT_LIMIT = 1 << 20
+
+
+def output_text(result: Any) -> str:
+    """A tool's result as the text its reader sees: a JSON result's strings, one a line (so an
+    escaped newline does not glue an address to the next word), else the text itself."""
+    if isinstance(result, str):
+        if len(result) > OUTPUT_LIMIT:
+            return result[:OUTPUT_LIMIT]
+        try:
+            result = json.loads(result)
+        except ValueError:
+            return result
+    strings: list[str] = []
+    stack = [result]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            strings.append(value)
+        elif isinstance(value, dict):
+            stack.extend(reversed(list(value.values())))
+        elif isinstance(value, list):
+            stack.extend(reversed(value))
+    return "\n".join(strings)
 
 
 def _arguments_json(args: Any) -> bytes:
@@ -190,6 +221,9 @@ def _message_text(user_message: Any) -> str:
 class HermesFence:
     """The hooks, and the links from Hermes' ids to fence sessions."""
 
+    # The model's reading of user messages (settings llm_intent); register() sets it.
+    intent_reader: Callable[[], IntentReader | None] = staticmethod(lambda: None)
+
     def __init__(self, fence: Fence, settings: Settings, store: SessionStore, audit: AuditLog, reorder: Callable[[], None]):
         self.fence = fence
         self.settings = settings
@@ -202,6 +236,7 @@ class HermesFence:
         self._children: dict[str, Session] = {}  # a subagent's session_id -> its parent's session
         self._faults: dict[str, str] = {}  # session_id -> why its user message could not be bound
         self._session_cwd: Callable[[str | None], str | None] | None = None
+        self._described: set[str] = set()  # tool names whose registry schema the fence was given
         self.approvals = Approvals()
         self._decided_args: dict[str, bytes] = {}  # tool_call_id -> the argument JSON the fence decided on
         self._held: dict[str, list[Held]] = {}  # call reference -> budget reservations awaiting post_tool_call
@@ -230,6 +265,7 @@ class HermesFence:
             directory = self._working_directory(task_id)
             if text:
                 self._intents[key] = session.intent(text, directory)
+                self._narrow_by_model(key, session, text)
             self._remember_turn(key, task_id, text, directory, sender_id if isinstance(sender_id, str) else "")
         except Exception as error:
             logger.error("AgentsFence could not bind the user's message: %s", error)
@@ -315,16 +351,18 @@ class HermesFence:
         return None
 
     def post_tool_call(self, tool_name: str = "", args: Any = None, task_id: str = "", session_id: str = "",
-                       tool_call_id: str = "", status: str = "", **kwargs: Any) -> None:
+                       tool_call_id: str = "", status: str = "", result: Any = None, **kwargs: Any) -> None:
         """Records the outcome, and settles the call's budget reservation and its ask: it ran (ok or
         error) only if the gate approved it. A status that says it did not run releases the units;
         any other, including one a newer Hermes may add, spends them (counting a call that did not
-        run is the safe error)."""
+        run is the safe error). Hands the evaluator the output of a call that ran as decided
+        (derived targets, docs/policy.md)."""
         try:
             self.audit.event("outcome", session_id or task_id, tool_name, tool_call_id, status=status,
                              duration_ms=kwargs.get("duration_ms"), error_type=kwargs.get("error_type"))
         except Exception as error:
             logger.error("AgentsFence could not record the outcome of %s: %s", tool_name, error)
+        changed = False
         try:
             arguments_json = _arguments_json(args)
             if tool_call_id:
@@ -335,6 +373,7 @@ class HermesFence:
                     # with a newer Hermes' modify directive): what ran is not what was decided.
                     logger.warning("AgentsFence: %s ran with arguments changed after its decision", tool_name)
                     self.audit.event("args_changed", session_id or task_id, tool_name, tool_call_id)
+                    changed = True
             call_ref = call_reference(tool_call_id, session_id or task_id, tool_name, arguments_json)
             with self._lock:
                 self._shared.pop(call_ref, None)
@@ -346,6 +385,13 @@ class HermesFence:
                     self._save(answer.session_key)
         except Exception as error:
             logger.error("AgentsFence could not settle %s: %s", tool_name, error)
+        if status == "ok" and not changed and result is not None:
+            try:
+                session = self._session_for(session_id, task_id)
+                if session is not None:
+                    session.observe(tool_name, with_patch_paths(tool_name, args), output_text(result))
+            except Exception as error:  # derived targets only ever allow more: losing them fails closed
+                logger.warning("AgentsFence could not read the output of %s: %s", tool_name, error)
         return None
 
     def _settle(self, call_ref: str, ran: bool) -> None:
@@ -500,7 +546,44 @@ class HermesFence:
             # belongs to no request, so there is no intent to decide it against.
             return None, host_decision(tool_name, "unknown_task", f"the call names no session, and its task id {task_id!r} "
                                        "belongs to no conversation the fence has seen, so nothing says what the user asked for")
+        self._describe(tool_name)
         return session, session.decide(tool_name, with_patch_paths(tool_name, args), self._working_directory(task_id))
+
+    def _describe(self, tool_name: str) -> None:
+        """Tells the fence, once, the description and parameter schema Hermes' tool registry holds
+        for the tool (an MCP server's inputSchema among them): a tool the policy never named is
+        classified from them, and its parameters' roles are learned."""
+        if tool_name in self._described:
+            return
+        self._described.add(tool_name)
+        try:
+            from tools.registry import registry
+
+            schema = registry.get_schema(tool_name)
+        except Exception:
+            return  # no registry (tests, another host): the tool's name alone classifies it
+        if not isinstance(schema, dict):
+            return
+        parameters = schema.get("parameters")
+        try:
+            self.fence.describe_tool(tool_name, str(schema.get("description") or ""),
+                                     parameters if isinstance(parameters, dict) else None)
+        except Exception as error:  # the tool keeps the class its name gives it
+            logger.warning("AgentsFence could not read the schema of %s: %s", tool_name, error)
+
+    def _narrow_by_model(self, key: str, session: Session, text: str) -> None:
+        """With llm_intent on, the model's reading of the user's message narrows the session
+        (agentsfence/llm.py); any failure leaves the deterministic binding alone, logged."""
+        reader = self.intent_reader()
+        if reader is None:
+            return
+        try:
+            narrowing = reader.read(text)
+            if narrowing.prohibit or narrowing.ask:
+                self._intents[key] = session.narrow(list(narrowing.prohibit), list(narrowing.ask))
+        except (ReadingFailed, FenceError) as error:
+            logger.warning("AgentsFence: the model's reading of the message is not used (%s); "
+                           "the deterministic binding stands", error)
 
     # ---- the working directory Hermes resolves this task's relative paths against ----
 
@@ -554,6 +637,7 @@ class HermesFence:
             session = self.fence.session(session_id)
             for text, directory in record.messages:
                 self._intents[session_id] = session.intent(text, directory)
+                self._narrow_by_model(session_id, session, text)
             for task_id in record.tasks:
                 self._alias(task_id, session)
             session.restore_budgets(record.budgets)

@@ -33,6 +33,12 @@ class Settings:
     # them like any other call (their post_tool_call is paired by session, tool and arguments,
     # so a change to their arguments after the decision cannot be seen), or block them all.
     no_tool_call_id: NoToolCallId = "decide"
+    # Also ask Hermes' model (ctx.llm) to read each user message for prohibitions and asks the
+    # grammar missed; its answer can only narrow (agentsfence/llm.py). Off: the deterministic
+    # binding alone decides.
+    llm_intent: bool = False
+    # Seconds the model may take before the deterministic binding stands alone.
+    llm_timeout: float = 10.0
 
 
 def load_settings(hermes_home: Path) -> Settings:
@@ -59,7 +65,16 @@ def load_settings(hermes_home: Path) -> Settings:
         plugin_conflicts=_choice(section, "plugin_conflicts", ("first", "strict"), "first"),
         strict_yolo=_flag(section, "strict_yolo", True),
         no_tool_call_id=_choice(section, "no_tool_call_id", ("decide", "block"), "decide"),
+        llm_intent=_flag(section, "llm_intent", False),
+        llm_timeout=_seconds(section, "llm_timeout", 10.0),
     )
+
+
+def _seconds(section: dict[str, Any], key: str, default: float) -> float:
+    value = section.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 600:
+        raise SettingsError(f"agentsfence.{key} must be a number of seconds in (0, 600], not {value!r}")
+    return float(value)
 
 
 def _choice(section: dict[str, Any], key: str, choices: tuple[str, ...], default: str) -> Any:

@@ -8,6 +8,8 @@ from pathlib import Path
 
 from agentsfence.cli import EXIT_ALLOW, EXIT_ASK, EXIT_BLOCK, EXIT_ERROR, EXIT_USAGE
 
+from .conftest import REPO
+
 COMMAND = str(Path(sys.executable).with_name("agentsfence"))
 
 
@@ -66,12 +68,90 @@ def test_a_corrupt_policy_is_an_error_not_a_trace(tmp_path):
     assert done.returncode == EXIT_ERROR and done.stderr.startswith("agentsfence: policy rejected") and "Traceback" not in done.stderr
 
 
+COMMANDS = ("compile", "check", "test", "explain", "decide", "disasm", "hook", "bench", "dojo")
+
+
 def test_usage_errors_and_help():
     assert run("decide", "--tool", "x").returncode == EXIT_USAGE
-    done = run("decide", "--help")
-    assert done.returncode == 0 and "Exit status" in done.stdout
-    for command in ("compile", "disasm"):
-        assert run(command, "--help").returncode == 0
+    assert run("decide", "--tool", "x", "--args", "{}", "--fast").returncode == EXIT_USAGE
+    top = run("--help")
+    assert top.returncode == 0
+    for command in COMMANDS:
+        assert f"    {command} " in top.stdout, command
+        done = run(command, "--help")
+        assert done.returncode == 0 and done.stdout.startswith(f"usage: agentsfence {command}"), (command, done.stderr)
+    assert "Exit status" in run("decide", "--help").stdout
+    assert "--policy" in run("dojo", "--help").stdout  # the dojo runner's own help
+
+
+def test_authoring_commands_say_in_their_help_when_node_is_missing(tmp_path):
+    python_only = tmp_path / "bin"
+    python_only.mkdir()
+    (python_only / "python").symlink_to(sys.executable)
+    env = {"PATH": str(python_only), "HOME": str(tmp_path)}
+    for command in ("compile", "check", "test"):
+        done = subprocess.run([COMMAND, command, "--help"], capture_output=True, text=True, env=env, timeout=60)
+        assert "Node.js is not on PATH" in " ".join(done.stdout.split()), command
+    assert "Node.js" not in run("check", "--help").stdout
+    done = subprocess.run([COMMAND, "check", "policy.yaml"], capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == EXIT_ERROR and "Node.js is not on PATH" in done.stderr
+    # Deciding needs no Node.
+    done = subprocess.run([COMMAND, "decide", "--tool", "read_file", "--args", '{"path": "x"}'], capture_output=True,
+                          text=True, env=env, timeout=60)
+    assert done.returncode == EXIT_ALLOW, done.stderr
+
+
+def test_check_prints_file_line_col_warnings_and_errors(tmp_path):
+    policy = tmp_path / "mine.yaml"
+    policy.write_text("version: 1\nextends: [defaults]\nrules:\n"
+                      "  - {id: no-reads, effect: block, capability: [file.read]}\n"
+                      "  - {id: env-reads, effect: ask, capability: [file.read], when: {path: {glob: [\"**/.env\"]}}}\n")
+    done = run("check", str(policy))
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.startswith(f'{policy}:5:5: warning: rule "env-reads" can never decide: rule "no-reads" ({policy}:4:5)')
+    assert done.stdout == f"{policy}: policy mine has no errors, 1 warning\n"
+    policy.write_text("version: 1\nrules:\n  - {id: a, effect: deny}\n")
+    done = run("check", str(policy))
+    assert done.returncode == 1 and done.stderr == f'{policy}:3:21: error: effect must be one of allow, block, ask (got "deny")\n'
+
+
+def test_test_runs_policy_tests_through_the_shipped_evaluator(tmp_path):
+    done = run("test", str(REPO / "policies" / "tests" / "defaults.test.yaml"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.startswith("ok: ") and done.stdout.endswith(" passed, 0 failed\n")
+    cases = tmp_path / "mine.test.yaml"
+    cases.write_text(f"policy: {REPO / 'policies' / 'defaults.yaml'}\ncases:\n"
+                     "  - name: reads are allowed\n    tool: read_file\n    args: {path: notes.txt}\n    expect: {kind: block}\n")
+    done = run("test", str(cases))
+    assert done.returncode == 1
+    assert done.stdout.splitlines()[:2] == [f"{cases}:3:5: FAIL reads are allowed", '    kind: expected "block", got "allow"']
+    assert done.stdout.endswith("FAILED: 0 passed, 1 failed\n")
+
+
+def test_bench_needs_the_checkout_and_its_virtualenv(tmp_path):
+    done = run("bench", "--checkout", str(tmp_path))
+    assert done.returncode == EXIT_ERROR
+    assert "needs the repository checkout" in done.stderr and str(tmp_path) in done.stderr
+    (tmp_path / "bench").mkdir()
+    (tmp_path / "bench" / "run.py").write_text("")
+    done = run("bench", "--checkout", str(tmp_path))
+    assert done.returncode == EXIT_ERROR and "has no .venv: run `make setup` there first" in done.stderr
+
+
+def test_bench_runs_bench_run_py_in_the_checkout_with_its_arguments(tmp_path):
+    # A stand-in checkout: its run.py reports what it was given, so no peer is needed.
+    (tmp_path / "bench").mkdir()
+    (tmp_path / "bench" / "run.py").write_text("import os, sys\nprint(os.getcwd(), sys.argv[1:])\n")
+    (tmp_path / ".venv" / "bin").mkdir(parents=True)
+    (tmp_path / ".venv" / "bin" / "python").symlink_to(sys.executable)
+    done = run("bench", "--no-setup", "--quick", cwd=tmp_path / "bench")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"{tmp_path} ['--quick']\n"
+
+
+def test_dojo_runs_the_dojo_runner(tmp_path):
+    done = run("dojo", str(tmp_path / "none.json"))
+    assert done.returncode == 1 and done.stderr.startswith("agentsfence dojo: ")
 
 
 def test_explain_prints_the_intent_the_class_and_the_rule_trace_from_the_evaluator():

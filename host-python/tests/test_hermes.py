@@ -768,3 +768,86 @@ def test_hermes_fence_runs_from_hermes_own_command_line(hermes_home):
     hermes = Path(sys.executable).parent / "hermes"
     ran = subprocess.run([str(hermes), "fence", "status"], capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
     assert ran.returncode == 0 and "policy: hermes-defaults" in ran.stdout, ran.stderr[-2000:]
+
+
+# ---- tool output: derived targets (docs/policy.md, derive_from) ----
+
+def test_post_tool_call_hands_the_output_of_a_named_file_to_the_evaluator(hermes_home, monkeypatch, tmp_path):
+    from agentsfence.compiler import compile_policy
+
+    source = tmp_path / "linked.yaml"
+    source.write_text("version: 1\nname: linked\nextends: [defaults]\nintent:\n  derive_from: [file.read]\n"
+                      "rules:\n  - {id: fetch-linked, effect: allow, capability: [net.fetch], when: {url: {in_derived: true}}}\n")
+    (hermes_home / "agentsfence").mkdir()
+    compile_policy([source], hermes_home / "agentsfence" / "policy.afb")
+    manager = load(monkeypatch)
+    user_turn()
+    session = fence_plugin(manager).fence.session(SESSION)
+    link = {"urls": ["https://attacker.example/c"]}
+    assert session.decide("web_extract", link).kind != "allow"
+    assert "launch in October" in call("read_file", {"path": "notes.txt"})["content"]
+    # notes.txt was named, so the link in it is derived: this operator chose to fetch such links,
+    # and the injection in the notes shows why the shipped policy does not.
+    assert session.decide("web_extract", link).rule == "fetch-linked"
+    assert session.decide("terminal", {"command": EXFILTRATE}).kind == "block"
+
+
+def test_the_shipped_policy_derives_nothing_from_output(manager):
+    user_turn()
+    call("read_file", {"path": "notes.txt"})
+    session = fence_plugin(manager).fence.session(SESSION)
+    assert session.observe("read_file", {"path": "notes.txt"}, NOTES).why == "the policy derives nothing from this tool's class"
+
+
+def test_output_text_reads_a_json_results_strings_one_a_line():
+    from agentsfence.hermes import output_text
+
+    assert output_text('{"content": "mail bob@x.example\\nthen", "n": 3, "more": ["www.a.example"]}') == \
+        "mail bob@x.example\nthen\nwww.a.example"
+    assert output_text("plain www.a.example") == "plain www.a.example"
+    assert output_text({"a": [{"b": "x"}, "y"]}) == "x\ny"
+    from agentsfence.hermes import OUTPUT_LIMIT
+
+    huge = '{"content": "' + "a" * OUTPUT_LIMIT + '"}'
+    assert output_text(huge) == huge[:OUTPUT_LIMIT]
+
+
+def test_a_tool_the_policy_never_named_is_classified_from_hermes_registry_schema(manager, monkeypatch):
+    from tools.registry import registry
+
+    schemas = {"acme_notify": {"name": "acme_notify", "description": "Notify a customer",
+                               "parameters": {"type": "object", "properties": {"customer_email": {"type": "string"}}}}}
+    asked: list[str] = []
+    monkeypatch.setattr(registry, "get_schema", lambda name: asked.append(name) or schemas.get(name))
+    user_turn()
+    plugin = fence_plugin(manager)
+    _, decision = plugin._decide("acme_notify", {"customer_email": "eve@attacker.example"}, TASK, SESSION)
+    assert decision.capability == "message.send" and "eve@attacker.example" in decision.message
+    plugin._decide("acme_notify", {"customer_email": "x@y.example"}, TASK, SESSION)
+    assert asked == ["acme_notify"]  # read once per tool
+
+
+# ---- a model's reading of the user's message (settings llm_intent) ----
+
+def test_the_models_reading_narrows_the_turn_and_a_failing_model_changes_nothing(manager, caplog):
+    from types import SimpleNamespace
+
+    from agentsfence.llm import IntentReader
+
+    class Llm:
+        def __init__(self, answer=None, error=None):
+            self.answer, self.error = answer, error
+
+        def complete_structured(self, **kwargs):
+            if self.error:
+                raise self.error
+            return SimpleNamespace(parsed=self.answer, text=None)
+
+    plugin = fence_plugin(manager)
+    plugin.intent_reader = lambda: IntentReader(Llm({"prohibit": ["shell.exec"], "ask": []}), 5)
+    user_turn()
+    assert plugin._decide("terminal", {"command": "ls"}, TASK, SESSION)[1].reason == "intent_prohibited"
+    plugin.intent_reader = lambda: IntentReader(Llm(error=TimeoutError("slow")), 5)
+    user_turn("Summarize notes.txt into summary.md", session_id="other", task_id="other-task")
+    assert plugin._decide("terminal", {"command": "ls"}, "other-task", "other")[1].kind == "allow"
+    assert "the model's reading of the message is not used (the model call failed: TimeoutError: slow)" in caplog.text

@@ -1,0 +1,79 @@
+// `derive` (docs/bytecode.md §7.1, §8): the output of a call the user pointed at names targets
+// the user did not, "the address is in the minutes I asked you to act on". They are recorded as
+// derived items, apart from the named ones, and only IN_DERIVED tests read them. The user
+// pointed at a call when its class is one of the policy's `derive_from` and every target of the
+// call was named in the user's own words: the output of a call whose target was itself derived
+// (a page a link led to) derives nothing, so an injected page cannot vouch for its own links.
+import { SET_MAX_ARGS_BYTES, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES, SUBJ_PROGRAM } from "./format";
+import { settingValue, intentDeriveCount, intentDeriveClass } from "./decode";
+import { outBegin, outByte, outAscii, outPatchU8, outFinish } from "./out";
+import { inputPtr, inputHolds } from "./input";
+import { hasPolicy } from "./policy";
+import { sessionSlot, sessionStore, setSessionStore } from "./session";
+import { classifyTool, WORDS_OOM } from "./classify";
+import { parseArgs, JSON_OK } from "./json";
+import { targetCount, targetKind, targetPtr, targetLen } from "./targets";
+import { extract } from "./decide";
+import { intentHas, intentDerive, intentWriteSummary } from "./intent";
+
+function failed(why: string): u32 {
+  outAscii(why);
+  return outFinish();
+}
+
+function derivesFrom(cls: u32): bool {
+  const n = intentDeriveCount();
+  for (let k: u32 = 0; k < n; k++) if (intentDeriveClass(k) == cls) return true;
+  return false;
+}
+
+// Why the user did not point at the call just classified and extracted, or null when they did.
+function notPointedAt(store: usize, cls: u32): string | null {
+  if (!derivesFrom(cls)) return "the policy derives nothing from this tool's class";
+  const n = targetCount();
+  if (n == 0) return "the call names no target the user could have pointed at";
+  for (let i: u32 = 0; i < n; i++) {
+    const kind = targetKind(i);
+    if (kind == SUBJ_PROGRAM || !intentHas(store, kind, targetPtr(i), targetLen(i))) {
+      return "a target of the call is not one the user named";
+    }
+  }
+  return null;
+}
+
+// Reads the output of session h's call (tool name, argument JSON, output text in the input
+// buffer). Record: u8 status (0 read or ignored, 1 failed), then `derived` or `ignored<TAB>why`
+// on the first line, then the session's intent summary.
+export function deriveFromOutput(h: i32, nameLen: u32, argsLen: u32, outputLen: u32): u32 {
+  outBegin();
+  outByte(1);
+  if (!inputHolds(<u64>nameLen + <u64>argsLen + <u64>outputLen)) return failed("the call does not fit the input buffer");
+  if (!hasPolicy()) return failed("no policy is loaded");
+  const slot = sessionSlot(h);
+  if (slot < 0) return failed("the session is unknown or was closed");
+  const store = sessionStore(slot);
+  const name = inputPtr();
+  const cls = classifyTool(name, nameLen);
+  if (cls == WORDS_OOM) return failed("out of memory");
+  let why: string | null = null;
+  if (argsLen > settingValue(SET_MAX_ARGS_BYTES)) why = "the arguments are over the policy's limit";
+  else if (parseArgs(name + nameLen, argsLen, settingValue(SET_MAX_JSON_DEPTH), settingValue(SET_MAX_LEAVES)) != JSON_OK) {
+    why = "the arguments are not a JSON object the policy's limits accept";
+  } else if (extract() != 0) why = "the call's targets are over the policy's limit";
+  else why = notPointedAt(store, <u32>cls);
+  if (why != null) {
+    outPatchU8(0, 0);
+    outAscii("ignored\t");
+    outAscii(why);
+    outByte(10);
+    intentWriteSummary(store);
+    return outFinish();
+  }
+  const derived = intentDerive(store, name + nameLen + argsLen, outputLen);
+  if (derived == 0) return failed("out of memory: the session's intent is unchanged");
+  setSessionStore(slot, derived);
+  outPatchU8(0, 0);
+  outAscii("derived\n");
+  intentWriteSummary(derived);
+  return outFinish();
+}

@@ -1,0 +1,140 @@
+// `check` and `test` modes of the compiler's command line: diagnostics without an output file,
+// and policy test files run through the real fence.wasm.
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { fenceWasm } from "../../assembly/test/wasm";
+import { runCli } from "../cli";
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "agentsfence-policytest-"));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+const wasmPath = path.join(tmp, "fence.wasm");
+fs.writeFileSync(wasmPath, fenceWasm());
+
+function run(...argv: string[]) {
+  let stdout = "";
+  let stderr = "";
+  const status = runCli(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
+  return { status, stdout, stderr };
+}
+
+function write(name: string, text: string): string {
+  const file = path.join(tmp, name);
+  fs.writeFileSync(file, text);
+  return file;
+}
+
+const POLICY = [
+  "version: 1",
+  "tools:",
+  "  - {name: send_mail, capability: email.send, risk: send, args: {to: email}}",
+  "defaults: {send: ask}",
+  "rules:",
+  "  - {id: named, effect: allow, capability: [email.send], when: {email: {in_intent: true}}}",
+  "  - {id: unnamed, effect: block, capability: [email.send], reason: not_named, when: {email: {not: {in_intent: true}}}}",
+  "",
+].join("\n");
+
+describe("check", () => {
+  it("reports warnings as file:line:col lines, writes nothing and exits 0", () => {
+    const file = write("shadowed.yaml", POLICY + "  - {id: later, effect: allow, capability: [email.send], when: {email: {in_intent: true}, args.to: {present: true}}}\n");
+    const { status, stdout, stderr } = run("check", file);
+    expect(status).toBe(0);
+    expect(stderr).toBe(`${file}:8:5: warning: rule "later" can never decide: rule "named" (${file}:6:5) comes before it and holds whenever it does\n`);
+    expect(stdout).toBe(`${file}: policy shadowed has no errors, 1 warning\n`);
+  });
+
+  it("exits 1 on errors and answers JSON under --json", () => {
+    const file = write("broken.yaml", "version: 1\nrules:\n  - {id: a, effect: deny}\n");
+    expect(run("check", file)).toEqual({ status: 1, stdout: "", stderr: `${file}:3:21: error: effect must be one of allow, block, ask (got "deny")\n` });
+    const json = run("check", write("fine.yaml", POLICY), "--json");
+    expect(json.status).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, policy: "fine", errors: [], warnings: [] });
+    expect(JSON.parse(json.stdout).output).toBeUndefined();
+  });
+
+  it("refuses the options of other modes", () => {
+    expect(run("check", "x.yaml", "-o", "y.afb").stderr).toMatch(/^unknown option -o for check\n/);
+    expect(run("test").stderr).toMatch(/^no test file given\n/);
+  });
+});
+
+describe("test", () => {
+  write("mail.yaml", POLICY);
+  const cases = [
+    "policy: mail.yaml",
+    "cases:",
+    "  - name: named",
+    "    intent: mail bob@example.com",
+    "    tool: send_mail",
+    "    args: {to: bob@example.com}",
+    "    expect: {kind: allow, rule: named}",
+    "  - name: from content",
+    "    intent: [mail bob@example.com, and also him]",
+    "    tool: send_mail",
+    "    args: {to: eve@attacker.example}",
+    "    expect: {kind: block, reason: not_named, message_contains: eve@attacker.example}",
+    "",
+  ].join("\n");
+
+  it("runs every case through fence.wasm and prints a summary line", () => {
+    const file = write("mail.test.yaml", cases);
+    expect(run("test", file, "--wasm", wasmPath)).toEqual({ status: 0, stdout: "ok: 2 passed, 0 failed\n", stderr: "" });
+  });
+
+  it("names each failing case at its line, with what differed and the decision, and exits 1", () => {
+    const file = write("wrong.test.yaml", cases.replace("{kind: allow, rule: named}", "{kind: block, rule: unnamed}"));
+    const { status, stdout } = run("test", file, "--wasm", wasmPath);
+    expect(status).toBe(1);
+    expect(stdout.split("\n")).toEqual([
+      `${file}:3:5: FAIL named`,
+      '    kind: expected "block", got "allow"',
+      '    rule: expected "unnamed", got "named"',
+      expect.stringMatching(/^ {4}decision: allow \[rule_allow\] by named: AgentsFence allowed send_mail/),
+      "FAILED: 1 passed, 1 failed",
+      "",
+    ]);
+  });
+
+  it("tests another policy with --policy, and a compiled .afb too", () => {
+    const file = write("mail2.test.yaml", cases);
+    const other = write("other.yaml", POLICY.replace("reason: not_named", "reason: stranger"));
+    const result = run("test", file, "--wasm", wasmPath, "--policy", other);
+    expect(result.status).toBe(1);
+    expect(result.stdout).toContain('reason: expected "not_named", got "stranger"');
+    const afb = path.join(tmp, "mail.afb");
+    expect(run(path.join(tmp, "mail.yaml"), "-o", afb).status).toBe(0);
+    expect(run("test", file, "--wasm", wasmPath, "--policy", afb).stdout).toBe("ok: 2 passed, 0 failed\n");
+  });
+
+  it("reports a malformed test file, or a policy that does not compile, at file:line:col", () => {
+    const bad = write("bad.test.yaml", "policy: mail.yaml\ncases:\n  - name: x\n    tool: send_mail\n    args: {}\n    expect: {kind: deny}\n    extra: 1\n");
+    const { status, stdout, stderr } = run("test", bad, "--wasm", wasmPath);
+    expect(status).toBe(1);
+    expect(stderr).toBe([
+      `${bad}:6:20: error: expect.kind must be one of allow, block, ask (got "deny")`,
+      `${bad}:7:5: error: unknown key "extra" (expected one of name, intent, tool, args, expect)`,
+      "",
+    ].join("\n"));
+    expect(stdout).toBe("FAILED: 0 passed, 0 failed, 1 file with errors\n");
+    const broken = write("broken-policy.test.yaml", cases.replace("mail.yaml", "broken.yaml"));
+    write("broken.yaml", "version: 1\nrules:\n  - {id: a, effect: deny}\n");
+    const result = run("test", broken, "--wasm", wasmPath);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain(`${broken}:1:9: error: the policy ${path.join(tmp, "broken.yaml")} does not compile`);
+    expect(result.stderr).toContain('broken.yaml:3:21: error: effect must be one of allow, block, ask (got "deny")');
+  });
+
+  it("says where the evaluator should be when it is missing", () => {
+    const result = run("test", path.join(tmp, "mail.test.yaml"), "--wasm", path.join(tmp, "none.wasm"));
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/^error: cannot read the evaluator .*none\.wasm \(give its path with --wasm\)/);
+  });
+
+  it("passes on the shipped example for the default policy", () => {
+    const { status, stdout } = run("test", "policies/tests/defaults.test.yaml", "--wasm", wasmPath);
+    expect(stdout).toMatch(/^ok: \d+ passed, 0 failed\n$/);
+    expect(status).toBe(0);
+  });
+});

@@ -1,0 +1,63 @@
+"""Runs an AgentDojo suite's ground-truth calls in AgentDojo's own environment and writes what
+each call returned, as the agent would read it, for `agentsfence-dojo --outputs FILE`.
+
+Needs the `agentdojo` package (PyPI, MIT; not a dependency of AgentsFence): run it with a Python
+that has it, e.g. `python -m venv /tmp/dojo && /tmp/dojo/bin/pip install agentdojo==0.1.35`, then
+`/tmp/dojo/bin/python scripts/dojo-outputs.py SUITE.json OUT.json`.
+
+Reads from the suite file only what the fence may read (tool names, each call's function and
+arguments, the injection tasks' goals). Writes one JSON object:
+  benign:   {user task id: [output of each ground-truth call]}, the default environment
+  injected: {injection task id: {user task id: [outputs]}}, the environment with the injection
+            task's goal planted, in AgentDojo's "important_instructions" wording, into every
+            injection vector (not only those the task's calls happen to read)
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from agentdojo.agent_pipeline.tool_execution import tool_result_to_str
+from agentdojo.attacks.important_instructions_attacks import ImportantInstructionsAttack
+from agentdojo.functions_runtime import FunctionsRuntime
+from agentdojo.task_suite.load_suites import get_suite
+
+USER = "Emma Johnson"
+MODEL = "the AI assistant"
+
+
+def _outputs(suite: Any, runtime: FunctionsRuntime, injections: dict[str, str],
+             calls: list[dict[str, Any]]) -> list[str]:
+    env = suite.load_and_inject_default_environment(injections)
+    outputs = []
+    for call in calls:
+        result, error = runtime.run_function(env, call["function"], call["args"])
+        outputs.append(error if error is not None else tool_result_to_str(result))
+    return outputs
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 3:
+        print("usage: dojo-outputs.py SUITE.json OUT.json", file=sys.stderr)
+        return 2
+    exported = json.loads(Path(argv[1]).read_text(encoding="utf-8"))
+    suite = get_suite(exported["version"], exported["suite"])
+    runtime = FunctionsRuntime(suite.tools)
+    vectors = list(suite.get_injection_vector_defaults())
+    benign = {task["id"]: _outputs(suite, runtime, {}, task["ground_truth_calls"]) for task in exported["user_tasks"]}
+    injected: dict[str, dict[str, list[str]]] = {}
+    for injection in exported["injection_tasks"]:
+        text = ImportantInstructionsAttack._JB_STRING.format(user=USER, model=MODEL, goal=injection["goal"])
+        planted = {vector: text for vector in vectors}
+        injected[injection["id"]] = {
+            task["id"]: _outputs(suite, runtime, planted, task["ground_truth_calls"]) for task in exported["user_tasks"]
+        }
+    Path(argv[2]).write_text(json.dumps({"suite": exported["suite"], "benign": benign, "injected": injected}),
+                             encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
