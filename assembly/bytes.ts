@@ -35,7 +35,7 @@ export function isAsciiAlpha(c: u32): bool {
   return (c | 0x20) - 0x61 < 26;
 }
 
-export function isAsciiDigit(c: u32): bool {
+@inline export function isAsciiDigit(c: u32): bool {
   return c - 0x30 < 10;
 }
 

@@ -21,11 +21,11 @@ let lastLearned = false;  // the last classified name took a class `describe` le
 let lastRoles: usize = 0; // the roles `describe` learned for the last classified name, 0 when none
 
 // ---- words ----
-function isUpper(c: u32): bool {
+@inline function isUpper(c: u32): bool {
   return c - 0x41 < 26;
 }
 
-function isLower(c: u32): bool {
+@inline function isLower(c: u32): bool {
   return c - 0x61 < 26;
 }
 

@@ -1,9 +1,9 @@
 // Read access to the installed policy. verify.ts has checked every offset, index and bound
 // named in docs/bytecode.md before install, so these accessors read without checks.
 import {
-  SECTION_COUNT, SETKIND_HASH,
+  SECTION_COUNT, SETKIND_HASH, SETKIND_KEYS,
 } from "./format";
-import { bytesEqual, fnv1a } from "./bytes";
+import { fnv1a } from "./bytes";
 
 // Address of the installed copy of the bytecode (0: no policy), and of each section by kind.
 export let policyBase: usize = 0;
@@ -17,7 +17,7 @@ export function setSection(kind: u32, addr: usize): void {
   store<u32>(sectionAddr + ((<usize>kind) << 2), <u32>addr);
 }
 
-export function section(kind: u32): usize {
+@inline export function section(kind: u32): usize {
   return <usize>load<u32>(sectionAddr + ((<usize>kind) << 2));
 }
 
@@ -44,34 +44,44 @@ export function setAddr(i: u32): usize {
   return s + <usize>load<u32>(s + 4 + ((<usize>i) << 2));
 }
 
-export function setKind(i: u32): u32 {
+@inline export function setKind(i: u32): u32 {
   return load<u8>(setAddr(i));
 }
 
-export function setMemberCount(i: u32): u32 {
+@inline export function setMemberCount(i: u32): u32 {
   return load<u32>(setAddr(i) + 4);
 }
 
-// HASH lookup (§4): the member's value, or -1 when [p, p+len) is not a member.
+// HASH and KEYS lookup (§4): the member's value (0 in a KEYS set), or -1 when [p, p+len) is
+// not a member.
 export function setFind(i: u32, p: usize, len: u32): i64 {
   return setFindHashed(i, p, len, fnv1a(p, len));
 }
 
-// setFind with the key's FNV-1a already known (a caller hashing prefixes in one pass).
+// setFind for a key whose FNV-1a is known (several sets looked up with one hash).
 export function setFindHashed(i: u32, p: usize, len: u32, fnv: u32): i64 {
   const s = setAddr(i);
   const buckets = load<u32>(s + 8);
   if (buckets == 0) return -1;
+  const valued = load<u8>(s) == SETKIND_HASH;
+  const shift: usize = valued ? 3 : 2;
   const mask = buckets - 1;
+  const offsets = section(1) + 4;
+  const blob = offsets + ((<usize>load<u32>(offsets - 4) + 1) << 2);
   let b = fnv & mask;
   while (true) {
-    const e = s + 12 + ((<usize>b) << 3);
+    const e = s + 12 + ((<usize>b) << shift);
     const key1 = load<u32>(e);
     if (key1 == 0) return -1;
-    const k = key1 - 1;
-    if (bytesEqual(strPtr(k), strLen(k), p, len)) return <i64>load<u32>(e + 4);
+    // The key's length first: most probes end there, before the key's bytes are read.
+    const at = offsets + ((<usize>key1 - 1) << 2);
+    const start = load<u32>(at);
+    if (load<u32>(at + 4) - start == len && memory.compare(blob + <usize>start, p, len) == 0) {
+      return valued ? <i64>load<u32>(e + 4) : 0;
+    }
     b = (b + 1) & mask;
   }
+  return -1;
 }
 
 // LIST members (§4), in policy order.
@@ -83,10 +93,6 @@ export function listValue(i: u32, j: u32): u32 {
   return load<u32>(setAddr(i) + 16 + ((<usize>j) << 3));
 }
 
-export function isHashSet(i: u32): bool {
-  return setKind(i) == SETKIND_HASH;
-}
-
 // ---- SETTINGS ----
 // Sorted by key with every key present once, so key k is entry k-1.
 export function settingValue(key: u32): u32 {
@@ -95,15 +101,15 @@ export function settingValue(key: u32): u32 {
 
 // ---- TOOLS (§3) ----
 // exact_map, glob_list, tool_count, tools × (class, role_start, role_count), role_total, roles × (arg_path, role).
-export function toolsExactSet(): u32 {
+@inline export function toolsExactSet(): u32 {
   return load<u32>(section(3));
 }
 
-export function toolsGlobSet(): u32 {
+@inline export function toolsGlobSet(): u32 {
   return load<u32>(section(3) + 4);
 }
 
-export function toolCount(): u32 {
+@inline export function toolCount(): u32 {
   return load<u32>(section(3) + 8);
 }
 
@@ -111,15 +117,15 @@ function toolAddr(t: u32): usize {
   return section(3) + 12 + <usize>t * 12;
 }
 
-export function toolClass(t: u32): u32 {
+@inline export function toolClass(t: u32): u32 {
   return load<u32>(toolAddr(t));
 }
 
-export function toolRoleStart(t: u32): u32 {
+@inline export function toolRoleStart(t: u32): u32 {
   return load<u32>(toolAddr(t) + 4);
 }
 
-export function toolRoleCount(t: u32): u32 {
+@inline export function toolRoleCount(t: u32): u32 {
   return load<u32>(toolAddr(t) + 8);
 }
 
@@ -131,16 +137,16 @@ function roleAddr(r: u32): usize {
   return toolAddr(toolCount()) + 4 + ((<usize>r) << 3);
 }
 
-export function roleArgPath(r: u32): u32 {
+@inline export function roleArgPath(r: u32): u32 {
   return load<u32>(roleAddr(r));
 }
 
-export function roleKind(r: u32): u32 {
+@inline export function roleKind(r: u32): u32 {
   return load<u32>(roleAddr(r) + 4);
 }
 
 // ---- CLASSES ----
-export function classCount(): u32 {
+@inline export function classCount(): u32 {
   return load<u32>(section(4));
 }
 
@@ -148,15 +154,15 @@ function classAddr(c: u32): usize {
   return section(4) + 4 + ((<usize>c) << 4);
 }
 
-export function classCapability(c: u32): u32 {
+@inline export function classCapability(c: u32): u32 {
   return load<u32>(classAddr(c));
 }
 
-export function classRisk(c: u32): u32 {
+@inline export function classRisk(c: u32): u32 {
   return load<u32>(classAddr(c) + 4);
 }
 
-export function classCodeStart(c: u32): u32 {
+@inline export function classCodeStart(c: u32): u32 {
   return load<u32>(classAddr(c) + 8);
 }
 
@@ -165,7 +171,7 @@ export function classCodeLen(c: u32): u32 {
 }
 
 // ---- RULES ----
-export function ruleCount(): u32 {
+@inline export function ruleCount(): u32 {
   return load<u32>(section(5));
 }
 
@@ -173,20 +179,20 @@ function ruleAddr(r: u32): usize {
   return section(5) + 4 + <usize>r * 20;
 }
 
-export function ruleId(r: u32): u32 {
+@inline export function ruleId(r: u32): u32 {
   return load<u32>(ruleAddr(r));
 }
 
-export function ruleEffect(r: u32): u32 {
+@inline export function ruleEffect(r: u32): u32 {
   return load<u32>(ruleAddr(r) + 4);
 }
 
-export function ruleReason(r: u32): u32 {
+@inline export function ruleReason(r: u32): u32 {
   return load<u32>(ruleAddr(r) + 8);
 }
 
 // A string index, or NONE when the rule has no message of its own.
-export function ruleMessage(r: u32): u32 {
+@inline export function ruleMessage(r: u32): u32 {
   return load<u32>(ruleAddr(r) + 12);
 }
 
@@ -203,36 +209,36 @@ export function insnAddr(i: u32): usize {
   return section(6) + 4 + ((<usize>i) << 4);
 }
 
-export function insnOp(i: u32): u32 {
+@inline export function insnOp(i: u32): u32 {
   return load<u8>(insnAddr(i));
 }
 
-export function insnSubject(i: u32): u32 {
+@inline export function insnSubject(i: u32): u32 {
   return load<u8>(insnAddr(i) + 1);
 }
 
-export function insnFlags(i: u32): u32 {
+@inline export function insnFlags(i: u32): u32 {
   return load<u8>(insnAddr(i) + 2);
 }
 
-export function insnArg(i: u32): u32 {
+@inline export function insnArg(i: u32): u32 {
   return load<u32>(insnAddr(i) + 4);
 }
 
-export function insnOperand(i: u32): u32 {
+@inline export function insnOperand(i: u32): u32 {
   return load<u32>(insnAddr(i) + 8);
 }
 
-export function insnJump(i: u32): u32 {
+@inline export function insnJump(i: u32): u32 {
   return load<u32>(insnAddr(i) + 12);
 }
 
 // ---- CLASSIFY: word_map, entry_count, entries × (class), role_map ----
-export function classifyWordSet(): u32 {
+@inline export function classifyWordSet(): u32 {
   return load<u32>(section(7));
 }
 
-export function classifyEntryCount(): u32 {
+@inline export function classifyEntryCount(): u32 {
   return load<u32>(section(7) + 4);
 }
 
@@ -247,23 +253,23 @@ export function classifyRoleSet(): u32 {
 // ---- INTENT: negations, nothing_words, file_extensions, verb_map, negation_cancels, verb_count,
 // verbs × (class_start, class_count), class_total, classes × (class), derive_count,
 // derive classes × (class) ----
-export function intentNegationSet(): u32 {
+@inline export function intentNegationSet(): u32 {
   return load<u32>(section(8));
 }
 
-export function intentNothingSet(): u32 {
+@inline export function intentNothingSet(): u32 {
   return load<u32>(section(8) + 4);
 }
 
-export function intentExtensionSet(): u32 {
+@inline export function intentExtensionSet(): u32 {
   return load<u32>(section(8) + 8);
 }
 
-export function intentVerbSet(): u32 {
+@inline export function intentVerbSet(): u32 {
   return load<u32>(section(8) + 12);
 }
 
-export function intentCancelSet(): u32 {
+@inline export function intentCancelSet(): u32 {
   return load<u32>(section(8) + 16);
 }
 

@@ -1,7 +1,7 @@
 // The installed policy as text, one fact a line: what `agentsfence disasm` prints.
 import {
   NONE, FORMAT_VERSION, OP_DECIDE, OP_TEST_PRESENT, OP_TEST_EQUALS, OP_TEST_IN_INTENT, OP_TEST_GRANTED, OP_TEST_IN_DERIVED,
-  OP_TEST_INTENT_ANY, FLAG_NEGATE, FLAG_ALL, SUBJ_ARG, SETKIND_HASH, SETTINGS_COUNT, SET_POLICY_NAME,
+  OP_TEST_INTENT_ANY, FLAG_NEGATE, FLAG_ALL, SUBJ_ARG, SETKIND_HASH, SETKIND_KEYS, SETKIND_LIST, SETTINGS_COUNT, SET_POLICY_NAME,
   SET_SHELL_WRAPPERS, SET_FAIL_OPEN,
   SET_SHELL_NETWORK, SET_SHELL_SHELLS,
 } from "./format";
@@ -130,18 +130,23 @@ function setRef(i: u32): void {
   outDecimal(i);
 }
 
-// Members of a set in bucket (HASH) or policy (LIST) order: "key" -> value.
+// Members of a set in bucket (HASH, KEYS) or policy (LIST) order: "key" -> value (HASH,
+// LIST), "key" (KEYS).
 function members(i: u32): void {
-  const hashed = setKind(i) == SETKIND_HASH;
+  const kind = setKind(i);
+  const hashed = kind != SETKIND_LIST;
+  const shift: usize = kind == SETKIND_KEYS ? 2 : 3;
   const s = setAddr(i);
   const slots = hashed ? load<u32>(s + 8) : setMemberCount(i);
   for (let j: u32 = 0; j < slots; j++) {
-    const e = s + 12 + ((<usize>j) << 3);
+    const e = s + 12 + ((<usize>j) << shift);
     if (hashed && load<u32>(e) == 0) continue;
     outAscii("    ");
     quoted(hashed ? load<u32>(e) - 1 : listKey(i, j));
-    outAscii(" -> ");
-    outDecimal(hashed ? load<u32>(e + 4) : listValue(i, j));
+    if (kind != SETKIND_KEYS) {
+      outAscii(" -> ");
+      outDecimal(hashed ? load<u32>(e + 4) : listValue(i, j));
+    }
     nl();
   }
 }
@@ -154,10 +159,11 @@ function sets(): void {
   for (let i: u32 = 0; i < count; i++) {
     outAscii("  set ");
     outDecimal(i);
-    outAscii(setKind(i) == SETKIND_HASH ? " HASH " : " LIST ");
+    const kind = setKind(i);
+    outAscii(kind == SETKIND_HASH ? " HASH " : kind == SETKIND_KEYS ? " KEYS " : " LIST ");
     outDecimal(setMemberCount(i));
     outAscii(" members");
-    if (setKind(i) == SETKIND_HASH) { outAscii(", "); outDecimal(load<u32>(setAddr(i) + 8)); outAscii(" buckets"); }
+    if (kind != SETKIND_LIST) { outAscii(", "); outDecimal(load<u32>(setAddr(i) + 8)); outAscii(" buckets"); }
     nl();
     members(i);
   }

@@ -138,7 +138,7 @@ function hostOf(p: usize, len: u32): u64 {
   return ((<u64>(p + start)) << 32) | <u64>(end - start);
 }
 
-// The value's host, or a parent domain of it, is in HASH set `set`.
+// The value's host, or a parent domain of it, is in KEYS set `set`.
 function domainIn(set: u32, p: usize, len: u32): bool {
   const host = hostOf(p, len);
   const h = <usize>(host >>> 32), n = <u32>host;
@@ -151,20 +151,20 @@ function domainIn(set: u32, p: usize, len: u32): bool {
 }
 
 // [p, p+len) or one of its ancestors ("/a/b" -> "/a" -> "/", "~/a" -> "~") is in `set`. The
-// prefixes' hashes grow in one pass, so a path of many segments costs linear time, not quadratic.
+// prefixes' hashes grow in one pass over the path, so a deep path costs one hash, not one a level.
 function pathOrAncestorIn(set: u32, p: usize, len: u32): bool {
   let h: u32 = 0x811c9dc5;
   for (let i: u32 = 0; i < len; i++) {
     const c = <u32>load<u8>(p + i);
     h = (h ^ c) * 0x01000193;
-    // A directory ends before a '/' (the root "/" is its own first byte) and at the end.
+    // An ancestor ends before a '/' (the root "/" is its own first byte); the path at the end.
     const ends = i + 1 == len || load<u8>(p + i + 1) == 0x2f || (i == 0 && c == 0x2f);
     if (ends && setFindHashed(set, p, i + 1, h) >= 0) return true;
   }
   return false;
 }
 
-// A path is under a member of HASH set `set`: in its absolute form, and, below home, its `~` form.
+// A path is under a member of KEYS set `set`: in its absolute form, and, below home, its `~` form.
 function underIn(set: u32, p: usize, len: u32): bool {
   if (pathOrAncestorIn(set, p, len)) return true;
   const h = homePtr(), hl = homeLen();

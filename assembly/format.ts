@@ -2,7 +2,7 @@
 // AssemblyScript evaluator and the TypeScript compiler can both import this file.
 
 export const MAGIC = 0x43424641; // "AFBC" read as a little-endian u32
-export const FORMAT_VERSION = 2;
+export const FORMAT_VERSION = 3;
 export const HEADER_SIZE = 48;
 export const DIR_ENTRY_SIZE = 12;
 export const HASH_OFFSET = 16;
@@ -39,6 +39,7 @@ export const SETTINGS_COUNT = 12;
 // Set kinds (§4).
 export const SETKIND_HASH = 1;
 export const SETKIND_LIST = 2;
+export const SETKIND_KEYS = 3;
 
 // Instructions (§5).
 export const INSN_SIZE = 16;

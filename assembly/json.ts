@@ -45,23 +45,23 @@ export function leafCount(): u32 {
   return count;
 }
 
-function leafAddr(i: u32): usize {
+@inline function leafAddr(i: u32): usize {
   return leaves + <usize>i * LEAF_SIZE;
 }
 
-export function leafPath(i: u32): usize {
+@inline export function leafPath(i: u32): usize {
   return <usize>load<u32>(leafAddr(i));
 }
 
-export function leafPathLen(i: u32): u32 {
+@inline export function leafPathLen(i: u32): u32 {
   return load<u32>(leafAddr(i) + 4);
 }
 
-export function leafValue(i: u32): usize {
+@inline export function leafValue(i: u32): usize {
   return <usize>load<u32>(leafAddr(i) + 8);
 }
 
-export function leafValueLen(i: u32): u32 {
+@inline export function leafValueLen(i: u32): u32 {
   return load<u32>(leafAddr(i) + 12);
 }
 

@@ -17,7 +17,7 @@ let limit: usize = 0; // end of that region
 let grew: bool = false;
 
 // Reports (and clears) whether memory grew since the last call; the ABI tells the host.
-export function takeGrewFlag(): bool {
+@inline export function takeGrewFlag(): bool {
   const g = grew;
   grew = false;
   return g;

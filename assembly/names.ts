@@ -13,7 +13,7 @@ function at(p: usize, i: u32): u32 {
   return <u32>load<u8>(p + i);
 }
 
-function isUpper(c: u32): bool {
+@inline function isUpper(c: u32): bool {
   return c - 0x41 < 26;
 }
 

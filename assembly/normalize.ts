@@ -7,7 +7,7 @@ import { isSpace, lowerAscii } from "./bytes";
 // Set when a normal form could not be written for want of memory (0 alone cannot tell).
 let outOfMemory = false;
 
-export function takeOutOfMemory(): bool {
+@inline export function takeOutOfMemory(): bool {
   const o = outOfMemory;
   outOfMemory = false;
   return o;
@@ -38,7 +38,7 @@ export function span(p: usize, len: u32): u64 {
   return ((<u64>p) << 32) | <u64>len;
 }
 
-export function spanPtr(s: u64): usize {
+@inline export function spanPtr(s: u64): usize {
   return <usize>(s >>> 32);
 }
 
@@ -46,7 +46,7 @@ export function spanLen(s: u64): u32 {
   return <u32>s;
 }
 
-function at(p: usize, i: u32): u32 {
+@inline function at(p: usize, i: u32): u32 {
   return <u32>load<u8>(p + i);
 }
 

@@ -11,7 +11,7 @@ import { outBegin, outByte, outAscii, outBytes, outHexByte, outPatchU8, outFinis
 
 const savedSections: usize = memory.data(4 * (SECTION_COUNT + 1));
 
-export function hasPolicy(): bool {
+@inline export function hasPolicy(): bool {
   return policyBase != 0;
 }
 

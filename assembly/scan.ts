@@ -7,7 +7,7 @@ import { isAsciiAlpha, isAsciiDigit, lowerAscii } from "./bytes";
 import { hasWord, wordValue } from "./wordset";
 import { pyWhitespace } from "./v4a";
 
-function at(p: usize, i: u32): u32 {
+@inline function at(p: usize, i: u32): u32 {
   return <u32>load<u8>(p + i);
 }
 
@@ -174,7 +174,7 @@ function isNameByte(c: u32): bool {
   return isAlnum(c) || c == 0x5f || c == 0x2d || c == 0x2e || c >= 0x80;
 }
 
-function item(kind: u32, start: u32, end: u32): u32 {
+@inline function item(kind: u32, start: u32, end: u32): u32 {
   itemStart = start;
   itemEnd = end;
   return kind;
@@ -326,9 +326,9 @@ export function verbUseWord(k: u32): usize { return <usize>load<u32>(found + <us
 export function verbUseWordLen(k: u32): u32 { return load<u32>(found + <usize>k * 16 + 8); }
 export function verbUseProhibits(k: u32): bool { return load<u32>(found + <usize>k * 16 + 12) != 0; }
 
-function wordPtr(k: u32): usize { return <usize>load<u32>(words + <usize>k * 12); }
-function wordLen(k: u32): u32 { return load<u32>(words + <usize>k * 12 + 4); }
-function wordClause(k: u32): u32 { return load<u32>(words + <usize>k * 12 + 8); }
+@inline function wordPtr(k: u32): usize { return <usize>load<u32>(words + <usize>k * 12); }
+@inline function wordLen(k: u32): u32 { return load<u32>(words + <usize>k * 12 + 4); }
+@inline function wordClause(k: u32): u32 { return load<u32>(words + <usize>k * 12 + 8); }
 
 // Splits [p, p+len) into lower-cased words (’ read as ') with clause numbers; false when out
 // of memory.

@@ -17,7 +17,7 @@ let slotCount: u32 = 0;
 let freeHead: u32 = 0; // slot+1, 0: none
 let liveCount: u32 = 0;
 
-function entry(slot: u32): usize {
+@inline function entry(slot: u32): usize {
   return table + ((<usize>slot) << 3);
 }
 
@@ -53,7 +53,7 @@ export function sessionSlot(h: i32): i32 {
   return word == (LIVE | (u >>> SLOT_BITS)) ? <i32>(slot1 - 1) : -1;
 }
 
-export function sessionStore(slot: i32): usize {
+@inline export function sessionStore(slot: i32): usize {
   return <usize>load<u32>(entry(<u32>slot) + 4);
 }
 

@@ -204,7 +204,7 @@ function wordFlags(): u32 {
 
 // ---- frames ----
 
-function frame(depth: u32): usize {
+@inline function frame(depth: u32): usize {
   return frames + <usize>depth * FRAME_SIZE;
 }
 
@@ -212,19 +212,19 @@ function get(f: usize, field: usize): u32 {
   return load<u32>(f + field);
 }
 
-function set(f: usize, field: usize, v: u32): void {
+@inline function set(f: usize, field: usize, v: u32): void {
   store<u32>(f + field, v);
 }
 
-function hasFlag(f: usize, flag: u32): bool {
+@inline function hasFlag(f: usize, flag: u32): bool {
   return (get(f, F_FLAGS) & flag) != 0;
 }
 
-function setFlag(f: usize, flag: u32): void {
+@inline function setFlag(f: usize, flag: u32): void {
   set(f, F_FLAGS, get(f, F_FLAGS) | flag);
 }
 
-function clearFlag(f: usize, flag: u32): void {
+@inline function clearFlag(f: usize, flag: u32): void {
   set(f, F_FLAGS, get(f, F_FLAGS) & ~flag);
 }
 
@@ -336,7 +336,7 @@ function pathLead(p: usize, n: u32): bool {
   return startsWithLit(p, n, "$HOME") || startsWithLit(p, n, "${HOME}");
 }
 
-function addPathWord(p: usize, n: u32): void {
+@inline function addPathWord(p: usize, n: u32): void {
   addPathIn(p, n, base);
 }
 
@@ -435,7 +435,7 @@ function hostArgument(p: usize, n: u32): void {
 
 // ---- wrapper syntax ----
 
-function syntaxAt(i: u32): u32 {
+@inline function syntaxAt(i: u32): u32 {
   return <u32>load<u16>(changetype<usize>(WRAPPER_SYNTAX) + ((<usize>i) << 1));
 }
 

@@ -42,7 +42,7 @@ export function tableBegin(maxTargets: u32): void {
 
 export function tableStatus(): i32 { return status; }
 
-export function fail(code: i32): void {
+@inline export function fail(code: i32): void {
   if (status == TARGETS_OK) status = code;
 }
 
@@ -160,7 +160,7 @@ export function addPathIn(p: usize, len: u32, base: u64): void {
   addSpan(SUBJ_PATH, resolvePath(p, len, spanPtr(base), spanLen(base)));
 }
 
-export function addPath(p: usize, len: u32): void {
+@inline export function addPath(p: usize, len: u32): void {
   addPathIn(p, len, pathBase());
 }
 

@@ -8,7 +8,7 @@
 import {
   MAGIC, FORMAT_VERSION, HEADER_SIZE, DIR_ENTRY_SIZE, HASH_OFFSET, NONE, SECTION_COUNT,
   SEC_STRINGS, SEC_SETS, SEC_TOOLS, SEC_CLASSES, SEC_RULES, SEC_CODE, SEC_CLASSIFY, SEC_INTENT,
-  SEC_SETTINGS, SEC_BUDGETS, SETTINGS_COUNT, SETKIND_HASH, SETKIND_LIST, INSN_SIZE, OP_DECIDE,
+  SEC_SETTINGS, SEC_BUDGETS, SETTINGS_COUNT, SETKIND_HASH, SETKIND_LIST, SETKIND_KEYS, INSN_SIZE, OP_DECIDE,
   OP_TEST_PRESENT, OP_TEST_EQUALS, OP_TEST_GLOB, OP_TEST_PREFIX, OP_TEST_IN_INTENT, OP_TEST_GRANTED, OP_TEST_INTENT_ANY, OP_TEST_IN_DERIVED, FLAG_NEGATE,
   FLAG_ALL, EFFECT_ASK, SUBJ_ARG, SUBJECT_COUNT,
   ROLE_MAX, SET_POLICY_NAME, SET_MAX_ARGS_BYTES, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES,
@@ -129,7 +129,7 @@ function setOk(kind: u32, at: usize, what: string, setKindWanted: u32): bool {
   fail(kind, at, what);
   outAscii(": set ");
   outDecimal(i);
-  outAscii(setKindWanted == SETKIND_HASH ? " is not a HASH set" : " is not a LIST set");
+  outAscii(setKindWanted == SETKIND_HASH ? " is not a HASH set" : setKindWanted == SETKIND_KEYS ? " is not a KEYS set" : " is not a LIST set");
   return false;
 }
 
@@ -236,14 +236,15 @@ function strings(): bool {
 
 // A HASH set's buckets: exactly member_count full, every key a string found by the probe of §4
 // at its own bucket (so lookups terminate and no member is shadowed by a duplicate).
-function hashSet(i: u32, s: usize, members: u32, buckets: u32): bool {
+// A HASH (shift 3: key+1 and value per bucket) or KEYS (shift 2: key+1 only) set.
+function hashSet(i: u32, s: usize, members: u32, buckets: u32, shift: usize): bool {
   if (buckets == 0 || (buckets & (buckets - 1)) != 0 || buckets <= members) {
     return failNum(SEC_SETS, s + 8, "bucket_count must be a power of two above member_count, set", i);
   }
   const mask = buckets - 1;
   let full: u32 = 0;
   for (let j: u32 = 0; j < buckets; j++) {
-    const e = s + 12 + ((<usize>j) << 3);
+    const e = s + 12 + ((<usize>j) << shift);
     const key1 = load<u32>(e);
     if (key1 == 0) continue;
     full++;
@@ -251,13 +252,13 @@ function hashSet(i: u32, s: usize, members: u32, buckets: u32): bool {
   }
   if (full != members) return failNum(SEC_SETS, s + 4, "member_count does not match the full buckets, set", i);
   for (let j: u32 = 0; j < buckets; j++) {
-    const e = s + 12 + ((<usize>j) << 3);
+    const e = s + 12 + ((<usize>j) << shift);
     const key1 = load<u32>(e);
     if (key1 == 0) continue;
     const kp = strPtr(key1 - 1), kl = strLen(key1 - 1);
     let b = fnv1a(kp, kl) & mask;
     while (b != j) {
-      const p = s + 12 + ((<usize>b) << 3);
+      const p = s + 12 + ((<usize>b) << shift);
       const other1 = load<u32>(p);
       if (other1 == 0) return failNum(SEC_SETS, e, "key is not reachable by the hash probe, set", i);
       if (bytesEqual(strPtr(other1 - 1), strLen(other1 - 1), kp, kl)) {
@@ -286,9 +287,10 @@ function sets(): bool {
     const kind = <u32>load<u8>(a);
     if ((load<u32>(a) >>> 8) != 0) return failNum(SEC_SETS, a, "padding after the kind must be zero, set", i);
     const members = load<u32>(a + 4), buckets = load<u32>(a + 8);
-    if (kind == SETKIND_HASH) {
-      if (<u64>off + 12 + ((<u64>buckets) << 3) > size) return failNum(SEC_SETS, a, "buckets run past the section, set", i);
-      if (!hashSet(i, a, members, buckets)) return false;
+    if (kind == SETKIND_HASH || kind == SETKIND_KEYS) {
+      const shift: usize = kind == SETKIND_HASH ? 3 : 2;
+      if (<u64>off + 12 + ((<u64>buckets) << shift) > size) return failNum(SEC_SETS, a, "buckets run past the section, set", i);
+      if (!hashSet(i, a, members, buckets, shift)) return false;
     } else if (kind == SETKIND_LIST) {
       if (buckets != 0) return failNum(SEC_SETS, a + 8, "a LIST set has bucket_count 0, set", i);
       if (<u64>off + 12 + ((<u64>members) << 3) > size) return failNum(SEC_SETS, a, "members run past the section, set", i);
@@ -367,7 +369,7 @@ function instruction(i: u32): bool {
     case OP_TEST_PREFIX:
       return setOk(SEC_CODE, operand, "test operand", SETKIND_LIST);
   }
-  return setOk(SEC_CODE, operand, "test operand", SETKIND_HASH); // IN, DOMAIN, UNDER
+  return setOk(SEC_CODE, operand, "test operand", SETKIND_KEYS); // IN, DOMAIN, UNDER
 }
 
 function code(): bool {
@@ -500,11 +502,11 @@ function intent(): bool {
   if (short(SEC_INTENT, deriveAt + 4)) return false;
   const derives = load<u32>(s + <usize>deriveAt);
   if (sizeWrong(SEC_INTENT, deriveAt + 4 + ((<u64>derives) << 2))) return false;
-  if (!setOk(SEC_INTENT, s, "negations", SETKIND_HASH)) return false;
-  if (!setOk(SEC_INTENT, s + 4, "nothing_words", SETKIND_HASH)) return false;
-  if (!setOk(SEC_INTENT, s + 8, "file_extensions", SETKIND_HASH)) return false;
+  if (!setOk(SEC_INTENT, s, "negations", SETKIND_KEYS)) return false;
+  if (!setOk(SEC_INTENT, s + 4, "nothing_words", SETKIND_KEYS)) return false;
+  if (!setOk(SEC_INTENT, s + 8, "file_extensions", SETKIND_KEYS)) return false;
   if (!setOk(SEC_INTENT, s + 12, "verb_map", SETKIND_HASH) || !setValuesOk(SEC_INTENT, s + 12, "verb_map", verbs, false)) return false;
-  if (!setOk(SEC_INTENT, s + 16, "negation_cancels", SETKIND_HASH)) return false;
+  if (!setOk(SEC_INTENT, s + 16, "negation_cancels", SETKIND_KEYS)) return false;
   for (let v: u32 = 0; v < verbs; v++) {
     const e = s + 24 + ((<usize>v) << 3);
     if (<u64>load<u32>(e) + <u64>load<u32>(e + 4) > <u64>total) return failNum(SEC_INTENT, e, "class range out of bounds, verb", v);
@@ -553,9 +555,9 @@ function settings(): bool {
     if (key == SET_POLICY_NAME) {
       if (!stringOk(SEC_SETTINGS, e + 4, "POLICY_NAME")) return false;
     } else if (key == SET_SHELL_WRAPPERS || key == SET_SHELL_NETWORK || key == SET_SHELL_SHELLS) {
-      if (!setOk(SEC_SETTINGS, e + 4, "shell program set", SETKIND_HASH)) return false;
+      if (!setOk(SEC_SETTINGS, e + 4, "shell program set", SETKIND_KEYS)) return false;
     } else if (key == SET_FAIL_OPEN) {
-      if (!setOk(SEC_SETTINGS, e + 4, "risk class set", SETKIND_HASH)) return false;
+      if (!setOk(SEC_SETTINGS, e + 4, "risk class set", SETKIND_KEYS)) return false;
     } else {
       const v = load<u32>(e + 4);
       if (v < settingMin(key) || v > settingMax(key)) {

@@ -1,9 +1,9 @@
-// A set of words the text modules consult: a HASH set of the installed policy
+// A set of words the text modules consult: a HASH or KEYS set of the installed policy
 // (docs/bytecode.md §4), or an explicit newline-separated list. The text modules take sets as
 // parameters in this form, so they run (and are unit-tested) without a policy.
 import { NONE } from "./format";
-import { setAddr, strPtr, strLen } from "./decode";
-import { bytesEqual, fnv1a } from "./bytes";
+import { setFindHashed } from "./decode";
+import { fnv1a } from "./bytes";
 
 // A word set is a u64: a policy set index (below 2^32), or (ptr << 32 | len) of a list.
 export const NO_WORDS: u64 = <u64>NONE;
@@ -21,14 +21,14 @@ export function wordValue(set: u64, p: usize, len: u32): i64 {
   return wordValueHashed(set, p, len, set >>> 32 == 0 ? fnv1a(p, len) : 0);
 }
 
-export function hasWord(set: u64, p: usize, len: u32): bool {
+@inline export function hasWord(set: u64, p: usize, len: u32): bool {
   return wordValue(set, p, len) >= 0;
 }
 
 // wordValue for a word whose FNV-1a is known (several sets looked up with one hash).
 export function wordValueHashed(set: u64, p: usize, len: u32, fnv: u32): i64 {
   if (set == NO_WORDS) return -1;
-  if (set >>> 32 == 0) return policyLookup(<u32>set, p, len, fnv);
+  if (set >>> 32 == 0) return setFindHashed(<u32>set, p, len, fnv);
   const list = <usize>(set >>> 32);
   const n = <u32>set;
   let start: u32 = 0;
@@ -39,23 +39,6 @@ export function wordValueHashed(set: u64, p: usize, len: u32, fnv: u32): i64 {
       start = i + 1;
       line++;
     }
-  }
-  return -1;
-}
-
-// The HASH lookup of docs/bytecode.md §4 (decode.ts setFind) with the hash already known.
-function policyLookup(set: u32, p: usize, len: u32, fnv: u32): i64 {
-  const s = setAddr(set);
-  const buckets = load<u32>(s + 8);
-  if (buckets == 0) return -1;
-  const mask = buckets - 1;
-  let b = fnv & mask;
-  while (true) {
-    const e = s + 12 + ((<usize>b) << 3);
-    const key1 = load<u32>(e);
-    if (key1 == 0) return -1;
-    if (bytesEqual(strPtr(key1 - 1), strLen(key1 - 1), p, len)) return <i64>load<u32>(e + 4);
-    b = (b + 1) & mask;
   }
   return -1;
 }

@@ -28,6 +28,8 @@ from timing import measure, measure_one, timer_floor_us  # noqa: E402
 from agentsfence.api import Fence  # noqa: E402
 from agentsfence.compiler import compile_policy  # noqa: E402
 from agentsfence.hermes import HermesFence  # noqa: E402
+from agentsfence.settings import Settings  # noqa: E402
+from agentsfence.state import SessionStore  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results" / "latest.json"
 FENCE_ROW = "2 fence session.decide"
@@ -55,7 +57,7 @@ def _fence(policy: bytes | None = None, raw_calls: bool = True) -> Fence:
 
 def default_rows(scratch: Path, notes: list[str]) -> dict[str, Any]:
     fence = _fence()
-    plugin = HermesFence(fence, scratch / "decisions.jsonl", lambda: None)
+    plugin = HermesFence(fence, Settings(), SessionStore(scratch / "sessions"), scratch / "decisions.jsonl", lambda: None)
     os.environ["TERMINAL_CWD"] = workloads.CWD  # as Hermes sets it: the hook resolves paths against it
     plugin.pre_llm_call(session_id="s", task_id="t", user_message=workloads.INTENT_MESSAGE)
     session = fence.session("s")
@@ -202,8 +204,11 @@ def main() -> None:
     report: dict[str, Any] = {"machine": machine(), "timer_floor_us": round(timer_floor_us(), 3), "workloads": []}
     print(f"machine: {report['machine']}\nevery sample includes the timer's own {report['timer_floor_us']} µs")
     with tempfile.TemporaryDirectory() as scratch:
-        report["workloads"].append(workload("Default Hermes policy, realistic mix", default_rows(Path(scratch), notes),
-                                            workloads.DEFAULT_MIX, rounds))
+        rows = default_rows(Path(scratch), notes)
+        report["workloads"].append(workload("Default Hermes policy, realistic mix", rows, workloads.DEFAULT_MIX, rounds))
+        # The typical call: allowed, so no approval gate is consulted (an ask reads Hermes' gate state).
+        allowed = tuple(c for c in workloads.DEFAULT_MIX if rows[FENCE_ROW](c.tool, c.args) == "allow")
+        report["workloads"].append(workload("Default Hermes policy, the mix's allowed calls", rows, allowed, rounds))
     opa_cache: dict[str, bytes] = {}
     for n in workloads.SCALES:
         report["workloads"].append(workload(f"Allow-lists of {n:,} recipients, domains and directories",

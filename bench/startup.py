@@ -30,6 +30,12 @@ class _Context:
     def register_hook(self, name: str, callback: Any) -> None:
         self._manager._hooks.setdefault(name, []).append(callback)
 
+    def register_command(self, name: str, handler: Any, **kwargs: Any) -> None:
+        pass  # the /fence command: no part of a decision
+
+    def register_cli_command(self, name: str, *args: Any, **kwargs: Any) -> None:
+        pass  # `hermes fence`: no part of a decision
+
 
 def _one_start() -> dict[str, float]:
     # Inside Hermes its own modules are loaded before any plugin: the fence reads the task's
@@ -55,6 +61,7 @@ def measure_startup(runs: int) -> dict[str, dict[str, float]]:
     # As installed: Python's bytecode cache on (a primed run writes it); only wasm's cache varies.
     base_env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     with tempfile.TemporaryDirectory() as scratch:
+        _write_hermes_config(Path(scratch) / "hermes")
         prime = dict(base_env, AGENTSFENCE_CACHE=str(Path(scratch) / "prime"), HERMES_HOME=str(Path(scratch) / "hermes"))
         subprocess.run([sys.executable, __file__], env=prime, check=True, capture_output=True)
         for cache in ("cold", "warm"):
@@ -68,6 +75,15 @@ def measure_startup(runs: int) -> dict[str, dict[str, float]]:
                 samples.append(json.loads(done.stdout.strip().splitlines()[-1]))
             results[cache] = {key: statistics.median(s[key] for s in samples) for key in samples[0]}
     return results
+
+
+def _write_hermes_config(home: Path) -> None:
+    """Hermes' full default config.yaml, as a Hermes home has one: register() reads its settings there."""
+    import yaml
+    from hermes_cli.config import DEFAULT_CONFIG
+
+    home.mkdir(parents=True)
+    (home / "config.yaml").write_text(yaml.safe_dump(DEFAULT_CONFIG), encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ import {
   SEC_BUDGETS, SEC_CLASSIFY, SEC_CODE, SEC_INTENT, SEC_RULES, SEC_SETS, SEC_SETTINGS, SEC_STRINGS, SEC_TOOLS,
   SET_MAX_ARGS_BYTES, SET_MAX_INTENT_BYTES, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES, SET_MAX_SESSIONS,
   SET_MAX_SHELL_DEPTH, SET_MAX_TARGETS, SET_POLICY_NAME, SET_SHELL_NETWORK, SET_SHELL_SHELLS,
-  SET_SHELL_WRAPPERS, SET_FAIL_OPEN, SETKIND_HASH, SECTION_COUNT,
+  SET_SHELL_WRAPPERS, SET_FAIL_OPEN, SETKIND_HASH, SETKIND_KEYS, SECTION_COUNT,
 } from "../assembly/format";
 import { formatPos } from "./diagnostic";
 import { EFFECT_CODES, type Operand, type Plan, type SetPlan } from "./optimize";
@@ -147,7 +147,7 @@ function setsSection(sets: SetPlan[], strings: StringTable): Uint8Array {
     w.u8(0);
     w.u8(0);
     w.u32(set.members.length);
-    if (set.kind === SETKIND_HASH) {
+    if (set.kind === SETKIND_HASH || set.kind === SETKIND_KEYS) {
       for (const word of hashBuckets(set, strings)) w.u32(word);
     } else {
       w.u32(0);
@@ -160,18 +160,20 @@ function setsSection(sets: SetPlan[], strings: StringTable): Uint8Array {
   return w.finish();
 }
 
-// bucket_count, then the buckets as (key+1, value) words; FNV-1a, then linear probing.
+// bucket_count, then the buckets as (key+1, value) words (HASH) or key+1 words (KEYS);
+// FNV-1a, then linear probing.
 function hashBuckets(set: SetPlan, strings: StringTable): Uint32Array {
   const buckets = bucketCount(set.members.length);
   const mask = buckets - 1;
-  const words = new Uint32Array(1 + 2 * buckets);
+  const stride = set.kind === SETKIND_HASH ? 2 : 1;
+  const words = new Uint32Array(1 + stride * buckets);
   words[0] = buckets;
   for (const [key, value] of set.members) {
     const k = strings.intern(key);
     let b = fnv1a(strings.bytesOf(k)) & mask;
-    while (words[1 + 2 * b] !== 0) b = (b + 1) & mask;
-    words[1 + 2 * b] = k + 1;
-    words[2 + 2 * b] = value;
+    while (words[1 + stride * b] !== 0) b = (b + 1) & mask;
+    words[1 + stride * b] = k + 1;
+    if (stride === 2) words[2 + stride * b] = value;
   }
   return words;
 }

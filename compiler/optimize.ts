@@ -2,7 +2,7 @@
 // deduplicated sets. What is left for emit.ts is layout.
 import {
   EFFECT_ALLOW, EFFECT_ASK, EFFECT_BLOCK, FLAG_ALL, FLAG_NEGATE, OP_TEST_EQUALS, OP_TEST_GLOB,
-  OP_TEST_GRANTED, OP_TEST_IN, OP_TEST_IN_INTENT, OP_TEST_IN_DERIVED, OP_TEST_INTENT_ANY, OP_TEST_PRESENT, SETKIND_HASH, SETKIND_LIST, SUBJ_TOOL,
+  OP_TEST_GRANTED, OP_TEST_IN, OP_TEST_IN_INTENT, OP_TEST_IN_DERIVED, OP_TEST_INTENT_ANY, OP_TEST_PRESENT, SETKIND_HASH, SETKIND_KEYS, SETKIND_LIST, SUBJ_TOOL,
 } from "../assembly/format";
 import { isGlob } from "./glob";
 import type { ConditionIR, PolicyIR, RuleIR } from "./ir";
@@ -78,15 +78,15 @@ export function optimize(ir: PolicyIR): Plan {
     globTools: pool.list(ir.globTools),
     classifyWords: pool.hash(ir.classify.words),
     argRoles: pool.hash(ir.classify.argRoles),
-    negations: pool.hash(asMembers(ir.intent.negations)),
-    nothingWords: pool.hash(asMembers(ir.intent.nothingWords)),
-    negationCancels: pool.hash(asMembers(ir.intent.negationCancels)),
-    fileExtensions: pool.hash(asMembers(ir.intent.fileExtensions)),
+    negations: pool.keys(ir.intent.negations),
+    nothingWords: pool.keys(ir.intent.nothingWords),
+    negationCancels: pool.keys(ir.intent.negationCancels),
+    fileExtensions: pool.keys(ir.intent.fileExtensions),
     intentWords: pool.hash(ir.intent.words),
-    shellWrappers: pool.hash(asMembers(ir.shell.wrappers)),
-    shellNetwork: pool.hash(asMembers(ir.shell.networkPrograms)),
-    shellShells: pool.hash(asMembers(ir.shell.shells)),
-    failOpen: pool.hash(asMembers(ir.failOpen)),
+    shellWrappers: pool.keys(ir.shell.wrappers),
+    shellNetwork: pool.keys(ir.shell.networkPrograms),
+    shellShells: pool.keys(ir.shell.shells),
+    failOpen: pool.keys(ir.failOpen),
   };
   const ruleTests = ir.rules.map((rule) => testsOf(rule, pool));
   const classes = ir.classes.map((cls, c): ClassPlan => {
@@ -120,7 +120,7 @@ function toolTest(names: string[], quantifier: number, pool: SetPool): TestPlan 
   if (names.some(isGlob)) return { ...base, op: OP_TEST_GLOB, operand: { set: pool.list(asMembers(names)) } };
   const distinct = [...new Set(names)];
   if (distinct.length === 1) return { ...base, op: OP_TEST_EQUALS, operand: { string: distinct[0] } };
-  return { ...base, op: OP_TEST_IN, operand: { set: pool.hash(asMembers(distinct)) } };
+  return { ...base, op: OP_TEST_IN, operand: { set: pool.keys(distinct) } };
 }
 
 function conditionTest(condition: ConditionIR, quantifier: number, pool: SetPool): TestPlan {
@@ -142,13 +142,13 @@ function conditionTest(condition: ConditionIR, quantifier: number, pool: SetPool
       return on(OP_TEST_EQUALS, { string: test.value });
     case "in":
       if (test.values.length === 1) return on(OP_TEST_EQUALS, { string: test.values[0] });
-      return on(OP_TEST_IN, { set: pool.hash(asMembers(test.values)) });
+      return on(OP_TEST_IN, { set: pool.keys(test.values) });
     case "glob":
     case "prefix":
       return on(PREDICATE_OPS[test.kind], { set: pool.list(asMembers(test.values)) });
     case "domain":
     case "under":
-      return on(PREDICATE_OPS[test.kind], { set: pool.hash(asMembers(test.values)) });
+      return on(PREDICATE_OPS[test.kind], { set: pool.keys(test.values) });
   }
 }
 
@@ -157,20 +157,29 @@ class SetPool {
   readonly sets: SetPlan[] = [];
   private readonly byContent = new Map<string, number>();
 
-  /** A HASH set; lowering has already made its keys distinct. */
+  /** A HASH set (a map: each key has a value); lowering has already made its keys distinct. */
   hash(members: Array<[string, number]>): number {
+    return this.hashed(SETKIND_HASH, members);
+  }
+
+  /** A KEYS set: a set and nothing more, stored without values (half the bytes of a HASH set). */
+  keys(keys: string[]): number {
+    return this.hashed(SETKIND_KEYS, asMembers(keys));
+  }
+
+  private hashed(kind: number, members: Array<[string, number]>): number {
     const content = [...members].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     if (content.some(([key], i) => i > 0 && key === content[i - 1][0])) {
-      throw new Error(`internal error: duplicate key in a HASH set`);
+      throw new Error(`internal error: duplicate key in a hashed set`);
     }
-    return this.add({ kind: SETKIND_HASH, members }, content);
+    return this.add({ kind, members }, content);
   }
 
   list(members: Array<[string, number]>): number {
     return this.add({ kind: SETKIND_LIST, members }, members);
   }
 
-  // HASH sets are the same set whatever their member order; LIST sets are ordered.
+  // Hashed sets are the same set whatever their member order; LIST sets are ordered.
   private add(set: SetPlan, content: Array<[string, number]>): number {
     const key = JSON.stringify([set.kind, content]);
     let index = this.byContent.get(key);

@@ -1,5 +1,6 @@
 // `disasm`: the installed policy as readable text.
 import { expect, test } from "vitest";
+import { FORMAT_VERSION } from "../format";
 import { compileYaml } from "./bytecode";
 import { loadFence } from "./host";
 import { fenceWasm } from "./wasm";
@@ -39,8 +40,9 @@ test("disasm shows header, sets, tools, classes with their code, rules, classify
   expect(f.load(bytes).ok).toBe(true);
   const text = f.disasm();
   const hash = Buffer.from(bytes.subarray(16, 48)).toString("hex");
-  expect(text.startsWith(`AgentsFence bytecode, format 2, ${bytes.length} bytes, sha256 ${hash}\nstrings `)).toBe(true);
+  expect(text.startsWith(`AgentsFence bytecode, format ${FORMAT_VERSION}, ${bytes.length} bytes, sha256 ${hash}\nstrings `)).toBe(true);
   expect(text).toMatch(/^ {2}set \d+ HASH 1 members, 2 buckets\n {4}"read_file" -> 0$/m);
+  expect(text).toMatch(/^ {2}set \d+ KEYS 1 members, 2 buckets\n {4}"~\/\.ssh"$/m);
   expect(text).toMatch(/^ {2}set \d+ LIST 1 members\n {4}"web_\*" -> 1$/m);
   expect(text).toMatch(/^ {2}tool 0 -> class \d+ \(file\.read \/ read\) roles path=path$/m);
   expect(text).toMatch(/^ {2}class 0 \(unknown \/ unknown\) code \d+\.\.\d+$/m);

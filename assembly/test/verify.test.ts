@@ -3,8 +3,8 @@
 import { beforeAll, describe, expect, test } from "vitest";
 import { compilePolicy } from "../../compiler/index";
 import {
-  HEADER_SIZE, OP_DECIDE, OP_TEST_GLOB, OP_TEST_IN_INTENT, OP_TEST_UNDER, SEC_CLASSES,
-  SEC_CODE, SEC_RULES, SEC_SETS, SEC_SETTINGS, SEC_STRINGS, SEC_TOOLS, SETKIND_HASH, SUBJ_EMAIL,
+  FORMAT_VERSION, HEADER_SIZE, OP_DECIDE, OP_TEST_GLOB, OP_TEST_IN_INTENT, OP_TEST_UNDER, SEC_CLASSES,
+  SEC_CODE, SEC_RULES, SEC_SETS, SEC_SETTINGS, SEC_STRINGS, SEC_TOOLS, SETKIND_HASH, SETKIND_KEYS, SUBJ_EMAIL,
   ROLE_MAX,
 } from "../format";
 import { compileYaml, rehash, sectionAt, setU32, u32 } from "./bytecode";
@@ -53,6 +53,21 @@ beforeAll(() => {
 });
 
 const copy = () => good.slice();
+
+// Moves a key of the first non-empty set of `kind` (buckets of `stride` bytes) one bucket
+// before where it hashes: a key right after an empty bucket sits where it hashes, and one
+// bucket earlier its probe never reaches it.
+function moveKeyOutOfProbe(b: Uint8Array, kind: number, stride: number): void {
+  let s = 0;
+  while (b[setOffset(b, s)] !== kind || u32(b, setOffset(b, s) + 4) === 0) s++;
+  const at = setOffset(b, s);
+  const buckets = u32(b, at + 8);
+  const full = (j: number) => u32(b, at + 12 + stride * (j % buckets)) !== 0;
+  let j = 1;
+  while (!(full(j) && !full(j - 1))) j++;
+  setU32(b, at + 12 + stride * (j - 1), u32(b, at + 12 + stride * j));
+  setU32(b, at + 12 + stride * j, 0);
+}
 
 // Instruction i of CODE: its file offset.
 function insn(bytes: Uint8Array, i: number): number {
@@ -120,7 +135,7 @@ describe("verification", () => {
       return rehash(b);
     };
     rejects(bad((b) => (b[0] = 0x58)), /^header at offset 0: bad magic/);
-    rejects(bad((b) => (b[4] = 1)), /^header at offset 4: unsupported format version 1/);
+    rejects(bad((b) => (b[4] = FORMAT_VERSION + 1)), new RegExp(`^header at offset 4: unsupported format version ${FORMAT_VERSION + 1}`));
     rejects(bad((b) => (b[6] = 1)), /^header at offset 6: flags must be 0/);
     rejects(bad((b) => setU32(b, 8, b.length + 4)), /total length field says/);
     rejects(bad((b) => setU32(b, 12, 8)), /section count must be 10, found 8/);
@@ -155,6 +170,10 @@ describe("verification", () => {
         const glob = insn(b, findInsn(b, OP_TEST_GLOB));
         setU32(b, glob + 8, u32(b, insn(b, findInsn(b, OP_TEST_UNDER)) + 8));
       }, /test operand: set \d+ is not a LIST set/],
+      ["a map where a set is wanted", (b) => {
+        const exactMap = u32(b, sectionAt(b, SEC_TOOLS));
+        setU32(b, insn(b, findInsn(b, OP_TEST_UNDER)) + 8, exactMap);
+      }, /test operand: set \d+ is not a KEYS set/],
       ["IN_INTENT operand", (b) => setU32(b, insn(b, findInsn(b, OP_TEST_IN_INTENT)) + 8, 1), /IN_INTENT operand must be 0/],
       ["DECIDE effect differs from its rule", (b) => {
         const i = findInsn(b, OP_DECIDE);
@@ -188,14 +207,14 @@ describe("verification", () => {
       ["shell set of the wrong kind", (b) => {
         const glob = u32(b, insn(b, findInsn(b, OP_TEST_GLOB)) + 8);
         setU32(b, sectionAt(b, SEC_SETTINGS) + 4 + 8 * 7 + 4, glob);
-      }, /shell program set: set \d+ is not a HASH set/],
+      }, /shell program set: set \d+ is not a KEYS set/],
       ["invalid UTF-8 in a string", (b) => {
         const s = sectionAt(b, SEC_STRINGS);
         const blob = s + 4 + 4 * (u32(b, s) + 1);
         b[blob] = 0xff;
       }, /^STRINGS at offset \d+: invalid UTF-8 in string 0/],
       ["string offsets out of order", (b) => setU32(b, sectionAt(b, SEC_STRINGS) + 8, 0xffff), /offset out of order or past the blob/],
-      ["unknown set kind", (b) => (b[setOffset(b, 0)] = 3), /unknown set kind, set 0/],
+      ["unknown set kind", (b) => (b[setOffset(b, 0)] = 4), /unknown set kind, set 0/],
       ["bucket count not a power of two", (b) => {
         let s = 0;
         while (b[setOffset(b, s)] !== SETKIND_HASH) s++;
@@ -206,19 +225,8 @@ describe("verification", () => {
         while (b[setOffset(b, s)] !== SETKIND_HASH) s++;
         setU32(b, setOffset(b, s) + 4, u32(b, setOffset(b, s) + 4) + 1);
       }, /member_count does not match|bucket_count must be/],
-      ["a key moved out of its probe", (b) => {
-        let s = 0;
-        while (b[setOffset(b, s)] !== SETKIND_HASH || u32(b, setOffset(b, s) + 4) === 0) s++;
-        const at = setOffset(b, s);
-        const buckets = u32(b, at + 8);
-        const full = (j: number) => u32(b, at + 12 + 8 * (j % buckets)) !== 0;
-        // A key right after an empty bucket sits where it hashes; one bucket earlier its
-        // probe never reaches it.
-        let j = 1;
-        while (!(full(j) && !full(j - 1))) j++;
-        setU32(b, at + 12 + 8 * (j - 1), u32(b, at + 12 + 8 * j));
-        setU32(b, at + 12 + 8 * j, 0);
-      }, /key is not reachable by the hash probe, set \d+$/],
+      ["a HASH key moved out of its probe", (b) => moveKeyOutOfProbe(b, SETKIND_HASH, 8), /key is not reachable by the hash probe, set \d+$/],
+      ["a KEYS key moved out of its probe", (b) => moveKeyOutOfProbe(b, SETKIND_KEYS, 4), /key is not reachable by the hash probe, set \d+$/],
     ];
     for (const [name, mutate, reason] of cases) {
       const b = copy();

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import {
   EFFECT_ALLOW, EFFECT_ASK, EFFECT_BLOCK, FLAG_ALL, FLAG_NEGATE, FORMAT_VERSION, HASH_OFFSET, MAGIC, NONE,
   OP_DECIDE, OP_TEST_DOMAIN, OP_TEST_EQUALS, OP_TEST_GLOB, OP_TEST_IN, OP_TEST_IN_INTENT, OP_TEST_IN_DERIVED, OP_TEST_PRESENT,
-  SECTION_COUNT, SET_MAX_LEAVES, SET_MAX_SHELL_DEPTH, SET_POLICY_NAME, SET_SHELL_WRAPPERS, SET_FAIL_OPEN, SETKIND_HASH,
+  SECTION_COUNT, SET_MAX_LEAVES, SET_MAX_SHELL_DEPTH, SET_POLICY_NAME, SET_SHELL_WRAPPERS, SET_FAIL_OPEN, SETKIND_HASH, SETKIND_KEYS,
   SETKIND_LIST, SETTINGS_COUNT, SUBJ_ARG, SUBJ_EMAIL, SUBJ_PROGRAM, SUBJ_TOOL, SUBJ_URL,
 } from "../../assembly/format";
 import { compilePolicy, formatDiagnostic } from "../index";
@@ -77,9 +77,10 @@ describe("header and layout", () => {
 });
 
 describe("sets", () => {
-  it("finds every HASH member by FNV-1a and linear probing", () => {
-    const hashSets = afb.sets.map((s, i) => [s, i] as const).filter(([s]) => s.kind === SETKIND_HASH);
-    expect(hashSets.length).toBeGreaterThan(5);
+  it("finds every HASH and KEYS member by FNV-1a and linear probing", () => {
+    const hashSets = afb.sets.map((s, i) => [s, i] as const).filter(([s]) => s.kind === SETKIND_HASH || s.kind === SETKIND_KEYS);
+    expect(hashSets.filter(([s]) => s.kind === SETKIND_HASH).length).toBeGreaterThan(3);
+    expect(hashSets.filter(([s]) => s.kind === SETKIND_KEYS).length).toBeGreaterThan(5);
     for (const [set, i] of hashSets) {
       const full = set.slots.filter(([key1]) => key1 !== 0);
       expect(full).toHaveLength(set.memberCount);
@@ -148,6 +149,15 @@ describe("tables", () => {
     expect(derived.intent.deriveFrom).toEqual([chatRead]);
     const test = derived.code.find((insn) => insn.op === OP_TEST_IN_DERIVED)!;
     expect([test.subject, test.operand, test.flags]).toEqual([SUBJ_URL, 0, FLAG_ALL]);
+  });
+
+  it("stores maps as HASH sets and sets that are only sets as KEYS", () => {
+    const kind = (set: number) => afb.sets[set].kind;
+    for (const map of [afb.tools.exactMap, afb.classify.wordMap, afb.classify.roleMap, afb.intent.verbMap]) expect(kind(map)).toBe(SETKIND_HASH);
+    for (const set of [afb.intent.negations, afb.intent.nothingWords, afb.intent.fileExtensions, afb.intent.negationCancels, setting(afb, SET_SHELL_WRAPPERS), setting(afb, SET_FAIL_OPEN)]) {
+      expect(kind(set)).toBe(SETKIND_KEYS);
+    }
+    for (const insn of afb.code.filter((i) => i.op === OP_TEST_IN)) expect(kind(insn.operand)).toBe(SETKIND_KEYS);
   });
 
   it("writes every setting once, sorted by key", () => {

@@ -1,6 +1,6 @@
 // A reader of .afb files written from docs/bytecode.md alone, for tests: it checks the
 // emitter against the spec rather than against itself.
-import { SETKIND_HASH } from "../../assembly/format";
+import { SETKIND_HASH, SETKIND_KEYS, SETKIND_LIST } from "../../assembly/format";
 
 export interface Section {
   kind: number;
@@ -103,8 +103,10 @@ export function readAfb(bytes: Uint8Array): Afb {
     const kind = bytes[at];
     const memberCount = u32(at + 4);
     const bucketCount = u32(at + 8);
-    const n = kind === SETKIND_HASH ? bucketCount : memberCount;
-    const slots = times(n, () => 0).map((_, j): [number, number] => [u32(at + 12 + 8 * j), u32(at + 16 + 8 * j)]);
+    const n = kind === SETKIND_HASH || kind === SETKIND_KEYS ? bucketCount : memberCount;
+    // KEYS buckets hold key+1 alone: their values read as 0.
+    const slots = times(n, () => 0).map((_, j): [number, number] =>
+      kind === SETKIND_KEYS ? [u32(at + 12 + 4 * j), 0] : [u32(at + 12 + 8 * j), u32(at + 16 + 8 * j)]);
     return { kind, memberCount, bucketCount, slots };
   });
 
@@ -168,7 +170,7 @@ export function readAfb(bytes: Uint8Array): Afb {
   };
 }
 
-/** HASH lookup exactly as §4 describes it: the member's value, or undefined. */
+/** HASH and KEYS lookup exactly as §4 describes it: the member's value, or undefined. */
 export function hashLookup(afb: Afb, setIndex: number, key: string): number | undefined {
   const set = afb.sets[setIndex];
   const mask = set.bucketCount - 1;
@@ -182,10 +184,10 @@ export function hashLookup(afb: Afb, setIndex: number, key: string): number | un
   return undefined;
 }
 
-/** The members of a set as (key, value) pairs: LIST in order, HASH in bucket order. */
+/** The members of a set as (key, value) pairs: LIST in order, HASH and KEYS in bucket order. */
 export function members(afb: Afb, setIndex: number): Array<[string, number]> {
   const set = afb.sets[setIndex];
-  const full = set.kind === SETKIND_HASH ? set.slots.filter(([k]) => k !== 0).map(([k, v]): [number, number] => [k - 1, v]) : set.slots;
+  const full = set.kind !== SETKIND_LIST ? set.slots.filter(([k]) => k !== 0).map(([k, v]): [number, number] => [k - 1, v]) : set.slots;
   return full.map(([k, v]) => [afb.strings[k], v]);
 }
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import struct
+import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -173,6 +174,8 @@ def encode_call(tool_name: object, args: object) -> tuple[bytes, bytes] | str:
 
 class Session:
     """The intent of one conversation. Get it from `Fence.session`; one object per id."""
+
+    __slots__ = ("id", "_fence", "_handle", "_messages", "_narrowings", "_fault", "current_intent", "amendments")  # no dict per session
 
     def __init__(self, fence: Fence, session_id: str, handle: int):
         self.id = session_id
@@ -636,7 +639,8 @@ def _parse_intent(summary: str) -> Intent:
         kind, _, value = line.partition("\t")
         if kind in verb_uses:
             capability, _, verb = value.partition("\t")
-            verb_uses[kind].append((capability, verb))
+            # The policy's own words: every session shares one copy of each.
+            verb_uses[kind].append((sys.intern(capability), sys.intern(verb)))
         elif kind in found:
             found[kind].append(value)
         # other kinds: a newer evaluator's summary lines; the binding itself lives in the wasm

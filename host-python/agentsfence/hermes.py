@@ -598,9 +598,12 @@ class HermesFence:
                 def get_session_cwd(key: str | None) -> str | None:
                     return None
             self._session_cwd = get_session_cwd
-        for candidate in (self._session_cwd(task_id or "default"), os.environ.get("TERMINAL_CWD")):
-            if candidate and os.path.isabs(candidate):
-                return candidate
+        candidate = self._session_cwd(task_id or "default")
+        if candidate and os.path.isabs(candidate):
+            return candidate
+        candidate = os.environ.get("TERMINAL_CWD")  # read only when the task has no cwd of its own
+        if candidate and os.path.isabs(candidate):
+            return candidate
         return os.getcwd()
 
     # ---- links ----
