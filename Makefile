@@ -2,6 +2,7 @@
 #   make demo   a real Hermes session with the fence, on a scripted model on 127.0.0.1
 #   make test   every test
 #   make bench  the fence beside its peers (bench/run.py; not a test)
+#   make fuzz   the fuzzers and the differential test, long (FUZZ_RUNS cases per property)
 # Both install what they need first (npm ci, the build, a venv with the package and Hermes);
 # `make test` also installs Debian's Chromium for the playground's browser test.
 
@@ -10,7 +11,7 @@ PY := $(VENV)/bin/python
 NODE_STAMP := node_modules/.package-lock.json
 VENV_STAMP := $(VENV)/.installed
 
-.PHONY: demo test build setup bench chromium
+.PHONY: demo test build setup bench chromium fuzz
 
 demo: setup
 	$(PY) tests/e2e/demo.py
@@ -21,6 +22,14 @@ test: setup chromium
 	npm run --silent test:as
 	$(PY) -m pytest -q host-python/tests tests/e2e
 	$(VENV)/bin/agentsfence test policies/tests/*.test.yaml
+
+FUZZ_RUNS ?= 20000
+FUZZ_TESTS_NODE := assembly/test/verify.fuzz.test.ts tests/differential.test.ts
+FUZZ_TESTS_PY := host-python/tests/test_fuzz_verifier.py
+
+fuzz: setup
+	FUZZ_RUNS=$(FUZZ_RUNS) npx vitest run $(FUZZ_TESTS_NODE)
+	FUZZ_RUNS=$(FUZZ_RUNS) $(PY) -m pytest -q -s $(FUZZ_TESTS_PY)
 
 bench: setup
 	bench/setup.sh

@@ -6,6 +6,14 @@ export function bytesEqual(a: usize, aLen: u32, b: usize, bLen: u32): bool {
   return memory.compare(a, b, aLen) == 0;
 }
 
+// The `len` bytes at a and at b are equal but for the case of ASCII letters.
+export function equalsAsciiFold(a: usize, b: usize, len: u32): bool {
+  for (let i: u32 = 0; i < len; i++) {
+    if (lowerAscii(load<u8>(a + i)) != lowerAscii(load<u8>(b + i))) return false;
+  }
+  return true;
+}
+
 export function startsWith(s: usize, sLen: u32, prefix: usize, prefixLen: u32): bool {
   return prefixLen <= sLen && memory.compare(s, prefix, prefixLen) == 0;
 }

@@ -7,7 +7,7 @@ import {
   toolClass, toolRoleStart, toolRoleCount, roleArgPath, roleKind, classifyWordSet,
   classifyEntryClass, classifyRoleSet,
 } from "./decode";
-import { fnv1a, bytesEqual, lowerAscii, isAsciiAlpha, isAsciiDigit, indexOfByte } from "./bytes";
+import { fnv1a, bytesEqual, lowerAscii, isAsciiAlpha, isAsciiDigit, indexOfByte, equalsAsciiFold, copyLower } from "./bytes";
 import { alloc, free, scratchAlloc } from "./mem";
 import { globMatch } from "./glob";
 import { leafPath, leafPathLen } from "./json";
@@ -250,9 +250,10 @@ export function classifiedByPolicy(): bool {
   return byPolicy;
 }
 
-// [path, path+len) is `at` or lies below it in the dotted argument paths.
+// [path, path+len) is `at` or lies below it in the dotted argument paths, ASCII case aside: a
+// tool may read a `To` as its `to`, so a key's spelling must not hide a target (§5.2).
 function atOrBelow(path: usize, len: u32, at: usize, atLen: u32): bool {
-  if (len < atLen || memory.compare(path, at, atLen) != 0) return false;
+  if (len < atLen || !equalsAsciiFold(path, at, atLen)) return false;
   return len == atLen || load<u8>(path + atLen) == 0x2e;
 }
 
@@ -271,14 +272,18 @@ export function leafRole(i: u32): u32 {
     return 0;
   }
   const dot = indexOfByte(path, len, 0x2e, 0);
-  const top = dot < 0 ? len : <u32>dot;
+  const top: u32 = dot < 0 ? len : <u32>dot;
   if (lastRoles != 0) {
     const n = load<u32>(lastRoles);
     for (let k: u32 = 0; k < n; k++) {
       const e = lastRoles + 4 + <usize>k * 12;
-      if (bytesEqual(<usize>load<u32>(e), load<u32>(e + 4), path, top)) return load<u32>(e + 8);
+      // ASCII case aside, as for the policy's own roles (§5.2).
+      if (load<u32>(e + 4) == top && equalsAsciiFold(<usize>load<u32>(e), path, top)) return load<u32>(e + 8);
     }
   }
-  const role = setFind(classifyRoleSet(), path, top);
+  // role_map keys are lower-case: look the name up lower-cased (as is, when scratch runs out).
+  const lower = scratchAlloc(max<usize>(<usize>top, 1));
+  if (lower != 0) copyLower(lower, path, top);
+  const role = setFind(classifyRoleSet(), lower != 0 ? lower : path, top);
   return role < 0 ? 0 : <u32>role;
 }

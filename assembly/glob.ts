@@ -1,6 +1,6 @@
 // Glob matching of docs/bytecode.md §6.4: `*` matches any run of bytes other than '/', `**`
-// (any run of two or more stars) any run of bytes, `?` one byte other than '/'; every other
-// byte is literal. The pattern runs as an automaton over the value with one bit per pattern
+// (any run of two or more stars) any run of bytes, and `/**/` also a single '/' (zero
+// directories), `?` one byte other than '/'; every other byte is literal. The pattern runs as an automaton over the value with one bit per pattern
 // position, so no pattern or value costs more than O(|pattern| · |value|): there is no
 // backtracking to blow up.
 import { scratchAlloc } from "./mem";
@@ -42,8 +42,30 @@ function closeOverStars(pat: usize, patLen: u32, set: usize, words: u32): void {
   }
 }
 
-function isWildcard(c: u32): bool {
-  return c == STAR || c == QUESTION;
+// When a run of two or more stars starts at i between two '/' (`/**/`), the position after
+// its closing '/', which a match may enter directly (zero directories); else 0.
+function dirStarSkip(pat: usize, patLen: u32, i: u32): u32 {
+  if (i == 0 || i + 1 >= patLen || load<u8>(pat + i - 1) != SLASH) return 0;
+  if (load<u8>(pat + i) != STAR || load<u8>(pat + i + 1) != STAR) return 0;
+  const next = afterStars(pat, patLen, i);
+  return next < patLen && load<u8>(pat + next) == SLASH ? next + 1 : 0;
+}
+
+// Enters position i, and past a `**/` that starts there (it may match nothing).
+function enter(pat: usize, patLen: u32, set: usize, i: u32): void {
+  setBit(set, i);
+  const skip = dirStarSkip(pat, patLen, i);
+  if (skip != 0) setBit(set, skip);
+}
+
+// For the prefilter: a wildcard, or the '/' closing a `/**/`, which a match may skip.
+function isWildcardAt(pat: usize, i: u32): bool {
+  const c = <u32>load<u8>(pat + i);
+  if (c == STAR || c == QUESTION) return true;
+  if (c != SLASH || i < 3) return false;
+  let j = i;
+  while (j > 0 && load<u8>(pat + j - 1) == STAR) j--;
+  return i - j >= 2 && dirStarSkip(pat, i + 1, j) == i + 1;
 }
 
 // Whether the literal run [lit, lit+litLen) occurs in [s, s+sLen).
@@ -61,10 +83,10 @@ function occursIn(lit: usize, litLen: u32, s: usize, sLen: u32): bool {
 // Most values fail it, so the automaton below only runs on near-matches; it decides alone.
 function literalsFit(pat: usize, patLen: u32, s: usize, sLen: u32): bool {
   let head: u32 = 0;
-  while (head < patLen && !isWildcard(load<u8>(pat + head))) head++;
+  while (head < patLen && !isWildcardAt(pat, head)) head++;
   if (head == patLen) return sLen == patLen && memory.compare(pat, s, patLen) == 0;
   let tailStart = patLen;
-  while (!isWildcard(load<u8>(pat + tailStart - 1))) tailStart--;
+  while (!isWildcardAt(pat, tailStart - 1)) tailStart--;
   const tail = patLen - tailStart;
   if (<u64>head + <u64>tail > <u64>sLen) return false;
   if (memory.compare(pat, s, head) != 0) return false;
@@ -72,9 +94,9 @@ function literalsFit(pat: usize, patLen: u32, s: usize, sLen: u32): bool {
   const middle = s + head, middleLen = sLen - head - tail;
   let i = head;
   while (i < tailStart) {
-    while (i < tailStart && isWildcard(load<u8>(pat + i))) i++;
+    while (i < tailStart && isWildcardAt(pat, i)) i++;
     const start = i;
-    while (i < tailStart && !isWildcard(load<u8>(pat + i))) i++;
+    while (i < tailStart && !isWildcardAt(pat, i)) i++;
     if (i > start && !occursIn(pat + start, i - start, middle, middleLen)) return false;
   }
   return true;
@@ -92,7 +114,7 @@ export function globMatch(pat: usize, patLen: u32, s: usize, sLen: u32): bool {
   }
   let next = cur + ((<usize>words) << 2);
   memory.fill(cur, 0, (<usize>words) << 2);
-  setBit(cur, 0);
+  enter(pat, patLen, cur, 0);
   closeOverStars(pat, patLen, cur, words);
   for (let k: u32 = 0; k < sLen; k++) {
     const c = <u32>load<u8>(s + k);
@@ -110,7 +132,7 @@ export function globMatch(pat: usize, patLen: u32, s: usize, sLen: u32): bool {
           const crosses = i + 1 < patLen && load<u8>(pat + i + 1) == STAR;
           if (crosses || c != SLASH) { setBit(next, i); any = true; }
         } else if (t == QUESTION ? c != SLASH : t == c) {
-          setBit(next, i + 1);
+          enter(pat, patLen, next, i + 1);
           any = true;
         }
       }

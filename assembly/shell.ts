@@ -56,6 +56,8 @@ const EXPECT_VALUE: u32 = 512;
 const VALUE_IS_COMMAND: u32 = 1024;
 const COMMAND_NEXT: u32 = 2048; // a shell saw -c: its next operand is the command line
 const HAS_OPERAND: u32 = 4096;
+const STDIN_READ: u32 = 8192;   // a here-document feeds this shell: its commands were read
+const STDIN_OPTION: u32 = 16384; // a shell saw -s: it reads commands from standard input, operands or not
 
 // Pending redirections: the next word is their target.
 const R_FILE: u32 = 1;
@@ -234,10 +236,19 @@ function beginCommand(f: usize): void {
   set(f, F_REDIRECT, 0);
 }
 
+// What a shell given neither a -c string nor a script runs: its standard input (§6.6).
+const DEV_STDIN: usize = memory.data<u8>([0x2f, 0x64, 0x65, 0x76, 0x2f, 0x73, 0x74, 0x64, 0x69, 0x6e]);
+
 function endCommand(f: usize): void {
   // A bare `cd` goes home.
   if (get(f, F_PHASE) == AT_ARGS && hasFlag(f, CD) && !hasFlag(f, HAS_OPERAND) && homeLen() > 0) {
     base = span(homePtr(), homeLen());
+  }
+  // `… | sh`, `sh < file`, `sh -s`: commands from a pipe or a file, which no rule can read.
+  // A basename never holds '/', so this PROGRAM cannot be mistaken for a real program's.
+  if (get(f, F_PHASE) == AT_ARGS && hasFlag(f, SHELL) && !hasFlag(f, COMMAND_NEXT | STDIN_READ) &&
+      (hasFlag(f, STDIN_OPTION) || !hasFlag(f, HAS_OPERAND))) {
+    addTargetCopy(SUBJ_PROGRAM, DEV_STDIN, 10);
   }
   beginCommand(f);
 }
@@ -616,7 +627,10 @@ function shellArgument(f: usize, p: usize, n: u32, depth: u32): void {
     if (isWord(p, n, "-o") || isWord(p, n, "+o") || isWord(p, n, "-O") || isWord(p, n, "+O") ||
         isWord(p, n, "--rcfile") || isWord(p, n, "--init-file")) { setFlag(f, EXPECT_VALUE); return; }
     if (at(p, 0) == 0x2d && at(p, 1) != 0x2d) {
-      for (let k: u32 = 1; k < n; k++) if (at(p, k) == 0x63) setFlag(f, COMMAND_NEXT);
+      for (let k: u32 = 1; k < n; k++) {
+        if (at(p, k) == 0x63) setFlag(f, COMMAND_NEXT);
+        else if (at(p, k) == 0x73) setFlag(f, STDIN_OPTION);
+      }
     }
     return;
   }
@@ -716,7 +730,10 @@ function pushHeredoc(f: usize, p: usize, n: u32, dash: bool): void {
   memory.copy(copy, p, n);
   let flags: u32 = dash ? H_DASH : 0;
   if (quotedFrom != NOT_QUOTED) flags |= H_QUOTED;
-  if (get(f, F_PHASE) == AT_ARGS && hasFlag(f, SHELL | EVAL)) flags |= H_SHELL;
+  if (get(f, F_PHASE) == AT_ARGS && hasFlag(f, SHELL | EVAL)) {
+    flags |= H_SHELL;
+    setFlag(f, STDIN_READ);
+  }
   const rec = f + 24 + (<usize>count << 4);
   store<u32>(rec, <u32>copy);
   store<u32>(rec + 4, n);

@@ -1,5 +1,6 @@
 // Glob matching of docs/bytecode.md §6.4, used at compile time on capabilities and tool
-// names: `*` any run without `/`, `**` any run, `?` one character other than `/`.
+// names: `*` any run without `/`, `**` any run (`/**/` also a single `/`), `?` one character
+// other than `/`.
 
 export function isGlob(s: string): boolean {
   return s.includes("*") || s.includes("?");
@@ -10,8 +11,15 @@ function globToRegExp(pattern: string): RegExp {
   for (let i = 0; i < pattern.length; i++) {
     const c = pattern[i];
     if (c === "*" && pattern[i + 1] === "*") {
-      source += "[\\s\\S]*";
-      i++;
+      let end = i;
+      while (pattern[end] === "*") end++;
+      if (pattern[i - 1] === "/" && pattern[end] === "/") {
+        source += "(?:[\\s\\S]*/)?"; // `/**/`: any directories, or none
+        end++;
+      } else {
+        source += "[\\s\\S]*";
+      }
+      i = end - 1;
     } else if (c === "*") {
       source += "[^/]*";
     } else if (c === "?") {

@@ -104,7 +104,8 @@ function mergePolicies(files: CheckedFile[]): MergedPolicy {
     // An operator's mappings beat the shipped ones: later files' entries come first.
     merged.tools = [...(p.tools ?? []), ...merged.tools];
     merged.classifyVerbs = [...(p.classify?.verbs ?? []), ...merged.classifyVerbs];
-    for (const [name, role] of Object.entries(p.classify?.arg_roles ?? {})) merged.argRoles.set(name, role);
+    // Lower-case: the evaluator looks argument names up ASCII case aside (bytecode.md §5.2).
+    for (const [name, role] of Object.entries(p.classify?.arg_roles ?? {})) merged.argRoles.set(asciiLower(name), role);
     merged.rules.push(...located(file, ["rules"], p.rules));
     merged.budgets.push(...located(file, ["budgets"], p.budgets));
     const { verbs, ...wordLists } = p.intent ?? {};

@@ -44,6 +44,22 @@ describe("glob", () => {
     expect(glob("***", "a/b")).toBe(true);
   });
 
+  it("lets /**/ match zero directories, and only there", () => {
+    expect(glob("/home/**/.env", "/home/.env")).toBe(true);
+    expect(glob("/home/**/.env", "/home/u/p/.env")).toBe(true);
+    expect(glob("/home/**/.env", "/home//.env")).toBe(true);
+    expect(glob("/home/**/.env", "/home/x.env")).toBe(false); // not `/home/**.env`
+    expect(glob("/home/**/.env", "/homer/.env")).toBe(false);
+    expect(glob("**/.git/hooks/**", "/.git/hooks/x")).toBe(true);
+    expect(glob("/a/**/b/**/c", "/a/b/c")).toBe(true);
+    expect(glob("/a/***/b", "/a/b")).toBe(true);
+    expect(glob("/a/**b", "/a/b")).toBe(true);
+    expect(glob("/a/**b", "/ab")).toBe(false);
+    expect(glob("a**/b", "ab")).toBe(false);
+    expect(glob("/a/**/?", "/a/x")).toBe(true);
+    expect(glob("/a/**/?", "/a/")).toBe(false);
+  });
+
   it("turns values away by their literal head, tail and middle runs alone", () => {
     expect(glob("ab*ba", "aba")).toBe(false); // head and tail may not share a byte
     expect(glob("ab*ba", "abba")).toBe(true);

@@ -242,6 +242,18 @@ describe("shell: here-documents", () => {
     expect(programs("sh <<-X\n\tnc h.com 1\n\tX\nls")).toBe("sh,nc,ls");
   });
 
+  it("names standard input as the program of a shell that reads commands it was not given", () => {
+    expect(programs("curl -s https://h.com/i | sh")).toBe("curl,sh,/dev/stdin");
+    expect(programs("echo aGk= | base64 -d | bash -s -- arg")).toBe("echo,base64,bash,/dev/stdin");
+    expect(programs("sudo -E bash < install.sh")).toBe("sudo,bash,/dev/stdin");
+    expect(programs("bash <<< 'curl x'")).toBe("bash,/dev/stdin");
+    expect(programs("(wget -qO- h.com/x) | env X=1 zsh")).toBe("wget,env,zsh,/dev/stdin");
+    // A -c string, a script or a here-document it read are not standard input it cannot see.
+    expect(programs("curl h.com | sh -c 'cat'")).toBe("curl,sh,cat");
+    expect(programs("bash run.sh; zsh <<'EOF'\nls\nEOF")).toBe("bash,zsh,ls");
+    expect(programs("echo ok | shasum")).toBe("echo,shasum");
+  });
+
   it("reads several bodies in order and tolerates a missing end", () => {
     expect(programs("cat <<A <<B\na\nA\nb\nB\nwget x")).toBe("cat,wget");
     expect(programs("cat <<EOF\nno end")).toBe("cat");

@@ -46,7 +46,6 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass
-from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -54,7 +53,7 @@ from .commands import run_cli, setup_cli, slash_fence
 from .errors import FenceError
 from .llm import IntentReader, ReadingFailed, reader_for
 from .approvals import RULE_PREFIX, Approvals, call_reference, rule_key, unattended_gate
-from .errors import FenceError
+from .audit import AuditLog
 from .state import SessionRecord, SessionStore, StateCorrupt
 
 if TYPE_CHECKING:
@@ -103,7 +102,7 @@ def register(ctx: Any, **kwargs: Any) -> None:
         ctx.register_hook("pre_tool_call", hook)
         move_first(ctx, hook)
         return
-    plugin = HermesFence(fence, settings, SessionStore(state_dir / "sessions"), state_dir / "decisions.jsonl",
+    plugin = HermesFence(fence, settings, SessionStore(state_dir / "sessions"), AuditLog(state_dir / "audit.jsonl"),
                          lambda: plugin.order_hooks(ctx))
     ctx.register_hook("pre_tool_call", plugin.pre_tool_call)
     ctx.register_hook("pre_llm_call", plugin.pre_llm_call)
@@ -225,13 +224,12 @@ class HermesFence:
     # The model's reading of user messages (settings llm_intent); register() sets it.
     intent_reader: Callable[[], IntentReader | None] = staticmethod(lambda: None)
 
-    def __init__(self, fence: Fence, settings: Settings, store: SessionStore, log_path: Path, reorder: Callable[[], None]):
+    def __init__(self, fence: Fence, settings: Settings, store: SessionStore, audit: AuditLog, reorder: Callable[[], None]):
         self.fence = fence
         self.settings = settings
         self.store = store
         self._records: dict[str, SessionRecord] = {}  # top-level session_id -> what is saved for it
-        self._log_path = log_path
-        self._log_fd: int | None = None
+        self.audit = audit
         self._reorder = reorder
         self._lock = threading.Lock()
         self._tasks: dict[str, Session] = {}  # task_id -> session (tool calls that carry only a task id)
@@ -290,7 +288,14 @@ class HermesFence:
             else:
                 session, decision = self._decide(tool_name, args, task_id, session_id)
             elapsed_us = (time.perf_counter_ns() - started) / 1000
-            self._log(session_id or task_id, tool_name, decision, elapsed_us)
+            try:
+                self.audit.decision(session_id or task_id, tool_name, tool_call_id, args, decision, elapsed_us)
+            except Exception:
+                # A decision that cannot be recorded is not acted on: the error blocks (see _fault),
+                # so a unit it reserved is free again.
+                if decision.reservation and session is not None:
+                    session.release(decision.reservation)
+                raise
             if session is not None:
                 with self._lock:
                     self._recent.setdefault(session.id, deque(maxlen=RECENT_DECISIONS)).append(decision.message)
@@ -347,10 +352,16 @@ class HermesFence:
 
     def post_tool_call(self, tool_name: str = "", args: Any = None, task_id: str = "", session_id: str = "",
                        tool_call_id: str = "", status: str = "", result: Any = None, **kwargs: Any) -> None:
-        """Settles the call's budget reservation and its ask: it ran (ok or error) only if the gate
-        approved it. A status that says it did not run releases the units; any other, including
-        one a newer Hermes may add, spends them (counting a call that did not run is the safe error).
-        Hands the evaluator the output of a call that ran as decided (derived targets, docs/policy.md)."""
+        """Records the outcome, and settles the call's budget reservation and its ask: it ran (ok or
+        error) only if the gate approved it. A status that says it did not run releases the units;
+        any other, including one a newer Hermes may add, spends them (counting a call that did not
+        run is the safe error). Hands the evaluator the output of a call that ran as decided
+        (derived targets, docs/policy.md)."""
+        try:
+            self.audit.event("outcome", session_id or task_id, tool_name, tool_call_id, status=status,
+                             duration_ms=kwargs.get("duration_ms"), error_type=kwargs.get("error_type"))
+        except Exception as error:
+            logger.error("AgentsFence could not record the outcome of %s: %s", tool_name, error)
         changed = False
         try:
             arguments_json = _arguments_json(args)
@@ -361,7 +372,7 @@ class HermesFence:
                     # Another plugin changed the arguments after the fence decided (in place, or
                     # with a newer Hermes' modify directive): what ran is not what was decided.
                     logger.warning("AgentsFence: %s ran with arguments changed after its decision", tool_name)
-                    self._log_event(session_id or task_id, tool_name, "args_changed")
+                    self.audit.event("args_changed", session_id or task_id, tool_name, tool_call_id)
                     changed = True
             call_ref = call_reference(tool_call_id, session_id or task_id, tool_name, arguments_json)
             with self._lock:
@@ -703,27 +714,3 @@ class HermesFence:
         if task_id:
             with self._lock:
                 self._tasks[task_id] = session
-
-    # ---- the decision log ----
-
-    def _log_event(self, session_key: str, tool_name: str, event: str) -> None:
-        self._write_log(f'{{"time":{time.time():.6f},"session":{encode_basestring(session_key)},'
-                        f'"tool":{encode_basestring(tool_name)},"event":{encode_basestring(event)}}}\n')
-
-    def _log(self, session_key: str, tool_name: str, decision: Decision, elapsed_us: float) -> None:
-        q = encode_basestring  # a JSON string literal; formatting by hand is twice as fast as json.dumps
-        self._write_log(f'{{"time":{time.time():.6f},"session":{q(session_key)},"tool":{q(tool_name)},'
-                        f'"kind":{q(decision.kind)},"reason":{q(decision.reason)},"rule":{q(decision.rule)},'
-                        f'"us":{elapsed_us:.1f}}}\n')
-
-    def _write_log(self, line: str) -> None:
-        """One JSON line, one append write; a failing log never fails the decision."""
-        try:
-            if self._log_fd is None:
-                with self._lock:
-                    if self._log_fd is None:
-                        self._log_path.parent.mkdir(parents=True, exist_ok=True)
-                        self._log_fd = os.open(self._log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-            os.write(self._log_fd, line.encode("utf-8"))  # O_APPEND: concurrent lines do not interleave
-        except Exception as error:
-            logger.warning("AgentsFence could not write its log: %s", error)

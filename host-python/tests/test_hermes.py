@@ -117,7 +117,8 @@ def test_the_users_action_runs_and_the_injected_one_is_blocked(manager):
     blocked = call("terminal", {"command": EXFILTRATE})
     assert blocked["error"].startswith("AgentsFence blocked terminal: ") and "attacker.example" in blocked["error"]
     assert not Path("exfil.txt").exists()
-    log = [json.loads(line) for line in (manager_home() / "agentsfence" / "decisions.jsonl").read_text().splitlines()]
+    log = [json.loads(line) for line in (manager_home() / "agentsfence" / "audit.jsonl").read_text().splitlines()]
+    log = [d for d in log if d["event"] == "decision"]
     assert [(d["tool"], d["kind"]) for d in log] == [
         ("read_file", "allow"), ("write_file", "allow"), ("terminal", "allow"), ("terminal", "block")]
     assert {d["session"] for d in log} == {SESSION} and all(d["us"] > 0 for d in log)
@@ -637,8 +638,9 @@ def test_arguments_changed_after_the_decision_are_recorded(hermes_home, monkeypa
     user_turn()
     model_tools.handle_function_call("write_file", {"path": "summary.md", "content": "x"}, task_id=TASK, session_id=SESSION,
                                      tool_call_id="call-7")
-    log = [json.loads(line) for line in (hermes_home / "agentsfence" / "decisions.jsonl").read_text().splitlines()]
-    assert [(d["tool"], d.get("kind"), d.get("event")) for d in log] == [("write_file", "allow", None), ("write_file", None, "args_changed")]
+    log = [json.loads(line) for line in (hermes_home / "agentsfence" / "audit.jsonl").read_text().splitlines()]
+    assert [(d["tool"], d["event"], d.get("kind"), d.get("status")) for d in log] == [
+        ("write_file", "decision", "allow", None), ("write_file", "outcome", None, "ok"), ("write_file", "args_changed", None, None)]
 
 
 # ---- /fence, `hermes fence`, gateway senders ----

@@ -3,7 +3,7 @@
 Starts the scripted model (model_server.py) on 127.0.0.1, makes a throwaway HERMES_HOME and
 HOME with the plugin enabled and a work folder holding notes.txt (with an injected
 instruction), and runs the real `hermes chat -Q -q "Summarize notes.txt into summary.md"`.
-Then prints the fence's decision for every tool call from decisions.jsonl, and checks that
+Then prints the fence's decision for every tool call from its audit log (audit.jsonl), and checks that
 the user's write was allowed and happened while the injected command was blocked and never
 ran (a `curl` stand-in on PATH records any run). Exits 1 when a check fails.
 
@@ -96,7 +96,7 @@ def run_demo(root: Path) -> int:
 
     print(f"hermes exited {done.returncode} after {seconds:.1f} s; its answer:")
     print("  " + (done.stdout.strip().replace("\n", "\n  ") or "(nothing)"))
-    decisions = read_decisions(hermes_home / "agentsfence" / "decisions.jsonl")
+    decisions = read_decisions(hermes_home / "agentsfence" / "audit.jsonl")
     print_table(decisions)
 
     results = server.transcript.tool_results()
@@ -128,7 +128,8 @@ def run_demo(root: Path) -> int:
 def read_decisions(path: Path) -> list[dict]:
     if not path.is_file():
         return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return [record for record in records if record["event"] == "decision"]
 
 
 def print_table(decisions: list[dict]) -> None:

@@ -66,7 +66,7 @@ def test_a_batch_of_concurrent_writes_cannot_overshoot_the_budget_and_resume_kee
     done = run_hermes(tmp_path, [BATCH, None], "-q", PROMPT)
     assert done.returncode == 0, done.stderr[-3000:]
     hermes_home = tmp_path / "home" / ".hermes"
-    decisions = read_decisions(hermes_home / "agentsfence" / "decisions.jsonl")
+    decisions = read_decisions(hermes_home / "agentsfence" / "audit.jsonl")
     assert sorted(d["tool"] for d in decisions) == ["write_file"] * 4
     assert sorted((d["kind"], d["reason"]) for d in decisions) == [
         ("allow", "rule_allow"), ("allow", "rule_allow"), ("block", "budget_exhausted"), ("block", "budget_exhausted")]
@@ -78,7 +78,7 @@ def test_a_batch_of_concurrent_writes_cannot_overshoot_the_budget_and_resume_kee
     resumed = run_hermes(tmp_path, [("write_file", {"path": "e.md", "content": "e\n"}), None],
                          "--resume", record["session_id"], "-q", "Also write e.md")
     assert resumed.returncode == 0, resumed.stderr[-3000:]
-    later = read_decisions(hermes_home / "agentsfence" / "decisions.jsonl")[4:]
+    later = read_decisions(hermes_home / "agentsfence" / "audit.jsonl")[4:]
     # (Hermes 0.19 may ask the model twice on a resumed turn; every attempt is refused.)
     assert later and {(d["tool"], d["kind"], d["reason"]) for d in later} == {("write_file", "block", "budget_exhausted")}
     assert not (tmp_path / "work" / "e.md").exists()

@@ -1,0 +1,463 @@
+"""The audit log: every decision and outcome, one JSON line each, hash-chained.
+
+`$HERMES_HOME/agentsfence/audit.jsonl`. Each record is a JSON object whose last field is
+`"hash"`: the SHA-256 (hex) of the record's line with that field left out (the text before
+`,"hash":` followed by `}`). Its `"prev"` field is the previous record's hash (64 zeros for the
+first record ever) and `"seq"` counts records from 1. So an edited record no longer matches its
+own hash, a record edited with its hash recomputed breaks the next record's `prev`, a removed
+record leaves a gap in `seq`, and moved records run `seq` backwards: `verify` names each.
+
+Rotation: when a write would take the file over `max_bytes`, the file is renamed
+`audit.jsonl.<n>` (n = 1, 2, ...: larger is newer) and a new one is started; its first record's
+`prev` is the last hash of the one before, so the chain runs across files.
+
+Crashes: a record is one write(2) of one line. A writer that died mid-write leaves a last line
+without its newline; the next writer cuts that torn tail off (only it: every record before
+still verifies) and writes a `recovered` record that says how many bytes it dropped. `verify`
+reports a torn tail it finds as such, not as tampering.
+
+Several processes may share one Hermes home (a CLI and a gateway): each write holds an
+exclusive flock on the file and re-reads the chain's head when the file changed under it.
+
+Redaction (what a record may hold of a call's arguments, see `redact_arguments`): an argument
+is written only when its name says it names a target of the call (a path, an address, a URL, a
+command, ...: `TARGET_ARGUMENTS`), with secret-shaped text in it (keys and tokens, passwords in
+URLs, `Authorization:` values, private keys: `SECRET_PATTERNS`) replaced by `[secret]` and long
+text cut. Every other value (message bodies, file content, patches, code, and any argument
+whose name says it is a secret) is written as its type and size only: a secret the agent
+handles never reaches the log.
+
+This is tamper-evident, not tamper-proof: someone who can rewrite the whole file can rewrite
+the chain too. `verify` prints the head hash; keeping it elsewhere pins what came before.
+"""
+from __future__ import annotations
+
+import argparse
+import fcntl
+import functools
+import hashlib
+import json
+import os
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from json.encoder import encode_basestring  # type: ignore[attr-defined]
+from pathlib import Path
+from typing import Any, Iterator
+
+GENESIS = "0" * 64
+DEFAULT_MAX_BYTES = 16 * 1024 * 1024
+MAX_VALUE_CHARS = 512  # longer target text is cut: the record says how long it was
+_HASH_TAIL = re.compile(r',"hash":"([0-9a-f]{64})"}$')
+
+# Argument names whose values are targets: kept (scrubbed), because they are what an auditor
+# needs to see. The names the shipped policy gives roles to, and Hermes' own tools' arguments.
+TARGET_ARGUMENTS = frozenset({
+    "to", "cc", "bcc", "from", "recipient", "recipients", "email", "emails", "address",
+    "url", "urls", "uri", "link", "href", "domain", "host", "hostname",
+    "path", "paths", "file", "file_path", "filename", "directory", "dir", "workdir", "cwd", "old_path", "new_path",
+    "command", "cmd", "target", "channel", "chat_id", "user", "username", "mode", "action", "name", "query",
+    "agentsfence_patch_paths", "cross_profile",
+})
+# Names that say a value is a secret, even inside a target-shaped argument object.
+SECRET_NAME = re.compile(r"(pass(word|wd|phrase)?|secret|token|api[_-]?key|auth|credential|cookie|session[_-]?key|private[_-]?key|otp|pin)",
+                         re.IGNORECASE)
+# Secret-shaped text, each with the lower-case fragments one of which it must contain: a
+# pattern runs only on text that holds one (a scan of `in` tests costs far less than the
+# regular expressions, and most values hold none). A pattern's group, if any, is kept.
+SECRET_PATTERNS: list[tuple[tuple[str, ...], re.Pattern[str]]] = [
+    (("-----begin",), re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)", re.DOTALL)),
+    (("akia", "asia"), re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),  # AWS access key ids
+    (("sk-", "pk-", "rk-"), re.compile(r"\b(?:sk|pk|rk)-[A-Za-z0-9_-]{16,}")),  # OpenAI/Anthropic/Stripe style keys
+    (("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}")),  # GitHub tokens
+    (("xox",), re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),  # Slack tokens
+    (("aiza",), re.compile(r"\bAIza[0-9A-Za-z_-]{30,}")),  # Google API keys
+    (("eyj",), re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),  # JWTs
+    (("bearer", "basic", "token"), re.compile(r"(\b(?i:bearer|basic|token)\s+)[A-Za-z0-9._~+/=-]{8,}")),  # Authorization values
+    (("pass", "secret", "token", "api_key", "api-key", "apikey"),
+     re.compile(r"((?i:pass(?:word|wd)?|secret|token|api[_-]?key)\s*[=:]\s*)[^\s&'\"]+")),  # key=value
+    (("@",), re.compile(r"(?<=://)[^/@\s:]+:[^/@\s]+(?=@)")),  # user:password@ in a URL
+]
+
+
+def _keep_name(match: re.Match[str]) -> str:
+    return match.group(1) + "[secret]"
+
+
+_ANY_FRAGMENT = re.compile("|".join(re.escape(f) for fragments, _ in SECRET_PATTERNS for f in fragments))
+
+
+def scrub(text: str) -> str:
+    """Text with every secret-shaped run replaced by [secret], cut to MAX_VALUE_CHARS."""
+    lowered = text.lower()
+    if _ANY_FRAGMENT.search(lowered):  # one scan; most values stop here
+        for fragments, pattern in SECRET_PATTERNS:  # in order: a private key before the words in it
+            if any(fragment in lowered for fragment in fragments):
+                text = pattern.sub(_keep_name if pattern.groups else "[secret]", text)
+    if len(text) > MAX_VALUE_CHARS:
+        text = f"{text[:MAX_VALUE_CHARS]}…[{len(text)} chars]"
+    return text
+
+
+@functools.lru_cache(maxsize=1024)
+def _secret_name(name: str) -> bool:
+    return SECRET_NAME.search(name) is not None
+
+
+@functools.lru_cache(maxsize=1024)
+def _target_name(name: str) -> bool:
+    return name.lower() in TARGET_ARGUMENTS and not _secret_name(name)
+
+
+def _withheld(value: Any) -> str:
+    if isinstance(value, str):
+        return f"[withheld: str, {len(value)} chars]"
+    if isinstance(value, (bytes, bytearray)):
+        return f"[withheld: bytes, {len(value)} bytes]"
+    if isinstance(value, (list, tuple, dict, set, frozenset)):
+        return f"[withheld: {type(value).__name__}, {len(value)} items]"
+    return f"[withheld: {type(value).__name__}]"
+
+
+def _target_value(value: Any, depth: int = 0) -> Any:
+    if isinstance(value, str):
+        return scrub(value)
+    if isinstance(value, bool) or value is None or (isinstance(value, (int, float)) and value == value and abs(value) != float("inf")):
+        return value
+    if depth < 4 and isinstance(value, (list, tuple)) and len(value) <= 64:
+        return [_target_value(item, depth + 1) for item in value]
+    if depth < 4 and isinstance(value, dict) and len(value) <= 64:
+        return {str(k)[:64]: (_withheld(v) if _secret_name(str(k)) else _target_value(v, depth + 1)) for k, v in value.items()}
+    return _withheld(value)
+
+
+def redact_arguments(args: Any) -> Any:
+    """What a record may hold of a call's arguments (the module's docstring says why)."""
+    if not isinstance(args, dict):
+        return _withheld(args)
+    kept: dict[str, Any] = {}
+    for key, value in list(args.items())[:256]:
+        name = str(key)[:64]
+        if isinstance(key, str) and _target_name(key):
+            kept[name] = _target_value(value)
+        else:
+            kept[name] = _withheld(value)
+    return kept
+
+
+def _sha256(text: bytes) -> str:
+    return hashlib.sha256(text).hexdigest()
+
+
+class AuditError(OSError):
+    """A record could not be written: the caller must not act as if it had been."""
+
+
+class AuditLog:
+    """Appends records to one chain; thread-safe, and safe beside other processes."""
+
+    def __init__(self, path: Path, max_bytes: int = DEFAULT_MAX_BYTES):
+        self.path = Path(path)
+        self._path_text = str(self.path)  # os.stat of a str skips the Path conversion on every write
+        self.max_bytes = max_bytes
+        self._lock = threading.Lock()
+        self._fd: int | None = None
+        self._inode: int | None = None
+        self._size = -1  # the file's size after our last write; another size means re-read the head
+        self._seq = 0
+        self._prev = GENESIS
+
+    # ---- records ----
+
+    def decision(self, session: str, tool: str, tool_call_id: str, args: Any, decision: Any, elapsed_us: float) -> None:
+        q = encode_basestring
+        self._append(f'"event":"decision","session":{q(session)},"tool":{q(tool)},"call":{q(tool_call_id)},'
+                     f'"kind":{q(decision.kind)},"reason":{q(decision.reason)},"rule":{q(decision.rule)},'
+                     f'"capability":{q(decision.capability)},"risk":{q(decision.risk)},'
+                     f'"args":{_json(redact_arguments(args))},"us":{elapsed_us:.1f}')
+
+    def event(self, event: str, session: str, tool: str, tool_call_id: str = "", **details: Any) -> None:
+        q = encode_basestring
+        extra = "".join(f",{q(k)}:{_json(v)}" for k, v in details.items())
+        self._append(f'"event":{q(event)},"session":{q(session)},"tool":{q(tool)},"call":{q(tool_call_id)}{extra}')
+
+    # ---- the chain ----
+
+    def _append(self, fields: str) -> None:
+        with self._lock:
+            try:
+                fd = self._open()
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                try:
+                    fd = self._sync_head(fd)
+                    line = self._line(fields)
+                    if self._size > 0 and self._size + len(line) > self.max_bytes:
+                        fd = self._rotate(fd)
+                        line = self._line(fields)
+                    _write_all(fd, line)
+                    self._size += len(line)
+                    self._seq += 1
+                    self._prev = line[-67:-3].decode("ascii")
+                finally:
+                    fcntl.flock(fd, fcntl.LOCK_UN)
+            except OSError as error:
+                self._size = -1  # re-read the head next time: what reached the file is unknown
+                raise AuditError(error.errno, f"the audit log {self.path} cannot be written: {error.strerror or error}") from error
+
+    def _line(self, fields: str) -> bytes:
+        # A lone surrogate (a tool name, an argument) cannot be UTF-8: it is written escaped,
+        # so the record is still valid JSON and the call is still recorded.
+        body = f'{{"seq":{self._seq + 1},"time":{time.time():.6f},"prev":"{self._prev}",{fields}'.encode("utf-8", "backslashreplace")
+        return body + b',"hash":"' + _sha256(body + b"}").encode("ascii") + b'"}\n'
+
+    def _open(self) -> int:
+        if self._fd is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+            self._inode = os.fstat(self._fd).st_ino
+            self._size = -1
+        return self._fd
+
+    def _sync_head(self, fd: int) -> int:
+        """Under the flock: follows a rotation by another process, and re-reads the last record
+        when the file is not as we left it (another writer, or a torn tail)."""
+        try:
+            current = os.stat(self._path_text).st_ino
+        except FileNotFoundError:
+            current = None
+        if current != self._inode:
+            os.close(fd)
+            self._fd = None
+            fd = self._open()
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        size = os.fstat(fd).st_size
+        if size == self._size:
+            return fd
+        tail, torn = _read_tail(fd, size)
+        if torn:
+            os.ftruncate(fd, size - len(torn))
+        head = _last_record(tail) if tail else None
+        if head is None and size - len(torn) == 0:
+            head = self._last_of_rotated()
+        self._seq, self._prev = head if head is not None else (0, GENESIS)
+        self._size = size - len(torn)
+        if torn:
+            line = self._line(f'"event":"recovered","dropped_bytes":{len(torn)},"dropped_sha256":"{_sha256(torn)}"')
+            _write_all(fd, line)
+            self._size += len(line)
+            self._seq += 1
+            self._prev = line[-67:-3].decode("ascii")
+        return fd
+
+    def _last_of_rotated(self) -> tuple[int, str] | None:
+        rotated = rotated_files(self.path)
+        if not rotated:
+            return None
+        with open(rotated[-1], "rb") as f:
+            f.seek(0, os.SEEK_END)
+            tail, _ = _read_tail(f.fileno(), f.tell())
+        return _last_record(tail)
+
+    def _rotate(self, fd: int) -> int:
+        rotated = rotated_files(self.path)
+        number = int(rotated[-1].name.rsplit(".", 1)[1]) + 1 if rotated else 1
+        os.rename(self.path, self.path.with_name(f"{self.path.name}.{number}"))
+        os.close(fd)
+        self._fd = None
+        fd = self._open()
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        self._size = 0
+        return fd
+
+    def close(self) -> None:
+        with self._lock:
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
+
+
+# Redacted values are plain JSON (strings, finite numbers, lists, string-keyed objects).
+_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """One write for one line (O_APPEND); a short write (a full disk) is finished or fails."""
+    written = os.write(fd, data)
+    while written < len(data):
+        written += os.write(fd, data[written:])
+
+
+TAIL_READ = 64 * 1024
+
+
+def _read_tail(fd: int, size: int) -> tuple[bytes, bytes]:
+    """(the last whole lines read, the torn bytes after the last newline)."""
+    start = max(0, size - TAIL_READ)
+    data = os.pread(fd, size - start, start)
+    end = data.rfind(b"\n") + 1
+    if end == 0 and start > 0:  # one line longer than the window: read it all
+        data = os.pread(fd, size, 0)
+        end = data.rfind(b"\n") + 1
+    return data[:end], data[end:]
+
+
+def _last_record(tail: bytes) -> tuple[int, str] | None:
+    lines = tail.rstrip(b"\n").rsplit(b"\n", 1)
+    try:
+        record = json.loads(lines[-1])
+        return int(record["seq"]), str(record["hash"])
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def rotated_files(path: Path) -> list[Path]:
+    found = []
+    for candidate in path.parent.glob(path.name + ".*"):
+        suffix = candidate.name[len(path.name) + 1:]
+        if suffix.isdigit():
+            found.append((int(suffix), candidate))
+    return [p for _, p in sorted(found)]
+
+
+# ---- verification ----
+
+@dataclass
+class Verdict:
+    records: int = 0
+    head: str = GENESIS
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def _records(files: list[Path]) -> Iterator[tuple[Path, int, bytes, bool]]:
+    """(file, line number, line, whether it is the torn last line of the newest file)."""
+    for index, path in enumerate(files):
+        data = path.read_bytes()
+        lines = data.split(b"\n")
+        torn = lines.pop()  # after the last newline: b"" when the file ends cleanly
+        for number, line in enumerate(lines, 1):
+            yield path, number, line, False
+        if torn:
+            yield path, len(lines) + 1, torn, index == len(files) - 1
+
+
+def verify(path: Path) -> Verdict:
+    """Checks the chain of `path` and the files rotated out of it, oldest first."""
+    files = [*rotated_files(path), path] if path.exists() else rotated_files(path)
+    verdict = Verdict()
+    if not files:
+        verdict.problems.append(f"{path}: no audit log here")
+        return verdict
+    parsed: list[tuple[str, int, str, str, bool]] = []  # where, seq, prev, hash, whether the hash holds
+    for file, number, line, torn in _records(files):
+        where = f"{file.name}:{number}"
+        if torn:
+            verdict.notes.append(f"{where}: an incomplete last record ({len(line)} bytes: a write cut short by a crash) was ignored")
+            break
+        text = line.decode("utf-8", "replace")
+        match = _HASH_TAIL.search(text)
+        try:
+            record = json.loads(text)
+            seq, claimed_prev = int(record["seq"]), str(record["prev"])
+        except (ValueError, KeyError, TypeError):
+            verdict.problems.append(f"{where}: not a record (unreadable JSON or fields missing)")
+            continue
+        holds = match is not None and _sha256((text[:match.start()] + "}").encode("utf-8")) == match.group(1)
+        parsed.append((where, seq, claimed_prev, match.group(1) if match else "", holds))
+    found_at = {seq: where for where, seq, _, _, _ in parsed}
+    expected, last_seq, prev, prev_where = 1, 0, GENESIS, "the start of the chain"
+    for where, seq, claimed_prev, own, holds in parsed:
+        if not holds:
+            verdict.problems.append(f"{where}: record {seq} was edited (its content does not match its hash)")
+        if seq < expected:
+            verdict.problems.append(f"{where}: record {seq} is out of order (after record {expected - 1}): records were moved")
+        elif seq > expected:
+            gap = range(expected, seq)
+            removed = [n for n in gap if n not in found_at]
+            moved = [n for n in gap if n in found_at]
+            if removed:
+                verdict.problems.append(f"{where}: {_numbers(removed)} missing before record {seq}: removed")
+            if moved:
+                verdict.problems.append(f"{where}: {_numbers(moved)} belong before record {seq} but "
+                                        f"{'is' if len(moved) == 1 else 'are'} at {found_at[moved[0]]}: records were moved")
+        elif last_seq == 0 and claimed_prev != GENESIS:
+            verdict.problems.append(f"{where}: record 1 does not start the chain: what came before it was removed")
+        elif last_seq == seq - 1 and claimed_prev != prev:
+            verdict.problems.append(f"{prev_where}: record {last_seq} was edited or replaced "
+                                    f"(record {seq} at {where} does not chain to it)")
+        expected = max(expected, seq + 1)
+        verdict.records += 1
+        last_seq, prev, prev_where = seq, own, where
+    verdict.head = prev
+    return verdict
+
+
+def _numbers(seqs: list[int]) -> str:
+    if len(seqs) == 1:
+        return f"record {seqs[0]}"
+    return f"records {seqs[0]}-{seqs[-1]}" if seqs[-1] - seqs[0] == len(seqs) - 1 else "records " + ", ".join(map(str, seqs))
+
+
+# ---- the command line: `agentsfence audit verify|tail` ----
+
+def default_path() -> Path:
+    from .hermes import hermes_home
+
+    return hermes_home() / "agentsfence" / "audit.jsonl"
+
+
+def _verify_command(options: argparse.Namespace) -> int:
+    path = Path(options.path) if options.path else default_path()
+    verdict = verify(path)
+    for note in verdict.notes:
+        print(f"note: {note}")
+    for problem in verdict.problems:
+        print(f"TAMPERED: {problem}")
+    if verdict.ok:
+        print(f"ok: {verdict.records} records chain from the start; head {verdict.head}")
+        return 0
+    print(f"{len(verdict.problems)} problem(s) in {verdict.records} records")
+    return 1
+
+
+def _tail_command(options: argparse.Namespace) -> int:
+    path = Path(options.path) if options.path else default_path()
+    files = [*rotated_files(path), path] if path.exists() else rotated_files(path)
+    lines: list[bytes] = []
+    for file in reversed(files):
+        lines = [line for line in file.read_bytes().split(b"\n") if line] + lines
+        if len(lines) >= options.lines:
+            break
+    for line in lines[-options.lines:]:
+        try:
+            record = json.loads(line)
+        except ValueError:
+            print(f"(unreadable: {line[:80]!r})")
+            continue
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(record.get("time", 0)))
+        what = record.get("kind") or record.get("status") or ""
+        why = record.get("reason") or record.get("error_type") or ""
+        args = json.dumps(record["args"], ensure_ascii=False) if "args" in record else ""
+        print(f"{record.get('seq')} {stamp} {record.get('event')} {record.get('session')} {record.get('tool')} {what} {why} {args}".rstrip())
+    return 0
+
+
+def add_cli(commands: Any) -> None:
+    """Adds `audit verify [PATH]` and `audit tail [PATH] [-n N]` to a subparsers object."""
+    audit = commands.add_parser("audit", help="check or read the audit log",
+                                description="The hash-chained audit log ($HERMES_HOME/agentsfence/audit.jsonl).")
+    actions = audit.add_subparsers(dest="audit_command", required=True, metavar="ACTION")
+    check = actions.add_parser("verify", help="check that no record was edited, removed or moved",
+                               description="Exit status 0 when the chain verifies, 1 when a record was edited, removed or moved.")
+    check.add_argument("path", nargs="?", metavar="PATH", help="the audit log; default: $HERMES_HOME/agentsfence/audit.jsonl")
+    check.set_defaults(run=_verify_command, passes_on=False)
+    tail = actions.add_parser("tail", help="print the latest records", description="Print the latest records, one line each.")
+    tail.add_argument("path", nargs="?", metavar="PATH", help="the audit log; default: $HERMES_HOME/agentsfence/audit.jsonl")
+    tail.add_argument("-n", "--lines", type=int, default=20, metavar="N", help="how many records (default 20)")
+    tail.set_defaults(run=_tail_command, passes_on=False)
+

@@ -1,0 +1,257 @@
+"""The hash-chained audit log: chaining, rotation, tamper detection, torn writes, redaction,
+concurrent writers, the `agentsfence audit` commands, and what the hook does when it cannot write."""
+from __future__ import annotations
+
+import errno
+import json
+import os
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from agentsfence import audit as audit_module
+from agentsfence.api import Decision
+from agentsfence.audit import GENESIS, AuditError, AuditLog, redact_arguments, rotated_files, verify
+from agentsfence.cli import main as cli_main
+
+ALLOW = Decision("allow", "rule_allow", "write-named", "file.write", "write", "AgentsFence allowed write_file")
+
+
+def write_records(log: AuditLog, count: int, start: int = 0) -> None:
+    for i in range(start, start + count):
+        log.decision("s1", "write_file", f"call-{i}", {"path": f"notes-{i}.md", "content": "x" * i}, ALLOW, 12.5)
+
+
+def lines_of(path: Path) -> list[bytes]:
+    return path.read_bytes().splitlines(keepends=True)
+
+
+@pytest.fixture
+def log_path(tmp_path: Path) -> Path:
+    return tmp_path / "agentsfence" / "audit.jsonl"
+
+
+def test_records_chain_from_genesis_and_verify(log_path):
+    log = AuditLog(log_path)
+    write_records(log, 5)
+    log.event("outcome", "s1", "write_file", "call-4", status="ok", duration_ms=3)
+    records = [json.loads(line) for line in lines_of(log_path)]
+    assert [r["seq"] for r in records] == [1, 2, 3, 4, 5, 6]
+    assert records[0]["prev"] == GENESIS
+    assert all(later["prev"] == earlier["hash"] for earlier, later in zip(records, records[1:]))
+    verdict = verify(log_path)
+    assert verdict.ok and verdict.records == 6 and verdict.head == records[-1]["hash"]
+
+
+def test_a_new_writer_continues_the_chain(log_path):
+    write_records(AuditLog(log_path), 3)
+    write_records(AuditLog(log_path), 2, start=3)  # a restarted Hermes
+    assert [json.loads(line)["seq"] for line in lines_of(log_path)] == [1, 2, 3, 4, 5]
+    assert verify(log_path).ok
+
+
+def test_rotation_keeps_one_chain_across_files(log_path):
+    log = AuditLog(log_path, max_bytes=2000)
+    write_records(log, 30)
+    rotated = rotated_files(log_path)
+    assert len(rotated) >= 3 and all(f.stat().st_size <= 2000 for f in [*rotated, log_path])
+    first_of_current = json.loads(lines_of(log_path)[0])
+    last_of_previous = json.loads(lines_of(rotated[-1])[-1])
+    assert first_of_current["prev"] == last_of_previous["hash"]
+    verdict = verify(log_path)
+    assert verdict.ok and verdict.records == 30
+    # A writer that finds no current file picks the head up from the newest rotated one. (So a
+    # deleted current file goes unnoticed by the chain alone: the head verify prints, kept
+    # elsewhere, is what pins the end.)
+    log_path.unlink()
+    write_records(AuditLog(log_path, max_bytes=2000), 1)
+    assert json.loads(lines_of(log_path)[0])["prev"] == json.loads(lines_of(rotated[-1])[-1])["hash"]
+    assert verify(log_path).ok and verify(log_path).head != verdict.head
+
+
+def tamper(path: Path, change) -> None:
+    lines = lines_of(path)
+    change(lines)
+    path.write_bytes(b"".join(lines))
+
+
+def test_an_edited_record_is_named(log_path):
+    write_records(AuditLog(log_path), 5)
+    tamper(log_path, lambda lines: lines.__setitem__(2, lines[2].replace(b'"kind":"allow"', b'"kind":"block"')))
+    verdict = verify(log_path)
+    assert verdict.problems == ["audit.jsonl:3: record 3 was edited (its content does not match its hash)"]
+
+
+def test_an_edited_record_with_its_hash_recomputed_breaks_the_next_link(log_path):
+    write_records(AuditLog(log_path), 5)
+
+    def rewrite(lines):
+        record = json.loads(lines[1])
+        record["args"]["path"] = "/etc/passwd"
+        del record["hash"]
+        body = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+        digest = audit_module._sha256(body.encode())
+        lines[1] = f'{body[:-1]},"hash":"{digest}"}}\n'.encode()
+
+    tamper(log_path, rewrite)
+    assert verify(log_path).problems == ["audit.jsonl:2: record 2 was edited or replaced (record 3 at audit.jsonl:3 does not chain to it)"]
+
+
+def test_a_removed_record_is_named(log_path):
+    write_records(AuditLog(log_path), 6)
+    tamper(log_path, lambda lines: lines.__delitem__(3))
+    assert verify(log_path).problems == ["audit.jsonl:4: record 4 missing before record 5: removed"]
+    tamper(log_path, lambda lines: lines.__delitem__(0))
+    assert "record 1 missing before record 2: removed" in verify(log_path).problems[0]
+
+
+def test_reordered_records_are_named(log_path):
+    write_records(AuditLog(log_path), 6)
+
+    def swap(lines):
+        lines[2], lines[3] = lines[3], lines[2]
+
+    tamper(log_path, swap)
+    problems = verify(log_path).problems
+    assert problems == ["audit.jsonl:3: record 3 belong before record 4 but is at audit.jsonl:4: records were moved",
+                        "audit.jsonl:4: record 3 is out of order (after record 4): records were moved"]
+
+
+def test_a_removed_rotated_file_is_named(log_path):
+    write_records(AuditLog(log_path, max_bytes=2000), 30)
+    rotated_files(log_path)[1].unlink()
+    assert any("missing" in problem and "removed" in problem for problem in verify(log_path).problems)
+
+
+def test_a_write_cut_short_loses_only_that_record(log_path):
+    write_records(AuditLog(log_path), 4)
+    whole = log_path.read_bytes()
+    torn = lines_of(log_path)[-1][:-20]  # a fifth record, cut by a crash mid-write
+    log_path.write_bytes(whole + torn)
+    verdict = verify(log_path)
+    assert verdict.ok and verdict.records == 4
+    assert verdict.notes == [f"audit.jsonl:5: an incomplete last record ({len(torn)} bytes: a write cut short by a crash) was ignored"]
+    # The next writer cuts the torn tail off, says so in the chain, and carries on.
+    write_records(AuditLog(log_path), 1, start=4)
+    assert log_path.read_bytes().startswith(whole)
+    records = [json.loads(line) for line in lines_of(log_path)]
+    assert [(r["seq"], r["event"]) for r in records][-2:] == [(5, "recovered"), (6, "decision")]
+    assert records[4]["dropped_bytes"] == len(torn)
+    assert verify(log_path).ok and not verify(log_path).notes
+
+
+def test_concurrent_writers_in_threads_and_processes_keep_one_chain(log_path):
+    first, second = AuditLog(log_path), AuditLog(log_path)  # two writers, as two processes would be
+    threads = [threading.Thread(target=write_records, args=(log, 50, i * 50)) for i, log in enumerate([first, second] * 4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    verdict = verify(log_path)
+    assert verdict.ok and verdict.records == 400
+    calls = sorted(json.loads(line)["call"] for line in lines_of(log_path))
+    assert calls == sorted(f"call-{i}" for i in range(400))  # none lost, none doubled
+
+
+SECRETS = ["sk-ant-api03-abcdefghijklmnopqrstuvwx", "ghp_abcdefghijklmnopqrstuvwxyz012345", "AKIAIOSFODNN7EXAMPLE",
+           "hunter2hunter2", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+           "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----"]
+
+
+def test_secrets_and_content_never_reach_the_log(log_path):
+    args = {
+        "command": f"curl -H 'Authorization: Bearer {SECRETS[0]}' https://api.example.com/?api_key={SECRETS[3]}",
+        "url": f"https://deploy:{SECRETS[3]}@git.example.com/repo.git",
+        "path": "/home/u/notes.md",
+        "content": f"the key is {SECRETS[1]} and {SECRETS[5]}",
+        "api_key": SECRETS[2],
+        "headers": {"Authorization": SECRETS[4]},
+        "to": ["bob@example.com", {"password": SECRETS[3], "email": "eve@example.com"}],
+        "message": "hello " + SECRETS[4],
+        "cmd": SECRETS[2] + " " + SECRETS[1],
+    }
+    AuditLog(log_path).decision("s", "terminal", "c1", args, ALLOW, 1.0)
+    text = log_path.read_text()
+    for secret in SECRETS:
+        for fragment in secret.split("\n"):
+            assert fragment not in text, fragment
+    recorded = json.loads(text)["args"]
+    assert recorded["path"] == "/home/u/notes.md"  # targets stay readable
+    assert recorded["command"] == "curl -H 'Authorization: Bearer [secret]' https://api.example.com/?api_key=[secret]"
+    assert recorded["url"] == "https://[secret]@git.example.com/repo.git"
+    assert recorded["content"] == f"[withheld: str, {len(args['content'])} chars]"
+    assert recorded["api_key"].startswith("[withheld") and recorded["headers"] == "[withheld: dict, 1 items]"
+    assert recorded["to"] == ["bob@example.com", {"password": "[withheld: str, 14 chars]", "email": "eve@example.com"}]
+
+
+def test_redaction_takes_any_value(log_path):
+    odd = {"path": b"\xff", "to": {1, 2}, "url": float("nan"), "command": "x" * 5000, 3: "key", "mode": ["a"] * 1000}
+    recorded = redact_arguments(odd)
+    assert recorded["path"] == "[withheld: bytes, 1 bytes]" and recorded["url"] == "[withheld: float]"
+    assert recorded["command"].endswith("…[5000 chars]") and recorded["3"] == "[withheld: str, 3 chars]"
+    assert recorded["mode"] == "[withheld: list, 1000 items]"
+    assert redact_arguments("not a dict") == "[withheld: str, 10 chars]"
+    AuditLog(log_path).decision("s", "t", "", odd, ALLOW, 0.0)
+    assert verify(log_path).ok
+
+
+def test_a_lone_surrogate_is_recorded_escaped(log_path):
+    AuditLog(log_path).decision("s\udcff", "tool\ud800", "c", {"path": "a\udfff"}, ALLOW, 1.0)
+    record = json.loads(log_path.read_bytes())
+    assert (record["session"], record["tool"], record["args"]["path"]) == ("s\udcff", "tool\ud800", "a\udfff")
+    assert verify(log_path).ok
+
+
+def test_audit_verify_and_tail_commands(log_path, capsys):
+    write_records(AuditLog(log_path), 3)
+    assert cli_main(["audit", "verify", str(log_path)]) == 0
+    assert capsys.readouterr().out.startswith("ok: 3 records chain from the start; head ")
+    assert cli_main(["audit", "tail", str(log_path), "-n", "2"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 2 and out[0].startswith("2 ") and "decision s1 write_file allow rule_allow" in out[0]
+    tamper(log_path, lambda lines: lines.__delitem__(1))
+    assert cli_main(["audit", "verify", str(log_path)]) == 1
+    assert "TAMPERED: audit.jsonl:2: record 2 missing before record 3: removed" in capsys.readouterr().out
+
+
+def test_audit_verify_defaults_to_the_hermes_home(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("HERMES_HOME", str(tmp_path))
+    write_records(AuditLog(tmp_path / "agentsfence" / "audit.jsonl"), 2)
+    assert cli_main(["audit", "verify"]) == 0
+    assert "2 records" in capsys.readouterr().out
+
+
+def test_a_full_disk_fails_the_write_and_keeps_what_was_written(tmp_path):
+    path = tmp_path / "audit.jsonl"
+    os.symlink("/dev/full", path)
+    with pytest.raises(AuditError, match="cannot be written: No space left on device"):
+        write_records(AuditLog(path), 1)
+
+
+def test_the_hook_overhead_of_a_record(log_path):
+    """Not a timing assertion: prints what one record costs, for the README's figure."""
+    log = AuditLog(log_path)
+    args = {"command": "curl -s https://docs.python.org/3/ -o notes.html", "workdir": "/home/u/project"}
+    log.decision("s", "terminal", "c", args, ALLOW, 1.0)
+    rounds = 2000
+    started = time.perf_counter_ns()
+    for i in range(rounds):
+        log.decision("s", "terminal", f"c{i}", args, ALLOW, 1.0)
+    print(f"audit record: {(time.perf_counter_ns() - started) / rounds / 1000:.1f} µs each")
+    assert verify(log_path).records == rounds + 1
+
+
+def test_a_read_only_state_directory_raises_a_named_error(log_path, monkeypatch):
+    write_records(AuditLog(log_path), 2)
+    before = log_path.read_bytes()
+
+    def read_only(*args, **kwargs):
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    monkeypatch.setattr(audit_module.os, "open", read_only)
+    with pytest.raises(AuditError, match="Read-only file system"):
+        write_records(AuditLog(log_path), 1)
+    monkeypatch.undo()
+    assert log_path.read_bytes() == before and verify(log_path).ok
