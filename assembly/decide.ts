@@ -20,7 +20,7 @@ import {
 } from "./eval";
 import { budgetExhausted, budgetReserve, budgetCancel, budgetSpent, budgetReserved } from "./budget";
 import { parseArgs, leafCount, leafValue, leafValueLen, leafIsString, JSON_OK, JSON_LIMIT, JSON_OOM } from "./json";
-import { targetsBegin, setWorkdir, extractTargets } from "./targets";
+import { targetsBegin, setWorkdir, extractTargets, targetCount, targetKind, targetPtr, targetLen } from "./targets";
 import { intentProhibits, intentAsks } from "./intent";
 
 const TARGETS_LIMIT: i32 = 2; // extractTargets: 0 ok, 2 too many targets, 3 out of memory
@@ -56,6 +56,17 @@ function begin(kind: u32): void {
   outU32(0);
   outU32(0);
   fieldStart = outLength(); // DECISION_HEAD_SIZE
+}
+
+// The call's targets, after the witness to the record's end (§8.1): what the audit log keeps
+// of the call's arguments. Only records written after the targets were made carry them.
+function outTargets(): void {
+  const n = targetCount();
+  for (let i: u32 = 0; i < n; i++) {
+    outByte(targetKind(i));
+    outU32(targetLen(i));
+    outBytes(targetPtr(i), targetLen(i));
+  }
 }
 
 // Writes the reservation id into a verdict's record. A reservation whose record could not be
@@ -191,6 +202,7 @@ function verdict(effect: u32, slot: i32): u32 {
     outBytes(deltaPtr(k), deltaLen(k));
   }
   endField(AT_WITNESS, 4);
+  outTargets();
   return endRecord(slot);
 }
 
@@ -206,6 +218,7 @@ function narrowed(slot: i32): u32 {
   capabilityAndRisk();
   outAscii(" [intent]");
   endField(AT_MESSAGE, 4);
+  outTargets();
   return endRecord(slot);
 }
 
@@ -220,6 +233,7 @@ function prohibited(): u32 {
   capabilityAndRisk();
   outAscii(" [intent]");
   endField(AT_MESSAGE, 4);
+  outTargets();
   return outFinish();
 }
 
@@ -246,6 +260,7 @@ function exhausted(b: u32, slot: i32): u32 {
   outString(budgetId(b));
   outAscii("]");
   endField(AT_MESSAGE, 4);
+  outTargets();
   return outFinish();
 }
 

@@ -4,7 +4,7 @@ import { beforeEach, describe, expect, test } from "vitest";
 import { compileYaml } from "./bytecode";
 import { type Fence, loadFence } from "./host";
 import { fenceWasm } from "./wasm";
-import { SUBJ_ARG, SUBJ_PATH } from "../format";
+import { SUBJ_ARG, SUBJ_PATH, SUBJ_PROGRAM, SUBJ_EMAIL } from "../format";
 
 const OPS = `
 version: 1
@@ -158,6 +158,8 @@ describe("rules and defaults", () => {
       kind: "allow", reason: "rule_allow", rule: "git-prefix", capability: "shell.exec", risk: "exec",
       message: "AgentsFence allowed shell: rule git-prefix allows shell.exec (exec) for git status [git-prefix]",
       witness: [[SUBJ_ARG, "git status"]], reservation: 0,
+      // Every target the command made, beyond what the deciding rule looked at.
+      targets: [[SUBJ_PROGRAM, "git"], [SUBJ_PATH, "/home/u/work/status"]],
     });
   });
 
@@ -165,7 +167,7 @@ describe("rules and defaults", () => {
     expect(fence.decide(0, "read_file", { path: "~/.ssh/id_rsa" })).toEqual({
       kind: "block", reason: "credential_path", rule: "no-ssh", capability: "file.read", risk: "read",
       message: "AgentsFence blocked read_file: /home/u/.ssh/id_rsa is a key (read_file, file.read, read, no-ssh, {value) [no-ssh]",
-      witness: [[SUBJ_PATH, "/home/u/.ssh/id_rsa"]], reservation: 0,
+      witness: [[SUBJ_PATH, "/home/u/.ssh/id_rsa"]], reservation: 0, targets: [[SUBJ_PATH, "/home/u/.ssh/id_rsa"]],
     });
   });
 
@@ -179,12 +181,12 @@ describe("rules and defaults", () => {
     expect(fence.decide(0, "read_file", { path: "notes.txt" })).toEqual({
       kind: "allow", reason: "default_allow", rule: "", capability: "file.read", risk: "read",
       message: "AgentsFence allowed read_file: file.read (read) is allowed by the policy's default for read [default_allow]",
-      witness: [], reservation: 0,
+      witness: [], reservation: 0, targets: [[SUBJ_PATH, "/home/u/work/notes.txt"]],
     });
     expect(fence.decide(0, "mcp__mail__send_email", { to: "x@other.example" })).toEqual({
       kind: "block", reason: "default_block", rule: "", capability: "email.send", risk: "send",
       message: "AgentsFence blocked mcp__mail__send_email: no rule allows email.send (send) and the policy's default for send is block [default_block]",
-      witness: [], reservation: 0,
+      witness: [], reservation: 0, targets: [[SUBJ_EMAIL, "x@other.example"]],
     });
     expect(fence.decide(0, "config_x", { dry_run: true })).toMatchObject({ kind: "ask", reason: "default_ask", rule: "" });
   });
@@ -416,13 +418,28 @@ describe("sessions and intent", () => {
   });
 });
 
+describe("the record's targets", () => {
+  test("every target the roles made, each once, in the order made; no argument without a role", () => {
+    const d = fence.decide(0, "mcp__mail__send_email", { to: "Bob <BOB@corp.example>, x@other.example", cc: "bob@corp.example", body: "see x@leak.example" });
+    expect(d.targets).toEqual([[SUBJ_EMAIL, "bob@corp.example"], [SUBJ_EMAIL, "x@other.example"]]);
+    expect(fence.decide(0, "shell", { command: "cat notes.md", cwd: "/srv" }).targets)
+      .toEqual([[SUBJ_PROGRAM, "cat"], [SUBJ_PATH, "/srv/notes.md"]]);
+  });
+
+  test("a prohibition carries them; a fault before they were made carries none", () => {
+    expect(decideWith("don't send anything", "mcp__mail__send_email", { to: "a@corp.example" }))
+      .toMatchObject({ reason: "intent_prohibited", targets: [[SUBJ_EMAIL, "a@corp.example"]] });
+    expect(fence.decide(0, "read_file", "[1]")).toMatchObject({ reason: "bad_arguments", targets: [] });
+  });
+});
+
 describe("faults block with a reason", () => {
   test("no policy", () => {
     const f = loadFence(wasm);
     expect(f.decide(0, "read_file", {})).toEqual({
       kind: "block", reason: "no_policy", rule: "", capability: "", risk: "",
       message: "AgentsFence blocked read_file: no policy is loaded [no_policy]",
-      witness: [], reservation: 0,
+      witness: [], reservation: 0, targets: [],
     });
     expect(f.openSession()).toBe(0);
     expect(f.disasm()).toBe("no policy is loaded\n");

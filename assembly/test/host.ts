@@ -16,6 +16,8 @@ export interface Decision {
   message: string;
   /** The deciding rule's passing values (§8.1): [subject, value] pairs. */
   witness: Array<[number, string]>;
+  /** The call's targets as the evaluator made them (§8.1): [subject, value] pairs. */
+  targets: Array<[number, string]>;
   /** 0: nothing reserved. */
   reservation: number;
 }
@@ -90,15 +92,22 @@ export function parseDecision(record: Uint8Array): Decision {
     at += n;
   }
   const witnessEnd = at + view.getUint32(12, true);
-  const witness: Array<[number, string]> = [];
-  while (at < witnessEnd) {
+  const witness = subjectValues(record, view, at, witnessEnd);
+  const targets = subjectValues(record, view, witnessEnd, record.length); // the targets run to the record's end
+  const [reason, rule, capability, risk, message] = fields;
+  return { kind, reason, rule, capability, risk, message, witness, targets, reservation: view.getUint32(16, true) };
+}
+
+// Entries `u8 subject, u32 length, bytes` from `at` to exactly `end` (§8.1: witness, targets).
+function subjectValues(record: Uint8Array, view: DataView, at: number, end: number): Array<[number, string]> {
+  const values: Array<[number, string]> = [];
+  while (at < end) {
     const n = view.getUint32(at + 1, true);
-    witness.push([record[at], text.decode(record.subarray(at + 5, at + 5 + n))]);
+    values.push([record[at], text.decode(record.subarray(at + 5, at + 5 + n))]);
     at += 5 + n;
   }
-  if (at !== witnessEnd || at !== record.length) throw new Error(`decision record is ${record.length} bytes, its fields ${at}`);
-  const [reason, rule, capability, risk, message] = fields;
-  return { kind, reason, rule, capability, risk, message, witness, reservation: view.getUint32(16, true) };
+  if (at !== end) throw new Error(`decision record is ${record.length} bytes, its entries end at ${at}`);
+  return values;
 }
 
 function parseBudgets(record: Uint8Array): Budget[] | Status {

@@ -36,7 +36,7 @@ _VERBS = {"allow": "allowed", "block": "blocked", "ask": "asks about"}
 _DECISION_HEAD = struct.Struct("<BBHHBxIII")  # §8.1: kind, reason, rule, capability, risk, zero, message, witness, reservation
 _RESERVATION = slice(_DECISION_HEAD.size - 4, _DECISION_HEAD.size)  # the header's last field
 _NO_RESERVATION = bytes(4)
-_WITNESS_ENTRY = struct.Struct("<BI")  # §8.1: subject, length
+_SUBJECT_ENTRY = struct.Struct("<BI")  # §8.1, an entry of the witness or the targets: subject, length
 # Subject names by number (docs/bytecode.md §5.1; test_api checks them against assembly/format.ts).
 SUBJECTS = ("tool", "args", "email", "domain", "url", "path", "program", "recipient")
 _DECISION_CACHE_LIMIT = 4096
@@ -54,6 +54,9 @@ class Decision:
     # The values the deciding rule held on, as (subject, value): for an ask, the part of the
     # call outside what the user granted (docs/bytecode.md §8.1). Empty when no rule's value decided.
     witness: tuple[tuple[str, str], ...] = ()
+    # The call's targets as (subject, normal form), as the policy's roles made them (§8.1): what the
+    # audit log keeps of the arguments. Empty when the call was refused before they were made.
+    targets: tuple[tuple[str, str], ...] = ()
     # The budget units this call holds (§8.2), 0 for none: settle with Session.commit or release.
     reservation: int = 0
 
@@ -593,24 +596,32 @@ class Fence:
 def _parse_decision(record: bytes, tool_name: str) -> Decision:
     try:
         kind, *lengths, witness_length, reservation = _DECISION_HEAD.unpack_from(record)
-        if kind >= len(_KINDS) or _DECISION_HEAD.size + sum(lengths) + witness_length != len(record):
+        witness_end = _DECISION_HEAD.size + sum(lengths) + witness_length
+        if kind >= len(_KINDS) or witness_end > len(record):
             raise ValueError("its lengths do not add up")
         fields = []
         offset = _DECISION_HEAD.size
         for length in lengths:  # lengths count bytes: slice, then decode each field
             fields.append(record[offset:offset + length].decode("utf-8"))
             offset += length
-        witness = []
-        while offset < len(record):
-            subject, length = _WITNESS_ENTRY.unpack_from(record, offset)
-            offset += _WITNESS_ENTRY.size
-            if subject >= len(SUBJECTS) or offset + length > len(record):
-                raise ValueError("its witness is malformed")
-            witness.append((SUBJECTS[subject], record[offset:offset + length].decode("utf-8")))
-            offset += length
+        witness = _subject_values(record, offset, witness_end, "witness")
+        targets = _subject_values(record, witness_end, len(record), "targets")  # they run to the record's end
     except (struct.error, ValueError) as error:  # UnicodeDecodeError is a ValueError
         return host_decision(tool_name, "engine_fault", f"the evaluator's answer is malformed ({error})")
-    return Decision(_KINDS[kind], *fields, witness=tuple(witness), reservation=reservation)
+    return Decision(_KINDS[kind], *fields, witness=witness, targets=targets, reservation=reservation)
+
+
+def _subject_values(record: bytes, offset: int, end: int, what: str) -> tuple[tuple[str, str], ...]:
+    """Entries `u8 subject, u32 length, bytes` from `offset` to exactly `end` (§8.1)."""
+    values = []
+    while offset < end:
+        subject, length = _SUBJECT_ENTRY.unpack_from(record, offset)
+        offset += _SUBJECT_ENTRY.size
+        if subject >= len(SUBJECTS) or offset + length > end:
+            raise ValueError(f"its {what} is malformed")
+        values.append((SUBJECTS[subject], record[offset:offset + length].decode("utf-8")))
+        offset += length
+    return tuple(values)
 
 
 def _parse_budgets(text: bytes) -> tuple[Budget, ...]:
