@@ -7,9 +7,9 @@ first record ever) and `"seq"` counts records from 1. So an edited record no lon
 own hash, a record edited with its hash recomputed breaks the next record's `prev`, a removed
 record leaves a gap in `seq`, and moved records run `seq` backwards: `verify` names each.
 
-Rotation: when a write would take the file over `max_bytes`, the file is renamed
-`audit.jsonl.<n>` (n = 1, 2, ...: larger is newer) and a new one is started; its first record's
-`prev` is the last hash of the one before, so the chain runs across files.
+Rotation: once the file holds `max_bytes` (it ends at most one record over), the next write
+renames it `audit.jsonl.<n>` (n = 1, 2, ...: larger is newer) and starts a new one; its first
+record's `prev` is the last hash of the one before, so the chain runs across files.
 
 Crashes: a record is one write(2) of one line. A writer that died mid-write leaves a last line
 without its newline; the next writer cuts that torn tail off (only it: every record before
@@ -17,15 +17,20 @@ still verifies) and writes a `recovered` record that says how many bytes it drop
 reports a torn tail it finds as such, not as tampering.
 
 Several processes may share one Hermes home (a CLI and a gateway): each write holds an
-exclusive flock on the file and re-reads the chain's head when the file changed under it.
+exclusive flock on the file and re-reads the chain's head when the file changed under it. A
+writer learns that from one fstat of the file it holds: a file another writer appended to has
+another size, a file another writer rotated holds `max_bytes` (rotation waits for that), a
+deleted one has no link left, and one renamed by hand has a newer ctime than mtime (on Linux
+file systems). Only then does it look the path up again.
 
-Redaction (what a record may hold of a call's arguments, see `redact_arguments`): an argument
-is written only when its name says it names a target of the call (a path, an address, a URL, a
-command, ...: `TARGET_ARGUMENTS`), with secret-shaped text in it (keys and tokens, passwords in
-URLs, `Authorization:` values, private keys: `SECRET_PATTERNS`) replaced by `[secret]` and long
-text cut. Every other value (message bodies, file content, patches, code, and any argument
-whose name says it is a secret) is written as its type and size only: a secret the agent
-handles never reaches the log.
+Redaction is the policy's: a decision's record holds the call's targets as the evaluator made
+them under the policy's roles (`"targets"`: [subject, normal form] pairs, docs/bytecode.md §8.1:
+e-mail addresses, recipients, URLs, domains, absolute paths, the programs of a command), with
+secret-shaped text in them (keys and tokens, passwords in URLs, `Authorization:` values, private
+keys: `SECRET_PATTERNS`) replaced by `[secret]` and long text cut. Every argument value is
+written as its type and size only (`"args"`, see `argument_shapes`): message bodies, file
+content, patches and code never reach the log, and an argument the policy gives no role to
+leaves nothing of its value there.
 
 This is tamper-evident, not tamper-proof: someone who can rewrite the whole file can rewrite
 the chain too. `verify` prints the head hash; keeping it elsewhere pins what came before.
@@ -35,6 +40,7 @@ from __future__ import annotations
 import argparse
 import fcntl
 import functools
+import itertools
 import hashlib
 import json
 import os
@@ -44,25 +50,16 @@ import time
 from dataclasses import dataclass, field
 from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from pathlib import Path
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
+
+if TYPE_CHECKING:
+    from .api import Decision
 
 GENESIS = "0" * 64
 DEFAULT_MAX_BYTES = 16 * 1024 * 1024
 MAX_VALUE_CHARS = 512  # longer target text is cut: the record says how long it was
 _HASH_TAIL = re.compile(r',"hash":"([0-9a-f]{64})"}$')
 
-# Argument names whose values are targets: kept (scrubbed), because they are what an auditor
-# needs to see. The names the shipped policy gives roles to, and Hermes' own tools' arguments.
-TARGET_ARGUMENTS = frozenset({
-    "to", "cc", "bcc", "from", "recipient", "recipients", "email", "emails", "address",
-    "url", "urls", "uri", "link", "href", "domain", "host", "hostname",
-    "path", "paths", "file", "file_path", "filename", "directory", "dir", "workdir", "cwd", "old_path", "new_path",
-    "command", "cmd", "target", "channel", "chat_id", "user", "username", "mode", "action", "name", "query",
-    "agentsfence_patch_paths", "cross_profile",
-})
-# Names that say a value is a secret, even inside a target-shaped argument object.
-SECRET_NAME = re.compile(r"(pass(word|wd|phrase)?|secret|token|api[_-]?key|auth|credential|cookie|session[_-]?key|private[_-]?key|otp|pin)",
-                         re.IGNORECASE)
 # Secret-shaped text, each with the lower-case fragments one of which it must contain: a
 # pattern runs only on text that holds one (a scan of `in` tests costs far less than the
 # regular expressions, and most values hold none). A pattern's group, if any, is kept.
@@ -100,50 +97,46 @@ def scrub(text: str) -> str:
     return text
 
 
-@functools.lru_cache(maxsize=1024)
-def _secret_name(name: str) -> bool:
-    return SECRET_NAME.search(name) is not None
-
-
-@functools.lru_cache(maxsize=1024)
-def _target_name(name: str) -> bool:
-    return name.lower() in TARGET_ARGUMENTS and not _secret_name(name)
-
-
-def _withheld(value: Any) -> str:
+def _shape(value: Any) -> str:
+    """A value as its type and size: nothing of its content."""
     if isinstance(value, str):
-        return f"[withheld: str, {len(value)} chars]"
+        return f"str, {len(value)} chars"
     if isinstance(value, (bytes, bytearray)):
-        return f"[withheld: bytes, {len(value)} bytes]"
+        return f"bytes, {len(value)} bytes"
     if isinstance(value, (list, tuple, dict, set, frozenset)):
-        return f"[withheld: {type(value).__name__}, {len(value)} items]"
-    return f"[withheld: {type(value).__name__}]"
+        return f"{type(value).__name__}, {len(value)} items"
+    return type(value).__name__
 
 
-def _target_value(value: Any, depth: int = 0) -> Any:
-    if isinstance(value, str):
-        return scrub(value)
-    if isinstance(value, bool) or value is None or (isinstance(value, (int, float)) and value == value and abs(value) != float("inf")):
-        return value
-    if depth < 4 and isinstance(value, (list, tuple)) and len(value) <= 64:
-        return [_target_value(item, depth + 1) for item in value]
-    if depth < 4 and isinstance(value, dict) and len(value) <= 64:
-        return {str(k)[:64]: (_withheld(v) if _secret_name(str(k)) else _target_value(v, depth + 1)) for k, v in value.items()}
-    return _withheld(value)
+MAX_ARGUMENTS = 256  # argument names a record lists; more are counted
 
 
-def redact_arguments(args: Any) -> Any:
-    """What a record may hold of a call's arguments (the module's docstring says why)."""
+def argument_shapes(args: Any) -> dict[str, str] | str:
+    """What a record holds of a call's arguments: each one's name and shape (`_shape`)."""
     if not isinstance(args, dict):
-        return _withheld(args)
-    kept: dict[str, Any] = {}
-    for key, value in list(args.items())[:256]:
-        name = str(key)[:64]
-        if isinstance(key, str) and _target_name(key):
-            kept[name] = _target_value(value)
-        else:
-            kept[name] = _withheld(value)
-    return kept
+        return _shape(args)
+    shapes = {(key[:64] if isinstance(key, str) else f"[{type(key).__name__} key]"): _shape(value)
+              for key, value in itertools.islice(args.items(), MAX_ARGUMENTS)}
+    if len(args) > MAX_ARGUMENTS:
+        shapes["[more]"] = f"{len(args) - MAX_ARGUMENTS} arguments"
+    return shapes
+
+
+def _shapes_json(shapes: dict[str, str] | str) -> str:
+    q = encode_basestring
+    if isinstance(shapes, str):
+        return q(shapes)
+    return "{" + ",".join(f"{q(name)}:{q(shape)}" for name, shape in shapes.items()) + "}"
+
+
+@functools.lru_cache(maxsize=1024)
+def _decision_fields(decision: Decision) -> str:
+    """A record's fields that come from its decision. The engine hands out one Decision for one
+    answer, so the calls a session repeats reuse these, scrubbed targets and all."""
+    q = encode_basestring
+    targets = ",".join(f"[{q(subject)},{q(scrub(value))}]" for subject, value in decision.targets)
+    return (f'"kind":{q(decision.kind)},"reason":{q(decision.reason)},"rule":{q(decision.rule)},'
+            f'"capability":{q(decision.capability)},"risk":{q(decision.risk)},"targets":[{targets}]')
 
 
 def _sha256(text: bytes) -> str:
@@ -170,12 +163,10 @@ class AuditLog:
 
     # ---- records ----
 
-    def decision(self, session: str, tool: str, tool_call_id: str, args: Any, decision: Any, elapsed_us: float) -> None:
+    def decision(self, session: str, tool: str, tool_call_id: str, args: Any, decision: Decision, elapsed_us: float) -> None:
         q = encode_basestring
         self._append(f'"event":"decision","session":{q(session)},"tool":{q(tool)},"call":{q(tool_call_id)},'
-                     f'"kind":{q(decision.kind)},"reason":{q(decision.reason)},"rule":{q(decision.rule)},'
-                     f'"capability":{q(decision.capability)},"risk":{q(decision.risk)},'
-                     f'"args":{_json(redact_arguments(args))},"us":{elapsed_us:.1f}')
+                     f'{_decision_fields(decision)},"args":{_shapes_json(argument_shapes(args))},"us":{elapsed_us:.1f}')
 
     def event(self, event: str, session: str, tool: str, tool_call_id: str = "", **details: Any) -> None:
         q = encode_basestring
@@ -191,10 +182,9 @@ class AuditLog:
                 fcntl.flock(fd, fcntl.LOCK_EX)
                 try:
                     fd = self._sync_head(fd)
+                    if self._size >= self.max_bytes:
+                        fd = self._sync_head(self._rotate(fd))
                     line = self._line(fields)
-                    if self._size > 0 and self._size + len(line) > self.max_bytes:
-                        fd = self._rotate(fd)
-                        line = self._line(fields)
                     _write_all(fd, line)
                     self._size += len(line)
                     self._seq += 1
@@ -222,6 +212,10 @@ class AuditLog:
     def _sync_head(self, fd: int) -> int:
         """Under the flock: follows a rotation by another process, and re-reads the last record
         when the file is not as we left it (another writer, or a torn tail)."""
+        held = os.fstat(fd)
+        if (held.st_size == self._size and held.st_size < self.max_bytes and held.st_nlink
+                and held.st_ctime_ns == held.st_mtime_ns):
+            return fd  # as our last write left it (the module's docstring says why that is enough)
         try:
             current = os.stat(self._path_text).st_ino
         except FileNotFoundError:
@@ -231,7 +225,8 @@ class AuditLog:
             self._fd = None
             fd = self._open()
             fcntl.flock(fd, fcntl.LOCK_EX)
-        size = os.fstat(fd).st_size
+            held = os.fstat(fd)
+        size = held.st_size
         if size == self._size:
             return fd
         tail, torn = _read_tail(fd, size)
@@ -265,9 +260,8 @@ class AuditLog:
         os.rename(self.path, self.path.with_name(f"{self.path.name}.{number}"))
         os.close(fd)
         self._fd = None
-        fd = self._open()
+        fd = self._open()  # forgets the size: the caller re-reads the head, which another writer may have moved
         fcntl.flock(fd, fcntl.LOCK_EX)
-        self._size = 0
         return fd
 
     def close(self) -> None:

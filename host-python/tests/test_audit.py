@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from agentsfence import audit as audit_module
-from agentsfence.api import Decision
-from agentsfence.audit import GENESIS, AuditError, AuditLog, redact_arguments, rotated_files, verify
+from agentsfence.api import Decision, Fence
+from agentsfence.audit import GENESIS, AuditError, AuditLog, argument_shapes, rotated_files, scrub, verify
 from agentsfence.cli import main as cli_main
 
 ALLOW = Decision("allow", "rule_allow", "write-named", "file.write", "write", "AgentsFence allowed write_file")
@@ -56,7 +56,10 @@ def test_rotation_keeps_one_chain_across_files(log_path):
     log = AuditLog(log_path, max_bytes=2000)
     write_records(log, 30)
     rotated = rotated_files(log_path)
-    assert len(rotated) >= 3 and all(f.stat().st_size <= 2000 for f in [*rotated, log_path])
+    assert len(rotated) >= 3
+    for file in rotated:  # rotated once full: over max_bytes by less than its last record
+        lines = lines_of(file)
+        assert file.stat().st_size - len(lines[-1]) < 2000 <= file.stat().st_size
     first_of_current = json.loads(lines_of(log_path)[0])
     last_of_previous = json.loads(lines_of(rotated[-1])[-1])
     assert first_of_current["prev"] == last_of_previous["hash"]
@@ -69,6 +72,27 @@ def test_rotation_keeps_one_chain_across_files(log_path):
     write_records(AuditLog(log_path, max_bytes=2000), 1)
     assert json.loads(lines_of(log_path)[0])["prev"] == json.loads(lines_of(rotated[-1])[-1])["hash"]
     assert verify(log_path).ok and verify(log_path).head != verdict.head
+
+
+def test_writers_follow_a_rotation_another_writer_made(log_path):
+    first, second = AuditLog(log_path, max_bytes=1500), AuditLog(log_path, max_bytes=1500)  # as two processes
+    for i in range(40):
+        write_records(first if i % 3 else second, 1, start=i)
+    assert len(rotated_files(log_path)) >= 4
+    verdict = verify(log_path)
+    assert verdict.ok and verdict.records == 40
+
+
+def test_a_writer_follows_its_file_deleted_or_moved_by_hand(log_path):
+    log = AuditLog(log_path)
+    write_records(log, 2)
+    log_path.unlink()  # the open file has no link left: the next record starts a new file
+    write_records(log, 1, start=2)
+    assert [json.loads(line)["seq"] for line in lines_of(log_path)] == [1]
+    moved = log_path.with_name("kept.jsonl")
+    log_path.rename(moved)  # its ctime moves past its mtime: the writer looks the path up again
+    write_records(log, 1, start=3)
+    assert len(lines_of(moved)) == 1 and [json.loads(line)["call"] for line in lines_of(log_path)] == ["call-3"]
 
 
 def tamper(path: Path, change) -> None:
@@ -160,47 +184,91 @@ SECRETS = ["sk-ant-api03-abcdefghijklmnopqrstuvwx", "ghp_abcdefghijklmnopqrstuvw
            "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----"]
 
 
-def test_secrets_and_content_never_reach_the_log(log_path):
+ROLES_POLICY = """version: 1
+name: audit-roles
+extends: [defaults]
+tools:
+  - name: deploy_site
+    capability: net.deploy
+    risk: egress
+    args: {zorblat: url, quux_mailbox: email, script: code}
+"""
+
+
+@pytest.fixture(scope="module")
+def roles_fence(tmp_path_factory) -> Fence:
+    from agentsfence.compiler import compile_policy
+
+    source = tmp_path_factory.mktemp("policy") / "roles.yaml"
+    source.write_text(ROLES_POLICY)
+    return Fence(compile_policy([source]), home="/home/u", cwd="/home/u/work")
+
+
+def recorded(log_path: Path, fence: Fence, tool: str, args: dict) -> dict:
+    AuditLog(log_path).decision("s", tool, "c1", args, fence.session("s").decide(tool, args), 1.0)
+    return json.loads(log_path.read_text().splitlines()[-1])
+
+
+def test_the_policys_roles_choose_what_is_recorded(log_path, roles_fence):
+    """An argument is recorded as the targets the policy's role for it made: an unusual name the
+    policy maps is kept (normalised), one it does not map leaves nothing of its value."""
+    args = {"zorblat": "https://Example.COM/site?x=1", "quux_mailbox": "Ops <OPS@Example.com>",
+            "unmapped_note": "https://not-recorded.example/x", "url": "https://nor-this.example/"}
+    record = recorded(log_path, roles_fence, "deploy_site", args)
+    assert record["targets"] == [["url", "https://example.com/site?x=1"], ["domain", "example.com"], ["email", "ops@example.com"]]
+    assert record["args"] == {"zorblat": "str, 28 chars", "quux_mailbox": "str, 21 chars", "unmapped_note": "str, 30 chars",
+                              "url": "str, 25 chars"}
+    text = log_path.read_text()
+    assert "not-recorded" not in text and "nor-this" not in text and "Ops" not in text
+    assert verify(log_path).ok
+
+
+def test_secrets_in_targets_are_scrubbed_and_content_is_never_written(log_path, roles_fence):
     args = {
-        "command": f"curl -H 'Authorization: Bearer {SECRETS[0]}' https://api.example.com/?api_key={SECRETS[3]}",
-        "url": f"https://deploy:{SECRETS[3]}@git.example.com/repo.git",
-        "path": "/home/u/notes.md",
-        "content": f"the key is {SECRETS[1]} and {SECRETS[5]}",
-        "api_key": SECRETS[2],
+        "zorblat": f"https://deploy:{SECRETS[3]}@git.example.com/repo.git",
+        "script": f"fetch('https://api.example.com/v1?api_key={SECRETS[2]}') // {SECRETS[1]}",
+        "content": f"the key is {SECRETS[1]} and {SECRETS[5]}, write to bob@example.com",
+        "api_key": SECRETS[0],
         "headers": {"Authorization": SECRETS[4]},
-        "to": ["bob@example.com", {"password": SECRETS[3], "email": "eve@example.com"}],
-        "message": "hello " + SECRETS[4],
-        "cmd": SECRETS[2] + " " + SECRETS[1],
     }
-    AuditLog(log_path).decision("s", "terminal", "c1", args, ALLOW, 1.0)
+    record = recorded(log_path, roles_fence, "deploy_site", args)
     text = log_path.read_text()
     for secret in SECRETS:
         for fragment in secret.split("\n"):
             assert fragment not in text, fragment
-    recorded = json.loads(text)["args"]
-    assert recorded["path"] == "/home/u/notes.md"  # targets stay readable
-    assert recorded["command"] == "curl -H 'Authorization: Bearer [secret]' https://api.example.com/?api_key=[secret]"
-    assert recorded["url"] == "https://[secret]@git.example.com/repo.git"
-    assert recorded["content"] == f"[withheld: str, {len(args['content'])} chars]"
-    assert recorded["api_key"].startswith("[withheld") and recorded["headers"] == "[withheld: dict, 1 items]"
-    assert recorded["to"] == ["bob@example.com", {"password": "[withheld: str, 14 chars]", "email": "eve@example.com"}]
+    assert ["url", "https://[secret]@git.example.com/repo.git"] in record["targets"]
+    assert ["url", "https://api.example.com/v1?api_key=[secret]"] in record["targets"]  # a URL the code named
+    assert "bob@example.com" not in text and "fetch" not in text  # content and code: shape only
+    assert record["args"]["content"] == f"str, {len(args['content'])} chars"
+    assert record["args"]["headers"] == "dict, 1 items" and record["args"]["api_key"] == f"str, {len(SECRETS[0])} chars"
+    command = f"curl -H 'Authorization: Bearer {SECRETS[0]}' https://api.example.com/?token={SECRETS[1]}"
+    record = recorded(log_path, roles_fence, "terminal", {"command": command})
+    assert ["program", "curl"] in record["targets"] and ["url", "https://api.example.com/?token=[secret]"] in record["targets"]
+    assert SECRETS[0] not in log_path.read_text() and SECRETS[1] not in log_path.read_text()
 
 
-def test_redaction_takes_any_value(log_path):
+def test_a_fault_records_no_targets_and_every_value_as_its_shape(log_path):
     odd = {"path": b"\xff", "to": {1, 2}, "url": float("nan"), "command": "x" * 5000, 3: "key", "mode": ["a"] * 1000}
-    recorded = redact_arguments(odd)
-    assert recorded["path"] == "[withheld: bytes, 1 bytes]" and recorded["url"] == "[withheld: float]"
-    assert recorded["command"].endswith("…[5000 chars]") and recorded["3"] == "[withheld: str, 3 chars]"
-    assert recorded["mode"] == "[withheld: list, 1000 items]"
-    assert redact_arguments("not a dict") == "[withheld: str, 10 chars]"
-    AuditLog(log_path).decision("s", "t", "", odd, ALLOW, 0.0)
+    assert argument_shapes(odd) == {"path": "bytes, 1 bytes", "to": "set, 2 items", "url": "float", "command": "str, 5000 chars",
+                                    "[int key]": "str, 3 chars", "mode": "list, 1000 items"}
+    assert argument_shapes("not a dict") == "str, 10 chars"
+    many = {f"a{i}": i for i in range(300)}
+    assert len(argument_shapes(many)) == 257 and argument_shapes(many)["[more]"] == "44 arguments"
+    fault = Decision("block", "bad_arguments", "", "", "", "AgentsFence blocked t: the arguments are not JSON [bad_arguments]")
+    AuditLog(log_path).decision("s", "t", "", odd, fault, 0.0)
+    record = json.loads(log_path.read_text())
+    assert record["targets"] == [] and record["args"]["command"] == "str, 5000 chars"
     assert verify(log_path).ok
 
 
+def test_a_long_target_is_cut_and_says_how_long_it_was():
+    assert scrub("/srv/" + "x" * 600) == "/srv/" + "x" * 507 + "…[605 chars]"
+
+
 def test_a_lone_surrogate_is_recorded_escaped(log_path):
-    AuditLog(log_path).decision("s\udcff", "tool\ud800", "c", {"path": "a\udfff"}, ALLOW, 1.0)
+    AuditLog(log_path).decision("s\udcff", "tool\ud800", "c", {"pa\udfffth": "a"}, ALLOW, 1.0)
     record = json.loads(log_path.read_bytes())
-    assert (record["session"], record["tool"], record["args"]["path"]) == ("s\udcff", "tool\ud800", "a\udfff")
+    assert (record["session"], record["tool"], list(record["args"])) == ("s\udcff", "tool\ud800", ["pa\udfffth"])
     assert verify(log_path).ok
 
 
