@@ -26,6 +26,7 @@ from startup import measure_startup  # noqa: E402
 from timing import measure, measure_one, timer_floor_us  # noqa: E402
 
 from agentsfence.api import Fence  # noqa: E402
+from agentsfence.audit import AuditLog  # noqa: E402
 from agentsfence.compiler import compile_policy  # noqa: E402
 from agentsfence.hermes import HermesFence  # noqa: E402
 from agentsfence.settings import Settings  # noqa: E402
@@ -57,7 +58,7 @@ def _fence(policy: bytes | None = None, raw_calls: bool = True) -> Fence:
 
 def default_rows(scratch: Path, notes: list[str]) -> dict[str, Any]:
     fence = _fence()
-    plugin = HermesFence(fence, Settings(), SessionStore(scratch / "sessions"), scratch / "decisions.jsonl", lambda: None)
+    plugin = HermesFence(fence, Settings(), SessionStore(scratch / "sessions"), AuditLog(scratch / "audit.jsonl"), lambda: None)
     os.environ["TERMINAL_CWD"] = workloads.CWD  # as Hermes sets it: the hook resolves paths against it
     plugin.pre_llm_call(session_id="s", task_id="t", user_message=workloads.INTENT_MESSAGE)
     session = fence.session("s")

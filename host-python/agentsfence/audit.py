@@ -19,9 +19,10 @@ reports a torn tail it finds as such, not as tampering.
 Several processes may share one Hermes home (a CLI and a gateway): each write holds an
 exclusive flock on the file and re-reads the chain's head when the file changed under it. A
 writer learns that from one fstat of the file it holds: a file another writer appended to has
-another size, a file another writer rotated holds `max_bytes` (rotation waits for that), a
-deleted one has no link left, and one renamed by hand has a newer ctime than mtime (on Linux
-file systems). Only then does it look the path up again.
+another size, one another writer rotated holds `max_bytes` (rotation waits for that; every
+writer has the same `max_bytes`), a deleted one has no link left, and a renamed one a newer
+ctime than mtime (on Linux file systems: a write sets both, a rename only the ctime). Only
+then does it look the path up again.
 
 Redaction is the policy's: a decision's record holds the call's targets as the evaluator made
 them under the policy's roles (`"targets"`: [subject, normal form] pairs, docs/bytecode.md §8.1:
@@ -40,8 +41,8 @@ from __future__ import annotations
 import argparse
 import fcntl
 import functools
-import itertools
 import hashlib
+import itertools
 import json
 import os
 import re

@@ -328,3 +328,17 @@ def test_observing_a_dropped_session_or_bad_arguments_raises(fence):
     fence.drop_session("gone")
     with pytest.raises(FenceError, match="dropped"):
         session.observe("read_file", {"path": "notes.txt"}, "x")
+
+
+def test_a_decision_record_gives_its_targets_and_a_malformed_one_blocks():
+    import struct
+
+    from agentsfence.api import _parse_decision
+
+    reason, message = b"default_allow", b"AgentsFence allowed t: ok [default_allow]"
+    head = struct.pack("<BBHHBxIII", 0, len(reason), 0, 0, 0, len(message), 0, 0)
+    targets = b"\x05" + struct.pack("<I", 6) + b"/a/b.c" + b"\x02" + struct.pack("<I", 5) + b"x@y.z"
+    decision = _parse_decision(head + reason + message + targets, "t")
+    assert (decision.kind, decision.targets, decision.witness) == ("allow", (("path", "/a/b.c"), ("email", "x@y.z")), ())
+    for broken in (targets[:-1], b"\x09" + targets[1:], targets + b"\x05"):  # cut short, no such subject, a stray byte
+        assert _parse_decision(head + reason + message + broken, "t").reason == "engine_fault"
