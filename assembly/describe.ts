@@ -5,7 +5,7 @@
 // parameter's role comes from its `format`, else role_map by its name, else by its last word.
 import { ROLE_EMAIL, ROLE_URL, ROLE_DOMAIN, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES } from "./format";
 import { strPtr, strLen, classCapability, classRisk, classifyEntryClass, classifyRoleSet, setFind, settingValue } from "./decode";
-import { outBegin, outByte, outAscii, outBytes, outDecimal, outPatchU8, outFinish } from "./out";
+import { outBegin, outByte, outAscii, outBytes, outDecimal, outPatchU8, outFinish, Text } from "./out";
 import { inputPtr, inputHolds } from "./input";
 import { hasPolicy } from "./policy";
 import {
@@ -17,7 +17,7 @@ import { bytesEqual, equalsAscii, indexOfByte } from "./bytes";
 import { roleName } from "./disasm";
 import { free } from "./mem";
 
-function failed(why: string): u32 {
+function failed(why: Text): u32 {
   outAscii(why);
   return outFinish();
 }

@@ -1,6 +1,6 @@
 // `narrow` (docs/bytecode.md §7.2, §8): what a model read in the user's message can only narrow
 // the session's intent, never widen it: it prohibits classes, or turns their allows into asks.
-import { outBegin, outByte, outAscii, outPatchU8, outFinish } from "./out";
+import { outBegin, outByte, outAscii, outPatchU8, outFinish, Text } from "./out";
 import { inputPtr, inputHolds } from "./input";
 import { hasPolicy } from "./policy";
 import { sessionSlot, sessionStore, setSessionStore } from "./session";
@@ -10,7 +10,7 @@ import { span } from "./normalize";
 const SOURCE = "(model)"; // the source word of every narrowing item
 const sourceText: usize = memory.data<u8>([0x28, 0x6d, 0x6f, 0x64, 0x65, 0x6c, 0x29]);
 
-function failed(why: string): u32 {
+function failed(why: Text): u32 {
   outAscii(why);
   return outFinish();
 }
