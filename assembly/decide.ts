@@ -10,7 +10,7 @@ import {
   classBudgetCount, budgetId, budgetLimit,
 } from "./decode";
 import { validUtf8, equalsAscii } from "./bytes";
-import { outBegin, outByte, outU16, outU32, outAscii, outBytes, outDecimal, outLength, outPatchU8, outPatchU16, outPatchU32, outFinish, outFailed, Text } from "./out";
+import { outBegin, outByte, outU16, outU32, outAscii, outBytes, outDecimal, outLength, outPatchU8, outPatchU16, outPatchU32, outFinish, outFailed, Text, textLen } from "./out";
 import { inputPtr, inputHolds } from "./input";
 import { hasPolicy } from "./policy";
 import { sessionSlot, sessionStore } from "./session";
@@ -128,8 +128,8 @@ function capabilityAndRisk(): void {
 }
 
 // Whether the template at offset i starts with placeholder `s`.
-function placeholderAt(t: usize, len: u32, i: u32, s: string): bool {
-  const n = <u32>s.length;
+function placeholderAt(t: usize, len: u32, i: u32, s: Text): bool {
+  const n = textLen(s);
   return len - i >= n && equalsAscii(t + i, n, s);
 }
 

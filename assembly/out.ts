@@ -64,8 +64,16 @@ export function outBytes(p: usize, n: u32): void {
 // of a UTF-16 string object).
 export type Text = usize;
 
+@inline export function textLen(t: Text): u32 {
+  return <u32>load<u8>(t);
+}
+
+@inline export function textPtr(t: Text): usize {
+  return t + 1;
+}
+
 export function outAscii(s: Text): void {
-  outBytes(s + 1, <u32>load<u8>(s));
+  outBytes(textPtr(s), textLen(s));
 }
 
 export function outDecimal(v: u32): void {
@@ -75,8 +83,8 @@ export function outDecimal(v: u32): void {
 
 export function outHexByte(v: u32): void {
   const digits: Text = "0123456789abcdef";
-  outByte(<u32>load<u8>(digits + 1 + (v >> 4)));
-  outByte(<u32>load<u8>(digits + 1 + (v & 15)));
+  outByte(<u32>load<u8>(textPtr(digits) + (v >> 4)));
+  outByte(<u32>load<u8>(textPtr(digits) + (v & 15)));
 }
 
 // Overwrites bytes already written, at an offset from the start of the record's bytes.

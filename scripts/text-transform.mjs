@@ -83,7 +83,7 @@ class FileTexts {
     return expression;
   }
 
-  // `const __texts: usize = memory.data<u8>([...])`, appended to the file.
+  // `const __texts: usize = memory.data<u8>([...])`, for the top of the file.
   declaration() {
     const range = this.source.statements[0].range;
     const named = (name) => Node.createNamedType(Node.createSimpleTypeName(name, range), null, false, range);
@@ -158,7 +158,8 @@ export default class TextTransform extends Transform {
       const texts = new FileTexts(source);
       const globals = new Set();
       for (const statement of source.statements) rewrite(statement, scope, texts, globals, false);
-      if (texts.bytes.length > 0) source.statements.push(texts.declaration());
+      // First, so that top-level Text constants can be initialized from it.
+      if (texts.bytes.length > 0) source.statements.unshift(texts.declaration());
     }
   }
 }
