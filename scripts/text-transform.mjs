@@ -1,17 +1,19 @@
-// An asc transform that stores the evaluator's message texts as UTF-8 bytes instead of strings.
+// An asc transform that stores the evaluator's texts as UTF-8 bytes instead of strings.
 //
 // Why: AssemblyScript keeps every string literal as a UTF-16 object with a 20-byte header in its
-// own data segment, about three times the text's size. Most literals of assembly/ are messages that
-// are only ever copied into an answer record, and they made up a third of fence.wasm.
+// own data segment, about three times the text's size. Most literals of assembly/ are messages
+// copied into an answer record or words compared with input bytes, and as strings they made up a
+// third of fence.wasm.
 //
 // How: a parameter, return type or variable declared with the type `Text` (assembly/out.ts: the
 // address of a u8 length followed by that many ASCII bytes) takes a string literal in the source,
 // which stays readable: `fail(kind, at, "bad rule")`. After parsing, this transform replaces each
 // such literal (also inside `c ? "a" : "b"`) with `__texts + offset`, where `__texts` is one
-// `memory.data<u8>([...])` per source file holding that file's texts once each. Positions are found
-// by name: calls to a function declared in the same file or imported by name, returns of a function
-// returning Text, initializers of and assignments to a Text variable. Every other literal is left as a string, and a
-// string where a Text is wanted is a type error of the compiler, so nothing is converted silently.
+// `memory.data<u8>([...])` per source file holding that file's texts once each. Positions are
+// found by name: calls to a function declared in the same file or imported by name, returns of a
+// function returning Text, initializers of and assignments to a Text variable. Every other
+// literal stays a string, and a string where a Text is wanted is a type error of the compiler,
+// so nothing is converted silently.
 import { Transform } from "assemblyscript/transform";
 import { CommonFlags, LiteralKind, Node, NodeKind, Token } from "assemblyscript";
 
