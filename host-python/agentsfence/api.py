@@ -575,6 +575,10 @@ class Fence:
                                      f"({len(arguments)} bytes: over every limit, or out of memory)")
             except EngineFault as fault:
                 self._recover(fault)
+                if fault.out_of_fuel:
+                    return host_decision(tool_name, "limit_exceeded", f"deciding it took more than the fuel its "
+                                         f"{len(arguments)} bytes of arguments buy; an input can be built to do that, "
+                                         f"so it blocks whatever fail_open says")
                 if self._fails_open(tool_name):
                     return Decision("allow", "fail_open", "", "", "", f"AgentsFence allowed {tool_name}: deciding it failed "
                                     f"({_last_line(str(fault))}) and the policy lets its risk class fail open [fail_open]")
