@@ -352,8 +352,7 @@ class Fence:
         if not payload:
             return session.current_intent
         with self._lock:
-            if session._handle == _CLOSED:
-                raise FenceError(f"session {session.id!r} was dropped")
+            _require_live(session)
             status, record = self._status_call("narrow", (session._handle, len(payload)), payload)
             if status != 0:
                 raise FenceError(f"the narrowing was not applied: {record}")
@@ -368,8 +367,7 @@ class Fence:
         name, arguments = encoded
         text = output.encode("utf-8", "replace")
         with self._lock:
-            if session._handle == _CLOSED:
-                raise FenceError(f"session {session.id!r} was dropped")
+            _require_live(session)
             status, record = self._status_call(
                 "derive", (session._handle, len(name), len(arguments), len(text)), name + arguments + text
             )
@@ -483,8 +481,7 @@ class Fence:
 
     def _budgets(self, session: Session) -> tuple[Budget, ...]:
         with self._lock:
-            if session._handle == _CLOSED:
-                raise FenceError(f"session {session.id!r} was dropped")
+            _require_live(session)
             record = self._checked_invoke("budgets", (session._handle,))
         if record[:1] != b"\x00":
             raise FenceError(f"cannot read the budgets of session {session.id!r}: {record[1:].decode('utf-8', 'replace')}")
@@ -495,8 +492,7 @@ class Fence:
         if not lines:
             return
         with self._lock:
-            if session._handle == _CLOSED:
-                raise FenceError(f"session {session.id!r} was dropped")
+            _require_live(session)
             status, text = self._status_call("budget_restore", (session._handle, len(lines)), lines)
         if status != 0:
             raise FenceError(f"cannot restore the budgets of session {session.id!r}: {text}")
@@ -517,8 +513,7 @@ class Fence:
         encoded = message.encode("utf-8", "replace")
         directory = cwd or self._cwd
         with self._lock:
-            if session._handle == _CLOSED:
-                raise FenceError(f"session {session.id!r} was dropped")
+            _require_live(session)
             try:
                 if self._broken is not None:
                     raise FenceError(f"the evaluator is broken: {self._broken}")
@@ -592,6 +587,11 @@ class Fence:
                     self._decisions.clear()
                 self._decisions[record] = decision
             return decision
+
+
+def _require_live(session: Session) -> None:
+    if session._handle == _CLOSED:
+        raise FenceError(f"session {session.id!r} was dropped")
 
 
 def _parse_decision(record: bytes, tool_name: str) -> Decision:
