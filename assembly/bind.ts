@@ -1,13 +1,13 @@
 // Binding a session's intent from the user's own message (docs/bytecode.md §7, §8 `intent`).
 import { SET_MAX_INTENT_BYTES } from "./format";
 import { settingValue } from "./decode";
-import { outBegin, outByte, outAscii, outPatchU8, outFinish } from "./out";
+import { outBegin, outByte, outAscii, outPatchU8, outFinish, Text } from "./out";
 import { inputPtr, inputHolds } from "./input";
 import { hasPolicy } from "./policy";
 import { sessionSlot, sessionStore, setSessionStore } from "./session";
 import { intentBind, intentWriteSummary } from "./intent";
 
-function failed(why: string): u32 {
+function failed(why: Text): u32 {
   outAscii(why);
   return outFinish();
 }

@@ -1,5 +1,6 @@
 // Byte-level helpers over linear memory. Every string the evaluator handles is a
 // (pointer, length) pair of UTF-8 bytes; nothing here allocates.
+import { Text, textLen, textPtr } from "./out";
 
 export function bytesEqual(a: usize, aLen: u32, b: usize, bLen: u32): bool {
   if (aLen != bLen) return false;
@@ -77,12 +78,7 @@ export function validUtf8(p: usize, len: u32): bool {
   return true;
 }
 
-// Whether [p, p+len) holds exactly the ASCII string literal `s` (literals are UTF-16 in memory).
-export function equalsAscii(p: usize, len: u32, s: string): bool {
-  if (<u32>s.length != len) return false;
-  const src = changetype<usize>(s);
-  for (let i: u32 = 0; i < len; i++) {
-    if (<u32>load<u8>(p + i) != <u32>load<u16>(src + ((<usize>i) << 1))) return false;
-  }
-  return true;
+// Whether [p, p+len) holds exactly the text `s`.
+export function equalsAscii(p: usize, len: u32, s: Text): bool {
+  return bytesEqual(p, len, textPtr(s), textLen(s));
 }

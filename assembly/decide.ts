@@ -10,7 +10,7 @@ import {
   classBudgetCount, budgetId, budgetLimit,
 } from "./decode";
 import { validUtf8, equalsAscii } from "./bytes";
-import { outBegin, outByte, outU16, outU32, outAscii, outBytes, outDecimal, outLength, outPatchU8, outPatchU16, outPatchU32, outFinish, outFailed } from "./out";
+import { outBegin, outByte, outU16, outU32, outAscii, outBytes, outDecimal, outLength, outPatchU8, outPatchU16, outPatchU32, outFinish, outFailed, Text, textLen } from "./out";
 import { inputPtr, inputHolds } from "./input";
 import { hasPolicy } from "./policy";
 import { sessionSlot, sessionStore } from "./session";
@@ -92,7 +92,7 @@ function outString(i: u32): void {
   outBytes(strPtr(i), strLen(i));
 }
 
-function effectWord(effect: u32): string {
+function effectWord(effect: u32): Text {
   return effect == EFFECT_ALLOW ? "allow" : effect == EFFECT_BLOCK ? "block" : "ask";
 }
 
@@ -109,7 +109,7 @@ function classFieldsAndLead(kind: u32): void {
 }
 
 // A block for a fault: the caller writes the sentence, then calls faultEnd with the same reason.
-function faultBegin(reason: string): void {
+function faultBegin(reason: Text): void {
   begin(KIND_BLOCK);
   outAscii(reason);
   endField(AT_REASON, 1);
@@ -117,7 +117,7 @@ function faultBegin(reason: string): void {
   classFieldsAndLead(KIND_BLOCK);
 }
 
-function faultEnd(reason: string): u32 {
+function faultEnd(reason: Text): u32 {
   outAscii(" [");
   outAscii(reason);
   outAscii("]");
@@ -125,7 +125,7 @@ function faultEnd(reason: string): u32 {
   return outFinish();
 }
 
-function fault(reason: string, sentence: string): u32 {
+function fault(reason: Text, sentence: Text): u32 {
   faultBegin(reason);
   outAscii(sentence);
   return faultEnd(reason);
@@ -139,8 +139,8 @@ function capabilityAndRisk(): void {
 }
 
 // Whether the template at offset i starts with placeholder `s`.
-function placeholderAt(t: usize, len: u32, i: u32, s: string): bool {
-  const n = <u32>s.length;
+function placeholderAt(t: usize, len: u32, i: u32, s: Text): bool {
+  const n = textLen(s);
   return len - i >= n && equalsAscii(t + i, n, s);
 }
 
@@ -264,7 +264,7 @@ function exhausted(b: u32, slot: i32): u32 {
   return outFinish();
 }
 
-function limit(what: string, n: u32): u32 {
+function limit(what: Text, n: u32): u32 {
   faultBegin("limit_exceeded");
   outAscii(what);
   outDecimal(n);

@@ -6,7 +6,7 @@
 // (a page a link led to) derives nothing, so an injected page cannot vouch for its own links.
 import { SET_MAX_ARGS_BYTES, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES, SUBJ_PROGRAM } from "./format";
 import { settingValue, intentDeriveCount, intentDeriveClass } from "./decode";
-import { outBegin, outByte, outAscii, outPatchU8, outFinish } from "./out";
+import { outBegin, outByte, outAscii, outPatchU8, outFinish, Text } from "./out";
 import { inputPtr, inputHolds } from "./input";
 import { hasPolicy } from "./policy";
 import { sessionSlot, sessionStore, setSessionStore } from "./session";
@@ -16,7 +16,7 @@ import { targetCount, targetKind, targetPtr, targetLen } from "./targets";
 import { extract } from "./decide";
 import { intentHas, intentDerive, intentWriteSummary } from "./intent";
 
-function failed(why: string): u32 {
+function failed(why: Text): u32 {
   outAscii(why);
   return outFinish();
 }
@@ -27,8 +27,8 @@ function derivesFrom(cls: u32): bool {
   return false;
 }
 
-// Why the user did not point at the call just classified and extracted, or null when they did.
-function notPointedAt(store: usize, cls: u32): string | null {
+// Why the user did not point at the call just classified and extracted, or 0 when they did.
+function notPointedAt(store: usize, cls: u32): Text {
   if (!derivesFrom(cls)) return "the policy derives nothing from this tool's class";
   const n = targetCount();
   if (n == 0) return "the call names no target the user could have pointed at";
@@ -38,7 +38,7 @@ function notPointedAt(store: usize, cls: u32): string | null {
       return "a target of the call is not one the user named";
     }
   }
-  return null;
+  return 0;
 }
 
 // Reads the output of session h's call (tool name, argument JSON, output text in the input
@@ -55,13 +55,13 @@ export function deriveFromOutput(h: i32, nameLen: u32, argsLen: u32, outputLen: 
   const name = inputPtr();
   const cls = classifyTool(name, nameLen);
   if (cls == WORDS_OOM) return failed("out of memory");
-  let why: string | null = null;
+  let why: Text = 0;
   if (argsLen > settingValue(SET_MAX_ARGS_BYTES)) why = "the arguments are over the policy's limit";
   else if (parseArgs(name + nameLen, argsLen, settingValue(SET_MAX_JSON_DEPTH), settingValue(SET_MAX_LEAVES)) != JSON_OK) {
     why = "the arguments are not a JSON object the policy's limits accept";
   } else if (extract() != 0) why = "the call's targets are over the policy's limit";
   else why = notPointedAt(store, <u32>cls);
-  if (why != null) {
+  if (why != 0) {
     outPatchU8(0, 0);
     outAscii("ignored\t");
     outAscii(why);

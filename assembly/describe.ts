@@ -5,7 +5,7 @@
 // parameter's role comes from its `format`, else role_map by its name, else by its last word.
 import { ROLE_EMAIL, ROLE_URL, ROLE_DOMAIN, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES } from "./format";
 import { strPtr, strLen, classCapability, classRisk, classifyEntryClass, classifyRoleSet, setFind, settingValue } from "./decode";
-import { outBegin, outByte, outAscii, outBytes, outDecimal, outPatchU8, outFinish } from "./out";
+import { outBegin, outByte, outAscii, outBytes, outDecimal, outPatchU8, outFinish, Text, textLen, textPtr } from "./out";
 import { inputPtr, inputHolds } from "./input";
 import { hasPolicy } from "./policy";
 import {
@@ -17,12 +17,12 @@ import { bytesEqual, equalsAscii, indexOfByte } from "./bytes";
 import { roleName } from "./disasm";
 import { free } from "./mem";
 
-function failed(why: string): u32 {
+function failed(why: Text): u32 {
   outAscii(why);
   return outFinish();
 }
 
-const PROPERTIES = "properties.";
+const PROPERTIES: Text = "properties.";
 
 // The property a schema leaf belongs to ("properties.NAME" or "properties.NAME.…"): its name's
 // span in leafName*, and the rest of the path after NAME in leafRest*; false for other leaves.
@@ -32,7 +32,7 @@ let leafRest: usize = 0;
 let leafRestLen: u32 = 0;
 function propertyOf(i: u32): bool {
   const p = leafPath(i), len = leafPathLen(i);
-  const prefix = <u32>PROPERTIES.length;
+  const prefix = textLen(PROPERTIES);
   if (len <= prefix || !startsWithProperties(p)) return false;
   const dot = indexOfByte(p + prefix, len - prefix, 0x2e, 0);
   leafName = p + prefix;
@@ -43,8 +43,7 @@ function propertyOf(i: u32): bool {
 }
 
 function startsWithProperties(p: usize): bool {
-  for (let k = 0; k < PROPERTIES.length; k++) if (<u32>load<u8>(p + k) != <u32>PROPERTIES.charCodeAt(k)) return false;
-  return true;
+  return memory.compare(p, textPtr(PROPERTIES), textLen(PROPERTIES)) == 0;
 }
 
 // The role a JSON-schema `format` names, 0 for any other.

@@ -16,7 +16,7 @@ import {
   settingKeyAt, settingValueAt, budgetCount, budgetId, budgetLimit, budgetSource, classBudgetStart,
   classBudgetCount, budgetMember,
 } from "./decode";
-import { outBegin, outByte, outAscii, outBytes, outDecimal, outHexByte, outFinish } from "./out";
+import { outBegin, outByte, outAscii, outBytes, outDecimal, outHexByte, outFinish, Text } from "./out";
 import { hasPolicy, writePolicyHash } from "./policy";
 
 function nl(): void {
@@ -49,7 +49,7 @@ function index4(i: u32): void {
   outDecimal(i);
 }
 
-function opName(op: u32): string {
+function opName(op: u32): Text {
   switch (op) {
     case 0x01: return "DECIDE";
     case 0x10: return "TEST_PRESENT";
@@ -66,7 +66,7 @@ function opName(op: u32): string {
   return "TEST_INTENT_ANY";
 }
 
-export function subjectName(s: u32): string {
+export function subjectName(s: u32): Text {
   switch (s) {
     case 0: return "tool";
     case 1: return "arg";
@@ -79,7 +79,7 @@ export function subjectName(s: u32): string {
   return "recipient";
 }
 
-export function roleName(r: u32): string {
+export function roleName(r: u32): Text {
   switch (r) {
     case 1: return "email";
     case 2: return "url";
@@ -94,11 +94,11 @@ export function roleName(r: u32): string {
   return "text";
 }
 
-function effectName(e: u32): string {
+function effectName(e: u32): Text {
   return e == 0 ? "allow" : e == 1 ? "block" : "ask";
 }
 
-function settingName(k: u32): string {
+function settingName(k: u32): Text {
   switch (k) {
     case 1: return "POLICY_NAME";
     case 2: return "MAX_ARGS_BYTES";

@@ -9,7 +9,7 @@ import {
   strPtr, strLen, classCapability, classRisk, ruleId, insnOp, insnSubject, insnOperand, insnFlags,
   insnArg, codeCount,
 } from "./decode";
-import { outBegin, outByte, outAscii, outBytes, outFinish, outPatchU8 } from "./out";
+import { outBegin, outByte, outAscii, outBytes, outFinish, outPatchU8, Text } from "./out";
 import { decide, decidedClass, setReserving } from "./decide";
 import { classSource } from "./classify";
 import { setTracing, traceCount, tracePc, traceHeld } from "./eval";
@@ -37,7 +37,7 @@ function outRule(rule: u32): void {
   else outString(ruleId(rule));
 }
 
-function sourceName(source: u32): string {
+function sourceName(source: u32): Text {
   switch (source) {
     case 1: return "mapped";
     case 2: return "name";
@@ -47,7 +47,7 @@ function sourceName(source: u32): string {
 }
 
 // The predicate of docs/policy.md a test op stands for.
-function predicateName(op: u32): string {
+function predicateName(op: u32): Text {
   switch (op) {
     case OP_TEST_PRESENT: return "present";
     case OP_TEST_EQUALS: return "equals";

@@ -19,7 +19,7 @@ import {
   settingValue, classCount, classCapability, strPtr, strLen, intentNegationSet, intentNothingSet,
   intentExtensionSet, intentVerbSet, intentCancelSet, intentVerbClassStart, intentVerbClassCount, intentClass,
 } from "./decode";
-import { outAscii, outByte, outBytes } from "./out";
+import { outAscii, outByte, outBytes, Text } from "./out";
 import { policyWords } from "./wordset";
 import {
   span, spanPtr, spanLen, resolvePath, normalizeEmail, normalizeUrl, urlHost, normalizeHost,
@@ -464,7 +464,7 @@ function rebuild(intent: usize): usize {
 
 // ---- the summary (§8) ----
 
-function writeKind(intent: usize, kind: u32, name: string): void {
+function writeKind(intent: usize, kind: u32, name: Text): void {
   const items = intent + field(intent, H_ITEMS);
   const bytes = field(intent, H_ITEMS_BYTES);
   let off: u32 = 0;
@@ -481,7 +481,7 @@ function writeKind(intent: usize, kind: u32, name: string): void {
   }
 }
 
-function writeVerbUses(intent: usize, kind: u32, name: string): void {
+function writeVerbUses(intent: usize, kind: u32, name: Text): void {
   const items = intent + field(intent, H_ITEMS);
   const bytes = field(intent, H_ITEMS_BYTES);
   const classes = classCount();

@@ -4,6 +4,7 @@
 // lives in the per-call scratch arena; the parser is iterative, so nesting costs no wasm stack.
 import { scratchAlloc } from "./mem";
 import { validUtf8 } from "./bytes";
+import { Text, textLen, textPtr } from "./out";
 
 export const JSON_OK: i32 = 0;
 export const JSON_BAD: i32 = 1;   // not JSON, not UTF-8, not an object, or nested too deep
@@ -228,12 +229,12 @@ function scanNumber(): bool {
   return true;
 }
 
-// Whether the ASCII literal `word` (true/false/null) is at pos; moves past it.
-function scanLiteral(word: string): bool {
-  const n = <u32>word.length;
+// Whether the text `word` (true/false/null) is at pos; moves past it.
+function scanLiteral(word: Text): bool {
+  const n = textLen(word);
   if (pos + n > end) return false;
   for (let k: u32 = 0; k < n; k++) {
-    if (<u32>load<u8>(src + pos + k) != <u32>word.charCodeAt(k)) return false;
+    if (load<u8>(src + pos + k) != load<u8>(textPtr(word) + k)) return false;
   }
   pos += n;
   return true;

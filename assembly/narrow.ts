@@ -1,16 +1,15 @@
 // `narrow` (docs/bytecode.md §7.2, §8): what a model read in the user's message can only narrow
 // the session's intent, never widen it: it prohibits classes, or turns their allows into asks.
-import { outBegin, outByte, outAscii, outPatchU8, outFinish } from "./out";
+import { outBegin, outByte, outAscii, outPatchU8, outFinish, Text, textLen, textPtr } from "./out";
 import { inputPtr, inputHolds } from "./input";
 import { hasPolicy } from "./policy";
 import { sessionSlot, sessionStore, setSessionStore } from "./session";
 import { intentNarrow, narrowMalformed, intentWriteSummary } from "./intent";
 import { span } from "./normalize";
 
-const SOURCE = "(model)"; // the source word of every narrowing item
-const sourceText: usize = memory.data<u8>([0x28, 0x6d, 0x6f, 0x64, 0x65, 0x6c, 0x29]);
+const SOURCE: Text = "(model)"; // the source word of every narrowing item
 
-function failed(why: string): u32 {
+function failed(why: Text): u32 {
   outAscii(why);
   return outFinish();
 }
@@ -24,7 +23,7 @@ export function narrowIntent(h: i32, len: u32): u32 {
   if (!hasPolicy()) return failed("no policy is loaded");
   const slot = sessionSlot(h);
   if (slot < 0) return failed("the session is unknown or was closed");
-  const narrowed = intentNarrow(sessionStore(slot), inputPtr(), len, span(sourceText, <u32>SOURCE.length));
+  const narrowed = intentNarrow(sessionStore(slot), inputPtr(), len, span(textPtr(SOURCE), textLen(SOURCE)));
   if (narrowed == 0) {
     return failed(narrowMalformed ? "a line is not `prohibit<TAB>capability` or `ask<TAB>capability`: nothing was applied"
       : "out of memory: the session's intent is unchanged");

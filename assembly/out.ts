@@ -59,13 +59,21 @@ export function outBytes(p: usize, n: u32): void {
   if (at != 0) memory.copy(at, p, n);
 }
 
-// Writes a string literal of the module (ASCII only): literals are UTF-16 in memory.
-export function outAscii(s: string): void {
-  const n = <u32>s.length;
-  const at = reserve(n);
-  if (at == 0) return;
-  const src = changetype<usize>(s);
-  for (let i: u32 = 0; i < n; i++) store<u8>(at + i, <u8>load<u16>(src + ((<usize>i) << 1)));
+// A message text of the module: the address of a u8 length, then that many ASCII bytes. A string
+// literal where a Text is expected is stored so by scripts/text-transform.mjs (a third of the size
+// of a UTF-16 string object).
+export type Text = usize;
+
+@inline export function textLen(t: Text): u32 {
+  return <u32>load<u8>(t);
+}
+
+@inline export function textPtr(t: Text): usize {
+  return t + 1;
+}
+
+export function outAscii(s: Text): void {
+  outBytes(textPtr(s), textLen(s));
 }
 
 export function outDecimal(v: u32): void {
@@ -74,9 +82,9 @@ export function outDecimal(v: u32): void {
 }
 
 export function outHexByte(v: u32): void {
-  const digits = "0123456789abcdef";
-  outByte(<u32>load<u16>(changetype<usize>(digits) + ((<usize>(v >> 4)) << 1)));
-  outByte(<u32>load<u16>(changetype<usize>(digits) + ((<usize>(v & 15)) << 1)));
+  const digits: Text = "0123456789abcdef";
+  outByte(<u32>load<u8>(textPtr(digits) + (v >> 4)));
+  outByte(<u32>load<u8>(textPtr(digits) + (v & 15)));
 }
 
 // Overwrites bytes already written, at an offset from the start of the record's bytes.

@@ -4,6 +4,7 @@
 import { SUBJ_EMAIL, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_RECIPIENT } from "./format";
 import { scratchAlloc } from "./mem";
 import { isAsciiAlpha, isAsciiDigit, lowerAscii } from "./bytes";
+import { Text, textLen, textPtr } from "./out";
 import { hasWord, wordValue } from "./wordset";
 import { pyWhitespace } from "./v4a";
 
@@ -96,17 +97,17 @@ function isTrailingJunk(c: u32): bool {
     c == 0x2e || c == 0x2c || c == 0x3b || c == 0x3a || c == 0x21 || c == 0x3f;
 }
 
-function startsWithAscii(p: usize, start: u32, end: u32, s: string): bool {
-  const n = <u32>s.length;
+function startsWithAscii(p: usize, start: u32, end: u32, s: Text): bool {
+  const n = textLen(s);
   if (start + n > end) return false;
-  for (let k: u32 = 0; k < n; k++) if (lowerAscii(at(p, start + k)) != <u32>s.charCodeAt(k)) return false;
+  for (let k: u32 = 0; k < n; k++) if (lowerAscii(at(p, start + k)) != <u32>load<u8>(textPtr(s) + k)) return false;
   return true;
 }
 
-function startsWithExact(p: usize, start: u32, end: u32, s: string): bool {
-  const n = <u32>s.length;
+function startsWithExact(p: usize, start: u32, end: u32, s: Text): bool {
+  const n = textLen(s);
   if (start + n > end) return false;
-  for (let k: u32 = 0; k < n; k++) if (at(p, start + k) != <u32>s.charCodeAt(k)) return false;
+  for (let k: u32 = 0; k < n; k++) if (at(p, start + k) != <u32>load<u8>(textPtr(s) + k)) return false;
   return true;
 }
 

@@ -3,6 +3,7 @@
 // Python's Unicode set) around the words, `Add File:`, `Update File:`, `Delete File:`,
 // `Move File: a -> b` and `Move to:`. Every header line counts, wherever it stands: a
 // header outside Begin/End only adds a file to decide on.
+import { Text, textLen, textPtr } from "./out";
 
 // The last path found: [foundStart, foundEnd) of the text; scanning resumes at nextFrom.
 export let foundStart: u32 = 0;
@@ -44,11 +45,11 @@ function skipWs(p: usize, end: u32, i: u32): u32 {
   return i;
 }
 
-// Whether the ASCII literal `word` is at i (before end).
-function literalAt(p: usize, end: u32, i: u32, word: string): bool {
-  const n = <u32>word.length;
+// Whether the text `word` is at i (before end).
+function literalAt(p: usize, end: u32, i: u32, word: Text): bool {
+  const n = textLen(word);
   if (i + n > end) return false;
-  for (let k: u32 = 0; k < n; k++) if (at(p, i + k) != <u32>word.charCodeAt(k)) return false;
+  for (let k: u32 = 0; k < n; k++) if (at(p, i + k) != <u32>load<u8>(textPtr(word) + k)) return false;
   return true;
 }
 

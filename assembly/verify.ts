@@ -18,7 +18,7 @@ import {
 import { validUtf8, fnv1a, bytesEqual, equalsAscii } from "./bytes";
 import { setSection, section, strPtr, strLen, setAddr, setKind, ruleEffect } from "./decode";
 import { sha256 } from "./sha256";
-import { outAscii, outDecimal } from "./out";
+import { outAscii, outDecimal, Text } from "./out";
 
 // Per §5.1: for each subject, bit (op - 0x10) is set when the test applies to it.
 // Bit (op - TEST_PRESENT) is set when the test applies to the subject (§5.1).
@@ -35,7 +35,7 @@ let ruleCount: u32 = 0;
 let codeCount: u32 = 0;
 let classCount: u32 = 0;
 
-function sectionName(kind: u32): string {
+function sectionName(kind: u32): Text {
   switch (kind) {
     case SEC_STRINGS: return "STRINGS";
     case SEC_SETS: return "SETS";
@@ -52,7 +52,7 @@ function sectionName(kind: u32): string {
 }
 
 // Starts a rejection reason: "<SECTION> at offset <n>: <what>"; callers may append details.
-function fail(kind: u32, at: usize, what: string): bool {
+function fail(kind: u32, at: usize, what: Text): bool {
   outAscii(sectionName(kind));
   outAscii(" at offset ");
   outDecimal(<u32>(at - base));
@@ -61,7 +61,7 @@ function fail(kind: u32, at: usize, what: string): bool {
   return false;
 }
 
-function failNum(kind: u32, at: usize, what: string, n: u32): bool {
+function failNum(kind: u32, at: usize, what: Text, n: u32): bool {
   fail(kind, at, what);
   outAscii(" ");
   outDecimal(n);
@@ -91,7 +91,7 @@ function sizeWrong(kind: u32, need: u64): bool {
   return true;
 }
 
-function stringOk(kind: u32, at: usize, what: string): bool {
+function stringOk(kind: u32, at: usize, what: Text): bool {
   const i = load<u32>(at);
   if (i < stringCount) return true;
   fail(kind, at, what);
@@ -104,7 +104,7 @@ function stringOk(kind: u32, at: usize, what: string): bool {
 }
 
 // A string that the decision record carries with a length field of `maxLen`.
-function shortStringOk(kind: u32, at: usize, what: string, maxLen: u32): bool {
+function shortStringOk(kind: u32, at: usize, what: Text, maxLen: u32): bool {
   if (!stringOk(kind, at, what)) return false;
   if (strLen(load<u32>(at)) <= maxLen) return true;
   fail(kind, at, what);
@@ -114,7 +114,7 @@ function shortStringOk(kind: u32, at: usize, what: string, maxLen: u32): bool {
   return false;
 }
 
-function setOk(kind: u32, at: usize, what: string, setKindWanted: u32): bool {
+function setOk(kind: u32, at: usize, what: Text, setKindWanted: u32): bool {
   const i = load<u32>(at);
   if (i >= setCount) {
     fail(kind, at, what);
@@ -134,7 +134,7 @@ function setOk(kind: u32, at: usize, what: string, setKindWanted: u32): bool {
 }
 
 // Every member value of set `i` (HASH or LIST) is below `limit`, or in [1, limit] when `fromOne`.
-function setValuesOk(kind: u32, at: usize, what: string, limit: u32, fromOne: bool): bool {
+function setValuesOk(kind: u32, at: usize, what: Text, limit: u32, fromOne: bool): bool {
   const i = load<u32>(at);
   const s = setAddr(i);
   const hashed = load<u8>(s) == SETKIND_HASH;
@@ -444,7 +444,7 @@ function classes(): bool {
   return true;
 }
 
-function classIndexOk(kind: u32, at: usize, what: string): bool {
+function classIndexOk(kind: u32, at: usize, what: Text): bool {
   const c = load<u32>(at);
   if (c < classCount) return true;
   failNum(kind, at, what, c);

@@ -5,7 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-npx asc assembly/index.ts --target release
+# An absolute --config: asc resolves the transform in it from the config's directory, and a
+# relative one loses its "./" and is looked up as a package.
+npx asc assembly/index.ts --config "$PWD/asconfig.json" --target release
 npm run --silent bundle
 node dist/write-schemas.cjs build/schema   # policies/schema is committed: `npm run schemas` writes it
 node web/bundle.mjs build/playground

@@ -1,6 +1,6 @@
 // The release fence.wasm for the tests: build/fence.wasm, rebuilt first when it is missing or
-// older than a source under assembly/ (written beside and renamed, so parallel test files
-// never read half a file).
+// older than a source under assembly/ or the text transform (written beside and renamed, so
+// parallel test files never read half a file).
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -10,14 +10,15 @@ const wasmPath = path.join(root, "build/fence.wasm");
 
 function newestSource(): number {
   const dir = path.join(root, "assembly");
-  return Math.max(...fs.readdirSync(dir).filter((f) => f.endsWith(".ts")).map((f) => fs.statSync(path.join(dir, f)).mtimeMs));
+  const sources = fs.readdirSync(dir).filter((f) => f.endsWith(".ts")).map((f) => path.join(dir, f));
+  return Math.max(...[...sources, path.join(root, "scripts/text-transform.mjs")].map((f) => fs.statSync(f).mtimeMs));
 }
 
 export function fenceWasm(): Uint8Array<ArrayBuffer> {
   const built = fs.existsSync(wasmPath) ? fs.statSync(wasmPath).mtimeMs : 0;
   if (built < newestSource()) {
     const tmp = path.join(root, `build/fence.${process.pid}.wasm`);
-    execFileSync("npx", ["asc", "assembly/index.ts", "--target", "release", "-o", tmp], { cwd: root, stdio: "pipe" });
+    execFileSync("npx", ["asc", "assembly/index.ts", "--config", path.join(root, "asconfig.json"), "--target", "release", "-o", tmp], { cwd: root, stdio: "pipe" });
     fs.renameSync(tmp, wasmPath);
   }
   return new Uint8Array(fs.readFileSync(wasmPath));

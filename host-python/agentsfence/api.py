@@ -355,8 +355,7 @@ class Fence:
         if not payload:
             return session.current_intent
         with self._lock:
-            if session._handle == _CLOSED:
-                raise FenceError(f"session {session.id!r} was dropped")
+            _require_live(session)
             status, record = self._status_call("narrow", (session._handle, len(payload)), payload)
             if status != 0:
                 raise FenceError(f"the narrowing was not applied: {record}")
@@ -371,8 +370,7 @@ class Fence:
         name, arguments = encoded
         text = output.encode("utf-8", "replace")
         with self._lock:
-            if session._handle == _CLOSED:
-                raise FenceError(f"session {session.id!r} was dropped")
+            _require_live(session)
             status, record = self._status_call(
                 "derive", (session._handle, len(name), len(arguments), len(text)), name + arguments + text
             )
@@ -486,8 +484,7 @@ class Fence:
 
     def _budgets(self, session: Session) -> tuple[Budget, ...]:
         with self._lock:
-            if session._handle == _CLOSED:
-                raise FenceError(f"session {session.id!r} was dropped")
+            _require_live(session)
             record = self._checked_invoke("budgets", (session._handle,))
         if record[:1] != b"\x00":
             raise FenceError(f"cannot read the budgets of session {session.id!r}: {record[1:].decode('utf-8', 'replace')}")
@@ -498,8 +495,7 @@ class Fence:
         if not lines:
             return
         with self._lock:
-            if session._handle == _CLOSED:
-                raise FenceError(f"session {session.id!r} was dropped")
+            _require_live(session)
             status, text = self._status_call("budget_restore", (session._handle, len(lines)), lines)
         if status != 0:
             raise FenceError(f"cannot restore the budgets of session {session.id!r}: {text}")
@@ -520,8 +516,7 @@ class Fence:
         encoded = message.encode("utf-8", "replace")
         directory = cwd or self._cwd
         with self._lock:
-            if session._handle == _CLOSED:
-                raise FenceError(f"session {session.id!r} was dropped")
+            _require_live(session)
             try:
                 if self._broken is not None:
                     raise FenceError(f"the evaluator is broken: {self._broken}")
@@ -578,6 +573,10 @@ class Fence:
                                      f"({len(arguments)} bytes: over every limit, or out of memory)")
             except EngineFault as fault:
                 self._recover(fault)
+                if fault.out_of_fuel:
+                    return host_decision(tool_name, "limit_exceeded", f"deciding it took more than the fuel its "
+                                         f"{len(arguments)} bytes of arguments buy; an input can be built to do that, "
+                                         f"so it blocks whatever fail_open says")
                 if self._fails_open(tool_name):
                     return Decision("allow", "fail_open", "", "", "", f"AgentsFence allowed {tool_name}: deciding it failed "
                                     f"({_last_line(str(fault))}) and the policy lets its risk class fail open [fail_open]")
@@ -591,6 +590,11 @@ class Fence:
                     self._decisions.clear()
                 self._decisions[record] = decision
             return decision
+
+
+def _require_live(session: Session) -> None:
+    if session._handle == _CLOSED:
+        raise FenceError(f"session {session.id!r} was dropped")
 
 
 def _parse_decision(record: bytes, tool_name: str) -> Decision:

@@ -63,7 +63,13 @@ _SLOTS_PER_VALUE = ctypes.sizeof(ffi.wasmtime_val_raw_t) // ctypes.sizeof(ctypes
 
 
 class EngineFault(Exception):
-    """A call trapped (fuel, memory, unreachable) or broke the ABI; the instance is unusable."""
+    """A call trapped (fuel, memory, unreachable) or broke the ABI; the instance is unusable.
+    out_of_fuel: the call ran out of the fuel its input bought. Input can be built to do that,
+    so such a fault never fails open (the policy's fail_open is for faults input cannot cause)."""
+
+    def __init__(self, message: str, out_of_fuel: bool = False):
+        super().__init__(message)
+        self.out_of_fuel = out_of_fuel
 
 
 class InputTooLarge(Exception):
@@ -338,15 +344,19 @@ class WasmInstance:
         trap = wasmtime.Trap._from_ptr(self._trap)  # takes ownership of the trap
         self._trap = ctypes.POINTER(ffi.wasm_trap_t)()
         self._trap_address = ctypes.addressof(self._trap)
-        raise EngineFault(f"{export} trapped: {trap.message}")
+        raise EngineFault(f"{export} trapped: {trap.message}", _out_of_fuel(trap))
 
     def _call_public(self, export: str, args: tuple[int, ...], fuel: int) -> int:
         self._store.set_fuel(fuel)
         try:
             result = self._funcs[export](self._store, *args)
         except (wasmtime.Trap, wasmtime.WasmtimeError) as error:
-            raise EngineFault(f"{export} trapped: {error}") from error
+            raise EngineFault(f"{export} trapped: {error}", isinstance(error, wasmtime.Trap) and _out_of_fuel(error)) from error
         return 0 if result is None else result & 0xFFFFFFFF
+
+
+def _out_of_fuel(trap: wasmtime.Trap) -> bool:
+    return trap.trap_code == wasmtime.TrapCode.OUT_OF_FUEL
 
 
 def _check_exports(module: wasmtime.Module) -> None:

@@ -261,7 +261,7 @@ def test_a_trap_blocks_and_the_evaluator_is_rebuilt_with_its_sessions(mock_wasm)
     # The stand-in answers with kind = the session handle: both sessions were reopened, in order.
     assert (first.decide("read", {}).kind, second.decide("read", {}).kind) == ("block", "ask")
     spun = first.decide("spin", {})
-    assert (spun.kind, spun.reason) == ("block", "engine_fault") and "fuel" in spun.message
+    assert (spun.kind, spun.reason) == ("block", "limit_exceeded") and "fuel" in spun.message
     assert fence.rebuilds == 2
 
 

@@ -227,7 +227,7 @@ def test_fuel_running_out_inside_a_decision_blocks_and_the_evaluator_recovers(ma
 
     monkeypatch.setattr(engine.WasmInstance, "decide", starved)
     directive = decide(plugin, "read_file", {"path": "notes.txt"})
-    assert directive["action"] == "block" and "[engine_fault]" in directive["message"] and "fuel" in directive["message"]
+    assert directive["action"] == "block" and "[limit_exceeded]" in directive["message"] and "fuel" in directive["message"]
     monkeypatch.setattr(engine.WasmInstance, "decide", real_decide)
     assert fence.rebuilds == 1
     assert decide(plugin, "read_file", {"path": "notes.txt"}) is None  # rebuilt, with the session's intent

@@ -719,14 +719,28 @@ def test_a_failure_blocks_unless_the_policy_lets_the_risk_class_fail_open(hermes
     manager = load(monkeypatch)
     assert fence_plugin(manager).fence.policy_name == "open-reads"
     user_turn()
+    real_decide = WasmInstance.decide
+
     def trapping(self, *args, **kwargs):
-        raise EngineFault("decide trapped: all fuel consumed")
+        raise EngineFault("decide trapped: wasm trap: unreachable")
 
     monkeypatch.setattr(WasmInstance, "decide", trapping)
     assert "launch in October" in call("read_file", {"path": "notes.txt"})["content"]
     written = call("write_file", {"path": "summary.md", "content": "x"})
     assert "AgentsFence blocked write_file: the evaluator failed (decide trapped" in written["error"]
     assert not Path("summary.md").exists()
+
+    # Input can be built to run the evaluator out of fuel: that never fails open, reads included.
+    def starved(self, *args):
+        monkeypatch.setattr("agentsfence.engine.FUEL_BASE", 2_000)
+        try:
+            return real_decide(self, *args)
+        finally:
+            monkeypatch.setattr("agentsfence.engine.FUEL_BASE", 20_000_000)
+
+    monkeypatch.setattr(WasmInstance, "decide", starved)
+    refused = call("read_file", {"path": "notes.txt"})
+    assert "error" in refused and "[limit_exceeded]" in refused["error"] and "whatever fail_open says" in refused["error"]
 
 
 def test_by_default_every_risk_class_fails_closed(manager, monkeypatch):

@@ -1,0 +1,93 @@
+// The message texts of fence.wasm are UTF-8 bytes (scripts/text-transform.mjs): the transform on a
+// small program, and its effect on the real module. That every message reads as before is shown by
+// the other tests, which compare the evaluator's answers word for word.
+import { describe, expect, it } from "vitest";
+import asc from "assemblyscript/asc";
+import TextTransform from "../../scripts/text-transform.mjs";
+import { fenceWasm } from "./wasm";
+
+const SAY = `
+export type Text = usize;
+export function echo(t: Text): Text { return t; }
+`;
+
+const ENTRY = `
+import { Text, echo } from "./say";
+const TOP: Text = "top";
+function second(n: i32, t: Text): Text { return t; }
+export function top(): Text { return TOP; }
+export function viaImport(): Text { return echo("from another file"); }
+export function positional(): Text { return second(1, "second argument"); }
+export function named(k: i32): Text { return k == 0 ? "zero" : ("other"); }
+export function assigned(k: i32): Text { let t: Text = 0; if (k != 0) t = "assigned"; return t; }
+export function once(): bool { return echo("twice") == second(0, "twice"); }
+export function plain(): usize { return changetype<usize>("plain"); }
+`;
+
+async function compile(sources: Record<string, string>): Promise<{ error: string | null; binary: Uint8Array | null }> {
+  let binary: Uint8Array | null = null;
+  const result = await asc.main(["entry.ts", "--outFile", "entry.wasm", "--runtime", "stub", "-O"], {
+    readFile: (name) => sources[name] ?? null,
+    writeFile: (name, contents) => { if (name.endsWith(".wasm")) binary = contents as Uint8Array; },
+    listFiles: () => [],
+    transforms: [TextTransform],
+  } as Parameters<typeof asc.main>[1]);
+  return { error: result.error ? `${result.error.message}\n${result.stderr.toString()}` : null, binary };
+}
+
+async function instance(): Promise<{ exports: Record<string, (...a: number[]) => number>; text: (at: number) => string; utf16: (at: number) => string }> {
+  const { error, binary } = await compile({ "entry.ts": ENTRY, "say.ts": SAY });
+  expect(error).toBeNull();
+  const { instance } = await WebAssembly.instantiate(binary!);
+  const exports = instance.exports as unknown as Record<string, (...a: number[]) => number> & { memory: WebAssembly.Memory };
+  const bytes = () => new Uint8Array(exports.memory.buffer);
+  return {
+    exports,
+    text: (at) => Buffer.from(bytes().subarray(at + 1, at + 1 + bytes()[at])).toString("latin1"),
+    utf16: (at) => Buffer.from(bytes().subarray(at, at + new DataView(exports.memory.buffer).getUint32(at - 4, true))).toString("utf16le"),
+  };
+}
+
+describe("the text transform", () => {
+  it("stores a literal where a Text is expected as a length byte and its bytes", async () => {
+    const { exports, text, utf16 } = await instance();
+    expect(text(exports.viaImport())).toBe("from another file");
+    expect(text(exports.top())).toBe("top");
+    expect(text(exports.positional())).toBe("second argument");
+    expect(text(exports.named(0))).toBe("zero");
+    expect(text(exports.named(1))).toBe("other");
+    expect(exports.assigned(0)).toBe(0);
+    expect(text(exports.assigned(1))).toBe("assigned");
+    expect(exports.once()).toBe(1);
+    expect(utf16(exports.plain())).toBe("plain"); // not a Text: a string, as before
+  });
+
+  it("refuses a text that is not ASCII or longer than its length byte", async () => {
+    const call = (literal: string) => ({ "entry.ts": `import { Text, echo } from "./say";\nexport function f(): Text { return echo(${JSON.stringify(literal)}); }\n`, "say.ts": SAY });
+    expect((await compile(call("caf\u00e9"))).error).toMatch(/entry\.ts:2: a Text literal must be ASCII: "caf\u00e9"/);
+    expect((await compile(call("x".repeat(256)))).error).toMatch(/entry\.ts:2: a Text literal has at most 255 characters/);
+    expect((await compile(call("x".repeat(255)))).error).toBeNull();
+  });
+
+  it("leaves a string that is not a literal to the compiler, which refuses it as a Text", async () => {
+    const source = `import { Text, echo } from "./say";\nconst s = "not a literal";\nexport function f(): Text { return echo(s); }\n`;
+    expect((await compile({ "entry.ts": source, "say.ts": SAY })).error).toMatch(/not assignable to type 'usize'/);
+  });
+});
+
+describe("fence.wasm", () => {
+  const wasm = Buffer.from(fenceWasm());
+  const utf8 = (s: string) => Buffer.concat([Buffer.from([s.length]), Buffer.from(s, "latin1")]);
+  const utf16 = (s: string) => Buffer.from(s, "utf16le");
+
+  it("holds its messages as UTF-8 texts, without UTF-16 copies", () => {
+    for (const message of ["the call does not fit the input buffer", " bytes is too short for its counts", "a tool with an unreadable name", "TEST_PREFIX"]) {
+      expect(wasm.includes(utf8(message)), message).toBe(true);
+      expect(wasm.includes(utf16(message)), message).toBe(false);
+    }
+  });
+
+  it("fits its 64 KiB budget", () => {
+    expect(wasm.length).toBeLessThanOrEqual(65536);
+  });
+});
