@@ -437,8 +437,8 @@ def _tail_command(options: argparse.Namespace) -> int:
         stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(record.get("time", 0)))
         what = record.get("kind") or record.get("status") or ""
         why = record.get("reason") or record.get("error_type") or ""
-        args = json.dumps(record["args"], ensure_ascii=False) if "args" in record else ""
-        print(f"{record.get('seq')} {stamp} {record.get('event')} {record.get('session')} {record.get('tool')} {what} {why} {args}".rstrip())
+        targets = " ".join(f"{subject}:{value}" for subject, value in record.get("targets", []))
+        print(f"{record.get('seq')} {stamp} {record.get('event')} {record.get('session')} {record.get('tool')} {what} {why} {targets}".rstrip())
     return 0
 
 

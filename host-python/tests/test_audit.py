@@ -16,7 +16,8 @@ from agentsfence.api import Decision, Fence
 from agentsfence.audit import GENESIS, AuditError, AuditLog, argument_shapes, rotated_files, scrub, verify
 from agentsfence.cli import main as cli_main
 
-ALLOW = Decision("allow", "rule_allow", "write-named", "file.write", "write", "AgentsFence allowed write_file")
+ALLOW = Decision("allow", "rule_allow", "write-named", "file.write", "write", "AgentsFence allowed write_file",
+                 targets=(("path", "/u/notes.md"),))
 
 
 def write_records(log: AuditLog, count: int, start: int = 0) -> None:
@@ -279,6 +280,7 @@ def test_audit_verify_and_tail_commands(log_path, capsys):
     assert cli_main(["audit", "tail", str(log_path), "-n", "2"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert len(out) == 2 and out[0].startswith("2 ") and "decision s1 write_file allow rule_allow" in out[0]
+    assert out[1].endswith("rule_allow path:/u/notes.md")  # a record's targets, as the evaluator made them
     tamper(log_path, lambda lines: lines.__delitem__(1))
     assert cli_main(["audit", "verify", str(log_path)]) == 1
     assert "TAMPERED: audit.jsonl:2: record 2 missing before record 3: removed" in capsys.readouterr().out
