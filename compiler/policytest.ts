@@ -19,7 +19,7 @@ export interface CaseResult {
   step?: { number: number; of: number };
   /** Why the case failed; empty when it passed. */
   problems: string[];
-  /** The last call's decision (the failing one's); none when no call was decided. */
+  /** The last call's decision, or the failing step's; none when that step decided no call. */
   decision?: Decision;
 }
 
@@ -95,9 +95,10 @@ export function runPolicyTests(file: string, opts: TestOptions): TestFileResult 
 // state the case did not mean.
 function runCase(fence: Fence, session: number, testCase: TestCase, at: Array<string | number>, parsed: ParsedFile): CaseResult {
   const steps: Step[] = testCase.steps ?? [testCase];
-  let decision: Decision | undefined;
+  let last: Decision | undefined;
   for (const [j, step] of steps.entries()) {
     const problems: string[] = [];
+    let decision: Decision | undefined;
     for (const message of messagesOf(step)) {
       const bound = fence.intent(session, message);
       if (!bound.ok) problems.push(`the intent could not be bound: ${bound.text}`);
@@ -106,13 +107,14 @@ function runCase(fence: Fence, session: number, testCase: TestCase, at: Array<st
       decision = fence.decide(session, step.tool, JSON.stringify(step.args));
       problems.push(...mismatches(step.expect, decision));
       if (decision.reservation !== 0) problems.push(...settle(fence, session, decision.reservation, step.outcome ?? "ran"));
+      last = decision;
     }
     if (problems.length > 0) {
       const failed = testCase.steps === undefined ? { at } : { at: [...at, "steps", j], step: { number: j + 1, of: steps.length } };
       return { name: testCase.name, at: parsed.locate(failed.at), step: failed.step, problems, decision };
     }
   }
-  return { name: testCase.name, at: parsed.locate(at), problems: [], decision };
+  return { name: testCase.name, at: parsed.locate(at), problems: [], decision: last };
 }
 
 // What the host does once the call it let through ran or did not.
