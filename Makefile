@@ -21,7 +21,7 @@ test: setup chromium
 	npx vitest run
 	npm run --silent test:as
 	$(PY) -m pytest -q host-python/tests tests/e2e
-	$(VENV)/bin/agentsfence test policies/tests/*.test.yaml
+	$(VENV)/bin/agentsfence test policies/tests/*.test.yaml examples/*/*.test.yaml
 
 FUZZ_RUNS ?= 20000
 FUZZ_TESTS_NODE := assembly/test/verify.fuzz.test.ts tests/differential.test.ts

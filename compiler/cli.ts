@@ -105,10 +105,12 @@ function report(result: TestFileResult, out: CliOutput): void {
   for (const e of result.errors) out.stderr(line(e, "error"));
   for (const c of result.cases) {
     if (c.problems.length === 0) continue;
-    const { kind, reason, rule } = c.decision;
-    out.stdout(`${c.at.file}:${c.at.line}:${c.at.col}: FAIL ${c.name}\n`);
+    const step = c.step ? ` (step ${c.step.number} of ${c.step.of})` : "";
+    out.stdout(`${c.at.file}:${c.at.line}:${c.at.col}: FAIL ${c.name}${step}\n`);
     for (const problem of c.problems) out.stdout(`    ${problem}\n`);
-    out.stdout(`    decision: ${kind} [${reason}]${rule ? ` by ${rule}` : ""}: ${c.decision.message}\n`);
+    if (c.decision === undefined) continue;
+    const { kind, reason, rule, message } = c.decision;
+    out.stdout(`    decision: ${kind} [${reason}]${rule ? ` by ${rule}` : ""}: ${message}\n`);
   }
 }
 

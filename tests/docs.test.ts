@@ -48,7 +48,11 @@ function runCases(file: string, at: string, policy?: string) {
   expect(result.errors.map(formatDiagnostic), at).toEqual([]);
   const failures = result.cases
     .filter((c) => c.problems.length > 0)
-    .map((c) => `${c.name}: ${c.problems.join("; ")} (got ${c.decision.kind} [${c.decision.reason}] ${c.decision.rule}: ${c.decision.message})`);
+    .map((c) => {
+      const step = c.step ? ` (step ${c.step.number} of ${c.step.of})` : "";
+      const got = c.decision ? ` (got ${c.decision.kind} [${c.decision.reason}] ${c.decision.rule}: ${c.decision.message})` : "";
+      return `${c.name}${step}: ${c.problems.join("; ")}${got}`;
+    });
   expect(failures, at).toEqual([]);
   expect(result.cases.length).toBeGreaterThan(0);
 }

@@ -114,7 +114,7 @@ describe("test", () => {
     expect(status).toBe(1);
     expect(stderr).toBe([
       `${bad}:6:20: error: expect.kind must be one of allow, block, ask (got "deny")`,
-      `${bad}:7:5: error: unknown key "extra" (expected one of name, intent, tool, args, expect)`,
+      `${bad}:7:5: error: unknown key "extra" (expected one of name, intent, tool, args, expect, outcome, steps)`,
       "",
     ].join("\n"));
     expect(stdout).toBe("FAILED: 0 passed, 0 failed, 1 file with errors\n");
@@ -136,5 +136,116 @@ describe("test", () => {
     const { status, stdout } = run("test", "policies/tests/defaults.test.yaml", "--wasm", wasmPath);
     expect(stdout).toMatch(/^ok: \d+ passed, 0 failed\n$/);
     expect(status).toBe(0);
+  });
+});
+
+describe("test: steps in one session", () => {
+  write("budget.yaml", POLICY + "budgets:\n  - {id: one-mail, capability: [email.send], limit: 1}\n");
+  const steps = [
+    "policy: budget.yaml",
+    "cases:",
+    "  - name: one mail per session, and a call that never ran gives its unit back",
+    "    steps:",
+    "      - intent: mail bob@example.com",
+    "        tool: send_mail",
+    "        args: {to: bob@example.com}",
+    "        expect: {kind: allow, rule: named, witness: [bob@example.com]}",
+    "        outcome: cancelled",
+    "      - tool: send_mail",
+    "        args: {to: bob@example.com}",
+    "        expect: {kind: allow}",
+    "      - tool: send_mail",
+    "        args: {to: bob@example.com}",
+    "        expect: {kind: block, reason: budget_exhausted, rule: one-mail, message_contains: one-mail}",
+    "  - name: a later message names another recipient",
+    "    steps:",
+    "      - intent: mail bob@example.com",
+    "        tool: send_mail",
+    "        args: {to: carol@example.com}",
+    "        expect: {kind: block, reason: not_named, witness: [carol@example.com]}",
+    "      - intent: and carol@example.com too",
+    "      - tool: send_mail",
+    "        args: {to: carol@example.com, cc: bob@example.com}",
+    "        expect: {kind: allow, rule: named, witness: [carol@example.com]}",
+    "",
+  ].join("\n");
+
+  it("carries budgets and amendments from step to step and exits 0 when every case holds", () => {
+    const file = write("steps.test.yaml", steps);
+    expect(run("test", file, "--wasm", wasmPath)).toEqual({ status: 0, stdout: "ok: 2 passed, 0 failed\n", stderr: "" });
+  });
+
+  it("names the failing step at its line, with what differed, and exits 1", () => {
+    const file = write(
+      "steps-wrong.test.yaml",
+      steps.replace("outcome: cancelled", "outcome: ran").replace("witness: [carol@example.com]}\n      - intent", "witness: [bob@example.com]}\n      - intent"),
+    );
+    const { status, stdout } = run("test", file, "--wasm", wasmPath);
+    expect(status).toBe(1);
+    expect(stdout.split("\n")).toEqual([
+      `${file}:10:9: FAIL one mail per session, and a call that never ran gives its unit back (step 2 of 3)`,
+      '    kind: expected "allow", got "block"',
+      expect.stringMatching(/^ {4}decision: block \[budget_exhausted\] by one-mail: AgentsFence blocked send_mail: .*one-mail allows 1 call/),
+      `${file}:18:9: FAIL a later message names another recipient (step 1 of 3)`,
+      '    witness: expected ["bob@example.com"], got ["carol@example.com"]',
+      expect.stringMatching(/^ {4}decision: block \[not_named\] by unnamed: /),
+      "FAILED: 0 passed, 2 failed",
+      "",
+    ]);
+  });
+
+  it.each([
+    ["ran", "block"],
+    ["failed", "block"],
+    ["blocked", "allow"],
+    ["cancelled", "allow"],
+  ])("settles a call that %s so that the next one is %s", (outcome, next) => {
+    const file = write(
+      `outcome-${outcome}.test.yaml`,
+      [
+        "policy: budget.yaml",
+        "cases:",
+        "  - name: settled",
+        "    steps:",
+        "      - {intent: mail bob@example.com, tool: send_mail, args: {to: bob@example.com}, expect: {kind: allow}, outcome: " + outcome + "}",
+        "      - {tool: send_mail, args: {to: bob@example.com}, expect: {kind: " + next + "}}",
+        "",
+      ].join("\n"),
+    );
+    expect(run("test", file, "--wasm", wasmPath)).toEqual({ status: 0, stdout: "ok: 1 passed, 0 failed\n", stderr: "" });
+  });
+
+  it("reports steps that are not a message or a call, in file order", () => {
+    const bad = write(
+      "bad-steps.test.yaml",
+      [
+        "policy: budget.yaml",
+        "cases:",
+        "  - name: both",
+        "    tool: send_mail",
+        "    steps: [{intent: hi}]",
+        "  - name: half a call",
+        "    tool: send_mail",
+        "    args: {}",
+        "  - name: steps",
+        "    steps:",
+        "      - {}",
+        "      - {tool: send_mail, args: {}, expect: {kind: block}, outcome: ran}",
+        "      - {intent: hi, outcome: ran}",
+        "",
+      ].join("\n"),
+    );
+    const { status, stdout, stderr } = run("test", bad, "--wasm", wasmPath);
+    expect(status).toBe(1);
+    expect(stderr.split("\n")).toEqual([
+      `${bad}:4:11: error: tool: a case holds steps or one call, not both: move it into a step`,
+      `${bad}:5:12: error: steps: none is a call, so the case tests nothing`,
+      `${bad}:6:5: error: cases[1]: a call needs tool, args and expect (missing expect)`,
+      `${bad}:11:9: error: steps[0]: a step needs intent (a user message), a call (tool, args, expect), or both`,
+      `${bad}:12:69: error: outcome: only a call the fence lets through has one, and this one expects block`,
+      `${bad}:13:31: error: outcome: only a call has one`,
+      "",
+    ]);
+    expect(stdout).toBe("FAILED: 0 passed, 0 failed, 1 file with errors\n");
   });
 });

@@ -228,8 +228,9 @@ def _add_test(commands: argparse._SubParsersAction) -> None:
     from .compiler import node_missing_note
 
     test = _command(commands, "test", "run policy test files (needs Node.js)",
-                    "Run policy test files (docs/policy-tests.md): each case's intent and call are decided "
-                    "by fence.wasm on the compiled policy and compared with the expected decision. Failing "
+                    "Run policy test files (docs/policy-tests.md): each case's intent and call, or its steps "
+                    "in one session, are decided by fence.wasm on the compiled policy and compared with the "
+                    "expected decision. Failing "
                     "cases are printed as FILE:LINE:COL: FAIL NAME with what differed; the last line sums "
                     "up." + node_missing_note(), _test, "Exit status: 0 every case passed, 1 a case failed or a "
                     "file has errors, 2 a bad command line.")
