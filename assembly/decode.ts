@@ -27,19 +27,21 @@ export function strCount(): u32 {
   return load<u32>(section(1));
 }
 
-export function strPtr(i: u32): usize {
+// The address helpers below are @inline: the release build optimizes for size, which leaves
+// them as calls, each a call and a fuel check on every rule test and set lookup.
+@inline export function strPtr(i: u32): usize {
   const s = section(1);
   const count = load<u32>(s);
   return s + 4 + ((<usize>count + 1) << 2) + <usize>load<u32>(s + 4 + ((<usize>i) << 2));
 }
 
-export function strLen(i: u32): u32 {
+@inline export function strLen(i: u32): u32 {
   const at = section(1) + 4 + ((<usize>i) << 2);
   return load<u32>(at + 4) - load<u32>(at);
 }
 
 // ---- SETS ----
-export function setAddr(i: u32): usize {
+@inline export function setAddr(i: u32): usize {
   const s = section(2);
   return s + <usize>load<u32>(s + 4 + ((<usize>i) << 2));
 }
@@ -113,7 +115,7 @@ export function settingValue(key: u32): u32 {
   return load<u32>(section(3) + 8);
 }
 
-function toolAddr(t: u32): usize {
+@inline function toolAddr(t: u32): usize {
   return section(3) + 12 + <usize>t * 12;
 }
 
@@ -205,7 +207,7 @@ export function codeCount(): u32 {
   return load<u32>(section(6));
 }
 
-export function insnAddr(i: u32): usize {
+@inline export function insnAddr(i: u32): usize {
   return section(6) + 4 + ((<usize>i) << 4);
 }
 

@@ -47,7 +47,7 @@ const H_ITEMS: usize = 16;
 const H_ITEMS_BYTES: usize = 20;
 const H_SLOTS_AT: usize = 24;
 
-function field(intent: usize, f: usize): u32 {
+@inline function field(intent: usize, f: usize): u32 {
   return load<u32>(intent + f);
 }
 
@@ -187,7 +187,7 @@ export function intentDerivedHas(intent: usize, subject: u32, p: usize, len: u32
 }
 
 // Bit `cls` of the bitset `which` (0 prohibited, 1 granted, 2 asked) of an intent block.
-function classBit(intent: usize, which: u32, cls: u32): bool {
+@inline function classBit(intent: usize, which: u32, cls: u32): bool {
   const words = field(intent, H_CLASS_WORDS);
   if (cls >= words << 5) return false;
   const at = intent + HEADER + ((<usize>(which * words + (cls >> 5))) << 2);

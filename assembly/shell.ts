@@ -8,6 +8,7 @@
 // fails the call with TARGETS_LIMIT rather than going unread.
 import { NONE, SUBJ_PROGRAM } from "./format";
 import { scratchAlloc } from "./mem";
+import { Text, textLen, textPtr } from "./out";
 import { isAsciiAlpha, isAsciiDigit, fnv1a } from "./bytes";
 import { wordValueHashed } from "./wordset";
 import { findUrl, urlEnd, looksLikeHost } from "./scan";
@@ -255,20 +256,19 @@ function endCommand(f: usize): void {
 
 // ---- small word tests ----
 
-function at(p: usize, i: u32): u32 {
+@inline function at(p: usize, i: u32): u32 {
   return <u32>load<u8>(p + i);
 }
 
-function isWord(p: usize, n: u32, s: string): bool {
-  if (<u32>s.length != n) return false;
-  for (let k: u32 = 0; k < n; k++) if (at(p, k) != <u32>s.charCodeAt(k)) return false;
-  return true;
+// Texts, not strings: a word is compared with bytes, not through charCodeAt's bounds checks.
+function isWord(p: usize, n: u32, s: Text): bool {
+  return textLen(s) == n && startsWithLit(p, n, s);
 }
 
-function startsWithLit(p: usize, n: u32, s: string): bool {
-  const m = <u32>s.length;
+function startsWithLit(p: usize, n: u32, s: Text): bool {
+  const m = textLen(s), q = textPtr(s);
   if (m > n) return false;
-  for (let k: u32 = 0; k < m; k++) if (at(p, k) != <u32>s.charCodeAt(k)) return false;
+  for (let k: u32 = 0; k < m; k++) if (at(p, k) != <u32>load<u8>(q + k)) return false;
   return true;
 }
 

@@ -14,7 +14,7 @@ let pendingStart: u32 = 0;
 let pendingEnd: u32 = 0;
 let pending = false;
 
-function at(p: usize, i: u32): u32 {
+@inline function at(p: usize, i: u32): u32 {
   return <u32>load<u8>(p + i);
 }
 
