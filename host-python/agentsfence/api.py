@@ -205,6 +205,17 @@ class Session:
         reservation holds budget units until it is committed or released."""
         return self._fence._decide(self, tool_name, args, cwd)
 
+    def decide_json(self, tool_name: str, arguments_json: bytes, cwd: str | None = None) -> Decision:
+        """decide, for a host that has the arguments as JSON already (encode_call's text): the
+        evaluator reads the same bytes, and text that is not a JSON object blocks."""
+        if not isinstance(tool_name, str) or not isinstance(arguments_json, bytes):
+            return host_decision(str(tool_name), "bad_arguments", "the call is not a tool name and the bytes of its JSON")
+        try:
+            name = tool_name.encode("utf-8")
+        except UnicodeEncodeError:
+            return host_decision(tool_name, "bad_arguments", "the call cannot be read: a string holds a lone surrogate")
+        return self._fence._decide_encoded(self, tool_name, name, arguments_json, cwd)
+
     def narrow(self, prohibit: list[str], ask: list[str]) -> Intent:
         """Narrows this session's intent (docs/bytecode.md §7.2): the capabilities (or globs) in
         `prohibit` are ruled out, those in `ask` are asked about where the policy would allow.
@@ -549,7 +560,10 @@ class Fence:
         encoded = encode_call(tool_name, args)
         if isinstance(encoded, str):
             return host_decision(str(tool_name), "bad_arguments", encoded)
-        name, arguments = encoded
+        return self._decide_encoded(session, tool_name, *encoded, cwd)
+
+    def _decide_encoded(self, session: Session | None, tool_name: str, name: bytes, arguments: bytes,
+                        cwd: str | None) -> Decision:
         with self._lock:
             if self._broken is not None:
                 return host_decision(tool_name, "engine_fault", f"the evaluator is broken ({_last_line(self._broken)})")

@@ -10,6 +10,7 @@ import pytest
 
 from agentsfence import Decision, Fence, FenceError, Intent
 from agentsfence import data
+from agentsfence.api import encode_call
 
 HOME, CWD = "/home/user", "/home/user/project"
 REQUEST = "Summarize notes.txt into summary.md"
@@ -110,6 +111,19 @@ def test_a_dropped_session_decides_nothing_and_its_id_starts_afresh(fence):
     fresh = fence.session("dropped")
     assert fresh is not session
     assert fresh.decide("write_file", {"path": "summary.md", "content": "x"}).kind == "ask"
+
+
+def test_decide_json_decides_the_same_bytes_as_decide_and_blocks_what_is_not_a_json_object(fence):
+    session = fence.session("json")
+    session.intent(REQUEST)
+    for tool, args in (("write_file", {"path": "summary.md", "content": "x"}), ("terminal", EXFILTRATE),
+                       ("read_file", {"path": "~/.ssh/id_rsa"})):
+        name, arguments = encode_call(tool, args)
+        assert session.decide_json(tool, arguments) == session.decide(tool, args)
+    for text in (b"not json", b"[1]", b'{"path":', b'{"path":"\xff"}'):
+        assert session.decide_json("read_file", text).reason == "bad_arguments"
+    assert session.decide_json("read_file", '{"path":"notes.txt"}').reason == "bad_arguments"  # str, not bytes
+    assert session.decide_json("read_\ud800", b"{}").reason == "bad_arguments"
 
 
 def test_a_call_outside_every_session_decides_with_an_empty_intent(fence):
