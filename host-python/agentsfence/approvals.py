@@ -11,9 +11,11 @@ the gate is never asked again and an allowlist hit the fence did not see granted
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import threading
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Callable, Literal
 
 Scope = Literal["once", "session"]
@@ -113,13 +115,28 @@ class Approvals:
                 del self._pending[ref]
 
 
+@functools.cache
+def hermes_gate() -> ModuleType:
+    """Hermes' tools.approval, imported on first use (an import statement per ask costs more than the
+    check it serves). Outside Hermes it raises ImportError, each time: the caller's call blocks."""
+    from tools import approval
+
+    return approval
+
+
+@functools.cache
+def _env_var_enabled() -> Callable[[str], bool]:
+    from utils import env_var_enabled
+
+    return env_var_enabled
+
+
 def unattended_gate(key: str) -> str | None:
     """Why Hermes' approval gate would answer `plugin_rule:<key>` without asking anyone, or None
     when a human will be asked. Reads the gate's own state in the order _run_approval_gate
     checks it (yolo, allowlist, then no CLI or gateway: cron follows approvals.cron_mode)."""
-    from tools import approval as gate
-    from utils import env_var_enabled
-
+    gate = hermes_gate()
+    env_var_enabled = _env_var_enabled()
     if gate._YOLO_MODE_FROZEN or gate.is_current_session_yolo_enabled():
         return "Hermes' yolo mode would approve it without asking anyone"
     if gate.is_approved(gate.get_current_session_key(), RULE_PREFIX + key):

@@ -52,7 +52,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from .commands import run_cli, setup_cli, slash_fence
 from .errors import FenceError
 from .llm import IntentReader, ReadingFailed, reader_for
-from .approvals import RULE_PREFIX, Approvals, call_reference, rule_key, unattended_gate
+from .approvals import RULE_PREFIX, Approvals, call_reference, hermes_gate, rule_key, unattended_gate
 from .audit import AuditLog
 from .state import SessionRecord, SessionStore, StateCorrupt
 
@@ -187,8 +187,7 @@ def _arguments_json(args: Any) -> bytes:
 
 
 def _on_hermes_allowlist(key: str) -> bool:
-    from tools import approval as gate
-
+    gate = hermes_gate()
     return gate.is_approved(gate.get_current_session_key(), RULE_PREFIX + key)
 
 
@@ -240,10 +239,14 @@ class HermesFence:
         self.approvals = Approvals()
         self._decided_args: dict[str, bytes] = {}  # tool_call_id -> the argument JSON the fence decided on
         self._held: dict[str, list[Held]] = {}  # call reference -> budget reservations awaiting post_tool_call
-        self._shared: dict[str, tuple[Session | None, Decision]] = {}  # call reference -> a decision the other reader needs
+        self._shared: dict[str, tuple[Session | None, Decision, bytes]] = {}  # call reference -> a decision the other reader needs
         self.current_session: str | None = None  # the top-level session of the latest user turn (for /fence)
         self._intents: dict[str, Intent] = {}  # session_id -> what its messages named and ruled out
         self._recent: dict[str, deque[str]] = {}  # session_id -> its latest decision messages
+        # Bound once (a Fence means api is loaded): an import statement per call costs more than the lookup.
+        from .api import encode_call, host_decision
+        self._encode_call = encode_call
+        self._host_decision = host_decision
 
     # ---- hooks ----
 
@@ -284,9 +287,9 @@ class HermesFence:
                              "such calls (no_tool_call_id: block) [no_tool_call_id]")
             started = time.perf_counter_ns()
             if self.settings.plugin_conflicts == "strict":
-                session, decision = self._decide_shared(tool_name, args, task_id, session_id, tool_call_id)
+                session, decision, arguments_json = self._decide_shared(tool_name, args, task_id, session_id, tool_call_id)
             else:
-                session, decision = self._decide(tool_name, args, task_id, session_id)
+                session, decision, arguments_json = self._decide(tool_name, args, task_id, session_id)
             elapsed_us = (time.perf_counter_ns() - started) / 1000
             try:
                 self.audit.decision(session_id or task_id, tool_name, tool_call_id, args, decision, elapsed_us)
@@ -298,10 +301,12 @@ class HermesFence:
                 raise
             if session is not None:
                 with self._lock:
-                    self._recent.setdefault(session.id, deque(maxlen=RECENT_DECISIONS)).append(decision.message)
+                    recent = self._recent.get(session.id)
+                    if recent is None:  # not setdefault: that would build a deque every call
+                        recent = self._recent[session.id] = deque(maxlen=RECENT_DECISIONS)
+                    recent.append(decision.message)
             if decision.kind == "block":
                 return block(decision.message)
-            arguments_json = _arguments_json(args) if tool_call_id or decision.reservation or decision.kind == "ask" else b""
             if tool_call_id:
                 with self._lock:  # compared in post_tool_call: did the call run with what was decided?
                     self._decided_args[tool_call_id] = arguments_json
@@ -451,7 +456,7 @@ class HermesFence:
                 return result
             tool_name = kwargs.get("tool_name", "")
             try:
-                _, decision = self._decide_shared(tool_name, kwargs.get("args"), kwargs.get("task_id", ""),
+                _, decision, _ = self._decide_shared(tool_name, kwargs.get("args"), kwargs.get("task_id", ""),
                                                   kwargs.get("session_id", ""), kwargs.get("tool_call_id", ""))
             except Exception as error:
                 return fault_block(tool_name, error)
@@ -466,7 +471,7 @@ class HermesFence:
         return guarded
 
     def _decide_shared(self, tool_name: str, args: Any, task_id: str, session_id: str,
-                       tool_call_id: str) -> tuple[Session | None, Decision]:
+                       tool_call_id: str) -> tuple[Session | None, Decision, bytes]:
         """With plugin_conflicts: strict, the fence's hook and the guard around another plugin's
         hook both need the decision of one call, in either order: it is made once (so its budget
         unit is reserved once) and the second of them takes it. One never taken is dropped by
@@ -534,20 +539,29 @@ class HermesFence:
         except Exception as error:
             logger.error("AgentsFence could not drop session %s: %s", session_id, error)
 
-    def _decide(self, tool_name: str, args: Any, task_id: str, session_id: str) -> tuple[Session | None, Decision]:
-        from .api import host_decision
-
+    def _decide(self, tool_name: str, args: Any, task_id: str,
+                session_id: str) -> tuple[Session | None, Decision, bytes]:
+        """The call's session and decision, and its argument JSON as Hermes passed them (what
+        post_tool_call compares against); b"" with a block for arguments that are not JSON."""
         session = self._session_for(session_id, task_id)  # first: loading a saved session may find it corrupt
         fault = self._faults.get(session_id or task_id) if session_id or task_id else None
         if fault is not None:
-            return None, host_decision(tool_name, "host_error", f"the user's request could not be read ({fault})")
+            return None, self._host_decision(tool_name, "host_error", f"the user's request could not be read ({fault})"), b""
         if session is None:
             # execute_code's nested calls carry only a task id: one never seen in a user's turn
             # belongs to no request, so there is no intent to decide it against.
-            return None, host_decision(tool_name, "unknown_task", f"the call names no session, and its task id {task_id!r} "
-                                       "belongs to no conversation the fence has seen, so nothing says what the user asked for")
+            return None, self._host_decision(tool_name, "unknown_task", f"the call names no session, and its task id "
+                                             f"{task_id!r} belongs to no conversation the fence has seen, so nothing says "
+                                             "what the user asked for"), b""
         self._describe(tool_name)
-        return session, session.decide(tool_name, with_patch_paths(tool_name, args), self._working_directory(task_id))
+        directory = self._working_directory(task_id)
+        encoded = self._encode_call(tool_name, args)
+        decided = with_patch_paths(tool_name, args)
+        if not isinstance(encoded, tuple):  # decide blocks them (bad_arguments) without reaching the evaluator
+            return session, session.decide(tool_name, decided, directory), b""
+        if decided is args:  # the evaluator reads the very bytes kept for post_tool_call
+            return session, session.decide_json(tool_name, encoded[1], directory), encoded[1]
+        return session, session.decide(tool_name, decided, directory), encoded[1]
 
     def _describe(self, tool_name: str) -> None:
         """Tells the fence, once, the description and parameter schema Hermes' tool registry holds
@@ -614,14 +628,12 @@ class HermesFence:
                 linked = self._children.get(session_id)
             else:
                 linked = self._tasks.get(task_id) if task_id else None
-        if linked is not None:
-            self._alias(task_id, linked)
-            return linked
-        if not session_id:
-            return None
-        session = self._top_session(session_id)
-        self._alias(task_id, session)
-        return session
+        if linked is None:
+            if not session_id:
+                return None
+            linked = self._top_session(session_id)
+        self._alias(task_id, linked)
+        return linked
 
     # ---- saved sessions ----
 
@@ -711,6 +723,7 @@ class HermesFence:
                 logger.error("AgentsFence could not save session %s: %s", session_id, error)
 
     def _alias(self, task_id: str, session: Session) -> None:
-        if task_id:
+        # Read first without the lock (a dict read is atomic): most calls find the link in place.
+        if task_id and self._tasks.get(task_id) is not session:
             with self._lock:
                 self._tasks[task_id] = session

@@ -210,6 +210,7 @@ def test_an_internal_fault_blocks(manager, monkeypatch):
         raise RuntimeError("simulated fault")
 
     monkeypatch.setattr("agentsfence.api.Session.decide", broken)
+    monkeypatch.setattr("agentsfence.api.Session.decide_json", broken)
     result = call("read_file", {"path": "notes.txt"})
     assert "AgentsFence blocked read_file: the fence failed (RuntimeError: simulated fault)" in result["error"]
     assert "content" not in result
@@ -750,6 +751,7 @@ def test_by_default_every_risk_class_fails_closed(manager, monkeypatch):
         raise RuntimeError("simulated fault")
 
     monkeypatch.setattr("agentsfence.api.Session.decide", broken)
+    monkeypatch.setattr("agentsfence.api.Session.decide_json", broken)
     assert "the fence failed (RuntimeError: simulated fault)" in call("read_file", {"path": "notes.txt"})["error"]
     assert not fence_plugin(manager).fence.fails_open("read_file")
 
@@ -835,7 +837,7 @@ def test_a_tool_the_policy_never_named_is_classified_from_hermes_registry_schema
     monkeypatch.setattr(registry, "get_schema", lambda name: asked.append(name) or schemas.get(name))
     user_turn()
     plugin = fence_plugin(manager)
-    _, decision = plugin._decide("acme_notify", {"customer_email": "eve@attacker.example"}, TASK, SESSION)
+    _, decision, _ = plugin._decide("acme_notify", {"customer_email": "eve@attacker.example"}, TASK, SESSION)
     assert decision.capability == "message.send" and "eve@attacker.example" in decision.message
     plugin._decide("acme_notify", {"customer_email": "x@y.example"}, TASK, SESSION)
     assert asked == ["acme_notify"]  # read once per tool
