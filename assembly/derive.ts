@@ -6,7 +6,7 @@
 // (a page a link led to) derives nothing, so an injected page cannot vouch for its own links.
 import { SET_MAX_ARGS_BYTES, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES, SUBJ_PROGRAM } from "./format";
 import { settingValue, intentDeriveCount, intentDeriveClass } from "./decode";
-import { outBegin, outByte, outAscii, outPatchU8, outFinish, Text } from "./out";
+import { outBegin, outByte, outAscii, outPatchU8, outFinish, outFailure, Text } from "./out";
 import { inputPtr, inputHolds } from "./input";
 import { hasPolicy } from "./policy";
 import { sessionSlot, sessionStore, setSessionStore } from "./session";
@@ -15,11 +15,6 @@ import { parseArgs, JSON_OK } from "./json";
 import { targetCount, targetKind, targetPtr, targetLen } from "./targets";
 import { extract } from "./decide";
 import { intentHas, intentDerive, intentWriteSummary } from "./intent";
-
-function failed(why: Text): u32 {
-  outAscii(why);
-  return outFinish();
-}
 
 function derivesFrom(cls: u32): bool {
   const n = intentDeriveCount();
@@ -47,14 +42,14 @@ function notPointedAt(store: usize, cls: u32): Text {
 export function deriveFromOutput(h: i32, nameLen: u32, argsLen: u32, outputLen: u32): u32 {
   outBegin();
   outByte(1);
-  if (!inputHolds(<u64>nameLen + <u64>argsLen + <u64>outputLen)) return failed("the call does not fit the input buffer");
-  if (!hasPolicy()) return failed("no policy is loaded");
+  if (!inputHolds(<u64>nameLen + <u64>argsLen + <u64>outputLen)) return outFailure("the call does not fit the input buffer");
+  if (!hasPolicy()) return outFailure("no policy is loaded");
   const slot = sessionSlot(h);
-  if (slot < 0) return failed("the session is unknown or was closed");
+  if (slot < 0) return outFailure("the session is unknown or was closed");
   const store = sessionStore(slot);
   const name = inputPtr();
   const cls = classifyTool(name, nameLen);
-  if (cls == WORDS_OOM) return failed("out of memory");
+  if (cls == WORDS_OOM) return outFailure("out of memory");
   let why: Text = 0;
   if (argsLen > settingValue(SET_MAX_ARGS_BYTES)) why = "the arguments are over the policy's limit";
   else if (parseArgs(name + nameLen, argsLen, settingValue(SET_MAX_JSON_DEPTH), settingValue(SET_MAX_LEAVES)) != JSON_OK) {
@@ -70,7 +65,7 @@ export function deriveFromOutput(h: i32, nameLen: u32, argsLen: u32, outputLen: 
     return outFinish();
   }
   const derived = intentDerive(store, name + nameLen + argsLen, outputLen);
-  if (derived == 0) return failed("out of memory: the session's intent is unchanged");
+  if (derived == 0) return outFailure("out of memory: the session's intent is unchanged");
   setSessionStore(slot, derived);
   outPatchU8(0, 0);
   outAscii("derived\n");

@@ -5,7 +5,7 @@
 // parameter's role comes from its `format`, else role_map by its name, else by its last word.
 import { ROLE_EMAIL, ROLE_URL, ROLE_DOMAIN, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES } from "./format";
 import { strPtr, strLen, classCapability, classRisk, classifyEntryClass, classifyRoleSet, setFind, settingValue } from "./decode";
-import { outBegin, outByte, outAscii, outBytes, outDecimal, outPatchU8, outFinish, Text, textLen, textPtr } from "./out";
+import { outBegin, outByte, outAscii, outBytes, outDecimal, outPatchU8, outFinish, outFailure, Text, textLen, textPtr } from "./out";
 import { inputPtr, inputHolds } from "./input";
 import { hasPolicy } from "./policy";
 import {
@@ -16,11 +16,6 @@ import { parseArgs, leafCount, leafPath, leafPathLen, leafValue, leafValueLen, l
 import { bytesEqual, equalsAscii, indexOfByte } from "./bytes";
 import { roleName } from "./disasm";
 import { free } from "./mem";
-
-function failed(why: Text): u32 {
-  outAscii(why);
-  return outFinish();
-}
 
 const PROPERTIES: Text = "properties.";
 
@@ -121,34 +116,34 @@ function readProperties(leaves: u32, learn: bool): i32 {
 export function describeTool(nameLen: u32, textLen: u32, schemaLen: u32): u32 {
   outBegin();
   outByte(1);
-  if (!inputHolds(<u64>nameLen + <u64>textLen + <u64>schemaLen)) return failed("the call does not fit the input buffer");
-  if (!hasPolicy()) return failed("no policy is loaded");
+  if (!inputHolds(<u64>nameLen + <u64>textLen + <u64>schemaLen)) return outFailure("the call does not fit the input buffer");
+  if (!hasPolicy()) return outFailure("no policy is loaded");
   const name = inputPtr();
   if (nameLen > DESCRIBED_NAME_MAX) {
     outAscii("the tool name is longer than ");
     outDecimal(DESCRIBED_NAME_MAX);
-    return failed(" bytes");
+    return outFailure(" bytes");
   }
   const schema = name + nameLen + textLen;
   if (schemaLen > 0 && parseArgs(schema, schemaLen, settingValue(SET_MAX_JSON_DEPTH), settingValue(SET_MAX_LEAVES)) != JSON_OK) {
-    return failed("the parameter schema is not a JSON object within the policy's limits");
+    return outFailure("the parameter schema is not a JSON object within the policy's limits");
   }
   const leaves = schemaLen > 0 ? leafCount() : 0;
   let entry = lowestWordEntry(name + nameLen, textLen);
-  if (entry == WORDS_OOM) return failed("out of memory");
+  if (entry == WORDS_OOM) return outFailure("out of memory");
   readProperties(leaves, false);
   const roles = rolesBegin(propertyCount, propertyBytes);
-  if (roles == 0) return failed("out of memory");
+  if (roles == 0) return outFailure("out of memory");
   const fromSchema = readProperties(leaves, true);
   if (fromSchema == WORDS_OOM) {
     free(roles);
-    return failed("out of memory");
+    return outFailure("out of memory");
   }
   entry = better(entry, fromSchema);
   let cls = classifyTool(name, nameLen);
   if (cls == WORDS_OOM) {
     free(roles);
-    return failed("out of memory");
+    return outFailure("out of memory");
   }
   // A tool the policy maps takes its roles from the map: only others learn them.
   if (classSource() == 1 || load<u32>(roles) == 0) {
@@ -156,14 +151,14 @@ export function describeTool(nameLen: u32, textLen: u32, schemaLen: u32): u32 {
     forgetRoles(name, nameLen);
   } else {
     const learned = learnRoles(name, nameLen, roles);
-    if (learned == 2) return failed("too many described tools");
-    if (learned == 3) return failed("out of memory");
+    if (learned == 2) return outFailure("too many described tools");
+    if (learned == 3) return outFailure("out of memory");
   }
   if (!classifiedByPolicy() && entry >= 0) {
     cls = <i32>classifyEntryClass(<u32>entry);
     const learned = learnClass(name, nameLen, <u32>cls);
-    if (learned == 2) return failed("too many described tools");
-    if (learned == 3) return failed("out of memory");
+    if (learned == 2) return outFailure("too many described tools");
+    if (learned == 3) return outFailure("out of memory");
   }
   outPatchU8(0, 0);
   outBytes(strPtr(classCapability(<u32>cls)), strLen(classCapability(<u32>cls)));

@@ -108,6 +108,12 @@ export function outFinish(): u32 {
   return <u32>buf | grew;
 }
 
+// Ends a record whose status byte said it failed with the reason why.
+export function outFailure(why: Text): u32 {
+  outAscii(why);
+  return outFinish();
+}
+
 export function outFailed(): bool {
   return failed;
 }
