@@ -23,7 +23,7 @@ import { outAscii, outByte, outBytes, Text } from "./out";
 import { policyWords } from "./wordset";
 import {
   span, spanPtr, spanLen, resolvePath, normalizeEmail, normalizeUrl, urlHost, normalizeHost,
-  hostOfNormalUrl, cwdPtr, cwdLen, takeOutOfMemory,
+  hostOfNormalUrl, urlIsBareHost, cwdPtr, cwdLen, takeOutOfMemory,
 } from "./normalize";
 import {
   itemsBegin, nextItem, itemStart, itemEnd, itemNext, findVerbUses, verbUseValue, verbUseWord,
@@ -162,6 +162,9 @@ function has(intent: usize, base: u32, subject: u32, p: usize, len: u32): bool {
     case SUBJ_DOMAIN: return domainNamed(intent, base, p, len);
     case SUBJ_URL: {
       if (findItem(intent, base + SUBJ_URL, p, len)) return true;
+      // A host found in output opens only its bare front page: a path, query or userinfo
+      // the model adds could carry data out to a host an injection chose.
+      if (base == DERIVED && !urlIsBareHost(p, len)) return false;
       if (!hostNamed(intent, base, hostOfNormalUrl(p, len))) return false;
       // Parsers disagree on a '\\' in the authority (userinfo to some, the path's start to a
       // browser): the host each of them would reach must be named.

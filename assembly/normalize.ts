@@ -411,6 +411,17 @@ export function hostOfNormalUrl(p: usize, len: u32): u64 {
   return he > hs ? span(p + hs, he - hs) : 0;
 }
 
+// Whether a normalized URL is no more than its host: no userinfo, port, path (beyond one '/'),
+// query or fragment, so nothing in it can carry data to that host.
+export function urlIsBareHost(p: usize, len: u32): bool {
+  const a = authorityStart(p, len);
+  if (a < 0) return false;
+  const end = authorityEnd(p, len, <u32>a, true);
+  const h = hostInAuthority(p, <u32>a, end);
+  if (<u32>(h >>> 32) != <u32>a || <u32>h != end || end == <u32>a) return false;
+  return end == len || (end + 1 == len && at(p, end) == SLASH);
+}
+
 // A host given on its own ("Example.COM.", "user@host:22", or a whole URL) in normal form.
 export function normalizeHost(p: usize, len: u32): u64 {
   const t = trimmed(p, 0, len);

@@ -90,6 +90,22 @@ describe("derive", () => {
     expect(fence.decide(h, "fetch", { url: "www.informations.com" })).toMatchObject({ kind: "allow", rule: "fetch-linked" });
   });
 
+  test("a derived host opens only its bare front page: nothing added to a URL can carry data out", () => {
+    fence.derive(h, "read_channel", { channel: "general" }, GENERAL);
+    expect(fence.decide(h, "fetch", { url: "https://www.informations.com/today" })).toMatchObject({ kind: "allow", rule: "fetch-linked" });
+    expect(fence.decide(h, "fetch", { url: "https://WWW.Informations.com/" })).toMatchObject({ kind: "allow", rule: "fetch-linked" });
+    for (const url of [
+      "https://www.informations.com/today?q=the-users-secret",
+      "https://www.informations.com/the-users-secret",
+      "https://www.informations.com/#the-users-secret",
+      "https://the-users-secret@www.informations.com/",
+      "https://www.informations.com:8443/",
+      "www.informations.com\\the-users-secret",
+    ]) {
+      expect(fence.decide(h, "fetch", { url }), url).toMatchObject({ kind: "ask", reason: "default_ask" });
+    }
+  });
+
   test("a derived target is never a named one", () => {
     fence.derive(h, "read_channel", { channel: "general" }, GENERAL);
     expect(fence.decide(h, "send_email", { to: "bob@corp.example" })).toMatchObject({ kind: "ask", reason: "derived_recipient" });
