@@ -283,8 +283,10 @@ class HermesFence:
         self._reorder()  # before each decision too: a plugin may have been loaded since the last turn
         try:
             if not tool_call_id and self.settings.no_tool_call_id == "block":
-                return block(f"AgentsFence blocked {tool_name}: the call has no tool_call_id, and this fence is set to block "
-                             "such calls (no_tool_call_id: block) [no_tool_call_id]")
+                refused = self._host_decision(tool_name, "no_tool_call_id", "the call has no tool_call_id, and this fence is "
+                                              "set to block such calls (no_tool_call_id: block)")
+                self.audit.decision(session_id or task_id, tool_name, tool_call_id, args, refused, 0.0)
+                return block(refused.message)
             started = time.perf_counter_ns()
             if self.settings.plugin_conflicts == "strict":
                 session, decision, arguments_json = self._decide_shared(tool_name, args, task_id, session_id, tool_call_id)

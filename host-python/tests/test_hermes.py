@@ -615,6 +615,12 @@ def test_calls_without_a_tool_call_id_can_be_blocked_by_setting(hermes_home, mon
     load(monkeypatch)
     user_turn()
     assert "no_tool_call_id: block" in call("read_file", {"path": "notes.txt"})["error"]
+    from agentsfence.audit import verify
+
+    log = hermes_home / "agentsfence" / "audit.jsonl"
+    refused = [json.loads(line) for line in log.read_text().splitlines() if '"no_tool_call_id"' in line]
+    assert [(r["event"], r["kind"], r["tool"]) for r in refused] == [("decision", "block", "read_file")]
+    assert verify(log).ok
     read = json.loads(model_tools.handle_function_call("read_file", {"path": "notes.txt"}, task_id=TASK, session_id=SESSION,
                                                        tool_call_id="call-1"))
     assert "launch in October" in read["content"]
