@@ -207,7 +207,7 @@ def block(message: str) -> Directive:
     return {"action": "block", "message": message}
 
 
-def _message_text(user_message: Any) -> str:
+def message_text(user_message: Any) -> str:
     """The text of the user's message: a string, or the text parts of a multimodal list."""
     if isinstance(user_message, str):
         return user_message
@@ -264,7 +264,7 @@ class HermesFence:
             session = self._top_session(key)
             self._alias(task_id, session)
             self.current_session = key
-            text = _message_text(user_message)
+            text = message_text(user_message)
             directory = self._working_directory(task_id)
             if text:
                 self._intents[key] = session.intent(text, directory)

@@ -161,9 +161,9 @@ def hermes_event(event: dict[str, Any], policy: Path, state: HookState) -> Answe
             "the agentsfence plugin can)")
         return Answer(stdout=json.dumps({"action": "block", "message": message}), status=EXIT_BLOCK)
     if name == "pre_llm_call":
-        from .hermes import _message_text
+        from .hermes import message_text
 
-        text = _message_text(extra.get("user_message"))
+        text = message_text(extra.get("user_message"))
         # A subagent's "user message" is its parent model's goal: it grants nothing.
         if session_id and text and state.parent_of(session_id) is None:
             state.remember(session_id, text, _directory(event))
