@@ -75,19 +75,62 @@ class Budget:
         return max(0, self.limit - self.spent - self.reserved)
 
 
-@dataclass(frozen=True, slots=True)
-class Intent:
-    """What the evaluator bound from the user's message (its summary record, §8)."""
+# The summary record's kinds (§8 `intent`), in Intent's field order.
+_SUMMARY_KINDS = ("email", "url", "domain", "path", "recipient", "name", "prohibit", "grant", "ask")
+_INTENT_FIELDS = ("emails", "urls", "domains", "paths", "recipients", "names", "prohibited", "granted", "asked")
+_VERB_FIELDS = frozenset({6, 7, 8})
 
-    emails: tuple[str, ...] = ()
-    urls: tuple[str, ...] = ()
-    domains: tuple[str, ...] = ()
-    paths: tuple[str, ...] = ()
-    recipients: tuple[str, ...] = ()
-    names: tuple[str, ...] = ()  # people and quoted names, lower-cased: recipients without '#' or '@'
-    prohibited: tuple[tuple[str, str], ...] = ()  # (capability, the verb word that prohibited it)
-    granted: tuple[tuple[str, str], ...] = ()  # (capability, the verb word that granted it)
-    asked: tuple[tuple[str, str], ...] = ()  # (capability, "(model)"): a narrowing turns its allows into asks
+
+class Intent:
+    """What the evaluator bound from the user's messages (its summary record, §8): the e-mail
+    addresses, URLs, domains, paths, recipients and names (people and quoted names, lower-cased:
+    recipients without '#' or '@') they name, and (capability, verb word) pairs they prohibited,
+    granted, or asked about ("(model)": a narrowing turns its allows into asks).
+
+    Immutable. Read from the summary text when a field is first read: every user message is
+    bound, and its fields are read only to show or compare them."""
+
+    __slots__ = ("_summary", "_fields")
+
+    def __init__(self, emails: tuple[str, ...] = (), urls: tuple[str, ...] = (), domains: tuple[str, ...] = (),
+                 paths: tuple[str, ...] = (), recipients: tuple[str, ...] = (), names: tuple[str, ...] = (),
+                 prohibited: tuple[tuple[str, str], ...] = (), granted: tuple[tuple[str, str], ...] = (),
+                 asked: tuple[tuple[str, str], ...] = ()):
+        self._summary = ""
+        self._fields: tuple[tuple[Any, ...], ...] | None = tuple(
+            tuple(v) for v in (emails, urls, domains, paths, recipients, names, prohibited, granted, asked))
+
+    @classmethod
+    def from_summary(cls, summary: str) -> Intent:
+        intent = cls.__new__(cls)
+        intent._summary = summary
+        intent._fields = None
+        return intent
+
+    def _values(self) -> tuple[tuple[Any, ...], ...]:
+        fields = self._fields
+        if fields is None:  # two threads may both parse: same text, same answer
+            fields = self._fields = _parse_summary(self._summary)
+        return fields
+
+    emails = property(lambda self: self._values()[0])
+    urls = property(lambda self: self._values()[1])
+    domains = property(lambda self: self._values()[2])
+    paths = property(lambda self: self._values()[3])
+    recipients = property(lambda self: self._values()[4])
+    names = property(lambda self: self._values()[5])
+    prohibited = property(lambda self: self._values()[6])
+    granted = property(lambda self: self._values()[7])
+    asked = property(lambda self: self._values()[8])
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Intent) and self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return "Intent(" + ", ".join(f"{name}={value!r}" for name, value in zip(_INTENT_FIELDS, self._values())) + ")"
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +172,7 @@ class Amendment:
 
 def _added(before: Intent, after: Intent) -> Intent:
     fields = {name: tuple(v for v in getattr(after, name) if v not in getattr(before, name))
-              for name in Intent.__dataclass_fields__}
+              for name in _INTENT_FIELDS}
     return Intent(**fields)
 
 
@@ -371,7 +414,7 @@ class Fence:
             if status != 0:
                 raise FenceError(f"the narrowing was not applied: {record}")
             session._narrowings.append(payload)
-            session.current_intent = _parse_intent(record)
+            session.current_intent = Intent.from_summary(record)
         return session.current_intent
 
     def _derive(self, session: Session, tool_name: str, args: dict[str, Any], output: str) -> Derivation:
@@ -548,7 +591,7 @@ class Fence:
                 session._fault = str(error)  # a session missing part of its intent would be too lenient
                 raise
             session._messages.append((encoded, directory))
-            intent = _parse_intent(record[1:].decode("utf-8", "replace"))
+            intent = Intent.from_summary(record[1:].decode("utf-8", "replace"))
             if len(session._messages) > 1:  # the first message amends nothing: skip the comparison
                 added = _added(session.current_intent, intent)
                 if added != Intent():
@@ -661,29 +704,22 @@ def _i32(value: int) -> int:
     return value - (1 << 32) if value >= 1 << 31 else value
 
 
-def _parse_intent(summary: str) -> Intent:
-    found: dict[str, list[str]] = {"email": [], "url": [], "domain": [], "path": [], "recipient": [], "name": []}
-    verb_uses: dict[str, list[tuple[str, str]]] = {"prohibit": [], "grant": [], "ask": []}
+def _parse_summary(summary: str) -> tuple[tuple[Any, ...], ...]:
+    """An intent summary record's lines (`kind\tvalue`, `kind\tcapability\tverb`) as Intent's fields."""
+    columns: list[list[Any]] = [[] for _ in _SUMMARY_KINDS]
+    index = {kind: i for i, kind in enumerate(_SUMMARY_KINDS)}
     for line in summary.splitlines():
         kind, _, value = line.partition("\t")
-        if kind in verb_uses:
+        i = index.get(kind)  # other kinds: a newer evaluator's lines; the binding itself lives in the wasm
+        if i is None:
+            continue
+        if i in _VERB_FIELDS:
             capability, _, verb = value.partition("\t")
             # The policy's own words: every session shares one copy of each.
-            verb_uses[kind].append((sys.intern(capability), sys.intern(verb)))
-        elif kind in found:
-            found[kind].append(value)
-        # other kinds: a newer evaluator's summary lines; the binding itself lives in the wasm
-    return Intent(
-        emails=tuple(found["email"]),
-        urls=tuple(found["url"]),
-        domains=tuple(found["domain"]),
-        paths=tuple(found["path"]),
-        recipients=tuple(found["recipient"]),
-        names=tuple(found["name"]),
-        prohibited=tuple(verb_uses["prohibit"]),
-        granted=tuple(verb_uses["grant"]),
-        asked=tuple(verb_uses["ask"]),
-    )
+            columns[i].append((sys.intern(capability), sys.intern(verb)))
+        else:
+            columns[i].append(value)
+    return tuple(tuple(column) for column in columns)
 
 
 _DERIVED_PREFIX = "derived-"

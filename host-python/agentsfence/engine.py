@@ -200,6 +200,9 @@ _call_unchecked = ctypes.CFUNCTYPE(
 _set_fuel = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64)(
     ("wasmtime_context_set_fuel", ffi.dll)
 )
+_memory_data_size = ctypes.CFUNCTYPE(ctypes.c_size_t, ctypes.c_void_p, ctypes.c_void_p)(
+    ("wasmtime_memory_data_size", ffi.dll)
+)
 
 
 def _error_text(error_address: int) -> str:
@@ -224,6 +227,7 @@ class WasmInstance:
         self._instance = instance  # keeps the Func structs below alive
         self._funcs: dict[str, wasmtime.Func] = {name: exports[name] for name in EXPORT_PARAMS}
         self._memory: wasmtime.Memory = exports["memory"]
+        self._memory_address = ctypes.addressof(self._memory._memory)
         self._context = ctypes.cast(self._store._context(), ctypes.c_void_p).value
         self._func_addresses = {name: ctypes.addressof(f._func) for name, f in self._funcs.items()}
         self._decide_address = self._func_addresses["decide"]
@@ -297,7 +301,10 @@ class WasmInstance:
     def call_plain(self, export: str, args: tuple[int, ...]) -> int:
         """Calls an export whose result is a number (a session handle), not a record."""
         result = self._call(export, args, FUEL_BASE)
-        self.refresh_view()  # its result has no bit to say memory grew
+        # Its result has no bit to say memory grew: compare the length (one foreign call; the
+        # base only moves when memory grows).
+        if _memory_data_size(self._context, self._memory_address) != len(self._view):
+            self.refresh_view()
         return result
 
     def _call(self, export: str, args: tuple[int, ...], fuel: int) -> int:
