@@ -18,11 +18,12 @@ reports a torn tail it finds as such, not as tampering.
 
 Several processes may share one Hermes home (a CLI and a gateway): each write holds an
 exclusive flock on the file and re-reads the chain's head when the file changed under it. A
-writer learns that from one fstat of the file it holds: a file another writer appended to has
-another size, one another writer rotated holds `max_bytes` (rotation waits for that; every
-writer has the same `max_bytes`), a deleted one has no link left, and a renamed one a newer
-ctime than mtime (on Linux file systems: a write sets both, a rename only the ctime). Only
-then does it look the path up again.
+writer learns that from the size of the file it holds (one lseek: an fstat after a write costs
+eight times as much): a file another writer appended to has another size, and one another writer
+rotated holds `max_bytes` (rotation waits for that; every writer has the same `max_bytes`). A
+file deleted or renamed by hand is found by looking the path up (is it still the inode held?)
+at most `link_check_seconds` apart. The records written in between went to the file it held:
+kept in a renamed one, gone with a deleted one (as everything before them was).
 
 Redaction is the policy's: a decision's record holds the call's targets as the evaluator made
 them under the policy's roles (`"targets"`: [subject, normal form] pairs, docs/bytecode.md §8.1:
@@ -58,6 +59,7 @@ if TYPE_CHECKING:
 
 GENESIS = "0" * 64
 DEFAULT_MAX_BYTES = 16 * 1024 * 1024
+LINK_CHECK_SECONDS = 1.0  # how often a writer looks for its file deleted or renamed by hand
 MAX_VALUE_CHARS = 512  # longer target text is cut: the record says how long it was
 _HASH_TAIL = re.compile(r',"hash":"([0-9a-f]{64})"}$')
 
@@ -99,35 +101,35 @@ def scrub(text: str) -> str:
 
 
 def _shape(value: Any) -> str:
-    """A value as its type and size: nothing of its content."""
+    """A value as its type and size, as JSON text: nothing of its content."""
     if isinstance(value, str):
-        return f"str, {len(value)} chars"
+        return f'"str, {len(value)} chars"'
     if isinstance(value, (bytes, bytearray)):
-        return f"bytes, {len(value)} bytes"
+        return f'"bytes, {len(value)} bytes"'
     if isinstance(value, (list, tuple, dict, set, frozenset)):
-        return f"{type(value).__name__}, {len(value)} items"
-    return type(value).__name__
+        return f'"{type(value).__name__}, {len(value)} items"'
+    return encode_basestring(type(value).__name__)
 
 
 MAX_ARGUMENTS = 256  # argument names a record lists; more are counted
 
 
-def argument_shapes(args: Any) -> dict[str, str] | str:
-    """What a record holds of a call's arguments: each one's name and shape (`_shape`)."""
+@functools.lru_cache(maxsize=4096)
+def _name(key: str) -> str:
+    """An argument's name as JSON text (cut to 64 characters); tools reuse a few names."""
+    return encode_basestring(key[:64])
+
+
+def argument_shapes(args: Any) -> str:
+    """What a record holds of a call's arguments, as JSON text: each one's name and shape
+    (`_shape`), or the shape alone of arguments that are not an object."""
     if not isinstance(args, dict):
         return _shape(args)
-    shapes = {(key[:64] if isinstance(key, str) else f"[{type(key).__name__} key]"): _shape(value)
-              for key, value in itertools.islice(args.items(), MAX_ARGUMENTS)}
+    fields = [f"{_name(key) if isinstance(key, str) else _name(f'[{type(key).__name__} key]')}:{_shape(value)}"
+              for key, value in (args.items() if len(args) <= MAX_ARGUMENTS else itertools.islice(args.items(), MAX_ARGUMENTS))]
     if len(args) > MAX_ARGUMENTS:
-        shapes["[more]"] = f"{len(args) - MAX_ARGUMENTS} arguments"
-    return shapes
-
-
-def _shapes_json(shapes: dict[str, str] | str) -> str:
-    q = encode_basestring
-    if isinstance(shapes, str):
-        return q(shapes)
-    return "{" + ",".join(f"{q(name)}:{q(shape)}" for name, shape in shapes.items()) + "}"
+        fields.append(f'"[more]":"{len(args) - MAX_ARGUMENTS} arguments"')
+    return "{" + ",".join(fields) + "}"
 
 
 @functools.lru_cache(maxsize=1024)
@@ -151,10 +153,12 @@ class AuditError(OSError):
 class AuditLog:
     """Appends records to one chain; thread-safe, and safe beside other processes."""
 
-    def __init__(self, path: Path, max_bytes: int = DEFAULT_MAX_BYTES):
+    def __init__(self, path: Path, max_bytes: int = DEFAULT_MAX_BYTES, link_check_seconds: float = LINK_CHECK_SECONDS):
         self.path = Path(path)
         self._path_text = str(self.path)  # os.stat of a str skips the Path conversion on every write
         self.max_bytes = max_bytes
+        self.link_check_seconds = link_check_seconds
+        self._next_link_check = 0.0  # time.monotonic() of the next fstat for a deletion or rename
         self._lock = threading.Lock()
         self._fd: int | None = None
         self._inode: int | None = None
@@ -167,7 +171,7 @@ class AuditLog:
     def decision(self, session: str, tool: str, tool_call_id: str, args: Any, decision: Decision, elapsed_us: float) -> None:
         q = encode_basestring
         self._append(f'"event":"decision","session":{q(session)},"tool":{q(tool)},"call":{q(tool_call_id)},'
-                     f'{_decision_fields(decision)},"args":{_shapes_json(argument_shapes(args))},"us":{elapsed_us:.1f}')
+                     f'{_decision_fields(decision)},"args":{argument_shapes(args)},"us":{elapsed_us:.1f}')
 
     def event(self, event: str, session: str, tool: str, tool_call_id: str = "", **details: Any) -> None:
         q = encode_basestring
@@ -213,21 +217,20 @@ class AuditLog:
     def _sync_head(self, fd: int) -> int:
         """Under the flock: follows a rotation by another process, and re-reads the last record
         when the file is not as we left it (another writer, or a torn tail)."""
-        held = os.fstat(fd)
-        if (held.st_size == self._size and held.st_size < self.max_bytes and held.st_nlink
-                and held.st_ctime_ns == held.st_mtime_ns):
+        size = os.lseek(fd, 0, os.SEEK_END)
+        if size == self._size and size < self.max_bytes and time.monotonic() < self._next_link_check:
             return fd  # as our last write left it (the module's docstring says why that is enough)
         try:
             current = os.stat(self._path_text).st_ino
         except FileNotFoundError:
             current = None
+        self._next_link_check = time.monotonic() + self.link_check_seconds
         if current != self._inode:
             os.close(fd)
             self._fd = None
             fd = self._open()
             fcntl.flock(fd, fcntl.LOCK_EX)
-            held = os.fstat(fd)
-        size = held.st_size
+            size = os.lseek(fd, 0, os.SEEK_END)
         if size == self._size:
             return fd
         tail, torn = _read_tail(fd, size)

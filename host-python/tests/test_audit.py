@@ -85,7 +85,7 @@ def test_writers_follow_a_rotation_another_writer_made(log_path):
 
 
 def test_a_writer_follows_its_file_deleted_or_moved_by_hand(log_path):
-    log = AuditLog(log_path)
+    log = AuditLog(log_path, link_check_seconds=0)  # looks at every write
     write_records(log, 2)
     log_path.unlink()  # the open file has no link left: the next record starts a new file
     write_records(log, 1, start=2)
@@ -94,6 +94,20 @@ def test_a_writer_follows_its_file_deleted_or_moved_by_hand(log_path):
     log_path.rename(moved)  # its ctime moves past its mtime: the writer looks the path up again
     write_records(log, 1, start=3)
     assert len(lines_of(moved)) == 1 and [json.loads(line)["call"] for line in lines_of(log_path)] == ["call-3"]
+
+
+def test_a_file_moved_by_hand_is_followed_within_the_link_check_interval(log_path, monkeypatch):
+    clock = [1000.0]
+    monkeypatch.setattr("agentsfence.audit.time.monotonic", lambda: clock[0])
+    log = AuditLog(log_path, link_check_seconds=1.0)
+    write_records(log, 1)
+    moved = log_path.with_name("kept.jsonl")
+    log_path.rename(moved)
+    write_records(log, 1, start=1)  # within the second: still into the file it holds, now kept.jsonl
+    clock[0] += 1.0
+    write_records(log, 1, start=2)
+    assert [json.loads(line)["call"] for line in lines_of(moved)] == ["call-0", "call-1"]
+    assert [json.loads(line)["call"] for line in lines_of(log_path)] == ["call-2"]
 
 
 def tamper(path: Path, change) -> None:
@@ -250,11 +264,12 @@ def test_secrets_in_targets_are_scrubbed_and_content_is_never_written(log_path, 
 
 def test_a_fault_records_no_targets_and_every_value_as_its_shape(log_path):
     odd = {"path": b"\xff", "to": {1, 2}, "url": float("nan"), "command": "x" * 5000, 3: "key", "mode": ["a"] * 1000}
-    assert argument_shapes(odd) == {"path": "bytes, 1 bytes", "to": "set, 2 items", "url": "float", "command": "str, 5000 chars",
+    assert json.loads(argument_shapes(odd)) == {"path": "bytes, 1 bytes", "to": "set, 2 items", "url": "float", "command": "str, 5000 chars",
                                     "[int key]": "str, 3 chars", "mode": "list, 1000 items"}
-    assert argument_shapes("not a dict") == "str, 10 chars"
+    assert json.loads(argument_shapes("not a dict")) == "str, 10 chars"
     many = {f"a{i}": i for i in range(300)}
-    assert len(argument_shapes(many)) == 257 and argument_shapes(many)["[more]"] == "44 arguments"
+    shapes = json.loads(argument_shapes(many))
+    assert len(shapes) == 257 and shapes["[more]"] == "44 arguments" and shapes["a0"] == "int"
     fault = Decision("block", "bad_arguments", "", "", "", "AgentsFence blocked t: the arguments are not JSON [bad_arguments]")
     AuditLog(log_path).decision("s", "t", "", odd, fault, 0.0)
     record = json.loads(log_path.read_text())
