@@ -203,6 +203,10 @@ def move_first(ctx: Any, callback: Callable[..., Directive]) -> None:
         logger.warning("AgentsFence could not move its pre_tool_call hook first: %s", error)
 
 
+# os.path.isabs costs a call into posixpath per tool call; on POSIX it is this prefix test.
+_is_absolute: Callable[[str], bool] = (lambda path: path.startswith("/")) if os.sep == "/" else os.path.isabs
+
+
 def block(message: str) -> Directive:
     return {"action": "block", "message": message}
 
@@ -301,23 +305,24 @@ class HermesFence:
                 if decision.reservation and session is not None:
                     session.release(decision.reservation)
                 raise
-            if session is not None:
-                with self._lock:
+            kind = decision.kind
+            with self._lock:
+                if session is not None:
                     recent = self._recent.get(session.id)
                     if recent is None:  # not setdefault: that would build a deque every call
                         recent = self._recent[session.id] = deque(maxlen=RECENT_DECISIONS)
                     recent.append(decision.message)
-            if decision.kind == "block":
-                return block(decision.message)
-            if tool_call_id:
-                with self._lock:  # compared in post_tool_call: did the call run with what was decided?
+                if tool_call_id and kind != "block":
+                    # compared in post_tool_call: did the call run with what was decided?
                     self._decided_args[tool_call_id] = arguments_json
+            if kind == "block":
+                return block(decision.message)
             call_ref = call_reference(tool_call_id, session_id or task_id, tool_name, arguments_json) \
                 if decision.reservation or decision.kind == "ask" else ""
             if decision.reservation and session is not None:
                 with self._lock:  # settled by this call's post_tool_call, or at the end of its turn
                     self._held.setdefault(call_ref, []).append(Held(session, decision.reservation, session_id, task_id))
-            if decision.kind == "allow":
+            if kind == "allow":
                 return None
             directive = self._ask(decision, session.id if session is not None else "", tool_name, arguments_json, call_ref)
             if directive is not None and directive["action"] == "block":
@@ -615,21 +620,21 @@ class HermesFence:
                     return None
             self._session_cwd = get_session_cwd
         candidate = self._session_cwd(task_id or "default")
-        if candidate and os.path.isabs(candidate):
+        if candidate and _is_absolute(candidate):
             return candidate
         candidate = os.environ.get("TERMINAL_CWD")  # read only when the task has no cwd of its own
-        if candidate and os.path.isabs(candidate):
+        if candidate and _is_absolute(candidate):
             return candidate
         return os.getcwd()
 
     # ---- links ----
 
     def _session_for(self, session_id: str, task_id: str) -> Session | None:
-        with self._lock:
-            if session_id:
-                linked = self._children.get(session_id)
-            else:
-                linked = self._tasks.get(task_id) if task_id else None
+        # Read without the lock: a dict read is atomic, and the lock guards the writes.
+        if session_id:
+            linked = self._children.get(session_id)
+        else:
+            linked = self._tasks.get(task_id) if task_id else None
         if linked is None:
             if not session_id:
                 return None
@@ -642,9 +647,7 @@ class HermesFence:
     def _top_session(self, session_id: str) -> Session:
         """The fence session of a top-level Hermes session, restored from its saved record the
         first time this process sees it (a resumed session keeps its intent and grants)."""
-        with self._lock:
-            known = session_id in self._records
-        if not known:
+        if session_id not in self._records:  # an atomic read; the record is added under the lock
             try:
                 record = self.store.load(session_id) or SessionRecord(session_id)
             except StateCorrupt as error:
