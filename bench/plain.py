@@ -12,7 +12,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
-from workloads import CWD, HOME
+from workloads import CWD, HOME, rule_recipient
 
 CREDENTIAL_DIRS = ("~/.ssh", "~/.aws", "~/.gnupg", "~/.config/gcloud", "~/.azure", "~/.kube", "~/.docker/config.json",
                    "~/.netrc", "~/.git-credentials", "~/.npmrc", "~/.pypirc", "~/.config/gh", "~/.hermes/.env",
@@ -199,3 +199,19 @@ class ScaledLists:
             listed = all(any(a in self.directories for a in ancestors(p)) for p in facts.paths)
             return "allow" if listed else "ask"
         return "ask"
+
+
+class ScaledRules:
+    """One rule per MCP send tool, by hand: a dict from both spellings of the tool's name to the
+    one address it may write to."""
+
+    def __init__(self, n: int):
+        self.allowed: dict[str, str] = {}
+        for i in range(n):
+            address = rule_recipient(i)
+            self.allowed[f"mcp__svc{i}__send"] = self.allowed[f"mcp_svc{i}_send"] = address
+
+    def decide(self, tool: str, args: dict[str, Any]) -> str:
+        address = self.allowed.get(tool)
+        to = args.get("to")
+        return "allow" if address is not None and isinstance(to, str) and to.strip().lower() == address else "ask"

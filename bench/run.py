@@ -109,6 +109,16 @@ def scaled_rows(n: int, notes: list[str], opa_cache: dict[str, bytes]) -> dict[s
     return rows
 
 
+def rule_rows(n: int, notes: list[str]) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as scratch:
+        source = Path(scratch) / f"rules-{n}.yaml"
+        source.write_text(workloads.scaled_rules_policy_yaml(n))
+        session = _fence(compile_policy([source])).session("s")
+    notes.append("the rules workload runs the fence and hand-written Python only: the allow-list tables put Cedar "
+                 "and OPA beside them")
+    return {FENCE_ROW: lambda tool, args: session.decide(tool, args).kind, "6 hand-written Python": plain.ScaledRules(n).decide}
+
+
 def agreement(rows: dict[str, Any], calls: tuple[workloads.Call, ...]) -> dict[str, list[str]]:
     """For each row, the calls on which its decision differs from the fence's."""
     def kind(value: Any) -> str:
@@ -215,6 +225,9 @@ def main() -> None:
         report["workloads"].append(workload(f"Allow-lists of {n:,} recipients, domains and directories",
                                             scaled_rows(n, notes, opa_cache), workloads.scaled_calls(n),
                                             max(20, rounds // 10)))  # Cedar at 100,000 takes ~50 ms a call
+    for n in workloads.SCALES:
+        report["workloads"].append(workload(f"{n:,} rules, one per MCP send tool", rule_rows(n, notes),
+                                            workloads.scaled_rule_calls(n), max(20, rounds // 10)))
     report["intent"] = intent_rows(20 if options.quick else 500)
     report["startup"] = measure_startup(2 if options.quick else 7)
     print("\n## Start-up (fresh interpreter; median of runs)")

@@ -104,6 +104,30 @@ rules:
 """
 
 
+def rule_recipient(i: int) -> str:
+    return f"user{i}@corp{i % 97}.example"
+
+
+def scaled_rules_policy_yaml(n: int) -> str:
+    """`n` MCP servers, each with a send tool of its own capability and one rule that allows it
+    to write to one address: `n` tool entries and `n` rules, not one long list."""
+    tools = "\n".join(f"  - {{mcp: {{server: svc{i}, tool: send}}, capability: svc{i}.send, risk: send, args: {{to: email}}}}"
+                      for i in range(n))
+    rules = "\n".join(f'  - {{id: svc{i}-send, effect: allow, capability: [svc{i}.send], when: {{email: {{in: ["{rule_recipient(i)}"]}}}}}}'
+                      for i in range(n))
+    return f"version: 1\nname: bench-rules-{n}\ndefaults: {{\"*\": ask}}\ntools:\n{tools}\nrules:\n{rules}\n"
+
+
+def scaled_rule_calls(n: int) -> tuple[Call, ...]:
+    """The last rule's tool and address, a middle tool with another address, a tool no rule names."""
+    last, middle = n - 1, n // 2
+    return (
+        Call("last rule, its address", f"mcp__svc{last}__send", {"to": rule_recipient(last), "body": "hi"}),
+        Call("middle rule, another address", f"mcp__svc{middle}__send", {"to": rule_recipient(last), "body": "hi"}),
+        Call("no rule's tool", "mcp__other__send", {"to": rule_recipient(last), "body": "hi"}),
+    )
+
+
 def intent_text(size: int) -> str:
     """A user message of about `size` bytes, with addresses, paths and URLs the binder reads."""
     sentence = ("Please review src/module{i}.py and send the summary to dev{i}@example.com, "

@@ -31,6 +31,14 @@ function globToRegExp(pattern: string): RegExp {
   return new RegExp(`^${source}$`);
 }
 
+// A policy tests one pattern against many names (every class, every tool): compile it once.
+const compiled = new Map<string, RegExp>();
+
 export function globMatches(pattern: string, value: string): boolean {
-  return globToRegExp(pattern).test(value);
+  let regExp = compiled.get(pattern);
+  if (regExp === undefined) {
+    regExp = globToRegExp(pattern);
+    compiled.set(pattern, regExp);
+  }
+  return regExp.test(value);
 }

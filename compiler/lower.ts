@@ -139,21 +139,20 @@ export function lowerPolicy(files: CheckedFile[], name: string): PolicyIR {
     defaultEffect: merged.defaults.get(risk) ?? merged.defaults.get("*") ?? "ask",
   }));
   const reach = toolReach(tools, exactTools, globTools, entryClasses);
-  const rules = merged.rules.map((rule) => lowerRule(rule, classList, reach));
+  const byCapability = capabilityIndex(classList);
+  const rules = merged.rules.map((rule) => lowerRule(rule, classList, byCapability, reach));
   const budgets: BudgetIR[] = merged.budgets.map(({ value, file, path }) => ({
     id: value.id,
     limit: value.limit,
     at: file.locate(path),
     idAt: file.locate([...path, "id"]),
-    classes: indicesWhere(classList, (c) =>
-      (!value.capability || value.capability.some((g) => globMatches(g, c.capability))) &&
-      (!value.risk || value.risk.includes(c.risk))),
+    classes: selectClasses(classList, byCapability, value.capability, (c) => !value.risk || value.risk.includes(c.risk)),
   }));
 
   const intentVerbs = merged.intent.verbs ?? [];
   const verbs: IntentVerbIR[] = intentVerbs.map(({ value, file, path }) => ({
     capabilities: value.capabilities.map((pattern, j) => ({ pattern, at: file.locate([...path, "capabilities", j]) })),
-    classes: indicesWhere(classList, (c) => value.capabilities.some((g) => globMatches(g, c.capability))),
+    classes: selectClasses(classList, byCapability, value.capabilities, () => true),
   }));
   const shell = { ...DEFAULT_SHELL, ...merged.shell };
   const limits = { ...DEFAULT_LIMITS, ...merged.limits };
@@ -174,7 +173,7 @@ export function lowerPolicy(files: CheckedFile[], name: string): PolicyIR {
       negations: unique((merged.intent.negations ?? []).map(asciiLower)),
       nothingWords: unique((merged.intent.nothing_words ?? []).map(asciiLower)),
       negationCancels: unique((merged.intent.negation_cancels ?? []).map(asciiLower)),
-      deriveFrom: indicesWhere(classList, (c) => (merged.intent.derive_from ?? []).some((g) => globMatches(g, c.capability))),
+      deriveFrom: selectClasses(classList, byCapability, merged.intent.derive_from ?? [], () => true),
       fileExtensions: unique((merged.intent.file_extensions ?? []).map((e) => asciiLower(e.replace(/^\./, "")))),
       verbs,
       words: firstWins(wordsOf(intentVerbs.map(({ value }) => value))),
@@ -249,7 +248,8 @@ function toolReach(
   };
 }
 
-function lowerRule({ value: rule, file, path }: Located<Rule>, classes: ClassIR[], reach: ToolReach): RuleIR {
+function lowerRule({ value: rule, file, path }: Located<Rule>, classes: ClassIR[], byCapability: CapabilityIndex,
+  reach: ToolReach): RuleIR {
   return {
     id: rule.id,
     effect: rule.effect,
@@ -257,11 +257,8 @@ function lowerRule({ value: rule, file, path }: Located<Rule>, classes: ClassIR[
     message: rule.message ?? null,
     at: file.locate(path),
     idAt: file.locate([...path, "id"]),
-    classes: indicesWhere(classes, (c, i) =>
-      (!rule.capability || rule.capability.some((g) => globMatches(g, c.capability))) &&
-      (!rule.risk || rule.risk.includes(c.risk)) &&
-      (!rule.tool || reach(rule.tool, i)),
-    ),
+    classes: selectClasses(classes, byCapability, rule.capability, (c, i) =>
+      (!rule.risk || rule.risk.includes(c.risk)) && (!rule.tool || reach(rule.tool, i))),
     tools: rule.tool ?? null,
     conditions: Object.entries(rule.when ?? {}).flatMap(([key, predicate]) => {
       const { subject, arg } = subjectOf(key);
@@ -332,6 +329,35 @@ function firstWins<T>(pairs: Array<[string, T]>): Array<[string, T]> {
 
 function unique(values: string[]): string[] {
   return [...new Set(values)];
+}
+
+/** The classes of each capability, so a selector that names one exactly finds its classes
+ * without testing every class (a policy may map thousands of MCP tools). */
+type CapabilityIndex = Map<string, number[]>;
+
+function capabilityIndex(classes: ClassIR[]): CapabilityIndex {
+  const index: CapabilityIndex = new Map();
+  classes.forEach(({ capability }, i) => {
+    const found = index.get(capability);
+    if (found) found.push(i);
+    else index.set(capability, [i]);
+  });
+  return index;
+}
+
+/** In ascending order, the classes whose capability one of `patterns` matches (every class when
+ * there are no patterns) and that `keep` keeps. */
+function selectClasses(classes: ClassIR[], byCapability: CapabilityIndex, patterns: string[] | undefined,
+  keep: (c: ClassIR, index: number) => boolean): number[] {
+  let candidates: number[];
+  if (patterns === undefined) {
+    candidates = classes.map((_, i) => i);
+  } else if (patterns.some(isGlob)) {
+    candidates = indicesWhere(classes, (c) => patterns.some((g) => globMatches(g, c.capability)));
+  } else {
+    candidates = [...new Set(patterns.flatMap((p) => byCapability.get(p) ?? []))].sort((a, b) => a - b);
+  }
+  return candidates.filter((i) => keep(classes[i], i));
 }
 
 function indicesWhere<T>(items: T[], keep: (item: T, index: number) => boolean): number[] {

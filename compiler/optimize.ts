@@ -89,13 +89,17 @@ export function optimize(ir: PolicyIR): Plan {
     failOpen: pool.keys(ir.failOpen),
   };
   const ruleTests = ir.rules.map((rule) => testsOf(rule, pool));
+  // Each class's rules in effect order, then policy order: one pass over the rules' classes
+  // (a policy may hold thousands of rules and classes).
+  const rulesOf: RulePlan[][] = ir.classes.map(() => []);
+  for (const effect of EFFECT_ORDER) {
+    ir.rules.forEach((rule, r) => {
+      if (rule.effect !== effect) return;
+      for (const c of new Set(rule.classes)) rulesOf[c].push({ rule: r, tests: ruleTests[r] });
+    });
+  }
   const classes = ir.classes.map((cls, c): ClassPlan => {
-    const rules: RulePlan[] = [];
-    for (const effect of EFFECT_ORDER) {
-      ir.rules.forEach((rule, r) => {
-        if (rule.effect === effect && rule.classes.includes(c)) rules.push({ rule: r, tests: ruleTests[r] });
-      });
-    }
+    const rules = rulesOf[c];
     // A rule without tests always decides: the rules after it can never run.
     const unconditional = rules.findIndex((r) => r.tests.length === 0);
     if (unconditional >= 0) rules.length = unconditional + 1;

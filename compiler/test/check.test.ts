@@ -270,6 +270,34 @@ describe("rules that can never decide", () => {
     ]);
   });
 
+  it("finds the first rule that holds among thousands on one class, whichever of its conditions matches", () => {
+    const many = Array.from({ length: 3000 }, (_, i) =>
+      `  - {id: r${i}, effect: ask, capability: [email.send], when: {email: {in: [u${i}@x.example]}}}`);
+    expect(warningsOf(policy(
+      ...many,
+      "  - {id: wide, effect: ask, capability: [email.send], when: {email: {in: [u1@x.example, u2@x.example, v@x.example]}}}",
+      // its value test is its second condition, and only "wide" holds all of its values
+      "  - {id: later, effect: ask, capability: [email.send], when: {args.to: {present: true}, email: {in: [v@x.example, u2@x.example]}}}",
+      // its first value is in r7's list, and r7 comes before "wide"
+      "  - {id: seventh, effect: ask, capability: [email.send], when: {email: {in: [u7@x.example]}}}",
+    ))).toEqual([
+      'policies/x.yaml:3007:5: rule "later" can never decide: rule "wide" (policies/x.yaml:3006:5) comes before it and holds whenever it does',
+      'policies/x.yaml:3008:5: rule "seventh" can never decide: rule "r7" (policies/x.yaml:13:5) comes before it and holds whenever it does',
+    ]);
+  });
+
+  it("tries an earlier rule whose first condition is not a value test on every later rule", () => {
+    expect(warningsOf(policy(
+      "  - {id: named, effect: ask, capability: [email.send], when: {email: {in_intent: true}, args.to: {present: true}}}",
+      "  - {id: others, effect: ask, capability: [email.send], when: {email: {not: {in: [a@x.example]}}}}",
+      "  - {id: later, effect: ask, capability: [email.send], when: {args.to: {present: true}, email: {in_intent: true}}}",
+      "  - {id: outside, effect: ask, capability: [email.send], when: {email: {not: {in: [a@x.example, b@x.example]}}}}",
+    ))).toEqual([
+      'policies/x.yaml:8:5: rule "later" can never decide: rule "named" (policies/x.yaml:6:5) comes before it and holds whenever it does',
+      'policies/x.yaml:9:5: rule "outside" can never decide: rule "others" (policies/x.yaml:7:5) comes before it and holds whenever it does',
+    ]);
+  });
+
   it("warns about a rule whose conditions contradict each other", () => {
     expect(warningsOf(policy(
       "  - id: never",
