@@ -45,6 +45,8 @@ _CLOSED = -1  # handle of a dropped session
 
 @dataclass(frozen=True, slots=True)
 class Decision:
+    """The evaluator's answer for one call (§8.1 decision record)."""
+
     kind: DecisionKind
     reason: str
     rule: str
@@ -112,6 +114,8 @@ class TraceStep:
 
 @dataclass(frozen=True, slots=True)
 class Trace:
+    """How the evaluator classified a call and every test it ran deciding it (§8 `explain`)."""
+
     capability: str
     risk: str
     source: str  # mapped, name (the classifier read the tool's name), inferred (its description), unknown

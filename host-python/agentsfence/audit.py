@@ -323,6 +323,8 @@ def rotated_files(path: Path) -> list[Path]:
 
 @dataclass
 class Verdict:
+    """What verify found: records read, the chain's head, problems (tampering) and notes."""
+
     records: int = 0
     head: str = GENESIS
     problems: list[str] = field(default_factory=list)

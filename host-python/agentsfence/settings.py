@@ -26,6 +26,8 @@ class SettingsError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Settings:
+    """The `agentsfence:` section, each key at its default unless set."""
+
     # first: the fence's pre_tool_call is kept first, so its directive is the one Hermes 0.19
     # acts on. strict: also, another plugin's approve becomes a block when the fence would
     # have asked or blocked (for dispatchers that look past the first directive).
