@@ -171,10 +171,17 @@ def test_the_cache_key_names_wasmtime_target_settings_and_wasm(mock_wasm, monkey
     assert engine.cache_key(mock_wasm) != key
 
 
-def test_the_wasmtime_version_is_the_installed_one(monkeypatch):
+def test_the_wasmtime_version_is_the_installed_one(monkeypatch, tmp_path):
     assert engine.wasmtime_version() == metadata.version("wasmtime")
-    monkeypatch.setattr(engine.os, "listdir", lambda path: [])  # no dist-info beside the package
+    # A package with no dist-info beside it: importlib.metadata's search answers.
+    monkeypatch.setattr(engine.wasmtime, "__file__", str(tmp_path / "wasmtime" / "__init__.py"))
     assert engine.wasmtime_version() == metadata.version("wasmtime")
+
+    def not_installed(name: str) -> str:
+        raise metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(metadata, "version", not_installed)
+    assert engine.wasmtime_version() == "unknown"  # never equal to a manifest's version
 
 
 def test_the_wheel_ships_the_precompiled_module(tmp_path):
