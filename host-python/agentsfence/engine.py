@@ -209,20 +209,21 @@ def _read_precompiled(engine: wasmtime.Engine, directory: Path, wasm: bytes) -> 
     try:
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        logger.debug("AgentsFence: no precompiled module in %s; compiling fence.wasm", directory)
+        logger.debug("AgentsFence: no precompiled module in %s; fence.wasm is compiled or read from the module cache",
+                     directory)
         return None
     except (OSError, ValueError) as error:
         return _not_precompiled(f"its manifest {manifest_path} cannot be read ({error})")
     if not isinstance(manifest, dict):
         return _not_precompiled(f"its manifest {manifest_path} is not a JSON object")
     if manifest.get("target") != host_target():
-        logger.debug("AgentsFence: the precompiled module is for %s, this host is %s; compiling fence.wasm",
-                     manifest.get("target"), host_target())
+        logger.debug("AgentsFence: the precompiled module is for %s, this host is %s; fence.wasm is compiled or read "
+                     "from the module cache", manifest.get("target"), host_target())
         return None
     expected = module_identity(hashlib.sha256(wasm).hexdigest(), host_target())
     for name, value in expected.items():
         if manifest.get(name) != value:
-            return _not_precompiled(f"it was built for {name} {manifest.get(name)!r}, and this is {value!r}")
+            return _not_precompiled(f"its manifest gives {name} {manifest.get(name)!r}, where this process has {value!r}")
     path = directory / PRECOMPILED_MODULE
     try:
         serialized = path.read_bytes()
@@ -237,7 +238,8 @@ def _read_precompiled(engine: wasmtime.Engine, directory: Path, wasm: bytes) -> 
 
 
 def _not_precompiled(reason: str) -> None:
-    logger.warning("AgentsFence: not using the precompiled fence module: %s; compiling fence.wasm instead", reason)
+    logger.warning("AgentsFence: not using the precompiled fence module: %s; fence.wasm is compiled "
+                   "(or read from the module cache) instead", reason)
     return None
 
 
