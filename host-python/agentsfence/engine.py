@@ -88,8 +88,8 @@ class InputTooLarge(Exception):
 logger = logging.getLogger("agentsfence")
 
 # Where a module came from (Fence.module_source).
-FROM_PACKAGE = "precompiled module shipped in the package"
-FROM_CACHE = "module cache"
+FROM_PACKAGE = "the package's precompiled module"
+FROM_CACHE = "the module cache"
 COMPILED = "compiled at start"
 
 _engine: wasmtime.Engine | None = None

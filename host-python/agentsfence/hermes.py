@@ -121,7 +121,8 @@ def register(ctx: Any, **kwargs: Any) -> None:
 
         plugin.intent_reader = reader_for(ctx, settings.llm_intent, settings.llm_timeout)
     plugin.order_hooks(ctx)
-    logger.info("AgentsFence active: policy %s (%s)", fence.policy_name, fence.policy_hash[:12])
+    logger.info("AgentsFence active: policy %s (%s), fence.wasm: %s", fence.policy_name, fence.policy_hash[:12],
+                fence.module_source)
 
 
 def blocking_hook(message: str) -> Callable[..., Directive]:

@@ -67,6 +67,21 @@ def test_the_package_fence_runs_the_shipped_module(private_cache, monkeypatch):
     assert not private_cache.exists()  # the module cache is not touched
 
 
+def test_the_plugin_says_where_its_module_came_from(tmp_path, monkeypatch, caplog):
+    class Context:  # what register() calls on Hermes' plugin context
+        def register_hook(self, *args, **kwargs):
+            pass
+
+        register_command = register_cli_command = register_hook
+
+    monkeypatch.setenv("HERMES_HOME", str(tmp_path))
+    from agentsfence.hermes import register
+
+    with caplog.at_level(logging.INFO, logger="agentsfence"):
+        register(Context())
+    assert "AgentsFence active: policy" in caplog.text and "fence.wasm: the package's precompiled module" in caplog.text
+
+
 def test_the_manifest_names_what_the_module_was_built_from():
     manifest = json.loads(data.path(PRECOMPILED_MANIFEST).read_text())
     assert manifest == engine.module_identity(hashlib.sha256(data.path("fence.wasm").read_bytes()).hexdigest(),
