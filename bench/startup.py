@@ -69,7 +69,7 @@ STARTS = {
 }
 
 
-def measure_startup(runs: int) -> dict[str, dict[str, Any]]:
+def measure_startup(runs: int) -> dict[str, dict[str, float]]:
     """Median of `runs` fresh interpreters per start in STARTS, interleaved."""
     import agentsfence
     from agentsfence import engine
@@ -91,9 +91,9 @@ def measure_startup(runs: int) -> dict[str, dict[str, Any]]:
                 envs[name]["PYTHONPATH"] = os.pathsep.join(filter(None, [str(bare), base_env.get("PYTHONPATH")]))
             _start(envs[name], scratch / f"prime-{name}")  # writes Python's bytecode cache (and warms "cache")
         for run in range(runs):
-            for name, (_, _, warm) in STARTS.items():
+            for name, (_, precompiled, warm) in STARTS.items():
                 sample = _start(envs[name], scratch / (f"prime-{name}" if warm else f"{name}-{run}"))
-                expected = engine.FROM_PACKAGE if name == "precompiled" else engine.FROM_CACHE if warm else engine.COMPILED
+                expected = engine.FROM_PACKAGE if precompiled else engine.FROM_CACHE if warm else engine.COMPILED
                 if sample["module"] != expected:
                     raise RuntimeError(f"start {name!r}: the module was {sample['module']!r}, not {expected!r}")
                 samples[name].append(sample)
@@ -116,7 +116,7 @@ def _write_hermes_config(home: Path) -> None:
     (home / "config.yaml").write_text(yaml.safe_dump(DEFAULT_CONFIG), encoding="utf-8")
 
 
-def print_startup(results: dict[str, dict[str, Any]]) -> None:
+def print_startup(results: dict[str, dict[str, float]]) -> None:
     print("\n## Start-up (fresh interpreter; median of runs): import wasmtime, then register() to the first decision")
     for name, values in results.items():
         print(f"{STARTS[name][0]:64} import wasmtime {values['import_wasmtime_ms']:5.1f} ms, then "
