@@ -35,12 +35,13 @@ bench: setup
 	bench/setup.sh
 	$(PY) bench/run.py
 
-setup: $(NODE_STAMP) build $(VENV_STAMP)
+setup: $(NODE_STAMP) $(VENV_STAMP) build
 
 chromium:
 	scripts/install-chromium.sh
 
-build: $(NODE_STAMP)
+# The build precompiles fence.wasm with the package's pinned wasmtime: the venv comes first.
+build: $(NODE_STAMP) $(VENV_STAMP)
 	scripts/build.sh
 
 $(NODE_STAMP): package.json package-lock.json
@@ -48,6 +49,7 @@ $(NODE_STAMP): package.json package-lock.json
 
 $(VENV_STAMP): host-python/pyproject.toml
 	python3 -m venv $(VENV)
+	mkdir -p host-python/agentsfence/_data  # the package's data, which scripts/build.sh fills
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e 'host-python[test]'
 	touch $@

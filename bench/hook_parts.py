@@ -3,7 +3,8 @@
 Not a test and not part of `make bench`: a profile to read beside it. Each part runs every call
 of the mix in turn, round after round (interleaved, like bench/run.py), and the table gives the
 median and p99 over all samples. `--profile` adds a cProfile of the hook itself; `--fuel`
-compares fence.wasm with wasmtime's fuel metering on and off (the product always runs it on).
+compares fence.wasm with wasmtime's fuel metering on and off (the product always runs it on);
+`--target` compares code compiled for this CPU with the package's precompiled (baseline) module.
 """
 from __future__ import annotations
 
@@ -109,7 +110,6 @@ def parts(scratch: Path) -> dict[str, Callable[[str, dict], object]]:
 def fuel_rows(rounds: int) -> None:
     """The same fence.wasm in an engine with fuel metering and one without, same calls."""
     wasm_bytes = Path(api.data.path("fence.wasm")).read_bytes()
-    policy = api._policy_bytes(None)
     rows: dict[str, Callable[[str, dict], object]] = {}
     for metered in (True, False):
         config = engine.wasmtime.Config()
@@ -126,18 +126,10 @@ def fuel_rows(rounds: int) -> None:
             finally:
                 engine.wasmtime.Store.set_fuel = set_fuel  # type: ignore[method-assign]
             instance._call_raw = _without_fuel(instance)  # type: ignore[method-assign]
-        assert instance.invoke("load", (len(policy),), policy)[:1] == b"\x00"
-        home, cwd = workloads.HOME.encode(), workloads.CWD.encode()
-        instance.invoke("configure", (len(home), len(cwd)), home + cwd)
-        handle = instance.call_plain("session_open", ())
-        message = workloads.INTENT_MESSAGE.encode()
-        instance.invoke("intent", (handle, len(message)), message)
-        prepared = {}
-        for call in workloads.DEFAULT_MIX:
-            name, arguments = encode_call(call.tool, call.args)  # type: ignore[misc]
-            prepared[call.tool, id(call.args)] = (len(name), len(arguments), name + arguments)
+        handle, prepared = _ready(instance)
 
-        def run(tool: str, args: dict, instance: engine.WasmInstance = instance, metered: bool = metered) -> object:
+        def run(tool: str, args: dict, instance: engine.WasmInstance = instance, metered: bool = metered,
+                handle: int = handle, prepared: dict = prepared) -> object:
             name_length, args_length, data = prepared[tool, id(args)]
             if metered:
                 return instance.decide(handle, name_length, args_length, data)
@@ -146,9 +138,53 @@ def fuel_rows(rounds: int) -> None:
 
         rows["wasm decide, fuel on" if metered else "wasm decide, fuel off"] = run
     engine._engine = None
-    answers = [{call.label: rows[row](call.tool, call.args) for call in workloads.DEFAULT_MIX} for row in rows]
-    assert answers[0] == answers[1], "fuel changed a decision record"
+    _compare(rows, "fuel")
     report(measure(rows, workloads.DEFAULT_MIX, rounds=rounds, warmup=rounds // 10))
+
+
+def target_rows(rounds: int) -> None:
+    """fence.wasm compiled for this CPU (what the module cache holds) beside the package's
+    precompiled module (baseline x86_64, no CPU feature of this host), same engine, same calls."""
+    wasm_bytes = Path(api.data.path("fence.wasm")).read_bytes()
+    shipped, source = engine.load_module(wasm_bytes, None, api.data.DATA_DIR)
+    if source != engine.FROM_PACKAGE:
+        sys.exit(f"the package ships no precompiled module for this host (fence.wasm was {source})")
+    modules = {"wasm decide, compiled for this CPU": engine.wasmtime.Module(engine.shared_engine(), wasm_bytes),
+               f"wasm decide, precompiled for {engine.SHIPPED_TARGET}": shipped}
+    rows: dict[str, Callable[[str, dict], object]] = {}
+    for label, module in modules.items():
+        instance = engine.WasmInstance(module)
+        handle, prepared = _ready(instance)
+
+        def run(tool: str, args: dict, instance: engine.WasmInstance = instance, handle: int = handle,
+                prepared: dict = prepared) -> object:
+            name_length, args_length, data = prepared[tool, id(args)]
+            return instance.decide(handle, name_length, args_length, data)
+
+        rows[label] = run
+    _compare(rows, "the target")
+    report(measure(rows, workloads.DEFAULT_MIX, rounds=rounds, warmup=rounds // 10))
+
+
+def _ready(instance: engine.WasmInstance) -> tuple[int, dict[tuple[str, int], tuple[int, int, bytes]]]:
+    """Installs the default policy, opens a session with the mix's intent, encodes the mix's calls."""
+    policy = api._policy_bytes(None)
+    assert instance.invoke("load", (len(policy),), policy)[:1] == b"\x00"
+    home, cwd = workloads.HOME.encode(), workloads.CWD.encode()
+    instance.invoke("configure", (len(home), len(cwd)), home + cwd)
+    handle = instance.call_plain("session_open", ())
+    message = workloads.INTENT_MESSAGE.encode()
+    instance.invoke("intent", (handle, len(message)), message)
+    prepared = {}
+    for call in workloads.DEFAULT_MIX:
+        name, arguments = encode_call(call.tool, call.args)  # type: ignore[misc]
+        prepared[call.tool, id(call.args)] = (len(name), len(arguments), name + arguments)
+    return handle, prepared
+
+
+def _compare(rows: dict[str, Callable[[str, dict], object]], what: str) -> None:
+    answers = [{call.label: run(call.tool, call.args) for call in workloads.DEFAULT_MIX} for run in rows.values()]
+    assert answers[0] == answers[1], f"{what} changed a decision record"
 
 
 def _without_fuel(instance: engine.WasmInstance) -> Callable[..., int]:
@@ -175,10 +211,15 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3000)
     parser.add_argument("--profile", action="store_true", help="cProfile the audit-stubbed hook")
     parser.add_argument("--fuel", action="store_true", help="time wasm decide with fuel metering on and off")
+    parser.add_argument("--target", action="store_true",
+                        help="time wasm decide compiled for this CPU and as the package's precompiled module")
     options = parser.parse_args()
     print(f"timer floor: {timer_floor_us():.2f} µs (included in every figure)")
     if options.fuel:
         fuel_rows(options.rounds)
+        return
+    if options.target:
+        target_rows(options.rounds)
         return
     with tempfile.TemporaryDirectory() as scratch:
         rows = parts(Path(scratch))

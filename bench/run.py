@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import plain  # noqa: E402
 import workloads  # noqa: E402
 from peers import CedarPeer, OpaPeer, opa_binary  # noqa: E402
-from startup import measure_startup  # noqa: E402
+from startup import measure_startup, print_startup  # noqa: E402
 from timing import measure, measure_one, timer_floor_us  # noqa: E402
 
 from agentsfence.api import Fence  # noqa: E402
@@ -230,10 +230,7 @@ def main() -> None:
                                             workloads.scaled_rule_calls(n), max(20, rounds // 10)))
     report["intent"] = intent_rows(20 if options.quick else 500)
     report["startup"] = measure_startup(2 if options.quick else 7)
-    print("\n## Start-up (fresh interpreter; median of runs)")
-    for cache, values in report["startup"].items():
-        print(f"cache {cache:5}: import wasmtime {values['import_wasmtime_ms']:.1f} ms, then register() to first "
-              f"decision {values['register_to_first_decision_ms']:.1f} ms")
+    print_startup(report["startup"])
     report["memory"] = memory_rows()
     report["sizes"] = {"fence_wasm_bytes": _size("build/fence.wasm"), "default_policy_bytes": _size("build/policies/defaults.afb")}
     print(f"\n## Sizes: fence.wasm {report['sizes']['fence_wasm_bytes']} B, default policy "

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Builds every artefact from source: fence.wasm, the compiler bundle, the compiled policies,
-# the JSON Schemas for editors, the playground page, and the copies the Python package ships.
+# the JSON Schemas for editors, the playground page, and the copies the Python package ships,
+# with fence.wasm precompiled for x86_64 Linux by the package's wasmtime (the venv of `make setup`).
 # Cheap enough to run before every demo and test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+python=.venv/bin/python
+[ -x "$python" ] || { echo "scripts/build.sh: no $python to precompile fence.wasm with: run make setup" >&2; exit 1; }
 
 # An absolute --config: asc resolves the transform in it from the config's directory, and a
 # relative one loses its "./" and is looked up as a package.
@@ -26,6 +29,7 @@ cp build/fence.wasm "$data/fence.wasm"
 cp build/policies/defaults.afb "$data/default.afb"
 cp dist/agentsfence-compile.cjs "$data/compile.cjs"
 cp build/policies/claude-code.afb "$data/claude-code.afb"
+"$python" -m agentsfence.precompile "$data/fence.wasm" "$data"
 cp policies/defaults.yaml "$data/defaults.yaml"
 mkdir -p "$data/schema"
 cp build/schema/*.json "$data/schema/"

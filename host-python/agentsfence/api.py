@@ -45,6 +45,8 @@ _CLOSED = -1  # handle of a dropped session
 
 @dataclass(frozen=True, slots=True)
 class Decision:
+    """The evaluator's answer for one call (§8.1 decision record)."""
+
     kind: DecisionKind
     reason: str
     rule: str
@@ -155,6 +157,8 @@ class TraceStep:
 
 @dataclass(frozen=True, slots=True)
 class Trace:
+    """How the evaluator classified a call and every test it ran deciding it (§8 `explain`)."""
+
     capability: str
     risk: str
     source: str  # mapped, name (the classifier read the tool's name), inferred (its description), unknown
@@ -306,13 +310,16 @@ class Fence:
     ):
         """policy: None (the shipped default), the bytecode itself, or a path to a .afb or a .yaml
         (compiled with Node). wasm: the evaluator (default: the shipped fence.wasm). cache_dir:
-        where compiled modules are kept (None: $AGENTSFENCE_CACHE or $XDG_CACHE_HOME/agentsfence;
-        False: compile every time). home, cwd: what `~` and relative paths mean to the evaluator
-        (default: this user's home and the process's working directory)."""
+        where compiled modules are kept when the package ships none for this host (None:
+        $AGENTSFENCE_CACHE or $XDG_CACHE_HOME/agentsfence; False: compile every time). home, cwd:
+        what `~` and relative paths mean to the evaluator (default: this user's home and the
+        process's working directory)."""
         self._policy = _policy_bytes(policy)
         wasm_bytes = _read(wasm if wasm is not None else data.path("fence.wasm"), "fence.wasm")
         try:
-            self._module = load_module(wasm_bytes, default_cache_dir() if cache_dir is None else cache_dir or None)
+            # The package's precompiled module is for the package's fence.wasm alone.
+            self._module, self.module_source = load_module(wasm_bytes, default_cache_dir() if cache_dir is None else cache_dir or None,
+                                                           data.DATA_DIR if wasm is None else None)
         except wasmtime.WasmtimeError as error:
             raise FenceError(f"fence.wasm is not a valid WebAssembly module: {error}") from error
         self._raw_calls = raw_calls

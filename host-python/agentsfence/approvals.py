@@ -43,12 +43,16 @@ def rule_key(session_key: str, tool_name: str, capability: str, rule: str, witne
 
 @dataclass(frozen=True, slots=True)
 class Pending:
+    """An ask the gate has not answered yet, by its call."""
+
     session_key: str
     rule_key: str
 
 
 @dataclass(frozen=True, slots=True)
 class Answer:
+    """What a person answered at the gate for one ask, or what post_tool_call inferred."""
+
     session_key: str
     rule_key: str
     choice: str  # once / session / always / deny / timeout, or how post_tool_call inferred it

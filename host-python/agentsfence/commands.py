@@ -7,13 +7,14 @@ tell who is asking, so there /fence refuses to show or change anything.
 """
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # argparse only names types here: Hermes hands in the parser (not imported at start-up)
+    import argparse
+
     from .hermes import HermesFence
 
 FENCE_USAGE = "/fence [show | allow TEXT | deny TEXT]"

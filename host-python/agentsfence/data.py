@@ -1,4 +1,4 @@
-"""Where the package's data lives: fence.wasm, the compiled default policy, the bundled compiler."""
+"""Where the package's data lives: fence.wasm and its precompiled module, the compiled default policy, the bundled compiler."""
 from __future__ import annotations
 
 from pathlib import Path

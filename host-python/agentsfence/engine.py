@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
+import json
+import logging
 import os
-import platform
 import stat
 import struct
 from pathlib import Path
@@ -29,9 +30,15 @@ FUEL_PER_BYTE = 400
 DEFAULT_MEMORY_LIMIT = 256 * 1024 * 1024
 FIRST_INPUT_CAPACITY = 64 * 1024
 
-# Everything about the Engine that changes the native code it compiles; part of the cache key
-# (with the wasmtime build), because wasmtime refuses (at best) a module compiled under other settings.
-ENGINE_SETTINGS = "consume_fuel=1"
+# Every Config setting the runtime sets: it changes the native code compiled, so it is part of
+# every compiled module's identity (wasmtime refuses a module compiled under other settings).
+ENGINE_SETTINGS: dict[str, bool] = {"consume_fuel": True}
+
+# The precompiled module the package ships (scripts/build.sh), for a baseline x86_64 CPU: the
+# only target that build can test. Elsewhere fence.wasm is compiled at first start and cached.
+SHIPPED_TARGET = "x86_64-unknown-linux-gnu"
+PRECOMPILED_MODULE = "fence.cwasm"
+PRECOMPILED_MANIFEST = "fence.cwasm.json"
 
 # ABI exports (docs/bytecode.md §8): name -> parameter count. Every parameter and result is i32.
 EXPORT_PARAMS = {
@@ -76,17 +83,33 @@ class InputTooLarge(Exception):
     """The evaluator refused an input buffer of this size (over every limit it has)."""
 
 
-# ---- Engine and module cache -------------------------------------------------------------
+# ---- Engine, precompiled module and module cache -----------------------------------------
+
+logger = logging.getLogger("agentsfence")
+
+# Where a module came from (Fence.module_source).
+FROM_PACKAGE = "the package's precompiled module"
+FROM_CACHE = "the module cache"
+COMPILED = "compiled at start"
 
 _engine: wasmtime.Engine | None = None
+
+
+def make_engine(target: str | None = None) -> wasmtime.Engine:
+    """An Engine with ENGINE_SETTINGS, compiling for `target` (None: this host, with every CPU
+    feature it has; a triple: that target's baseline CPU, no features inferred from the host)."""
+    config = wasmtime.Config()
+    for name, value in ENGINE_SETTINGS.items():
+        setattr(config, name, value)
+    if target is not None:
+        config.target = target
+    return wasmtime.Engine(config)
 
 
 def shared_engine() -> wasmtime.Engine:
     global _engine
     if _engine is None:
-        config = wasmtime.Config()
-        config.consume_fuel = True  # keep in step with ENGINE_SETTINGS
-        _engine = wasmtime.Engine(config)
+        _engine = make_engine()
     return _engine
 
 
@@ -99,39 +122,125 @@ def default_cache_dir() -> Path:
     return base / "agentsfence"
 
 
-def wasmtime_identity() -> str:
-    """The loaded libwasmtime's path, size and modification time: it changes with every wasmtime
-    install, so it stands for the version. One stat, where importlib.metadata's version lookup
-    lists every sys.path entry (about 30 ms of start-up in a Hermes process)."""
-    library = ffi.dll._name
-    info = os.stat(library)
-    return f"{library}:{info.st_size}:{info.st_mtime_ns}"
+def wasmtime_version() -> str:
+    """The installed wasmtime's version, read from the name of its dist-info beside the package:
+    one directory listing, where importlib.metadata searches every sys.path entry (about 30 ms
+    in a Hermes process). That search only when the listing does not name exactly one."""
+    site = os.path.dirname(os.path.dirname(wasmtime.__file__))
+    versions = [name[len("wasmtime-"):-len(".dist-info")] for name in os.listdir(site)
+                if name.startswith("wasmtime-") and name.endswith(".dist-info")]
+    if len(versions) == 1:
+        return versions[0]
+    from importlib import metadata
+
+    try:
+        return metadata.version("wasmtime")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+# The target triple of the libwasmtime wasmtime-py loaded (wasmtime/_ffi.py picks it by platform).
+_HOST_TRIPLES = {"linux": "unknown-linux-gnu", "android": "linux-android", "darwin": "apple-darwin", "win32": "pc-windows-msvc"}
+
+
+def host_target() -> str:
+    return f"{ffi.machine}-{_HOST_TRIPLES[ffi.sys_platform]}"
+
+
+def module_identity(wasm_sha256: str, target: str) -> dict[str, str]:
+    """What a compiled module depends on: the shipped module's manifest records it when built,
+    the loader compares it with this process's, and the module cache is keyed by it."""
+    settings = ",".join(f"{name}={value}" for name, value in ENGINE_SETTINGS.items())
+    return {"wasmtime": wasmtime_version(), "target": target, "engine": settings, "fence_wasm_sha256": wasm_sha256}
 
 
 def cache_key(wasm: bytes) -> str:
-    machine = f"{platform.system()}-{platform.machine()}"
-    wasm_digest = hashlib.sha256(wasm).hexdigest()
-    material = f"wasmtime {wasmtime_identity()}|{ENGINE_SETTINGS}|{machine}|{wasm_digest}"
-    return hashlib.sha256(material.encode()).hexdigest()
+    """The module cache holds code compiled for this host's CPU (every feature it has)."""
+    identity = module_identity(hashlib.sha256(wasm).hexdigest(), host_target() + "+native")
+    return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()
 
 
-def load_module(wasm: bytes, cache_dir: Path | None) -> wasmtime.Module:
-    """The compiled module for `wasm`, from the cache when a trusted entry exists.
+def write_precompiled(wasm: bytes, directory: Path) -> dict[str, str]:
+    """Build step: compiles `wasm` for SHIPPED_TARGET into directory/PRECOMPILED_MODULE and writes
+    its manifest; returns the manifest. Only on a host of that target: wasmtime-py's library
+    cannot compile for others, and a module it could not run here would ship untested."""
+    if host_target() != SHIPPED_TARGET:
+        raise EngineFault(f"a precompiled module is built for {SHIPPED_TARGET} only, and this host is {host_target()}")
+    serialized = bytes(wasmtime.Module(make_engine(SHIPPED_TARGET), wasm).serialize())
+    manifest = module_identity(hashlib.sha256(wasm).hexdigest(), SHIPPED_TARGET)
+    manifest["module_sha256"] = hashlib.sha256(serialized).hexdigest()
+    (directory / PRECOMPILED_MODULE).write_bytes(serialized)
+    (directory / PRECOMPILED_MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return manifest
 
-    An entry is named `<key>-<sha256 of its content>.cwasm`: only files named for this wasm,
-    engine and wasmtime version are read, and only when their content still has the digest
-    their name gives, so a torn or altered file is compiled anew instead of run as native code.
+
+def load_module(wasm: bytes, cache_dir: Path | None, precompiled: Path | None = None) -> tuple[wasmtime.Module, str]:
+    """The compiled module for `wasm` and where it came from (FROM_PACKAGE, FROM_CACHE, COMPILED).
+
+    precompiled: the directory of a shipped module built from this very wasm (the package's
+    data for the package's fence.wasm), used when its manifest matches this process and both
+    digests check out. Else the module cache, when a trusted entry exists: an entry is named
+    `<key>-<sha256 of its content>.cwasm`, only files named for this wasm, engine and wasmtime
+    version are read, and only when their content still has the digest their name gives, so a
+    torn or altered file is compiled anew instead of run as native code.
     """
     engine = shared_engine()
+    if precompiled is not None:
+        module = _read_precompiled(engine, precompiled, wasm)
+        if module is not None:
+            return module, FROM_PACKAGE
     directory = _private_dir(cache_dir) if cache_dir is not None else None
     if directory is None:
-        return _compile(engine, wasm)
+        return _compile(engine, wasm), COMPILED
     key = cache_key(wasm)
     module = _read_cached(engine, directory, key)
-    if module is None:
-        module = _compile(engine, wasm)
-        _write_cached(directory, key, bytes(module.serialize()))
-    return module
+    if module is not None:
+        return module, FROM_CACHE
+    module = _compile(engine, wasm)
+    _write_cached(directory, key, bytes(module.serialize()))
+    return module, COMPILED
+
+
+def _read_precompiled(engine: wasmtime.Engine, directory: Path, wasm: bytes) -> wasmtime.Module | None:
+    """The shipped module, or None with the reason logged (a warning when the package is not
+    as it was built; a host of another target is expected to compile). The package directory is
+    trusted as its Python code is: the digests catch a torn, stale or mismatched file."""
+    manifest_path = directory / PRECOMPILED_MANIFEST
+    try:
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        logger.debug("AgentsFence: no precompiled module in %s; fence.wasm is compiled or read from the module cache",
+                     directory)
+        return None
+    except (OSError, ValueError) as error:
+        return _not_precompiled(f"its manifest {manifest_path} cannot be read ({error})")
+    if not isinstance(manifest, dict):
+        return _not_precompiled(f"its manifest {manifest_path} is not a JSON object")
+    if manifest.get("target") != host_target():
+        logger.debug("AgentsFence: the precompiled module is for %s, this host is %s; fence.wasm is compiled or read "
+                     "from the module cache", manifest.get("target"), host_target())
+        return None
+    expected = module_identity(hashlib.sha256(wasm).hexdigest(), host_target())
+    for name, value in expected.items():
+        if manifest.get(name) != value:
+            return _not_precompiled(f"its manifest gives {name} {manifest.get(name)!r}, where this process has {value!r}")
+    path = directory / PRECOMPILED_MODULE
+    try:
+        serialized = path.read_bytes()
+    except OSError as error:
+        return _not_precompiled(f"{path} cannot be read ({error.strerror or error})")
+    if hashlib.sha256(serialized).hexdigest() != manifest.get("module_sha256"):
+        return _not_precompiled(f"{path} does not have the digest its manifest gives")
+    try:
+        return wasmtime.Module.deserialize(engine, serialized)
+    except wasmtime.WasmtimeError as error:
+        return _not_precompiled(f"wasmtime refused it ({str(error).splitlines()[0]})")
+
+
+def _not_precompiled(reason: str) -> None:
+    logger.warning("AgentsFence: not using the precompiled fence module: %s; fence.wasm is compiled "
+                   "(or read from the module cache) instead", reason)
+    return None
 
 
 def _compile(engine: wasmtime.Engine, wasm: bytes) -> wasmtime.Module:

@@ -51,13 +51,13 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from .commands import run_cli, setup_cli, slash_fence
 from .errors import FenceError
-from .llm import IntentReader, ReadingFailed, reader_for
 from .approvals import RULE_PREFIX, Approvals, call_reference, hermes_gate, rule_key, unattended_gate
 from .audit import AuditLog
 from .state import SessionRecord, SessionStore, StateCorrupt
 
 if TYPE_CHECKING:
     from .api import Decision, Fence, Intent, Session
+    from .llm import IntentReader
     from .settings import Settings
 
 logger = logging.getLogger("agentsfence")
@@ -116,9 +116,13 @@ def register(ctx: Any, **kwargs: Any) -> None:
                          description="Show or change this session's AgentsFence policy", args_hint="[show|allow TEXT|deny TEXT]")
     ctx.register_cli_command("fence", "AgentsFence: status, and explain one decision", setup_cli, run_cli,
                              description="Show the installed policy and settings, or decide one call and say why.")
-    plugin.intent_reader = reader_for(ctx, settings.llm_intent, settings.llm_timeout)
+    if settings.llm_intent:  # off, the class's reader is none (agentsfence.llm is not imported)
+        from .llm import reader_for
+
+        plugin.intent_reader = reader_for(ctx, settings.llm_intent, settings.llm_timeout)
     plugin.order_hooks(ctx)
-    logger.info("AgentsFence active: policy %s (%s)", fence.policy_name, fence.policy_hash[:12])
+    logger.info("AgentsFence active: policy %s (%s), fence.wasm: %s", fence.policy_name, fence.policy_hash[:12],
+                fence.module_source)
 
 
 def blocking_hook(message: str) -> Callable[..., Directive]:
@@ -598,6 +602,8 @@ class HermesFence:
         reader = self.intent_reader()
         if reader is None:
             return
+        from .llm import ReadingFailed  # loaded already: it made the reader
+
         try:
             narrowing = reader.read(text)
             if narrowing.prohibit or narrowing.ask:

@@ -26,6 +26,8 @@ class SettingsError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Settings:
+    """The `agentsfence:` section, each key at its default unless set."""
+
     # first: the fence's pre_tool_call is kept first, so its directive is the one Hermes 0.19
     # acts on. strict: also, another plugin's approve becomes a block when the fence would
     # have asked or blocked (for dispatchers that look past the first directive).
@@ -54,10 +56,9 @@ def load_settings(hermes_home: Path) -> Settings:
     except OSError as error:
         raise SettingsError(f"cannot read {path}: {error.strerror or error}") from error
     try:
-        document = yaml.load(text, Loader=_Loader) or {}
+        section = _section(text)
     except yaml.YAMLError as error:
         raise SettingsError(f"{path} is not valid YAML: {error}") from error
-    section = document.get("agentsfence") if isinstance(document, dict) else None
     if section is None:
         return Settings()
     if not isinstance(section, dict):
@@ -72,6 +73,25 @@ def load_settings(hermes_home: Path) -> Settings:
         llm_intent=_flag(section, "llm_intent", False),
         llm_timeout=_seconds(section, "llm_timeout", 10.0),
     )
+
+
+def _section(text: str) -> Any:
+    """The value of the document's top-level `agentsfence` key (None without one). The whole
+    text is parsed, so a syntax error anywhere is an error, but only this value is built into
+    Python objects: building all of Hermes' config.yaml took as long as parsing it."""
+    loader = _Loader(text)
+    try:
+        root = loader.get_single_node()
+        if not isinstance(root, yaml.MappingNode):
+            return None
+        loader.flatten_mapping(root)  # `<<` merge keys, as the full load would
+        value = None
+        for key, node in root.value:  # the last of repeated keys wins, as in the full load
+            if isinstance(key, yaml.ScalarNode) and key.tag == "tag:yaml.org,2002:str" and key.value == "agentsfence":
+                value = node
+        return None if value is None else loader.construct_document(value)
+    finally:
+        loader.dispose()
 
 
 def _seconds(section: dict[str, Any], key: str, default: float) -> float:

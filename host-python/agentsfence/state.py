@@ -26,6 +26,8 @@ class StateCorrupt(Exception):
 
 @dataclass(slots=True)
 class SessionRecord:
+    """What is saved of one top-level session, so a resumed session is fenced as before."""
+
     session_id: str
     messages: list[tuple[str, str]] = field(default_factory=list)  # (user message, directory it was read in)
     tasks: list[str] = field(default_factory=list)

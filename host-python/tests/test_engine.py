@@ -28,7 +28,7 @@ def test_fuel_constants_match_the_format_file():
 
 
 def test_raw_and_public_calls_give_identical_records(mock_wasm):
-    module = load_module(mock_wasm, None)
+    module, _ = load_module(mock_wasm, None)
     raw, public = WasmInstance(module, raw_calls=True), WasmInstance(module, raw_calls=False)
     generator = random.Random(7)
     alphabet = "abcdefhijklmnopqruvwxyz_é"  # no leading t/s/g: those trap, spin, grow
@@ -46,13 +46,13 @@ def test_raw_and_public_calls_give_identical_records(mock_wasm):
 @pytest.mark.parametrize("raw_calls", [True, False])
 @pytest.mark.parametrize("name, cause", [(b"trap", "unreachable"), (b"spin", "fuel")])
 def test_a_trap_becomes_an_engine_fault(mock_wasm, raw_calls, name, cause):
-    instance = WasmInstance(load_module(mock_wasm, None), raw_calls=raw_calls)
+    instance = WasmInstance(load_module(mock_wasm, None)[0], raw_calls=raw_calls)
     with pytest.raises(EngineFault, match=cause):
         decide(instance, 1, name, b"{}")
 
 
 def test_a_raw_call_after_a_trap_sees_no_stale_trap(mock_wasm):
-    instance = WasmInstance(load_module(mock_wasm, None))
+    instance = WasmInstance(load_module(mock_wasm, None)[0])
     with pytest.raises(EngineFault):
         decide(instance, 1, b"trap", b"{}")
     assert decide(instance, 1, b"read", b"{}")[20:] == b"read{}"
@@ -60,7 +60,7 @@ def test_a_raw_call_after_a_trap_sees_no_stale_trap(mock_wasm):
 
 @pytest.mark.parametrize("raw_calls", [True, False])
 def test_the_view_is_refreshed_when_memory_grows(mock_wasm, raw_calls):
-    instance = WasmInstance(load_module(mock_wasm, None), raw_calls=raw_calls)
+    instance = WasmInstance(load_module(mock_wasm, None)[0], raw_calls=raw_calls)
     decide(instance, 1, b"read", b"{}")  # the first call places the input buffer
     before = len(instance._view)
     assert decide(instance, 2, b"grow", b'{"a":1}') == b"\x02\x04\x00\x00\x00\x00\x00\x00\x07\x00\x00\x00\x00\x00\x00\x00\x02\x00\x00\x00grow{\"a\":1}"
@@ -71,13 +71,13 @@ def test_the_view_is_refreshed_when_memory_grows(mock_wasm, raw_calls):
 
 
 def test_an_input_over_every_limit_is_refused(mock_wasm):
-    instance = WasmInstance(load_module(mock_wasm, None))
+    instance = WasmInstance(load_module(mock_wasm, None)[0])
     with pytest.raises(InputTooLarge):
         instance.invoke("intent", (1, 17_000_000), b"x" * 17_000_000)
 
 
 def test_a_module_without_the_abi_is_refused():
-    module = load_module(wasmtime.wat2wasm('(module (memory (export "memory") 1))'), None)
+    module, _ = load_module(wasmtime.wat2wasm('(module (memory (export "memory") 1))'), None)
     with pytest.raises(EngineFault, match="does not export the function 'input'"):
         WasmInstance(module)
 
@@ -86,7 +86,7 @@ def test_a_module_with_wrong_export_types_is_refused(mock_wasm):
     wat = (Path(__file__).parent / "fixtures" / "mock_fence.wat").read_text()
     wat = wat.replace('(func (export "disasm") (result i32)', '(func (export "disasm") (param i32) (result i32)')
     with pytest.raises(EngineFault, match="'disasm' with the wrong type"):
-        WasmInstance(load_module(wasmtime.wat2wasm(wat), None))
+        WasmInstance(load_module(wasmtime.wat2wasm(wat), None)[0])
 
 
 # ---- the compiled-module cache ----
@@ -110,7 +110,7 @@ def test_cache_miss_writes_a_private_entry_and_a_hit_reads_it(mock_wasm, tmp_pat
     assert stat.S_IMODE(directory.stat().st_mode) == 0o700
     assert stat.S_IMODE(entry.stat().st_mode) == 0o600
     refuse_compiling(monkeypatch)
-    module = load_module(mock_wasm, directory)
+    module, _ = load_module(mock_wasm, directory)
     assert decide(WasmInstance(module), 1, b"read", b"{}")[20:] == b"read{}"
 
 
@@ -124,7 +124,7 @@ def test_a_corrupt_entry_is_compiled_anew_and_replaced(mock_wasm, tmp_path):
     [entry] = cache_entries(directory)
     good = entry.read_bytes()
     entry.write_bytes(good[:100] + b"\xff" * 64 + good[164:])
-    module = load_module(mock_wasm, directory)
+    module, _ = load_module(mock_wasm, directory)
     assert decide(WasmInstance(module), 1, b"read", b"{}")[20:] == b"read{}"
     [replaced] = cache_entries(directory)
     assert replaced.read_bytes() == good

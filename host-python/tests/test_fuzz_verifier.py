@@ -61,7 +61,7 @@ def rehash(b: bytearray) -> bytes:
 
 @pytest.fixture(scope="module")
 def instance() -> WasmInstance:
-    return WasmInstance(load_module(WASM, None))
+    return WasmInstance(load_module(WASM, None)[0])
 
 
 def rejected_or_safe(instance: WasmInstance, policy: bytes) -> str:
