@@ -88,13 +88,13 @@ def _values(value: Any) -> list[str]:
     return []
 
 
-def classify(tool: str, args: dict[str, Any]) -> Facts:
-    if tool.startswith("mcp__"):
+def classify(tool: str, args: dict[str, Any], tools: dict[str, tuple[str, str, dict[str, str]]] = TOOLS) -> Facts:
+    if tool not in tools and tool.startswith("mcp__"):
         verb = tool.rsplit("__", 1)[-1]
         facts = Facts("message.send", "send") if verb.startswith("send_") else Facts("unknown", "unknown")
         roles = MCP_SEND_ROLES if verb.startswith("send_") else {}
     else:
-        capability, risk, roles = TOOLS.get(tool, ("unknown", "unknown", {}))
+        capability, risk, roles = tools.get(tool, ("unknown", "unknown", {}))
         facts = Facts(capability, risk)
     for name, role in roles.items():
         for value in _values(args.get(name)):
@@ -202,16 +202,18 @@ class ScaledLists:
 
 
 class ScaledRules:
-    """One rule per MCP send tool, by hand: a dict from both spellings of the tool's name to the
-    one address it may write to."""
+    """One rule per MCP send tool, by hand: the tools in a table like TOOLS (both spellings of
+    each name), and for each tool's capability the set of addresses its rule allows."""
 
     def __init__(self, n: int):
-        self.allowed: dict[str, str] = {}
+        self.tools: dict[str, tuple[str, str, dict[str, str]]] = {}
+        self.allowed: dict[str, frozenset[str]] = {}
         for i in range(n):
-            address = rule_recipient(i)
-            self.allowed[f"mcp__svc{i}__send"] = self.allowed[f"mcp_svc{i}_send"] = address
+            entry = (f"svc{i}.send", "send", {"to": "email"})
+            self.tools[f"mcp__svc{i}__send"] = self.tools[f"mcp_svc{i}_send"] = entry
+            self.allowed[entry[0]] = frozenset({rule_recipient(i)})
 
     def decide(self, tool: str, args: dict[str, Any]) -> str:
-        address = self.allowed.get(tool)
-        to = args.get("to")
-        return "allow" if address is not None and isinstance(to, str) and to.strip().lower() == address else "ask"
+        facts = classify(tool, args, self.tools)
+        allowed = self.allowed.get(facts.capability)
+        return "allow" if allowed and facts.emails and all(e in allowed for e in facts.emails) else "ask"
