@@ -56,7 +56,7 @@ def _fence(policy: bytes | None = None, raw_calls: bool = True) -> Fence:
     return Fence(policy, raw_calls=raw_calls, home=workloads.HOME, cwd=workloads.CWD)
 
 
-def default_rows(scratch: Path, notes: list[str]) -> dict[str, Any]:
+def default_rows(scratch: Path, notes: list[str], wanted: Wanted) -> dict[str, Any]:
     fence = _fence()
     plugin = HermesFence(fence, Settings(), SessionStore(scratch / "sessions"), AuditLog(scratch / "audit.jsonl"), lambda: None)
     os.environ["TERMINAL_CWD"] = workloads.CWD  # as Hermes sets it: the hook resolves paths against it
@@ -74,17 +74,34 @@ def default_rows(scratch: Path, notes: list[str]) -> dict[str, Any]:
         FENCE_ROW: lambda tool, args: session.decide(tool, args).kind,
         "3 fence via wasmtime Func.__call__": lambda tool, args: public.decide(tool, args).kind,
     }
-    rows.update(_peer_rows(notes, lambda: CedarPeer.default(intent), lambda opa: OpaPeer.default(opa, intent)))
+    rows.update(_peer_rows(notes, wanted, lambda: CedarPeer.default(intent), lambda opa: OpaPeer.default(opa, intent)))
     rows["6 hand-written Python"] = lambda tool, args: plain.decide_default(tool, args, intent)
-    return rows
+    return wanted.keep(rows)
 
 
-def _peer_rows(notes: list[str], cedar: Any, opa: Any) -> dict[str, Any]:
+class Wanted:
+    """The rows a run times, by their number: all of them unless --only names some (the fence's
+    session.decide row always runs: every ratio is to it)."""
+
+    def __init__(self, numbers: set[str] | None):
+        self.numbers = numbers
+
+    def __contains__(self, number: str) -> bool:
+        return self.numbers is None or number in self.numbers or FENCE_ROW.startswith(number + " ")
+
+    def keep(self, rows: dict[str, Any]) -> dict[str, Any]:
+        return {name: run for name, run in rows.items() if name.split(" ", 1)[0] in self}
+
+
+def _peer_rows(notes: list[str], wanted: Wanted, cedar: Any, opa: Any) -> dict[str, Any]:
     rows: dict[str, Any] = {}
-    try:
-        rows["4 Cedar (cedarpy)"] = cedar().decide
-    except ImportError:
-        notes.append("cedarpy is not installed (bench/setup.sh): no Cedar row")
+    if "4" in wanted:
+        try:
+            rows["4 Cedar (cedarpy)"] = cedar().decide
+        except ImportError:
+            notes.append("cedarpy is not installed (bench/setup.sh): no Cedar row")
+    if "5" not in wanted:
+        return rows
     binary = opa_binary()
     if binary is None:
         notes.append("no opa binary in bench/.bin (bench/setup.sh could not build it): no OPA row")
@@ -96,17 +113,17 @@ def _peer_rows(notes: list[str], cedar: Any, opa: Any) -> dict[str, Any]:
     return rows
 
 
-def scaled_rows(n: int, notes: list[str], opa_cache: dict[str, bytes]) -> dict[str, Any]:
+def scaled_rows(n: int, notes: list[str], opa_cache: dict[str, bytes], wanted: Wanted) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as scratch:
         source = Path(scratch) / f"scaled-{n}.yaml"
         source.write_text(workloads.scaled_policy_yaml(n))
         session = _fence(compile_policy([source])).session("s")
     lists = plain.ScaledLists(workloads.recipients(n), workloads.domains(n), workloads.directories(n))
     rows: dict[str, Any] = {FENCE_ROW: lambda tool, args: session.decide(tool, args).kind}
-    rows.update(_peer_rows(notes, lambda: CedarPeer.scaled(lists),
+    rows.update(_peer_rows(notes, wanted, lambda: CedarPeer.scaled(lists),
                            lambda opa: OpaPeer.scaled(opa, lists, opa_cache)))
     rows["6 hand-written Python"] = lists.decide
-    return rows
+    return wanted.keep(rows)
 
 
 def rule_rows(n: int, notes: list[str]) -> dict[str, Any]:
@@ -209,13 +226,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=2000, help="timed rounds of the default mix")
     parser.add_argument("--quick", action="store_true", help="few rounds, for trying the bench itself")
+    parser.add_argument("--only", metavar="ROWS", help="time only these rows, by number (e.g. 2,6); a partial run "
+                        "skips intent, start-up and memory and writes no JSON")
     options = parser.parse_args()
     rounds = 50 if options.quick else options.rounds
+    wanted = Wanted(set(options.only.split(",")) if options.only else None)
     notes: list[str] = []
     report: dict[str, Any] = {"machine": machine(), "timer_floor_us": round(timer_floor_us(), 3), "workloads": []}
     print(f"machine: {report['machine']}\nevery sample includes the timer's own {report['timer_floor_us']} µs")
     with tempfile.TemporaryDirectory() as scratch:
-        rows = default_rows(Path(scratch), notes)
+        rows = default_rows(Path(scratch), notes, wanted)
         report["workloads"].append(workload("Default Hermes policy, realistic mix", rows, workloads.DEFAULT_MIX, rounds))
         # The typical call: allowed, so no approval gate is consulted (an ask reads Hermes' gate state).
         allowed = tuple(c for c in workloads.DEFAULT_MIX if rows[FENCE_ROW](c.tool, c.args) == "allow")
@@ -223,11 +243,13 @@ def main() -> None:
     opa_cache: dict[str, bytes] = {}
     for n in workloads.SCALES:
         report["workloads"].append(workload(f"Allow-lists of {n:,} recipients, domains and directories",
-                                            scaled_rows(n, notes, opa_cache), workloads.scaled_calls(n),
+                                            scaled_rows(n, notes, opa_cache, wanted), workloads.scaled_calls(n),
                                             max(20, rounds // 10)))  # Cedar at 100,000 takes ~50 ms a call
     for n in workloads.SCALES:
-        report["workloads"].append(workload(f"{n:,} rules, one per MCP send tool", rule_rows(n, notes),
+        report["workloads"].append(workload(f"{n:,} rules, one per MCP send tool", wanted.keep(rule_rows(n, notes)),
                                             workloads.scaled_rule_calls(n), max(20, rounds // 10)))
+    if options.only:
+        return
     report["intent"] = intent_rows(20 if options.quick else 500)
     report["startup"] = measure_startup(2 if options.quick else 7)
     print_startup(report["startup"])
