@@ -2,7 +2,7 @@
 // prohibitions, the class's code, and the decision record of §8.1. Every fault is a block with
 // a reason code; nothing here traps.
 import {
-  NONE, EFFECT_ALLOW, EFFECT_BLOCK, KIND_ALLOW, KIND_BLOCK, KIND_ASK, ROLE_WORKDIR, SET_MAX_ARGS_BYTES,
+  NONE, EFFECT_ALLOW, EFFECT_BLOCK, KIND_ALLOW, KIND_BLOCK, KIND_ASK, ROLE_WORKDIR, SET_MAX_ARGS_BYTES, DECISION_HEAD_SIZE,
   SET_MAX_JSON_DEPTH, SET_MAX_LEAVES, SET_MAX_TARGETS,
 } from "./format";
 import {
@@ -10,7 +10,7 @@ import {
   classBudgetCount, budgetId, budgetLimit,
 } from "./decode";
 import { validUtf8, equalsAscii } from "./bytes";
-import { outBegin, outByte, outU16, outU32, outAscii, outBytes, outDecimal, outLength, outPatchU8, outPatchU16, outPatchU32, outFinish, outFailed, Text, textLen } from "./out";
+import { outBegin, outZeros, outEntry, outAscii, outBytes, outDecimal, outLength, outPatchU8, outPatchU16, outPatchU32, outFinish, outFailed, Text, textLen } from "./out";
 import { inputPtr, inputHolds } from "./input";
 import { hasPolicy } from "./policy";
 import { sessionSlot, sessionStore } from "./session";
@@ -46,27 +46,16 @@ const AT_RESERVATION: u32 = 16;
 // ---- the decision record ----
 function begin(kind: u32): void {
   outBegin();
-  outByte(kind);
-  outByte(0);
-  outU16(0);
-  outU16(0);
-  outByte(0);
-  outByte(0);
-  outU32(0);
-  outU32(0);
-  outU32(0);
-  fieldStart = outLength(); // DECISION_HEAD_SIZE
+  outZeros(DECISION_HEAD_SIZE);
+  outPatchU8(0, kind);
+  fieldStart = DECISION_HEAD_SIZE;
 }
 
 // The call's targets, after the witness to the record's end (§8.1): what the audit log keeps
 // of the call's arguments. Only records written after the targets were made carry them.
 function outTargets(): void {
   const n = targetCount();
-  for (let i: u32 = 0; i < n; i++) {
-    outByte(targetKind(i));
-    outU32(targetLen(i));
-    outBytes(targetPtr(i), targetLen(i));
-  }
+  for (let i: u32 = 0; i < n; i++) outEntry(targetKind(i), targetPtr(i), targetLen(i));
 }
 
 // Writes the reservation id into a verdict's record. A reservation whose record could not be
@@ -144,21 +133,30 @@ function placeholderAt(t: usize, len: u32, i: u32, s: Text): bool {
   return len - i >= n && equalsAscii(t + i, n, s);
 }
 
-// Writes a rule's message template with {tool} {capability} {risk} {value} {rule} filled in.
+// Writes a rule's message template with {tool} {capability} {risk} {value} {rule} filled in;
+// the text between placeholders is copied a run at a time.
 function fillTemplate(t: usize, len: u32, rule: u32): void {
+  let run: u32 = 0; // start of the text not yet written
   let i: u32 = 0;
   while (i < len) {
-    const c = load<u8>(t + i);
-    if (c == 0x7b) {
-      if (placeholderAt(t, len, i, "{tool}")) { outBytes(name, nameLen); i += 6; continue; }
-      if (placeholderAt(t, len, i, "{capability}")) { outString(classCapability(<u32>cls)); i += 12; continue; }
-      if (placeholderAt(t, len, i, "{risk}")) { outString(classRisk(<u32>cls)); i += 6; continue; }
-      if (placeholderAt(t, len, i, "{value}")) { if (hasWitness) outBytes(witness, witnessLen); i += 7; continue; }
-      if (placeholderAt(t, len, i, "{rule}")) { outString(ruleId(rule)); i += 6; continue; }
+    let placeholder: u32 = 0;
+    if (load<u8>(t + i) == 0x7b) {
+      if (placeholderAt(t, len, i, "{tool}")) placeholder = 1;
+      else if (placeholderAt(t, len, i, "{capability}")) placeholder = 2;
+      else if (placeholderAt(t, len, i, "{risk}")) placeholder = 3;
+      else if (placeholderAt(t, len, i, "{value}")) placeholder = 4;
+      else if (placeholderAt(t, len, i, "{rule}")) placeholder = 5;
     }
-    outByte(c);
-    i++;
+    if (placeholder == 0) { i++; continue; }
+    outBytes(t + run, i - run);
+    if (placeholder == 1) { outBytes(name, nameLen); i += 6; }
+    else if (placeholder == 2) { outString(classCapability(<u32>cls)); i += 12; }
+    else if (placeholder == 3) { outString(classRisk(<u32>cls)); i += 6; }
+    else if (placeholder == 4) { if (hasWitness) outBytes(witness, witnessLen); i += 7; }
+    else { outString(ruleId(rule)); i += 6; }
+    run = i;
   }
+  outBytes(t + run, len - run);
 }
 
 // The record for what the class's code decided: by a rule, or by the class default.
@@ -196,11 +194,7 @@ function verdict(effect: u32, slot: i32): u32 {
   else { outAscii("default_"); outAscii(effectWord(effect)); }
   outAscii("]");
   endField(AT_MESSAGE, 4);
-  for (let k: u32 = 0; k < deltaCount; k++) {
-    outByte(deltaSubject(k));
-    outU32(deltaLen(k));
-    outBytes(deltaPtr(k), deltaLen(k));
-  }
+  for (let k: u32 = 0; k < deltaCount; k++) outEntry(deltaSubject(k), deltaPtr(k), deltaLen(k));
   endField(AT_WITNESS, 4);
   outTargets();
   return endRecord(slot);

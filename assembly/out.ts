@@ -21,7 +21,8 @@ export function outBegin(): void {
   }
 }
 
-function reserve(n: u32): usize {
+// Inlined: every write of a record goes through it, and a call costs as much as its work.
+@inline function reserve(n: u32): usize {
   if (failed) return 0;
   const need = <usize>4 + <usize>len + <usize>n;
   if (need > cap) {
@@ -57,6 +58,21 @@ export function outU32(v: u32): void {
 export function outBytes(p: usize, n: u32): void {
   const at = reserve(n);
   if (at != 0) memory.copy(at, p, n);
+}
+
+// `n` zero bytes, for a header whose fields are patched in later.
+export function outZeros(n: u32): void {
+  const at = reserve(n);
+  if (at != 0) memory.fill(at, 0, n);
+}
+
+// An entry `u8 subject, u32 length, bytes` (docs/bytecode.md §8.1: the witness, the targets).
+export function outEntry(subject: u32, p: usize, n: u32): void {
+  const at = reserve(5 + n);
+  if (at == 0) return;
+  store<u8>(at, <u8>subject);
+  store<u32>(at + 1, n);
+  memory.copy(at + 5, p, n);
 }
 
 // A message text of the module: the address of a u8 length, then that many ASCII bytes. A string
