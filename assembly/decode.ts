@@ -135,7 +135,7 @@ export function roleTotal(): u32 {
   return load<u32>(toolAddr(toolCount()));
 }
 
-function roleAddr(r: u32): usize {
+@inline function roleAddr(r: u32): usize {
   return toolAddr(toolCount()) + 4 + ((<usize>r) << 3);
 }
 

@@ -39,7 +39,7 @@ export function setTracing(on: bool): void {
 export function tracePc(k: u32): u32 { return load<u32>(traceSteps + (<usize>k << 3)); }
 export function traceHeld(k: u32): bool { return load<u32>(traceSteps + (<usize>k << 3) + 4) != 0; }
 
-function traceStep(pc: u32, held: bool): void {
+@inline function traceStep(pc: u32, held: bool): void {
   if (!tracing || traceCount >= TRACE_MAX) return;
   store<u32>(traceSteps + (<usize>traceCount << 3), pc);
   store<u32>(traceSteps + (<usize>traceCount << 3) + 4, held ? 1 : 0);

@@ -20,7 +20,7 @@ function afterStars(pat: usize, patLen: u32, i: u32): u32 {
   return j;
 }
 
-function setBit(set: usize, i: u32): void {
+@inline function setBit(set: usize, i: u32): void {
   const at = set + ((<usize>(i >> 5)) << 2);
   store<u32>(at, load<u32>(at) | (1 << (i & 31)));
 }

@@ -56,7 +56,7 @@ function padded(len: u32): u32 {
 }
 
 // The index hash of an item: its bytes' FNV-1a (bytes.ts), mixed with its kind.
-function slotHash(kind: u32, fnv: u32): u32 {
+@inline function slotHash(kind: u32, fnv: u32): u32 {
   return (fnv ^ kind) * 0x01000193;
 }
 

@@ -42,7 +42,7 @@ let pathBudget: u64 = 0;
 let strAt: usize = 0;
 let strLen: u32 = 0;
 
-export function leafCount(): u32 {
+@inline export function leafCount(): u32 {
   return count;
 }
 
@@ -66,11 +66,11 @@ export function leafCount(): u32 {
   return load<u32>(leafAddr(i) + 12);
 }
 
-export function leafIsString(i: u32): bool {
+@inline export function leafIsString(i: u32): bool {
   return load<u32>(leafAddr(i) + 16) != 0;
 }
 
-function isWs(c: u32): bool {
+@inline function isWs(c: u32): bool {
   return c == 0x20 || c == 0x09 || c == 0x0a || c == 0x0d;
 }
 
@@ -121,6 +121,17 @@ function putUtf8(dst: usize, cp: u32): u32 {
   return 4;
 }
 
+const ONES: u64 = 0x0101010101010101;
+const HIGHS: u64 = 0x8080808080808080;
+
+// Whether one of the eight bytes of `w` is '"', '\\' or below 0x20. SWAR: (v - ONES) & ~v & HIGHS
+// is nonzero exactly when a byte of v is zero, and (w - n * ONES) & ~w & HIGHS when one is below n.
+@inline function specialIn(w: u64): bool {
+  const quote = w ^ (ONES * 0x22);
+  const backslash = w ^ (ONES * 0x5c);
+  return ((((quote - ONES) & ~quote) | ((backslash - ONES) & ~backslash) | ((w - ONES * 0x20) & ~w)) & HIGHS) != 0;
+}
+
 // Scans the string whose opening quote is at pos. Without escapes its bytes stay in the input;
 // with them they are decoded into `dst` when given, else into fresh scratch. Sets strAt/strLen
 // and leaves pos after the closing quote. Returns JSON_OK, JSON_BAD or JSON_OOM.
@@ -130,6 +141,8 @@ function scanString(dst: usize): i32 {
   let escaped = false;
   // Pass 1: find the end and check every escape.
   while (true) {
+    // Eight bytes at a time while none is a quote, a backslash or a control character.
+    while (i + 8 <= end && !specialIn(load<u64>(src + i))) i += 8;
     if (i >= end) return JSON_BAD;
     const c = <u32>load<u8>(src + i);
     if (c == 0x22) break;

@@ -34,7 +34,7 @@ export function homeLen(): u32 { return homeLength; }
 export function cwdPtr(): usize { return cwd; }
 export function cwdLen(): u32 { return cwdLength; }
 
-export function span(p: usize, len: u32): u64 {
+@inline export function span(p: usize, len: u32): u64 {
   return ((<u64>p) << 32) | <u64>len;
 }
 
@@ -42,7 +42,7 @@ export function span(p: usize, len: u32): u64 {
   return <usize>(s >>> 32);
 }
 
-export function spanLen(s: u64): u32 {
+@inline export function spanLen(s: u64): u32 {
   return <u32>s;
 }
 

@@ -209,7 +209,7 @@ function wordFlags(): u32 {
   return frames + <usize>depth * FRAME_SIZE;
 }
 
-function get(f: usize, field: usize): u32 {
+@inline function get(f: usize, field: usize): u32 {
   return load<u32>(f + field);
 }
 
@@ -280,7 +280,7 @@ function isNameByte(c: u32): bool {
   return isNameStart(c) || isAsciiDigit(c);
 }
 
-function isMeta(c: u32): bool {
+@inline function isMeta(c: u32): bool {
   return c == 0x20 || c == 0x09 || c == 0x0a || c == 0x3b || c == 0x26 || c == 0x7c ||
     c == 0x28 || c == 0x29 || c == 0x3c || c == 0x3e;
 }

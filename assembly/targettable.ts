@@ -46,13 +46,13 @@ export function tableStatus(): i32 { return status; }
   if (status == TARGETS_OK) status = code;
 }
 
-export function targetCount(): u32 { return count; }
+@inline export function targetCount(): u32 { return count; }
 
-export function targetKind(i: u32): u32 { return load<u32>(records + <usize>i * RECORD); }
+@inline export function targetKind(i: u32): u32 { return load<u32>(records + <usize>i * RECORD); }
 
-export function targetPtr(i: u32): usize { return <usize>load<u32>(records + <usize>i * RECORD + 4); }
+@inline export function targetPtr(i: u32): usize { return <usize>load<u32>(records + <usize>i * RECORD + 4); }
 
-export function targetLen(i: u32): u32 { return load<u32>(records + <usize>i * RECORD + 8); }
+@inline export function targetLen(i: u32): u32 { return load<u32>(records + <usize>i * RECORD + 8); }
 
 function hashOf(kind: u32, p: usize, len: u32): u32 {
   return (fnv1a(p, len) ^ kind) * 0x01000193;
