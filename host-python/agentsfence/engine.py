@@ -67,6 +67,8 @@ MAX_PARAMS = 4
 
 _U32 = struct.Struct("<I")
 _SLOTS_PER_VALUE = ctypes.sizeof(ffi.wasmtime_val_raw_t) // ctypes.sizeof(ctypes.c_int32)
+# decide's three i32 arguments, each at the start of its wasmtime_val_raw_t: one pack instead of three stores.
+_DECIDE_ARGS = struct.Struct("<" + f"i{ctypes.sizeof(ffi.wasmtime_val_raw_t) - 4}x" * 2 + "i")
 
 
 class EngineFault(Exception):
@@ -301,12 +303,13 @@ def _write_cached(directory: Path, key: str, serialized: bytes) -> None:
 # ---- The raw call path --------------------------------------------------------------------
 
 # Our own prototypes over wasmtime-py's loaded library (its bound functions keep their argtypes):
-# plain addresses in, the error pointer out. CFUNCTYPE releases the GIL around the call: holding
-# it (PYFUNCTYPE) measured no faster, and a call on megabytes of arguments may run for a while.
+# plain addresses in, the error pointer out. The call is a CFUNCTYPE, which releases the GIL: a
+# call on megabytes of arguments may run for a while. Setting fuel is a few stores, so it keeps
+# the GIL (PYFUNCTYPE), which saves releasing and taking it again on every decision.
 _call_unchecked = ctypes.CFUNCTYPE(
     ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p
 )(("wasmtime_func_call_unchecked", ffi.dll))
-_set_fuel = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64)(
+_set_fuel = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64)(
     ("wasmtime_context_set_fuel", ffi.dll)
 )
 _memory_data_size = ctypes.CFUNCTYPE(ctypes.c_size_t, ctypes.c_void_p, ctypes.c_void_p)(
@@ -342,6 +345,7 @@ class WasmInstance:
         self._decide_address = self._func_addresses["decide"]
         self._values = (ffi.wasmtime_val_raw_t * MAX_PARAMS)()
         self._values_address = ctypes.addressof(self._values)
+        self._values_view = memoryview(self._values).cast("B")
         # The same cells as i32 slots: indexing a c_int32 array is far cheaper than building
         # a union object per value. Value i is slot i * _SLOTS_PER_VALUE.
         self._slots = (ctypes.c_int32 * (MAX_PARAMS * _SLOTS_PER_VALUE)).from_buffer(self._values)
@@ -435,24 +439,27 @@ class WasmInstance:
 
     def decide(self, handle: int, name_length: int, args_length: int, payload: bytes) -> bytes:
         """invoke("decide", ...) in one frame: the call every tool call makes, so the raw path
-        skips invoke's generic dispatch and argument loop (the rest is the same steps)."""
+        skips invoke's generic dispatch, argument loop and record method (the same steps)."""
         size = len(payload)
         start = self._input_address
-        if not self.raw_calls or size > self._input_capacity or start + size > len(self._view):
+        view = self._view
+        if not self.raw_calls or size > self._input_capacity or start + size > len(view):
             return self.invoke("decide", (handle, name_length, args_length), payload)
-        self._view[start:start + size] = payload
+        view[start:start + size] = payload
         context = self._context
         error = _set_fuel(context, FUEL_BASE + FUEL_PER_BYTE * size)
         if error:
             raise EngineFault(f"setting fuel failed: {_error_text(error)}")
-        slots = self._slots
-        slots[0] = handle
-        slots[_SLOTS_PER_VALUE] = name_length
-        slots[2 * _SLOTS_PER_VALUE] = args_length
+        _DECIDE_ARGS.pack_into(self._values_view, 0, handle, name_length, args_length)
         error = _call_unchecked(context, self._decide_address, self._values_address, MAX_PARAMS, self._trap_address)
         if error or self._trap:
             self._raise_failure("decide", error)
-        return self._record(slots[0] & 0xFFFFFFFF)
+        address = self._slots[0] & 0xFFFFFFFF
+        if not address & 1 and address + 4 <= len(view):  # memory did not grow: the view still holds
+            end = address + 4 + _U32.unpack_from(view, address)[0]
+            if end <= len(view):
+                return view[address + 4:end].tobytes()
+        return self._record(address)
 
     def _raise_failure(self, export: str, error: int | None) -> None:
         if error:
