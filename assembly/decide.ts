@@ -12,6 +12,8 @@ import {
 import { validUtf8, equalsAscii } from "./bytes";
 import { outBegin, outZeros, outEntry, outAscii, outBytes, outDecimal, outLength, outPatchU8, outPatchU16, outPatchU32, outFinish, outFailed, Text, textLen } from "./out";
 import { inputPtr, inputHolds } from "./input";
+import { scratchAlloc } from "./mem";
+import { TARGETS_LIMIT, TARGETS_OOM } from "./targettable";
 import { hasPolicy } from "./policy";
 import { sessionSlot, sessionStore } from "./session";
 import { classifyTool, leafRole, WORDS_OOM } from "./classify";
@@ -23,7 +25,6 @@ import { parseArgs, leafCount, leafValue, leafValueLen, leafIsString, JSON_OK, J
 import { targetsBegin, setWorkdir, extractTargets, targetCount, targetKind, targetPtr, targetLen } from "./targets";
 import { intentProhibits, intentAsks } from "./intent";
 
-const TARGETS_LIMIT: i32 = 2; // extractTargets: 0 ok, 2 too many targets, 3 out of memory
 
 // The call being decided.
 let name: usize = 0;
@@ -265,19 +266,24 @@ function limit(what: Text, n: u32): u32 {
   return faultEnd("limit_exceeded");
 }
 
-// Makes the call's targets: the WORKDIR argument first, then every argument with a role.
+// Makes the call's targets: the WORKDIR argument first, then every argument with a role. Each
+// string leaf's role is looked up once, kept for the second pass.
 export function extract(): i32 {
   targetsBegin(settingValue(SET_MAX_TARGETS));
   const n = leafCount();
+  const roles = scratchAlloc(max<usize>(<usize>n, 1)); // u8 each: roles are at most ROLE_MAX
+  if (roles == 0) return TARGETS_OOM;
+  let workdirSet = false;
   for (let i: u32 = 0; i < n; i++) {
-    if (leafIsString(i) && leafRole(i) == ROLE_WORKDIR) {
+    const role = leafIsString(i) ? leafRole(i) : 0;
+    store<u8>(roles + i, <u8>role);
+    if (role == ROLE_WORKDIR && !workdirSet) {
       setWorkdir(leafValue(i), leafValueLen(i));
-      break;
+      workdirSet = true;
     }
   }
   for (let i: u32 = 0; i < n; i++) {
-    if (!leafIsString(i)) continue;
-    const role = leafRole(i);
+    const role = <u32>load<u8>(roles + i);
     if (role == 0 || role == ROLE_WORKDIR) continue;
     const r = extractTargets(role, leafValue(i), leafValueLen(i));
     if (r != 0) return r;

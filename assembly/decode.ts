@@ -3,7 +3,7 @@
 import {
   SECTION_COUNT, SETKIND_HASH, SETKIND_KEYS,
 } from "./format";
-import { fnv1a } from "./bytes";
+import { fnv1a, sameBytes } from "./bytes";
 
 // Address of the installed copy of the bytecode (0: no policy), and of each section by kind.
 export let policyBase: usize = 0;
@@ -78,7 +78,7 @@ export function setFindHashed(i: u32, p: usize, len: u32, fnv: u32): i64 {
     // The key's length first: most probes end there, before the key's bytes are read.
     const at = offsets + ((<usize>key1 - 1) << 2);
     const start = load<u32>(at);
-    if (load<u32>(at + 4) - start == len && memory.compare(blob + <usize>start, p, len) == 0) {
+    if (load<u32>(at + 4) - start == len && sameBytes(blob + <usize>start, p, len)) {
       return valued ? <i64>load<u32>(e + 4) : 0;
     }
     b = (b + 1) & mask;

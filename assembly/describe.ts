@@ -13,7 +13,7 @@ import {
   rolesBegin, rolesAdd, roleTableOf, WORDS_OOM, DESCRIBED_NAME_MAX,
 } from "./classify";
 import { parseArgs, leafCount, leafPath, leafPathLen, leafValue, leafValueLen, leafIsString, JSON_OK } from "./json";
-import { bytesEqual, equalsAscii, indexOfByte } from "./bytes";
+import { bytesEqual, equalsAscii, indexOfByte, sameBytes } from "./bytes";
 import { roleName } from "./disasm";
 import { free } from "./mem";
 
@@ -38,7 +38,7 @@ function propertyOf(i: u32): bool {
 }
 
 function startsWithProperties(p: usize): bool {
-  return memory.compare(p, textPtr(PROPERTIES), textLen(PROPERTIES)) == 0;
+  return sameBytes(p, textPtr(PROPERTIES), textLen(PROPERTIES));
 }
 
 // The role a JSON-schema `format` names, 0 for any other.

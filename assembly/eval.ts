@@ -9,7 +9,7 @@ import {
   classCodeStart, insnOp, insnSubject, insnFlags, insnArg, insnOperand, insnJump, strPtr, strLen,
   setFind, setFindHashed, setMemberCount, listKey,
 } from "./decode";
-import { bytesEqual, startsWith, indexOfByte } from "./bytes";
+import { bytesEqual, startsWith, indexOfByte, sameBytes } from "./bytes";
 import { scratchAlloc } from "./mem";
 import { globMatch } from "./glob";
 import { leafCount, leafPath, leafPathLen, leafValue, leafValueLen } from "./json";
@@ -171,8 +171,8 @@ function underIn(set: u32, p: usize, len: u32): bool {
   if (hl == 0 || len == 0) return false;
   let rest: u32;
   if (hl == 1 && load<u8>(h) == 0x2f) rest = len == 1 ? 1 : 0; // home "/": every absolute path
-  else if (len == hl && memory.compare(p, h, hl) == 0) rest = len;
-  else if (len > hl && memory.compare(p, h, hl) == 0 && load<u8>(p + hl) == 0x2f) rest = hl;
+  else if (len == hl && sameBytes(p, h, hl)) rest = len;
+  else if (len > hl && sameBytes(p, h, hl) && load<u8>(p + hl) == 0x2f) rest = hl;
   else return false;
   if (load<u8>(p) != 0x2f) return false;
   const n = 1 + len - rest;

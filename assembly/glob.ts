@@ -4,6 +4,7 @@
 // position, so no pattern or value costs more than O(|pattern| · |value|): there is no
 // backtracking to blow up.
 import { scratchAlloc } from "./mem";
+import { sameBytes } from "./bytes";
 
 const STAR: u32 = 0x2a;
 const QUESTION: u32 = 0x3f;
@@ -73,7 +74,7 @@ function occursIn(lit: usize, litLen: u32, s: usize, sLen: u32): bool {
   if (litLen > sLen) return false;
   const first = load<u8>(lit);
   for (let k: u32 = 0; k + litLen <= sLen; k++) {
-    if (load<u8>(s + k) == first && memory.compare(s + k, lit, litLen) == 0) return true;
+    if (load<u8>(s + k) == first && sameBytes(s + k, lit, litLen)) return true;
   }
   return false;
 }
@@ -84,13 +85,13 @@ function occursIn(lit: usize, litLen: u32, s: usize, sLen: u32): bool {
 function literalsFit(pat: usize, patLen: u32, s: usize, sLen: u32): bool {
   let head: u32 = 0;
   while (head < patLen && !isWildcardAt(pat, head)) head++;
-  if (head == patLen) return sLen == patLen && memory.compare(pat, s, patLen) == 0;
+  if (head == patLen) return sLen == patLen && sameBytes(pat, s, patLen);
   let tailStart = patLen;
   while (!isWildcardAt(pat, tailStart - 1)) tailStart--;
   const tail = patLen - tailStart;
   if (<u64>head + <u64>tail > <u64>sLen) return false;
-  if (memory.compare(pat, s, head) != 0) return false;
-  if (memory.compare(pat + tailStart, s + sLen - tail, tail) != 0) return false;
+  if (!sameBytes(pat, s, head)) return false;
+  if (!sameBytes(pat + tailStart, s + sLen - tail, tail)) return false;
   const middle = s + head, middleLen = sLen - head - tail;
   let i = head;
   while (i < tailStart) {

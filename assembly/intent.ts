@@ -13,7 +13,7 @@ import {
   SUBJ_ARG, SUBJ_EMAIL, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_RECIPIENT, SET_MAX_INTENT_BYTES,
 } from "./format";
 import { alloc, free, scratchAlloc } from "./mem";
-import { fnv1a, indexOfByte, lowerAscii, equalsAscii } from "./bytes";
+import { fnv1a, indexOfByte, lowerAscii, equalsAscii, sameBytes } from "./bytes";
 import { globMatch } from "./glob";
 import {
   settingValue, classCount, classCapability, strPtr, strLen, intentNegationSet, intentNothingSet,
@@ -79,7 +79,7 @@ function findHashed(intent: usize, kind: u32, p: usize, len: u32, fnv: u32): boo
     const entry = load<u32>(slots + ((<usize>s) << 2));
     if (entry == 0) return false;
     const rec = items + <usize>(entry - 1);
-    if (load<u32>(rec) == kind && load<u32>(rec + 8) == len && memory.compare(rec + 12, p, len) == 0) return true;
+    if (load<u32>(rec) == kind && load<u32>(rec + 8) == len && sameBytes(rec + 12, p, len)) return true;
     s = (s + 1) & mask;
   }
   return false;
@@ -360,7 +360,7 @@ function findBuilding(kind: u32, p: usize, len: u32): bool {
     const entry = load<u32>(buildSlots + ((<usize>s) << 2));
     if (entry == 0) return false;
     const rec = buildItems + <usize>(entry - 1);
-    if (load<u32>(rec) == kind && load<u32>(rec + 8) == len && memory.compare(rec + 12, p, len) == 0) return true;
+    if (load<u32>(rec) == kind && load<u32>(rec + 8) == len && sameBytes(rec + 12, p, len)) return true;
     s = (s + 1) & mask;
   }
   return false;

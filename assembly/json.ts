@@ -74,11 +74,11 @@ let strLen: u32 = 0;
   return c == 0x20 || c == 0x09 || c == 0x0a || c == 0x0d;
 }
 
-function skipWs(): void {
+@inline function skipWs(): void {
   while (pos < end && isWs(load<u8>(src + pos))) pos++;
 }
 
-function peek(): i32 {
+@inline function peek(): i32 {
   return pos < end ? <i32>load<u8>(src + pos) : -1;
 }
 

@@ -9,7 +9,7 @@
 import { NONE, SUBJ_PROGRAM } from "./format";
 import { scratchAlloc } from "./mem";
 import { Text, textLen, textPtr } from "./out";
-import { isAsciiAlpha, isAsciiDigit, fnv1a } from "./bytes";
+import { isAsciiAlpha, isAsciiDigit, fnv1a, sameBytes } from "./bytes";
 import { wordValueHashed } from "./wordset";
 import { findUrl, urlEnd, looksLikeHost } from "./scan";
 import { span, spanPtr, spanLen, resolvePath, homePtr, homeLen } from "./normalize";
@@ -771,7 +771,7 @@ function heredocBodies(p: usize, len: u32, pos: u32, depth: u32): u32 {
       let s = i;
       if ((flags & H_DASH) != 0) while (s < e && at(p, s) == 0x09) s++;
       const next = e < len ? e + 1 : len;
-      if (e - s == delimLen && memory.compare(p + s, delim, delimLen) == 0) {
+      if (e - s == delimLen && sameBytes(p + s, delim, delimLen)) {
         bodyEnd = i;
         i = next;
         break;

@@ -4,7 +4,7 @@
 // every add.
 import { SUBJ_DOMAIN, SUBJ_PATH, SUBJ_URL } from "./format";
 import { scratchAlloc } from "./mem";
-import { fnv1a } from "./bytes";
+import { fnv1a, sameBytes } from "./bytes";
 import {
   span, spanPtr, spanLen, resolvePath, normalizeUrl, urlHost, normalizeHost, fileUrlPath,
   cwdPtr, cwdLen, takeOutOfMemory,
@@ -68,7 +68,7 @@ function find(kind: u32, p: usize, len: u32, h: u32): i32 {
     if (entry == 0) return -1;
     const r = records + <usize>(entry - 1) * RECORD;
     if (load<u32>(r + 12) == h && load<u32>(r) == kind && load<u32>(r + 8) == len &&
-        memory.compare(<usize>load<u32>(r + 4), p, len) == 0) return <i32>(entry - 1);
+        sameBytes(<usize>load<u32>(r + 4), p, len)) return <i32>(entry - 1);
     s = (s + 1) & mask;
   }
   return -1;

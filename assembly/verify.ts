@@ -15,7 +15,7 @@ import {
   SET_MAX_TARGETS, SET_MAX_INTENT_BYTES, SET_MAX_SESSIONS, SET_SHELL_WRAPPERS, SET_SHELL_NETWORK,
   SET_SHELL_SHELLS, SET_MAX_SHELL_DEPTH, SET_FAIL_OPEN,
 } from "./format";
-import { validUtf8, fnv1a, bytesEqual, equalsAscii } from "./bytes";
+import { validUtf8, fnv1a, bytesEqual, equalsAscii, sameBytes } from "./bytes";
 import { setSection, section, strPtr, strLen, setAddr, setKind, ruleEffect } from "./decode";
 import { sha256 } from "./sha256";
 import { outAscii, outDecimal, Text } from "./out";
@@ -172,7 +172,7 @@ function header(len: u32): bool {
   memory.fill(base + HASH_OFFSET, 0, 32);
   sha256(base, len, computedHash);
   memory.copy(base + HASH_OFFSET, storedHash, 32);
-  if (memory.compare(storedHash, computedHash, 32) != 0) {
+  if (!sameBytes(storedHash, computedHash, 32)) {
     return fail(0, base + HASH_OFFSET, "SHA-256 mismatch: the file is damaged or was altered");
   }
   const n = load<u32>(base + 12);

@@ -3,7 +3,7 @@
 // parameters in this form, so they run (and are unit-tested) without a policy.
 import { NONE } from "./format";
 import { setFindHashed } from "./decode";
-import { fnv1a } from "./bytes";
+import { fnv1a, sameBytes } from "./bytes";
 
 // A word set is a u64: a policy set index (below 2^32), or (ptr << 32 | len) of a list.
 export const NO_WORDS: u64 = <u64>NONE;
@@ -35,7 +35,7 @@ export function wordValueHashed(set: u64, p: usize, len: u32, fnv: u32): i64 {
   let line: i64 = 0;
   for (let i: u32 = 0; i <= n; i++) {
     if (i == n || load<u8>(list + i) == 0x0a) {
-      if (i - start == len && memory.compare(list + start, p, len) == 0) return line;
+      if (i - start == len && sameBytes(list + start, p, len)) return line;
       start = i + 1;
       line++;
     }

@@ -135,6 +135,24 @@ describe("json: strings", () => {
     expect(parseArgs(bom, lastLen, 64, 100)).toBe(JSON_BAD);
   });
 
+  it("finds a quote, an escape, a control character or a bad byte at any offset of an eight-byte step", () => {
+    for (let k = 0; k < 20; k++) {
+      const pad = "x".repeat(k);
+      expect(parse('{"s":"' + pad + '"}')).toBe(JSON_OK);
+      expect(value(0)).toBe(pad);
+      expect(parse('{"s":"' + pad + '\\"' + pad + '"}')).toBe(JSON_OK);
+      expect(value(0)).toBe(pad + '"' + pad);
+      expect(parse('{"s":"' + pad + "é" + pad + '"}')).toBe(JSON_OK);
+      expect(value(0)).toBe(pad + "é" + pad);
+      expect(parse('{"s":"' + pad + "\x01" + pad + '"}')).toBe(JSON_BAD);
+      expect(parse('{"s":"' + pad + "\x1f" + pad + '"}')).toBe(JSON_BAD);
+      expect(parse('{"s":"' + pad + "\x7f" + pad + '"}')).toBe(JSON_OK); // DEL is no control character to JSON
+      const bytes = String.UTF8.encode('{"s":"' + pad + "?" + pad + '"}');
+      store<u8>(changetype<usize>(bytes) + 6 + k, 0xff); // the '?' made a byte that is not UTF-8
+      expect(parseArgs(changetype<usize>(bytes), <u32>bytes.byteLength, 64, 100)).toBe(JSON_BAD);
+    }
+  });
+
   it("carries a 1 MB string value", () => {
     const big = repeated("x", 1 << 20);
     const head = utf8('{"s":"');
