@@ -34,8 +34,6 @@ DecisionKind = Literal["allow", "block", "ask"]
 _KINDS: tuple[DecisionKind, ...] = ("allow", "block", "ask")
 _VERBS = {"allow": "allowed", "block": "blocked", "ask": "asks about"}
 _DECISION_HEAD = struct.Struct("<BBHHBxIII")  # §8.1: kind, reason, rule, capability, risk, zero, message, witness, reservation
-_RESERVATION = slice(_DECISION_HEAD.size - 4, _DECISION_HEAD.size)  # the header's last field
-_NO_RESERVATION = bytes(4)
 _SUBJECT_ENTRY = struct.Struct("<BI")  # §8.1, an entry of the witness or the targets: subject, length
 # Subject names by number (docs/bytecode.md §5.1; test_api checks them against assembly/format.ts).
 SUBJECTS = ("tool", "args", "email", "domain", "url", "path", "program", "recipient")
@@ -250,7 +248,7 @@ class Session:
         """cwd: the absolute directory this call's relative paths resolve against, when it is not
         the Fence's (the host's tools may track a working directory per task). A decision with a
         reservation holds budget units until it is committed or released."""
-        return self._fence._decide(self, tool_name, args, cwd)
+        return self._fence._decide(self, tool_name, encode_call(tool_name, args), cwd)
 
     def decide_json(self, tool_name: str, arguments_json: bytes, cwd: str | None = None) -> Decision:
         """decide, for a host that has the arguments as JSON already (encode_call's text): the
@@ -261,7 +259,7 @@ class Session:
             name = tool_name.encode("utf-8")
         except UnicodeEncodeError:
             return host_decision(tool_name, "bad_arguments", "the call cannot be read: a string holds a lone surrogate")
-        return self._fence._decide_encoded(self, tool_name, name, arguments_json, cwd)
+        return self._fence._decide(self, tool_name, (name, arguments_json), cwd)
 
     def narrow(self, prohibit: list[str], ask: list[str]) -> Intent:
         """Narrows this session's intent (docs/bytecode.md §7.2): the capabilities (or globs) in
@@ -362,7 +360,7 @@ class Fence:
 
     def decide(self, tool_name: str, args: dict[str, Any], cwd: str | None = None) -> Decision:
         """Decides with an empty intent (handle 0): for calls that belong to no known session."""
-        return self._decide(None, tool_name, args, cwd)
+        return self._decide(None, tool_name, encode_call(tool_name, args), cwd)
 
     def describe_tool(self, name: str, description: str, schema: dict[str, Any] | None = None) -> tuple[str, str]:
         """Classifies a tool the policy does not map from its description and the JSON schema of
@@ -606,15 +604,13 @@ class Fence:
             session.current_intent = intent
         return intent
 
-    def _decide(self, session: Session | None, tool_name: str, args: dict[str, Any], cwd: str | None) -> Decision:
-        encoded = encode_call(tool_name, args)
+    def _decide(self, session: Session | None, tool_name: str, encoded: tuple[bytes, bytes] | str,
+                cwd: str | None) -> Decision:
+        """Decides encode_call's result (the tool name and argument JSON as UTF-8, or why they
+        cannot be sent): one frame from Session.decide to the evaluator, the hot path."""
         if isinstance(encoded, str):
             return host_decision(str(tool_name), "bad_arguments", encoded)
         name, arguments = encoded
-        return self._decide_encoded(session, tool_name, name, arguments, cwd)
-
-    def _decide_encoded(self, session: Session | None, tool_name: str, name: bytes, arguments: bytes,
-                        cwd: str | None) -> Decision:
         with self._lock:
             if self._broken is not None:
                 return host_decision(tool_name, "engine_fault", f"the evaluator is broken ({_last_line(self._broken)})")
@@ -646,14 +642,15 @@ class Fence:
                     return Decision("allow", "fail_open", "", "", "", f"AgentsFence allowed {tool_name}: deciding it failed "
                                     f"({_last_line(str(fault))}) and the policy lets its risk class fail open [fail_open]")
                 return host_decision(tool_name, "engine_fault", f"the evaluator failed ({_last_line(str(fault))})")
-            if record[_RESERVATION] != _NO_RESERVATION:  # a reservation id is unique: no use caching its record
-                return _parse_decision(record, tool_name)
+            # Only decisions without a reservation are kept (a reservation id is unique: its record
+            # never comes again), so a hit holds none.
             decision = self._decisions.get(record)
             if decision is None:
                 decision = _parse_decision(record, tool_name)
-                if len(self._decisions) >= _DECISION_CACHE_LIMIT:
-                    self._decisions.clear()
-                self._decisions[record] = decision
+                if decision.reservation == 0:
+                    if len(self._decisions) >= _DECISION_CACHE_LIMIT:
+                        self._decisions.clear()
+                    self._decisions[record] = decision
             return decision
 
 
