@@ -60,7 +60,7 @@ function enter(pat: usize, patLen: u32, set: usize, i: u32): void {
 }
 
 // For the prefilter: a wildcard, or the '/' closing a `/**/`, which a match may skip.
-function isWildcardAt(pat: usize, i: u32): bool {
+@inline function isWildcardAt(pat: usize, i: u32): bool {
   const c = <u32>load<u8>(pat + i);
   if (c == STAR || c == QUESTION) return true;
   if (c != SLASH || i < 3) return false;

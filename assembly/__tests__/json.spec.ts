@@ -153,6 +153,16 @@ describe("json: strings", () => {
     }
   });
 
+  it("decodes escapes at any offset of an eight-byte step, into the right place", () => {
+    for (let k = 0; k < 20; k++) {
+      const pad = "abcdefghijklmnopqrstuvwxyz".slice(0, k);
+      expect(parse('{"s":"' + pad + '\\n' + pad + '\\u00e9' + pad + '\\\\' + pad + '"}')).toBe(JSON_OK);
+      expect(value(0)).toBe(pad + "\n" + pad + "é" + pad + "\\" + pad);
+      expect(parse('{"' + pad + '\\t' + pad + '":1}')).toBe(JSON_OK); // a key decodes into the path
+      expect(path(0)).toBe(pad + "\t" + pad);
+    }
+  });
+
   it("carries a 1 MB string value", () => {
     const big = repeated("x", 1 << 20);
     const head = utf8('{"s":"');
