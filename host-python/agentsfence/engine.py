@@ -349,8 +349,7 @@ class WasmInstance:
         # The same cells as i32 slots: indexing a c_int32 array is far cheaper than building
         # a union object per value. Value i is slot i * _SLOTS_PER_VALUE.
         self._slots = (ctypes.c_int32 * (MAX_PARAMS * _SLOTS_PER_VALUE)).from_buffer(self._values)
-        self._trap = ctypes.POINTER(ffi.wasm_trap_t)()
-        self._trap_address = ctypes.addressof(self._trap)
+        self._new_trap_slot()
         self._input_address = 0
         self._input_capacity = 0
         self._view = memoryview(b"")
@@ -446,12 +445,12 @@ class WasmInstance:
         if not self.raw_calls or size > self._input_capacity or start + size > len(view):
             return self.invoke("decide", (handle, name_length, args_length), payload)
         view[start:start + size] = payload
-        context = self._context
-        error = _set_fuel(context, FUEL_BASE + FUEL_PER_BYTE * size)
+        call = self._decide_args
+        error = _set_fuel(call[0], FUEL_BASE + FUEL_PER_BYTE * size)
         if error:
             raise EngineFault(f"setting fuel failed: {_error_text(error)}")
         _DECIDE_ARGS.pack_into(self._values_view, 0, handle, name_length, args_length)
-        error = _call_unchecked(context, self._decide_address, self._values_address, MAX_PARAMS, self._trap_address)
+        error = _call_unchecked(*call)
         if error or self._trap:
             self._raise_failure("decide", error)
         address = self._slots[0] & 0xFFFFFFFF
@@ -461,12 +460,21 @@ class WasmInstance:
                 return view[address + 4:end].tobytes()
         return self._record(address)
 
+    def _new_trap_slot(self) -> None:
+        """A fresh out-parameter for the next call's trap (a raised trap owns the old one), and
+        decide's call arguments around it as ctypes values, made once: converting five Python
+        ints on every decision costs more than the call's own checks."""
+        self._trap = ctypes.POINTER(ffi.wasm_trap_t)()
+        self._trap_address = ctypes.addressof(self._trap)
+        self._decide_args = (ctypes.c_void_p(self._context), ctypes.c_void_p(self._decide_address),
+                             ctypes.c_void_p(self._values_address), ctypes.c_size_t(MAX_PARAMS),
+                             ctypes.c_void_p(self._trap_address))
+
     def _raise_failure(self, export: str, error: int | None) -> None:
         if error:
             raise EngineFault(f"{export} failed: {_error_text(error)}")
         trap = wasmtime.Trap._from_ptr(self._trap)  # takes ownership of the trap
-        self._trap = ctypes.POINTER(ffi.wasm_trap_t)()
-        self._trap_address = ctypes.addressof(self._trap)
+        self._new_trap_slot()
         raise EngineFault(f"{export} trapped: {trap.message}", _out_of_fuel(trap))
 
     def _call_public(self, export: str, args: tuple[int, ...], fuel: int) -> int:
