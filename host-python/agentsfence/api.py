@@ -35,6 +35,8 @@ _KINDS: tuple[DecisionKind, ...] = ("allow", "block", "ask")
 _VERBS = {"allow": "allowed", "block": "blocked", "ask": "asks about"}
 _DECISION_HEAD = struct.Struct("<BBHHBxIII")  # §8.1: kind, reason, rule, capability, risk, zero, message, witness, reservation
 _SUBJECT_ENTRY = struct.Struct("<BI")  # §8.1, an entry of the witness or the targets: subject, length
+_HEAD_SIZE = _DECISION_HEAD.size
+_ENTRY_HEAD_SIZE = _SUBJECT_ENTRY.size
 # Subject names by number (docs/bytecode.md §5.1; test_api checks them against assembly/format.ts).
 SUBJECTS = ("tool", "args", "email", "domain", "url", "path", "program", "recipient")
 _DECISION_CACHE_LIMIT = 4096
@@ -661,28 +663,36 @@ def _require_live(session: Session) -> None:
 
 def _parse_decision(record: bytes, tool_name: str) -> Decision:
     try:
-        kind, *lengths, witness_length, reservation = _DECISION_HEAD.unpack_from(record)
-        witness_end = _DECISION_HEAD.size + sum(lengths) + witness_length
+        (kind, reason_length, rule_length, capability_length, risk_length, message_length, witness_length,
+         reservation) = _DECISION_HEAD.unpack_from(record)
+        # The five fields' ends, from their lengths in bytes: slice, then decode each.
+        reason_end = _HEAD_SIZE + reason_length
+        rule_end = reason_end + rule_length
+        capability_end = rule_end + capability_length
+        risk_end = capability_end + risk_length
+        message_end = risk_end + message_length
+        witness_end = message_end + witness_length
         if kind >= len(_KINDS) or witness_end > len(record):
             raise ValueError("its lengths do not add up")
-        fields = []
-        offset = _DECISION_HEAD.size
-        for length in lengths:  # lengths count bytes: slice, then decode each field
-            fields.append(record[offset:offset + length].decode("utf-8"))
-            offset += length
-        witness = _subject_values(record, offset, witness_end, "witness")
-        targets = _subject_values(record, witness_end, len(record), "targets")  # they run to the record's end
+        # Positional arguments: a frozen dataclass's keywords cost a third more.
+        return Decision(_KINDS[kind], record[_HEAD_SIZE:reason_end].decode("utf-8"),
+                        record[reason_end:rule_end].decode("utf-8"), record[rule_end:capability_end].decode("utf-8"),
+                        record[capability_end:risk_end].decode("utf-8"), record[risk_end:message_end].decode("utf-8"),
+                        _subject_values(record, message_end, witness_end, "witness"),
+                        _subject_values(record, witness_end, len(record), "targets"),  # they run to the record's end
+                        reservation)
     except (struct.error, ValueError) as error:  # UnicodeDecodeError is a ValueError
         return host_decision(tool_name, "engine_fault", f"the evaluator's answer is malformed ({error})")
-    return Decision(_KINDS[kind], *fields, witness=witness, targets=targets, reservation=reservation)
 
 
 def _subject_values(record: bytes, offset: int, end: int, what: str) -> tuple[tuple[str, str], ...]:
     """Entries `u8 subject, u32 length, bytes` from `offset` to exactly `end` (§8.1)."""
+    if offset == end:
+        return ()
     values = []
     while offset < end:
         subject, length = _SUBJECT_ENTRY.unpack_from(record, offset)
-        offset += _SUBJECT_ENTRY.size
+        offset += _ENTRY_HEAD_SIZE
         if subject >= len(SUBJECTS) or offset + length > end:
             raise ValueError(f"its {what} is malformed")
         values.append((SUBJECTS[subject], record[offset:offset + length].decode("utf-8")))
