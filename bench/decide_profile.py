@@ -1,7 +1,7 @@
 """Per call of every workload: what session.decide costs and where fence.wasm spends it.
 
 Not a test and not part of `make bench`: a profile to read beside it. For each call of the
-default mix and of the scaled allow-lists it gives session.decide's median, the wasm decide
+default mix, the scaled allow-lists and the scaled rules it gives session.decide's median, the wasm decide
 call's median alone, the wasm operators that call ran (the fuel it consumed: wasmtime charges
 one unit per operator), the record's size, and whether the decision cache answered. Timing is
 interleaved like bench/run.py (every call in turn, round after round).
@@ -40,6 +40,13 @@ def fences() -> list[tuple[str, Fence, tuple[workloads.Call, ...]]]:
             fence = Fence(compile_policy([source]), home=workloads.HOME, cwd=workloads.CWD)
         fence.session("s")
         found.append((f"allow-lists of {n:,}", fence, workloads.scaled_calls(n)))
+    for n in workloads.SCALES:
+        with tempfile.TemporaryDirectory() as scratch:
+            source = Path(scratch) / f"rules-{n}.yaml"
+            source.write_text(workloads.scaled_rules_policy_yaml(n))
+            fence = Fence(compile_policy([source]), home=workloads.HOME, cwd=workloads.CWD)
+        fence.session("s")
+        found.append((f"{n:,} rules", fence, workloads.scaled_rule_calls(n)))
     return found
 
 
