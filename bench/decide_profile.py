@@ -13,7 +13,6 @@ import gc
 import json
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,6 @@ import workloads  # noqa: E402
 from timing import timer_floor_us  # noqa: E402
 
 from agentsfence.api import Fence, encode_call  # noqa: E402
-from agentsfence.compiler import compile_policy  # noqa: E402
 from agentsfence.engine import FUEL_BASE, FUEL_PER_BYTE  # noqa: E402
 
 
@@ -34,17 +32,11 @@ def fences() -> list[tuple[str, Fence, tuple[workloads.Call, ...]]]:
     default.session("s").intent(workloads.INTENT_MESSAGE, workloads.CWD)
     found.append(("default mix", default, workloads.DEFAULT_MIX))
     for n in workloads.SCALES:
-        with tempfile.TemporaryDirectory() as scratch:
-            source = Path(scratch) / f"scaled-{n}.yaml"
-            source.write_text(workloads.scaled_policy_yaml(n))
-            fence = Fence(compile_policy([source]), home=workloads.HOME, cwd=workloads.CWD)
+        fence = Fence(workloads.compiled(workloads.scaled_policy_yaml(n)), home=workloads.HOME, cwd=workloads.CWD)
         fence.session("s")
         found.append((f"allow-lists of {n:,}", fence, workloads.scaled_calls(n)))
     for n in workloads.SCALES:
-        with tempfile.TemporaryDirectory() as scratch:
-            source = Path(scratch) / f"rules-{n}.yaml"
-            source.write_text(workloads.scaled_rules_policy_yaml(n))
-            fence = Fence(compile_policy([source]), home=workloads.HOME, cwd=workloads.CWD)
+        fence = Fence(workloads.compiled(workloads.scaled_rules_policy_yaml(n)), home=workloads.HOME, cwd=workloads.CWD)
         fence.session("s")
         found.append((f"{n:,} rules", fence, workloads.scaled_rule_calls(n)))
     return found

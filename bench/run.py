@@ -27,7 +27,6 @@ from timing import measure, measure_one, timer_floor_us  # noqa: E402
 
 from agentsfence.api import Fence  # noqa: E402
 from agentsfence.audit import AuditLog  # noqa: E402
-from agentsfence.compiler import compile_policy  # noqa: E402
 from agentsfence.hermes import HermesFence  # noqa: E402
 from agentsfence.settings import Settings  # noqa: E402
 from agentsfence.state import SessionStore  # noqa: E402
@@ -114,10 +113,7 @@ def _peer_rows(notes: list[str], wanted: Wanted, cedar: Any, opa: Any) -> dict[s
 
 
 def scaled_rows(n: int, notes: list[str], opa_cache: dict[str, bytes], wanted: Wanted) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory() as scratch:
-        source = Path(scratch) / f"scaled-{n}.yaml"
-        source.write_text(workloads.scaled_policy_yaml(n))
-        session = _fence(compile_policy([source])).session("s")
+    session = _fence(workloads.compiled(workloads.scaled_policy_yaml(n))).session("s")
     lists = plain.ScaledLists(workloads.recipients(n), workloads.domains(n), workloads.directories(n))
     rows: dict[str, Any] = {FENCE_ROW: lambda tool, args: session.decide(tool, args).kind}
     rows.update(_peer_rows(notes, wanted, lambda: CedarPeer.scaled(lists),
@@ -127,10 +123,7 @@ def scaled_rows(n: int, notes: list[str], opa_cache: dict[str, bytes], wanted: W
 
 
 def rule_rows(n: int, notes: list[str]) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory() as scratch:
-        source = Path(scratch) / f"rules-{n}.yaml"
-        source.write_text(workloads.scaled_rules_policy_yaml(n))
-        session = _fence(compile_policy([source])).session("s")
+    session = _fence(workloads.compiled(workloads.scaled_rules_policy_yaml(n))).session("s")
     notes.append("the rules workload runs the fence and hand-written Python only: the allow-list tables put Cedar "
                  "and OPA beside them")
     return {FENCE_ROW: lambda tool, args: session.decide(tool, args).kind, "6 hand-written Python": plain.ScaledRules(n).decide}

@@ -1,7 +1,9 @@
 """The calls every row decides: the default policy's realistic mix, and the scaled allow-lists."""
 from __future__ import annotations
 
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 HOME = "/home/user"
@@ -141,3 +143,13 @@ def intent_text(size: int) -> str:
         total += len(part)
         i += 1
     return "".join(parts)[:size]
+
+
+def compiled(policy_yaml: str) -> bytes:
+    """A workload's policy as bytecode (the bundled compiler: needs Node)."""
+    from agentsfence.compiler import compile_policy
+
+    with tempfile.TemporaryDirectory() as scratch:
+        source = Path(scratch) / "policy.yaml"
+        source.write_text(policy_yaml)
+        return compile_policy([source])
