@@ -110,18 +110,17 @@ def _shape(value: Any) -> str:
         return f'"str, {len(value)} chars"'
     if isinstance(value, (bytes, bytearray)):
         return f'"bytes, {len(value)} bytes"'
-    if isinstance(value, (list, tuple, dict, set, frozenset)):
-        return f'"{type(value).__name__}, {len(value)} items"'
+    if isinstance(value, (list, tuple, dict, set, frozenset)):  # a subclass names itself: escaped
+        return encode_basestring(f"{type(value).__name__}, {len(value)} items")
     return encode_basestring(type(value).__name__)
 
 
 MAX_ARGUMENTS = 256  # argument names a record lists; more are counted
 
 
-@functools.lru_cache(maxsize=4096)
-def _name(key: str) -> str:
-    """An argument's name as JSON text (cut to 64 characters); tools reuse a few names."""
-    return encode_basestring(key[:64])
+# An argument's name (cut to 64 characters) as JSON text; tools reuse a few names. The cache
+# holds the cut names only, so long hostile names cannot fill memory.
+_name = functools.lru_cache(maxsize=4096)(encode_basestring)
 
 
 def argument_shapes(args: Any) -> str:
@@ -129,7 +128,7 @@ def argument_shapes(args: Any) -> str:
     (`_shape`), or the shape alone of arguments that are not an object."""
     if not isinstance(args, dict):
         return _shape(args)
-    fields = [f"{_name(key) if isinstance(key, str) else _name(f'[{type(key).__name__} key]')}:{_shape(value)}"
+    fields = [f"{_name(key[:64]) if isinstance(key, str) else _name(f'[{type(key).__name__} key]'[:64])}:{_shape(value)}"
               for key, value in (args.items() if len(args) <= MAX_ARGUMENTS else itertools.islice(args.items(), MAX_ARGUMENTS))]
     if len(args) > MAX_ARGUMENTS:
         fields.append(f'"[more]":"{len(args) - MAX_ARGUMENTS} arguments"')

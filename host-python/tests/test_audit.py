@@ -267,6 +267,8 @@ def test_a_fault_records_no_targets_and_every_value_as_its_shape(log_path):
     assert json.loads(argument_shapes(odd)) == {"path": "bytes, 1 bytes", "to": "set, 2 items", "url": "float", "command": "str, 5000 chars",
                                     "[int key]": "str, 3 chars", "mode": "list, 1000 items"}
     assert json.loads(argument_shapes("not a dict")) == "str, 10 chars"
+    quoted = type('list"}', (list,), {})  # a subclass whose name would end the JSON string
+    assert json.loads(argument_shapes({"k" * 100: quoted([1]), "n": 1})) == {"k" * 64: 'list"}, 1 items', "n": "int"}
     many = {f"a{i}": i for i in range(300)}
     shapes = json.loads(argument_shapes(many))
     assert len(shapes) == 257 and shapes["[more]"] == "44 arguments" and shapes["a0"] == "int"
