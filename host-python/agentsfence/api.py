@@ -80,6 +80,7 @@ class Budget:
 # The summary record's kinds (§8 `intent`), in Intent's field order.
 _SUMMARY_KINDS = ("email", "url", "domain", "path", "recipient", "name", "prohibit", "grant", "ask")
 _INTENT_FIELDS = ("emails", "urls", "domains", "paths", "recipients", "names", "prohibited", "granted", "asked")
+_SUMMARY_INDEX = {kind: i for i, kind in enumerate(_SUMMARY_KINDS)}
 _VERB_FIELDS = frozenset({6, 7, 8})
 
 
@@ -722,10 +723,9 @@ def _i32(value: int) -> int:
 def _parse_summary(summary: str) -> tuple[tuple[Any, ...], ...]:
     """An intent summary record's lines (`kind\tvalue`, `kind\tcapability\tverb`) as Intent's fields."""
     columns: list[list[Any]] = [[] for _ in _SUMMARY_KINDS]
-    index = {kind: i for i, kind in enumerate(_SUMMARY_KINDS)}
     for line in summary.splitlines():
         kind, _, value = line.partition("\t")
-        i = index.get(kind)  # other kinds: a newer evaluator's lines; the binding itself lives in the wasm
+        i = _SUMMARY_INDEX.get(kind)  # other kinds: a newer evaluator's lines; the binding itself lives in the wasm
         if i is None:
             continue
         if i in _VERB_FIELDS:
