@@ -146,7 +146,7 @@ _HOST_TRIPLES = {"linux": "unknown-linux-gnu", "android": "linux-android", "darw
 
 
 def host_target() -> str:
-    return f"{ffi.machine}-{_HOST_TRIPLES[ffi.sys_platform]}"
+    return f"{ffi.machine}-{_HOST_TRIPLES.get(ffi.sys_platform, ffi.sys_platform)}"
 
 
 def module_identity(wasm_sha256: str, target: str) -> dict[str, str]:
