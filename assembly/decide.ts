@@ -2,15 +2,18 @@
 // prohibitions, the class's code, and the decision record of §8.1. Every fault is a block with
 // a reason code; nothing here traps.
 import {
-  NONE, EFFECT_ALLOW, EFFECT_BLOCK, KIND_ALLOW, KIND_BLOCK, KIND_ASK, ROLE_WORKDIR, SET_MAX_ARGS_BYTES, DECISION_HEAD_SIZE,
-  SET_MAX_JSON_DEPTH, SET_MAX_LEAVES, SET_MAX_TARGETS,
+  NONE, EFFECT_ALLOW, EFFECT_BLOCK, KIND_ALLOW, KIND_BLOCK, KIND_ASK, ROLE_WORKDIR, ROLE_DATA, SET_MAX_ARGS_BYTES, DECISION_HEAD_SIZE,
+  SET_MAX_JSON_DEPTH, SET_MAX_LEAVES, SET_MAX_TARGETS, SUBJ_OPAQUE, DECISION_POSSIBLE, DECISION_OPAQUE,
 } from "./format";
 import {
   settingValue, strPtr, strLen, classCapability, classRisk, ruleId, ruleReason, ruleMessage,
   classBudgetCount, budgetId, budgetLimit,
 } from "./decode";
 import { validUtf8, equalsAscii } from "./bytes";
-import { outBegin, outZeros, outEntry, outAscii, outBytes, outDecimal, outLength, outPatchU8, outPatchU16, outPatchU32, outFinish, outFailed, Text, textLen } from "./out";
+import {
+  outBegin, outZeros, outEntry, outAscii, outBytes, outDecimal, outLength, outU16, outPatchU8, outPatchU16, outPatchU32,
+  outFinish, outFailed, Text, textLen,
+} from "./out";
 import { inputPtr, inputHolds } from "./input";
 import { scratchAlloc } from "./mem";
 import { TARGETS_LIMIT, TARGETS_OOM } from "./targettable";
@@ -18,11 +21,14 @@ import { hasPolicy } from "./policy";
 import { sessionSlot, sessionStore } from "./session";
 import { classifyTool, leafRole, WORDS_OOM } from "./classify";
 import {
-  runClass, decidedRule, witness, witnessLen, hasWitness, outOfMemory, deltaCount, deltaSubject, deltaPtr, deltaLen,
+  runClass, decidedRule, decidedMaybe, witness, witnessLen, hasWitness, outOfMemory, deltaCount, deltaSubject, deltaPtr,
+  deltaLen, warnedCount, warnedRule,
 } from "./eval";
 import { budgetExhausted, budgetReserve, budgetCancel, budgetSpent, budgetReserved } from "./budget";
 import { parseArgs, leafCount, leafValue, leafValueLen, leafIsString, JSON_OK, JSON_LIMIT, JSON_OOM } from "./json";
-import { targetsBegin, setWorkdir, extractTargets, targetCount, targetKind, targetPtr, targetLen } from "./targets";
+import {
+  targetsBegin, setWorkdir, extractTargets, targetCount, targetKind, targetEntryKind, targetPtr, targetLen, hasTargetOf,
+} from "./targets";
 import { intentProhibits, intentAsks } from "./intent";
 
 
@@ -40,9 +46,11 @@ const AT_REASON: u32 = 1;
 const AT_RULE: u32 = 2;
 const AT_CAPABILITY: u32 = 4;
 const AT_RISK: u32 = 6;
+const AT_FLAGS: u32 = 7;
 const AT_MESSAGE: u32 = 8;
 const AT_WITNESS: u32 = 12;
 const AT_RESERVATION: u32 = 16;
+const AT_WARNED: u32 = 20;
 
 // ---- the decision record ----
 function begin(kind: u32): void {
@@ -56,7 +64,24 @@ function begin(kind: u32): void {
 // of the call's arguments. Only records written after the targets were made carry them.
 function outTargets(): void {
   const n = targetCount();
-  for (let i: u32 = 0; i < n; i++) outEntry(targetKind(i), targetPtr(i), targetLen(i));
+  for (let i: u32 = 0; i < n; i++) outEntry(targetEntryKind(i), targetPtr(i), targetLen(i));
+}
+
+// The rules with effect warn that held, after the witness (§8.1): u16 length and id each.
+function outWarned(): void {
+  for (let k: u32 = 0; k < warnedCount; k++) {
+    const id = ruleId(warnedRule(k));
+    outU16(strLen(id));
+    outString(id);
+  }
+  endField(AT_WARNED, 4);
+}
+
+// The witness field, then the warned one (the caller has ended the message).
+function outWitnessAndWarned(): void {
+  for (let k: u32 = 0; k < deltaCount; k++) outEntry(deltaSubject(k), deltaPtr(k), deltaLen(k));
+  endField(AT_WITNESS, 4);
+  outWarned();
 }
 
 // Writes the reservation id into a verdict's record. A reservation whose record could not be
@@ -190,13 +215,43 @@ function verdict(effect: u32, slot: i32): u32 {
     outAscii(" is ");
     outAscii(effectWord(effect));
   }
+  if (decidedMaybe) {
+    outPatchU8(AT_FLAGS, DECISION_POSSIBLE);
+    outAscii(" (it may hold: the fence could not read every value of the call or the request to the end)");
+  }
   outAscii(" [");
   if (rule != NONE) outString(ruleId(rule));
   else { outAscii("default_"); outAscii(effectWord(effect)); }
   outAscii("]");
   endField(AT_MESSAGE, 4);
-  for (let k: u32 = 0; k < deltaCount; k++) outEntry(deltaSubject(k), deltaPtr(k), deltaLen(k));
+  outWitnessAndWarned();
+  outTargets();
+  return endRecord(slot);
+}
+
+// An allow of a call a reader could not read to the end (§8.1): asked, never allowed. The
+// witness is what could not be read.
+function opaque(slot: i32): u32 {
+  begin(KIND_ASK);
+  outPatchU8(AT_FLAGS, DECISION_OPAQUE);
+  outAscii("opaque");
+  endField(AT_REASON, 1);
+  endField(AT_RULE, 2);
+  classFieldsAndLead(KIND_ASK);
+  outAscii("the fence cannot read all of this call, so it does not know every effect it has: ");
+  const n = targetCount();
+  let first = true;
+  for (let i: u32 = 0; i < n; i++) {
+    if (targetKind(i) != SUBJ_OPAQUE) continue;
+    if (!first) outAscii("; ");
+    outBytes(targetPtr(i), targetLen(i));
+    first = false;
+  }
+  outAscii(" [opaque]");
+  endField(AT_MESSAGE, 4);
+  for (let i: u32 = 0; i < n; i++) if (targetKind(i) == SUBJ_OPAQUE) outEntry(SUBJ_OPAQUE, targetPtr(i), targetLen(i));
   endField(AT_WITNESS, 4);
+  outWarned();
   outTargets();
   return endRecord(slot);
 }
@@ -213,6 +268,8 @@ function narrowed(slot: i32): u32 {
   capabilityAndRisk();
   outAscii(" [intent]");
   endField(AT_MESSAGE, 4);
+  endField(AT_WITNESS, 4);
+  outWarned();
   outTargets();
   return endRecord(slot);
 }
@@ -228,6 +285,8 @@ function prohibited(): u32 {
   capabilityAndRisk();
   outAscii(" [intent]");
   endField(AT_MESSAGE, 4);
+  endField(AT_WITNESS, 4);
+  endField(AT_WARNED, 4);
   outTargets();
   return outFinish();
 }
@@ -255,6 +314,8 @@ function exhausted(b: u32, slot: i32): u32 {
   outString(budgetId(b));
   outAscii("]");
   endField(AT_MESSAGE, 4);
+  endField(AT_WITNESS, 4);
+  outWarned();
   outTargets();
   return outFinish();
 }
@@ -283,8 +344,9 @@ export function extract(): i32 {
     }
   }
   for (let i: u32 = 0; i < n; i++) {
+    if (!leafIsString(i)) continue;
     const role = <u32>load<u8>(roles + i);
-    if (role == 0 || role == ROLE_WORKDIR) continue;
+    if (role == ROLE_WORKDIR || role == ROLE_DATA) continue;
     const r = extractTargets(role, leafValue(i), leafValueLen(i));
     if (r != 0) return r;
   }
@@ -340,8 +402,10 @@ export function decide(h: i32, nLen: u32, argsLen: u32): u32 {
   if (store != 0 && intentProhibits(store, <u32>cls)) return prohibited();
   const effect = runClass(<u32>cls, name, nameLen, store);
   if (outOfMemory) return fault("out_of_memory", "the evaluator ran out of memory");
-  // A narrowing (§7.2) turns an allow into an ask; the call's budget still applies to it.
-  const asked = effect == EFFECT_ALLOW && store != 0 && intentAsks(store, <u32>cls);
+  // A narrowing (§7.2) turns an allow into an ask, and so does a call a reader could not read
+  // to the end (§8.1); the call's budget still applies to either.
+  const unread = effect == EFFECT_ALLOW && hasTargetOf(SUBJ_OPAQUE);
+  const asked = effect == EFFECT_ALLOW && !unread && store != 0 && intentAsks(store, <u32>cls);
   if (effect != EFFECT_BLOCK && slot >= 0 && classBudgetCount(<u32>cls) != 0) {
     const b = budgetExhausted(slot, <u32>cls);
     if (b >= 0) return exhausted(<u32>b, slot);
@@ -350,5 +414,6 @@ export function decide(h: i32, nLen: u32, argsLen: u32): u32 {
       if (reservation == 0) return fault("out_of_memory", "the evaluator ran out of memory");
     }
   }
+  if (unread) return opaque(slot);
   return asked ? narrowed(slot) : verdict(effect, slot);
 }

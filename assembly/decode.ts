@@ -86,6 +86,18 @@ export function setFindHashed(i: u32, p: usize, len: u32, fnv: u32): i64 {
   return -1;
 }
 
+// The key of bucket b of a HASH or KEYS set (§4): its string index, or NONE for an empty bucket.
+// A walk over every bucket visits every member once.
+export function setBucketCount(i: u32): u32 {
+  return load<u32>(setAddr(i) + 8);
+}
+
+export function setBucketKey(i: u32, b: u32): u32 {
+  const s = setAddr(i);
+  const shift: usize = load<u8>(s) == SETKIND_HASH ? 3 : 2;
+  return load<u32>(s + 12 + ((<usize>b) << shift)) - 1;
+}
+
 // LIST members (§4), in policy order.
 export function listKey(i: u32, j: u32): u32 {
   return load<u32>(setAddr(i) + 12 + ((<usize>j) << 3));

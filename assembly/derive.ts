@@ -2,9 +2,9 @@
 // the user did not, "the address is in the minutes I asked you to act on". They are recorded as
 // derived items, apart from the named ones, and only IN_DERIVED tests read them. The user
 // pointed at a call when its class is one of the policy's `derive_from` and every target of the
-// call was named in the user's own words: the output of a call whose target was itself derived
+// call was named in the user's own words (read to the end: no pattern, nothing opaque): the output of a call whose target was itself derived
 // (a page a link led to) derives nothing, so an injected page cannot vouch for its own links.
-import { SET_MAX_ARGS_BYTES, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES, SUBJ_PROGRAM } from "./format";
+import { SET_MAX_ARGS_BYTES, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES, SUBJ_PROGRAM, SUBJ_OPAQUE, INTENT_NAMED } from "./format";
 import { settingValue, intentDeriveCount, intentDeriveClass } from "./decode";
 import { outBegin, outByte, outAscii, outPatchU8, outFinish, outFailure, Text } from "./out";
 import { inputPtr, inputHolds } from "./input";
@@ -12,7 +12,8 @@ import { hasPolicy } from "./policy";
 import { sessionSlot, sessionStore, setSessionStore } from "./session";
 import { classifyTool, WORDS_OOM } from "./classify";
 import { parseArgs, JSON_OK } from "./json";
-import { targetCount, targetKind, targetPtr, targetLen } from "./targets";
+import { targetCount, targetKind, targetIsPattern, targetPtr, targetLen } from "./targets";
+import { YES } from "./tri";
 import { extract } from "./decide";
 import { intentHas, intentDerive, intentWriteSummary } from "./intent";
 
@@ -29,7 +30,8 @@ function notPointedAt(store: usize, cls: u32): Text {
   if (n == 0) return "the call names no target the user could have pointed at";
   for (let i: u32 = 0; i < n; i++) {
     const kind = targetKind(i);
-    if (kind == SUBJ_PROGRAM || !intentHas(store, kind, targetPtr(i), targetLen(i))) {
+    if (kind == SUBJ_PROGRAM || kind == SUBJ_OPAQUE || targetIsPattern(i) ||
+        intentHas(store, kind, targetPtr(i), targetLen(i), INTENT_NAMED) != YES) {
       return "a target of the call is not one the user named";
     }
   }

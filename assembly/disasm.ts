@@ -1,7 +1,7 @@
 // The installed policy as text, one fact a line: what `agentsfence disasm` prints.
 import {
   NONE, FORMAT_VERSION, OP_DECIDE, OP_TEST_PRESENT, OP_TEST_EQUALS, OP_TEST_IN_INTENT, OP_TEST_GRANTED, OP_TEST_IN_DERIVED,
-  OP_TEST_INTENT_ANY, FLAG_NEGATE, FLAG_ALL, SUBJ_ARG, SETKIND_HASH, SETKIND_KEYS, SETKIND_LIST, SETTINGS_COUNT, SET_POLICY_NAME,
+  OP_TEST_INTENT_ANY, FLAG_NEGATE, FLAG_ALL, SUBJ_ARG, INTENT_NAMED, SETKIND_HASH, SETKIND_KEYS, SETKIND_LIST, SETTINGS_COUNT, SET_POLICY_NAME,
   SET_SHELL_WRAPPERS, SET_FAIL_OPEN,
   SET_SHELL_NETWORK, SET_SHELL_SHELLS,
 } from "./format";
@@ -75,8 +75,11 @@ export function subjectName(s: u32): Text {
     case 4: return "url";
     case 5: return "path";
     case 6: return "program";
+    case 7: return "recipient";
+    case 8: return "write";
+    case 9: return "opaque";
   }
-  return "recipient";
+  return "object";
 }
 
 export function roleName(r: u32): Text {
@@ -90,12 +93,15 @@ export function roleName(r: u32): Text {
     case 7: return "recipient";
     case 8: return "patch";
     case 9: return "workdir";
+    case 10: return "text";
+    case 11: return "written";
+    case 12: return "object";
   }
-  return "text";
+  return "data";
 }
 
 function effectName(e: u32): Text {
-  return e == 0 ? "allow" : e == 1 ? "block" : "ask";
+  return e == 0 ? "allow" : e == 1 ? "block" : e == 2 ? "ask" : "warn";
 }
 
 function settingName(k: u32): Text {
@@ -217,7 +223,8 @@ function instruction(pc: u32): void {
   const operand = insnOperand(pc);
   if (op == OP_TEST_PRESENT) outAscii(operand == 1 ? " present" : " absent");
   else if (op == OP_TEST_EQUALS) { outAscii(" "); quoted(operand); }
-  else if (op != OP_TEST_IN_INTENT && op != OP_TEST_GRANTED && op != OP_TEST_INTENT_ANY && op != OP_TEST_IN_DERIVED) { outAscii(" "); setRef(operand); }
+  else if (op == OP_TEST_IN_INTENT || op == OP_TEST_INTENT_ANY) { if (operand == INTENT_NAMED) outAscii(" named"); }
+  else if (op != OP_TEST_GRANTED && op != OP_TEST_IN_DERIVED) { outAscii(" "); setRef(operand); }
   outAscii(" else -> ");
   index4(insnJump(pc));
   nl();

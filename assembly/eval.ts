@@ -1,20 +1,29 @@
 // Runs a class's code (docs/bytecode.md §5) over one call: its tool name, argument leaves
 // (json.ts) and extracted targets (targets.ts). verify.ts has checked the code, so every run
-// ends at a DECIDE within code_len steps.
+// ends at a DECIDE within code_len steps. Tests have three outcomes (§5.4): a value a reader
+// could not resolve (a pattern target, §6.7) or an intent item the user made conditional may
+// satisfy a test without being known to: such a test holds "maybe". A rule none of whose tests
+// failed but one held maybe has held maybe: a block rule then makes the call an ask, an ask
+// rule asks, an allow rule does not allow.
 import {
-  OP_DECIDE, OP_TEST_PRESENT, OP_TEST_EQUALS, OP_TEST_IN, OP_TEST_GLOB, OP_TEST_PREFIX,
-  OP_TEST_DOMAIN, OP_TEST_UNDER, OP_TEST_IN_INTENT, OP_TEST_GRANTED, OP_TEST_INTENT_ANY, OP_TEST_IN_DERIVED, FLAG_NEGATE, FLAG_ALL, SUBJ_TOOL, SUBJ_ARG,
+  NONE, OP_DECIDE, OP_TEST_PRESENT, OP_TEST_EQUALS, OP_TEST_IN, OP_TEST_GLOB, OP_TEST_PREFIX,
+  OP_TEST_DOMAIN, OP_TEST_UNDER, OP_TEST_IN_INTENT, OP_TEST_GRANTED, OP_TEST_INTENT_ANY, OP_TEST_IN_DERIVED,
+  FLAG_NEGATE, FLAG_ALL, SUBJ_TOOL, SUBJ_ARG, SUBJ_PATH, SUBJ_WRITE, EFFECT_BLOCK, EFFECT_ASK, EFFECT_ALLOW,
+  EFFECT_WARN,
 } from "./format";
 import {
   classCodeStart, insnOp, insnSubject, insnFlags, insnArg, insnOperand, insnJump, strPtr, strLen,
-  setFind, setFindHashed, setMemberCount, listKey,
+  setFind, setFindHashed, setMemberCount, listKey, setBucketCount, setBucketKey,
 } from "./decode";
 import { bytesEqual, startsWith, indexOfByte, sameBytes } from "./bytes";
 import { scratchAlloc } from "./mem";
-import { globMatch } from "./glob";
+import { globMatch, globsMeet, literalHead, literalDir } from "./glob";
 import { leafCount, leafPath, leafPathLen, leafValue, leafValueLen } from "./json";
-import { targetCount, targetKind, targetPtr, targetLen, homePtr, homeLen } from "./targets";
-import { intentHas, intentDerivedHas, intentGrants, intentNamesKind } from "./intent";
+import { targetCount, targetKind, targetIsPattern, targetEntryKind, targetPtr, targetLen } from "./targets";
+import { pathForms, constantForms, formAt, formsOutOfMemory } from "./pathforms";
+import { spanPtr, spanLen } from "./normalize";
+import { intentHas, intentDerivedHas, intentGrants, intentNamesKind, intentMeetsPattern } from "./intent";
+import { NO, YES, MAYBE, tri, negated } from "./tri";
 
 // The call being decided.
 let toolName: usize = 0;
@@ -37,24 +46,33 @@ export function setTracing(on: bool): void {
 }
 
 export function tracePc(k: u32): u32 { return load<u32>(traceSteps + (<usize>k << 3)); }
-export function traceHeld(k: u32): bool { return load<u32>(traceSteps + (<usize>k << 3) + 4) != 0; }
+// NO, YES or MAYBE (a DECIDE is traced YES).
+export function traceResult(k: u32): u32 { return load<u32>(traceSteps + (<usize>k << 3) + 4); }
 
-@inline function traceStep(pc: u32, held: bool): void {
+@inline function traceStep(pc: u32, result: u32): void {
   if (!tracing || traceCount >= TRACE_MAX) return;
   store<u32>(traceSteps + (<usize>traceCount << 3), pc);
-  store<u32>(traceSteps + (<usize>traceCount << 3) + 4, held ? 1 : 0);
+  store<u32>(traceSteps + (<usize>traceCount << 3) + 4, result);
   traceCount++;
 }
 
 // The outcome of the last run.
 export let decidedRule: u32 = 0;   // rule index, or NONE for the class default
-export let witness: usize = 0;     // the value of the deciding rule's last passing per-value test
+export let decidedMaybe = false;   // an ask because a block rule held maybe (decidedRule is that rule)
+export let witness: usize = 0;     // a value the deciding rule's tests passed: `{value}` in messages
 export let witnessLen: u32 = 0;
 export let hasWitness = false;
 export let outOfMemory = false;    // a test needed scratch memory it could not have
 
-// The deciding rule's witness of §8.1: every value that passed one of its per-value tests, as
-// (subject, ptr, len) triples in scratch memory. A failing test empties it.
+// The rules with effect warn that held (or held maybe), in code order: the record's `warned`.
+let warned: usize = 0;
+let warnedCap: u32 = 0;
+export let warnedCount: u32 = 0;
+export function warnedRule(k: u32): u32 { return load<u32>(warned + (<usize>k << 2)); }
+
+// The deciding rule's witness of §8.1: every value that passed one of its per-value tests (or
+// passed maybe), as (subject entry byte, ptr, len) triples in scratch memory. A failing test
+// empties it.
 let deltas: usize = 0;
 let deltaCap: u32 = 0;
 export let deltaCount: u32 = 0;
@@ -63,7 +81,7 @@ export function deltaSubject(k: u32): u32 { return load<u32>(deltas + <usize>k *
 export function deltaPtr(k: u32): usize { return <usize>load<u32>(deltas + <usize>k * 12 + 4); }
 export function deltaLen(k: u32): u32 { return load<u32>(deltas + <usize>k * 12 + 8); }
 
-function deltaPush(subject: u32, v: i64): void {
+function deltaPush(entry: u32, v: i64): void {
   if (deltaCount == deltaCap) {
     const want = max<u32>(16, deltaCap << 1);
     const grown = scratchAlloc((<usize>want) * 12);
@@ -73,7 +91,7 @@ function deltaPush(subject: u32, v: i64): void {
     deltaCap = want;
   }
   const e = deltas + <usize>deltaCount * 12;
-  store<u32>(e, subject);
+  store<u32>(e, entry);
   store<u32>(e + 4, <u32>(v >>> 32));
   store<u32>(e + 8, <u32>v);
   deltaCount++;
@@ -85,18 +103,26 @@ function valueCount(subject: u32): u32 {
   return subject == SUBJ_ARG ? leafCount() : targetCount();
 }
 
+// Whether the last value valueAt returned is a pattern, and its entry byte for the witness.
+let valuePattern = false;
+let valueEntry: u32 = 0;
+
 // Value k of the subject, as (ptr << 32 | len); -1 when k is not a value of this subject.
 function valueAt(subject: u32, arg: u32, k: u32): i64 {
+  valuePattern = false;
+  valueEntry = subject;
   if (subject == SUBJ_TOOL) return (<i64>toolName << 32) | <i64>toolNameLen;
   if (subject == SUBJ_ARG) {
     if (!bytesEqual(leafPath(k), leafPathLen(k), strPtr(arg), strLen(arg))) return -1;
     return (<i64>leafValue(k) << 32) | <i64>leafValueLen(k);
   }
   if (targetKind(k) != subject) return -1;
+  valuePattern = targetIsPattern(k);
+  valueEntry = targetEntryKind(k);
   return (<i64>targetPtr(k) << 32) | <i64>targetLen(k);
 }
 
-// ---- per-value tests ----
+// ---- per-value tests on literal values ----
 function inList(set: u32, p: usize, len: u32, glob: bool): bool {
   const n = setMemberCount(set);
   for (let j: u32 = 0; j < n; j++) {
@@ -164,75 +190,122 @@ function pathOrAncestorIn(set: u32, p: usize, len: u32): bool {
   return false;
 }
 
-// A path is under a member of KEYS set `set`: in its absolute form, and, below home, its `~` form.
+// A path is under a member of KEYS set `set` in one of its forms (§6.5): absolute, `~`,
+// `$HERMES_HOME`.
 function underIn(set: u32, p: usize, len: u32): bool {
   if (pathOrAncestorIn(set, p, len)) return true;
-  const h = homePtr(), hl = homeLen();
-  if (hl == 0 || len == 0) return false;
-  let rest: u32;
-  if (hl == 1 && load<u8>(h) == 0x2f) rest = len == 1 ? 1 : 0; // home "/": every absolute path
-  else if (len == hl && sameBytes(p, h, hl)) rest = len;
-  else if (len > hl && sameBytes(p, h, hl) && load<u8>(p + hl) == 0x2f) rest = hl;
-  else return false;
-  if (load<u8>(p) != 0x2f) return false;
-  const n = 1 + len - rest;
-  const tilde = scratchAlloc(n);
-  if (tilde == 0) { outOfMemory = true; return false; }
-  store<u8>(tilde, 0x7e);
-  memory.copy(tilde + 1, p + rest, len - rest);
-  return pathOrAncestorIn(set, tilde, n);
-}
-
-function valueTest(op: u32, subject: u32, operand: u32, p: usize, len: u32): bool {
-  switch (op) {
-    case OP_TEST_EQUALS: return bytesEqual(p, len, strPtr(operand), strLen(operand));
-    case OP_TEST_IN: return setFind(operand, p, len) >= 0;
-    case OP_TEST_GLOB: return inList(operand, p, len, true);
-    case OP_TEST_PREFIX: return inList(operand, p, len, false);
-    case OP_TEST_DOMAIN: return domainIn(operand, p, len);
-    case OP_TEST_UNDER: return underIn(operand, p, len);
-    case OP_TEST_IN_INTENT: return intentStore != 0 && intentHas(intentStore, subject, p, len);
-    case OP_TEST_IN_DERIVED: return intentStore != 0 && intentDerivedHas(intentStore, subject, p, len);
-    case OP_TEST_GRANTED: return intentGrants(intentStore, callClass); // of the call's class, whatever the tool's name
+  const n = pathForms(p, len);
+  if (formsOutOfMemory) outOfMemory = true;
+  for (let k: u32 = 1; k < n; k++) {
+    const f = formAt(k);
+    if (f != 0 && pathOrAncestorIn(set, spanPtr(f), spanLen(f))) return true;
   }
   return false;
 }
 
-// Whether instruction pc holds (§5: ANY/ALL quantifiers, NEGATE per value, PRESENT as a whole).
-// A passing ANY test makes its first passing value the witness, a passing ALL test its first
-// value; either adds every value that passed to the deltas (so an ANY test reads them all).
-function holds(pc: u32): bool {
-  const op = insnOp(pc), subject = insnSubject(pc), flags = insnFlags(pc);
-  const arg = insnArg(pc), operand = insnOperand(pc);
-  const negate = (flags & FLAG_NEGATE) != 0;
-  const all = (flags & FLAG_ALL) != 0;
-  const n = valueCount(subject);
-  if (op == OP_TEST_PRESENT) {
-    let present = false;
-    for (let k: u32 = 0; k < n && !present; k++) present = valueAt(subject, arg, k) >= 0;
-    return (present == (operand == 1)) != negate;
+function literalTest(op: u32, subject: u32, operand: u32, p: usize, len: u32): u32 {
+  switch (op) {
+    case OP_TEST_EQUALS: return tri(bytesEqual(p, len, strPtr(operand), strLen(operand)));
+    case OP_TEST_IN: return tri(setFind(operand, p, len) >= 0);
+    case OP_TEST_GLOB: return tri(inList(operand, p, len, true));
+    case OP_TEST_PREFIX: return tri(inList(operand, p, len, false));
+    case OP_TEST_DOMAIN: return tri(domainIn(operand, p, len));
+    case OP_TEST_UNDER: return tri(underIn(operand, p, len));
+    case OP_TEST_IN_INTENT: return intentHas(intentStore, subject, p, len, operand);
+    case OP_TEST_IN_DERIVED: return tri(intentDerivedHas(intentStore, subject, p, len));
   }
-  if (op == OP_TEST_INTENT_ANY) return intentNamesKind(intentStore, subject) != negate; // of the intent, not the call
-  let first: i64 = -1;
-  let passed = false;
-  for (let k: u32 = 0; k < n; k++) {
-    const v = valueAt(subject, arg, k);
-    if (v < 0) continue;
-    if (first < 0) first = v;
-    const pass = valueTest(op, subject, operand, <usize>(v >>> 32), <u32>v) != negate;
-    if (all) {
-      if (!pass) return false; // runClass empties the deltas of a failing test's rule
-      deltaPush(subject, v);
-    } else if (pass) {
-      if (!passed) setWitness(v);
-      passed = true;
-      deltaPush(subject, v);
+  return NO;
+}
+
+// ---- per-value tests on patterns (§6.7) ----
+// YES when every value the pattern stands for passes, MAYBE when some may, NO when none can.
+
+// [p, p+len) followed by `**`, in scratch: a constant read as "this, then anything".
+function withAnyTail(p: usize, len: u32, slash: bool): u64 {
+  const n = len + (slash ? 3 : 2);
+  const out = scratchAlloc(<usize>n);
+  if (out == 0) { outOfMemory = true; return 0; }
+  memory.copy(out, p, len);
+  let k = len;
+  if (slash) { store<u8>(out + k, 0x2f); k++; }
+  store<u8>(out + k, 0x2a);
+  store<u8>(out + k + 1, 0x2a);
+  return (<u64>out << 32) | <u64>n;
+}
+
+// Whether the pattern may be a path at or below [m, m+mLen) (absolute).
+function patternMayBeUnder(pat: usize, patLen: u32, m: usize, mLen: u32): bool {
+  if (globsMeet(pat, patLen, m, mLen)) return true;
+  const t = withAnyTail(m, mLen, !(mLen == 1 && load<u8>(m) == 0x2f));
+  return t == 0 || globsMeet(pat, patLen, spanPtr(t), spanLen(t));
+}
+
+// Some member of KEYS set `set`, in its absolute forms, may be a value of the pattern (or, with
+// `under`, may have one at or below it).
+function keysMeet(set: u32, pat: usize, patLen: u32, under: bool): bool {
+  const buckets = setBucketCount(set);
+  for (let b: u32 = 0; b < buckets; b++) {
+    const key = setBucketKey(set, b);
+    if (key == NONE) continue;
+    if (!under) {
+      if (globMatch(pat, patLen, strPtr(key), strLen(key))) return true;
+      continue;
+    }
+    const n = constantForms(strPtr(key), strLen(key));
+    if (formsOutOfMemory) { outOfMemory = true; return true; }
+    for (let k: u32 = 0; k < n; k++) {
+      const f = formAt(k);
+      if (patternMayBeUnder(pat, patLen, spanPtr(f), spanLen(f))) return true;
     }
   }
-  if (!all) return passed;
-  if (first < 0) return false;
-  setWitness(first);
-  return true;
+  return false;
+}
+
+function listMeets(set: u32, pat: usize, patLen: u32, prefix: bool): bool {
+  const n = setMemberCount(set);
+  for (let j: u32 = 0; j < n; j++) {
+    const key = listKey(set, j);
+    if (!prefix) {
+      if (globsMeet(pat, patLen, strPtr(key), strLen(key))) return true;
+      continue;
+    }
+    const t = withAnyTail(strPtr(key), strLen(key), false);
+    if (t == 0 || globsMeet(pat, patLen, spanPtr(t), spanLen(t))) return true;
+  }
+  return false;
+}
+
+function patternTest(op: u32, subject: u32, operand: u32, p: usize, len: u32): u32 {
+  switch (op) {
+    case OP_TEST_EQUALS: return globMatch(p, len, strPtr(operand), strLen(operand)) ? MAYBE : NO;
+    case OP_TEST_IN: return keysMeet(operand, p, len, false) ? MAYBE : NO;
+    case OP_TEST_GLOB: return listMeets(operand, p, len, false) ? MAYBE : NO;
+    case OP_TEST_PREFIX: {
+      const head = literalHead(p, len);
+      if (inList(operand, p, head, false)) return YES;
+      return listMeets(operand, p, len, true) ? MAYBE : NO;
+    }
+    case OP_TEST_DOMAIN: return setMemberCount(operand) > 0 ? MAYBE : NO;
+    case OP_TEST_UNDER: {
+      if (subject == SUBJ_PATH || subject == SUBJ_WRITE) {
+        const dir = literalDir(p, len);
+        if (dir > 0 && underIn(operand, p, dir)) return YES;
+      }
+      return keysMeet(operand, p, len, true) ? MAYBE : NO;
+    }
+    case OP_TEST_IN_INTENT: {
+      if (subject == SUBJ_PATH || subject == SUBJ_WRITE) {
+        const dir = literalDir(p, len);
+        if (dir > 0) {
+          const r = intentHas(intentStore, subject, p, dir, operand);
+          if (r != NO) return r;
+        }
+      }
+      return intentMeetsPattern(intentStore, false, subject, p, len, operand) ? MAYBE : NO;
+    }
+    case OP_TEST_IN_DERIVED: return intentMeetsPattern(intentStore, true, subject, p, len, 0) ? MAYBE : NO;
+  }
+  return NO;
 }
 
 function setWitness(v: i64): void {
@@ -241,29 +314,165 @@ function setWitness(v: i64): void {
   hasWitness = true;
 }
 
-// Runs class `cls` for the call; returns the effect and sets decidedRule and the witness.
+// What instruction pc finds (§5: ANY/ALL quantifiers, NEGATE per value, PRESENT, GRANTED and
+// INTENT_ANY of the subject as a whole): NO, YES or MAYBE. ANY holds with a value that passes,
+// maybe with one that passes maybe; ALL fails with a value that fails, and with none. Values
+// that passed (or passed maybe) join the deltas; the first such value, a passing one before
+// one that passed maybe, is the witness.
+function holds(pc: u32): u32 {
+  const op = insnOp(pc), subject = insnSubject(pc), flags = insnFlags(pc);
+  const arg = insnArg(pc), operand = insnOperand(pc);
+  const negate = (flags & FLAG_NEGATE) != 0;
+  const all = (flags & FLAG_ALL) != 0;
+  if (op == OP_TEST_GRANTED) {
+    const r = intentGrants(intentStore, callClass); // of the call's class, whatever the tool's name
+    return negate ? negated(r) : r;
+  }
+  if (op == OP_TEST_INTENT_ANY) return tri(intentNamesKind(intentStore, subject, operand) != negate); // of the intent
+  const n = valueCount(subject);
+  if (op == OP_TEST_PRESENT) {
+    let present = false;
+    for (let k: u32 = 0; k < n && !present; k++) present = valueAt(subject, arg, k) >= 0;
+    return tri((present == (operand == 1)) != negate);
+  }
+  let result = all ? YES : NO;
+  let any = false;
+  let witnessed = NO; // the result that set the witness
+  for (let k: u32 = 0; k < n; k++) {
+    const v = valueAt(subject, arg, k);
+    if (v < 0) continue;
+    const p = <usize>(v >>> 32), len = <u32>v;
+    let r = valuePattern ? patternTest(op, subject, operand, p, len) : literalTest(op, subject, operand, p, len);
+    if (negate) r = negated(r);
+    if (all) {
+      if (r == NO) return NO; // runClass empties the deltas of a failing test's rule
+      if (!any) setWitness(v);
+      if (r == MAYBE) result = MAYBE;
+      deltaPush(valueEntry, v);
+    } else if (r != NO) {
+      if (witnessed != YES && r != witnessed) { setWitness(v); witnessed = r; }
+      if (r == YES || result == NO) result = r;
+      deltaPush(valueEntry, v);
+    }
+    any = true;
+  }
+  return all && !any ? NO : result;
+}
+
+// The witness and deltas of a block rule that held maybe, kept while later rules run: the ask
+// it becomes names them.
+let maybeRule: u32 = NONE;
+let maybeDeltas: usize = 0;
+let maybeDeltaCount: u32 = 0;
+let maybeWitness: usize = 0;
+let maybeWitnessLen: u32 = 0;
+let maybeHasWitness = false;
+
+function forgetRule(): void {
+  hasWitness = false;
+  deltaCount = 0;
+}
+
+function keepMaybe(rule: u32): void {
+  maybeRule = rule;
+  maybeDeltas = deltas;
+  maybeDeltaCount = deltaCount;
+  maybeWitness = witness;
+  maybeWitnessLen = witnessLen;
+  maybeHasWitness = hasWitness;
+  // The rules after it build their deltas in an array of their own.
+  deltas = 0;
+  deltaCap = 0;
+  deltaCount = 0;
+  hasWitness = false;
+}
+
+// The ask a block rule that held maybe makes: its id, witness and deltas.
+function decideMaybe(): u32 {
+  decidedRule = maybeRule;
+  decidedMaybe = true;
+  deltas = maybeDeltas;
+  deltaCount = maybeDeltaCount;
+  witness = maybeWitness;
+  witnessLen = maybeWitnessLen;
+  hasWitness = maybeHasWitness;
+  return EFFECT_ASK;
+}
+
+function warnPush(rule: u32): void {
+  if (warnedCount == warnedCap) {
+    const want = max<u32>(8, warnedCap << 1);
+    const grown = scratchAlloc((<usize>want) << 2);
+    if (grown == 0) { outOfMemory = true; return; }
+    if (warnedCount > 0) memory.copy(grown, warned, (<usize>warnedCount) << 2);
+    warned = grown;
+    warnedCap = want;
+  }
+  store<u32>(warned + (<usize>warnedCount << 2), rule);
+  warnedCount++;
+}
+
+// Runs class `cls` for the call; returns the effect and sets decidedRule, decidedMaybe, the
+// witness and the warned rules (§5.3, §5.4).
 export function runClass(cls: u32, name: usize, nameLen: u32, store: usize): u32 {
   toolName = name;
   toolNameLen = nameLen;
   intentStore = store;
   callClass = cls;
-  hasWitness = false;
   outOfMemory = false;
+  decidedMaybe = false;
   deltaCount = 0;
-  deltaCap = 0; // the scratch arena was reset: the last call's array is gone
+  deltaCap = 0; // the scratch arena was reset: the last call's arrays are gone
+  warnedCount = 0;
+  warnedCap = 0;
+  maybeRule = NONE;
+  hasWitness = false;
   let pc = classCodeStart(cls);
-  while (insnOp(pc) != OP_DECIDE) {
-    const held = holds(pc);
-    traceStep(pc, held);
-    if (held) {
-      pc++;
-    } else {
-      hasWitness = false; // the rule did not match: its witness is not the decision's
-      deltaCount = 0;
-      pc = insnJump(pc);
+  let maybe = false; // a test of the rule being run held maybe
+  while (true) {
+    if (insnOp(pc) != OP_DECIDE) {
+      const r = holds(pc);
+      traceStep(pc, r);
+      if (r == NO) {
+        forgetRule(); // the rule did not match: its witness is not the decision's
+        maybe = false;
+        pc = insnJump(pc);
+      } else {
+        if (r == MAYBE) maybe = true;
+        pc++;
+      }
+      continue;
     }
+    const rule = insnOperand(pc);
+    const effect = insnFlags(pc);
+    // The trace marks a DECIDE that ends the run YES, one the run goes on from MAYBE.
+    // The class default ends every class (verify.ts): a block that held maybe asks.
+    if (rule == NONE) {
+      traceStep(pc, YES);
+      if (maybeRule != NONE) return decideMaybe();
+      decidedRule = NONE;
+      return effect;
+    }
+    if (effect == EFFECT_WARN) {
+      warnPush(rule);
+    } else if (!maybe) {
+      traceStep(pc, YES);
+      if (effect != EFFECT_BLOCK && maybeRule != NONE) return decideMaybe();
+      decidedRule = rule;
+      return effect;
+    } else if (effect == EFFECT_BLOCK) {
+      if (maybeRule == NONE) keepMaybe(rule);
+    } else if (effect == EFFECT_ASK) {
+      traceStep(pc, YES);
+      if (maybeRule != NONE) return decideMaybe();
+      decidedRule = rule;
+      return EFFECT_ASK;
+    }
+    // A warn, a block that held maybe, an allow that held maybe: the next rule runs.
+    traceStep(pc, MAYBE);
+    forgetRule();
+    maybe = false;
+    pc++;
   }
-  traceStep(pc, true);
-  decidedRule = insnOperand(pc);
-  return insnFlags(pc);
+  return EFFECT_ALLOW;
 }

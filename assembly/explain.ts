@@ -3,7 +3,7 @@
 import {
   NONE, OP_DECIDE, OP_TEST_PRESENT, OP_TEST_EQUALS, OP_TEST_IN, OP_TEST_GLOB, OP_TEST_PREFIX,
   OP_TEST_DOMAIN, OP_TEST_UNDER, OP_TEST_IN_INTENT, OP_TEST_GRANTED, OP_TEST_IN_DERIVED, EFFECT_ALLOW, EFFECT_BLOCK,
-  FLAG_NEGATE, SUBJ_ARG,
+  EFFECT_ASK, FLAG_NEGATE, SUBJ_ARG,
 } from "./format";
 import {
   strPtr, strLen, classCapability, classRisk, ruleId, insnOp, insnSubject, insnOperand, insnFlags,
@@ -12,7 +12,8 @@ import {
 import { outBegin, outByte, outAscii, outBytes, outFinish, outPatchU8, Text } from "./out";
 import { decide, decidedClass, setReserving } from "./decide";
 import { classSource } from "./classify";
-import { setTracing, traceCount, tracePc, traceHeld } from "./eval";
+import { setTracing, traceCount, tracePc, traceResult } from "./eval";
+import { YES, MAYBE } from "./tri";
 import { subjectName } from "./disasm";
 
 function tab(): void {
@@ -65,8 +66,9 @@ function predicateName(op: u32): Text {
 
 // Record: u8 status (0), then lines
 //   class<TAB>capability<TAB>risk<TAB>mapped|name|inferred|unknown
-//   test<TAB>rule<TAB>op<TAB>subject[<TAB>arg]<TAB>held|failed<TAB>negated|plain
-//   decide<TAB>rule<TAB>allow|block|ask
+//   test<TAB>rule<TAB>op<TAB>subject[<TAB>arg]<TAB>held|failed|maybe<TAB>negated|plain
+//   decide<TAB>rule<TAB>allow|block|ask|warn<TAB>ends|passed
+// (a DECIDE the run went on from is `passed`: a warn rule, or a rule that held maybe, §5.4)
 // No test and no decide line: the call was decided before any rule ran (a prohibition, a limit).
 export function explainCall(h: i32, nameLen: u32, argsLen: u32): u32 {
   setTracing(true);
@@ -91,7 +93,9 @@ export function explainCall(h: i32, nameLen: u32, argsLen: u32): u32 {
       outAscii("decide"); tab();
       outRule(insnOperand(pc)); tab();
       const effect = insnFlags(pc);
-      outAscii(effect == EFFECT_ALLOW ? "allow" : effect == EFFECT_BLOCK ? "block" : "ask");
+      outAscii(effect == EFFECT_ALLOW ? "allow" : effect == EFFECT_BLOCK ? "block" : effect == EFFECT_ASK ? "ask" : "warn");
+      tab();
+      outAscii(traceResult(k) == YES ? "ends" : "passed");
       outByte(10);
       continue;
     }
@@ -101,7 +105,8 @@ export function explainCall(h: i32, nameLen: u32, argsLen: u32): u32 {
     outAscii(subjectName(insnSubject(pc)));
     if (insnSubject(pc) == SUBJ_ARG) { outByte(0x2e); outString(insnArg(pc)); }
     tab();
-    outAscii(traceHeld(k) ? "held" : "failed"); tab();
+    const r = traceResult(k);
+    outAscii(r == YES ? "held" : r == MAYBE ? "maybe" : "failed"); tab();
     outAscii((insnFlags(pc) & FLAG_NEGATE) != 0 ? "negated" : "plain");
     outByte(10);
   }

@@ -2,7 +2,7 @@
 // AssemblyScript evaluator and the TypeScript compiler can both import this file.
 
 export const MAGIC = 0x43424641; // "AFBC" read as a little-endian u32
-export const FORMAT_VERSION = 3;
+export const FORMAT_VERSION = 4;
 export const HEADER_SIZE = 48;
 export const DIR_ENTRY_SIZE = 12;
 export const HASH_OFFSET = 16;
@@ -62,6 +62,7 @@ export const FLAG_ALL = 2;
 export const EFFECT_ALLOW = 0;
 export const EFFECT_BLOCK = 1;
 export const EFFECT_ASK = 2;
+export const EFFECT_WARN = 3; // the rule holds: recorded in the decision, which it does not make
 
 // Subjects (§5.1). Subjects 2..7 are also the kinds of extracted targets.
 export const SUBJ_TOOL = 0;
@@ -72,7 +73,14 @@ export const SUBJ_URL = 4;
 export const SUBJ_PATH = 5;
 export const SUBJ_PROGRAM = 6;
 export const SUBJ_RECIPIENT = 7;
-export const SUBJECT_COUNT = 8;
+export const SUBJ_WRITE = 8;    // paths the call writes, creates, deletes or renames (also PATH targets)
+export const SUBJ_OPAQUE = 9;   // what a reader could not read: an allow of such a call is asked (§8.1)
+export const SUBJ_OBJECT = 10;  // the named object of an action: a hotel, a repository, an account
+export const SUBJECT_COUNT = 11;
+// A target whose value a reader could not resolve to one literal (a glob bash expands, a word
+// with an unknown variable): its value is a pattern of §6.4 over the normal forms (§6.7). The
+// bit is or-ed into the subject byte of witness and target entries (§8.1).
+export const TARGET_PATTERN = 0x80;
 
 // Argument roles (§5.2).
 export const ROLE_EMAIL = 1;
@@ -85,13 +93,23 @@ export const ROLE_RECIPIENT = 7;
 export const ROLE_PATCH = 8;
 export const ROLE_WORKDIR = 9;
 export const ROLE_TEXT = 10;
-export const ROLE_MAX = 10;
+export const ROLE_WRITTEN = 11; // a path the call writes: PATH and WRITE
+export const ROLE_OBJECT = 12;  // the object of the action (a name, an id): OBJECT
+export const ROLE_DATA = 13;    // content, no target: exempt from reading by shape (§5.2)
+export const ROLE_MAX = 13;
+
+// IN_INTENT and INTENT_ANY operands (§5, §7): which of the user's words count.
+export const INTENT_DESTINATION = 0; // asked for as the destination of a plain request
+export const INTENT_NAMED = 1;       // named anywhere in the user's own words
 
 // Decision kinds in the decision record (§8.1).
 export const KIND_ALLOW = 0;
 export const KIND_BLOCK = 1;
 export const KIND_ASK = 2;
-export const DECISION_HEAD_SIZE = 20;
+export const DECISION_HEAD_SIZE = 24;
+// Decision record flags (§8.1).
+export const DECISION_POSSIBLE = 1; // an ask: a block rule held possibly, on a value not read to the end
+export const DECISION_OPAQUE = 2;   // an ask: the call would be allowed, but a reader could not read all of it
 
 // Fuel the host grants one call (§8).
 export const FUEL_BASE = 20000000;

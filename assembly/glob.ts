@@ -146,3 +146,121 @@ export function globMatch(pat: usize, patLen: u32, s: usize, sLen: u32): bool {
   }
   return (load<u32>(cur + ((<usize>(patLen >> 5)) << 2)) & (1 << (patLen & 31))) != 0;
 }
+
+// ---- patterns against patterns ----
+// Targets a reader could not resolve to one literal are patterns too (§6.7): a rule's glob, a
+// path it protects or a value the user named is then compared with every value the pattern can
+// stand for. `globsMeet` answers whether some value matches both patterns: a walk over pairs of
+// pattern positions, each pair visited once, so it costs O(|a| · |b|).
+const MEET_MAX_STATES: u64 = 1 << 20;
+
+// The epsilon moves of a position: past a star run that starts there, or past a `/**/`.
+function epsilonFrom(pat: usize, patLen: u32, i: u32, out: usize): u32 {
+  let n: u32 = 0;
+  if (i < patLen && load<u8>(pat + i) == STAR && (i == 0 || load<u8>(pat + i - 1) != STAR)) {
+    store<u32>(out, afterStars(pat, patLen, i));
+    n++;
+  }
+  const skip = dirStarSkip(pat, patLen, i);
+  if (skip != 0) {
+    store<u32>(out + (<usize>n << 2), skip);
+    n++;
+  }
+  return n;
+}
+
+// What position i consumes: 0 nothing (the end, or a star inside its run), 1 one byte other
+// than '/' forever (a single star), 2 any byte forever (a star run), 3 one byte other than '/'
+// (`?`), 4 the literal byte `c`.
+let tokenByte: u32 = 0;
+function tokenAt(pat: usize, patLen: u32, i: u32): u32 {
+  if (i >= patLen) return 0;
+  const c = <u32>load<u8>(pat + i);
+  if (c == STAR) {
+    if (i > 0 && load<u8>(pat + i - 1) == STAR) return 0;
+    return i + 1 < patLen && load<u8>(pat + i + 1) == STAR ? 2 : 1;
+  }
+  if (c == QUESTION) return 3;
+  tokenByte = c;
+  return 4;
+}
+
+// Whether one byte can be consumed by both tokens.
+function compatible(ta: u32, ca: u32, tb: u32, cb: u32): bool {
+  if (ta == 4 && tb == 4) return ca == cb;
+  if (ta == 4) return tb == 2 || ca != SLASH;
+  if (tb == 4) return ta == 2 || cb != SLASH;
+  return true; // two wildcards share a byte other than '/'
+}
+
+export function globsMeet(a: usize, aLen: u32, b: usize, bLen: u32): bool {
+  const width = <u64>bLen + 1;
+  const states = (<u64>aLen + 1) * width;
+  if (states > MEET_MAX_STATES) return true; // too large to walk: the safe answer is "may"
+  const seen = scratchAlloc(<usize>((states + 7) >> 3));
+  const stack = scratchAlloc(<usize>(states << 2));
+  if (seen == 0 || stack == 0) return true;
+  memory.fill(seen, 0, <usize>((states + 7) >> 3));
+  const moves = scratchAlloc(16);
+  if (moves == 0) return true;
+  store<u32>(stack, 0); // the pair (0, 0)
+  store<u8>(seen, 1);
+  let top: u32 = 1;
+  while (top > 0) {
+    top--;
+    const s = <u64>load<u32>(stack + (<usize>top << 2));
+    const i = <u32>(s / width), j = <u32>(s % width);
+    if (i == aLen && j == bLen) return true;
+    // Successors: epsilon moves of either side, then one byte consumed by both.
+    const na = epsilonFrom(a, aLen, i, moves);
+    for (let k: u32 = 0; k < na; k++) {
+      const ni = load<u32>(moves + (<usize>k << 2));
+      top = visit(seen, stack, top, <u64>ni * width + <u64>j);
+    }
+    const nb = epsilonFrom(b, bLen, j, moves);
+    for (let k: u32 = 0; k < nb; k++) {
+      const nj = load<u32>(moves + (<usize>k << 2));
+      top = visit(seen, stack, top, <u64>i * width + <u64>nj);
+    }
+    const ta = tokenAt(a, aLen, i);
+    const ca = tokenByte;
+    const tb = tokenAt(b, bLen, j);
+    const cb = tokenByte;
+    if (ta == 0 || tb == 0 || (ta <= 2 && tb <= 2)) continue; // nothing to consume together, or no progress
+    if (!compatible(ta, ca, tb, cb)) continue;
+    const ni = ta <= 2 ? i : i + 1;
+    const nj = tb <= 2 ? j : j + 1;
+    top = visit(seen, stack, top, <u64>ni * width + <u64>nj);
+  }
+  return false;
+}
+
+@inline function visit(seen: usize, stack: usize, top: u32, s: u64): u32 {
+  const byte = seen + <usize>(s >> 3);
+  const bit = <u8>(<u32>1 << <u32>(s & 7));
+  if ((load<u8>(byte) & bit) != 0) return top;
+  store<u8>(byte, load<u8>(byte) | bit);
+  store<u32>(stack + (<usize>top << 2), <u32>s);
+  return top + 1;
+}
+
+// The length of a pattern's literal head: the bytes before its first wildcard.
+export function literalHead(pat: usize, patLen: u32): u32 {
+  let i: u32 = 0;
+  while (i < patLen) {
+    const c = <u32>load<u8>(pat + i);
+    if (c == STAR || c == QUESTION) break;
+    i++;
+  }
+  return i;
+}
+
+// The directory every value of a path pattern lies in: its literal head cut back to the last
+// '/' ("/a/b/*.md" -> "/a/b", "/a/x*" -> "/a", "/*" -> "/"); 0 when the head holds no '/'.
+export function literalDir(pat: usize, patLen: u32): u32 {
+  const head = literalHead(pat, patLen);
+  let k = head;
+  while (k > 0 && load<u8>(pat + k - 1) != SLASH) k--;
+  if (k == 0) return 0;
+  return k == 1 ? 1 : k - 1;
+}

@@ -30,17 +30,18 @@ export function load(len: i32): i32 {
   return <i32>loadPolicy(<u32>len);
 }
 
-export function configure(homeLen: i32, cwdLen: i32): i32 {
+export function configure(homeLen: i32, cwdLen: i32, hermesLen: i32): i32 {
   scratchReset();
   outBegin();
   outByte(1);
-  if (!inputHolds(<u64><u32>homeLen + <u64><u32>cwdLen)) {
+  const h = <u32>homeLen, c = <u32>cwdLen;
+  if (!inputHolds(<u64>h + <u64>c + <u64><u32>hermesLen)) {
     outAscii("the directories do not fit the input buffer");
-  } else if (configureEnv(inputPtr(), <u32>homeLen, inputPtr() + <u32>homeLen, <u32>cwdLen)) {
+  } else if (configureEnv(inputPtr(), h, inputPtr() + h, c, inputPtr() + h + c, <u32>hermesLen)) {
     outPatchU8(0, 0);
     outAscii("ok");
   } else {
-    outAscii("home and working directory must be absolute paths");
+    outAscii("home, working directory and Hermes homes must be absolute paths");
   }
   return <i32>outFinish();
 }

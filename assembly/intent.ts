@@ -7,14 +7,18 @@
 //   bitset   the prohibited classes
 //   bitset   the granted classes
 //   bitset   the classes a narrowing (§7.2) asks about
-//   items    (kind, class, length, bytes padded to 4); kinds PROHIBITED and GRANTED hold the verb word
+//   bitset   the classes granted maybe (under a condition the fence cannot check)
+//   items    (kind, class, length, attributes, bytes padded to 4); kinds PROHIBITED and GRANTED
+//            hold the verb word; attributes say how the user's words named the item (§7.2)
 //   slots    open-addressing index over the named items: item offset + 1, 0 empty
 import {
-  SUBJ_ARG, SUBJ_EMAIL, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_RECIPIENT, SET_MAX_INTENT_BYTES,
+  SUBJ_ARG, SUBJ_EMAIL, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_RECIPIENT, SUBJ_WRITE, SUBJ_OBJECT,
+  SET_MAX_INTENT_BYTES, INTENT_NAMED,
 } from "./format";
+import { NO, YES, MAYBE, either } from "./tri";
+import { globMatch, globsMeet } from "./glob";
 import { alloc, free, scratchAlloc } from "./mem";
 import { fnv1a, indexOfByte, lowerAscii, equalsAscii, sameBytes } from "./bytes";
-import { globMatch } from "./glob";
 import {
   settingValue, classCount, classCapability, strPtr, strLen, intentNegationSet, intentNothingSet,
   intentExtensionSet, intentVerbSet, intentCancelSet, intentVerbClassStart, intentVerbClassCount, intentClass,
@@ -35,9 +39,21 @@ const PROHIBITED: u32 = 0xff;
 const GRANTED: u32 = 0xfe;
 const NAME: u32 = 0xfd; // a name (names.ts), lower-cased
 const ASKED: u32 = 0xfc; // a class a narrowing asks about; the item holds its source word
+const GRANTED_MAYBE: u32 = 0xfb; // a class a verb granted under a condition; the item holds the verb
 // Derived items are kept under kind DERIVED + subject, so no lookup of a named item (kind
 // `subject`) can ever find one: tool output never widens what the user named.
 const DERIVED: u32 = 0x80;
+// Item attributes: how the user's words named the item. A destination of a plain request grants
+// it as a target of writes and sends (IN_INTENT's destination reading, §7); one under a condition
+// the fence cannot check, or a mention it could not place (a language the grammar does not know),
+// grants it maybe. Any of the user's own words name it (the named reading), a condition maybe.
+export const A_DEST: u32 = 1;
+export const A_DEST_MAYBE: u32 = 2;
+export const A_NAMED: u32 = 4;
+export const A_NAMED_MAYBE: u32 = 8;
+export const A_REVOKED: u32 = 16; // a later turn took its destination grant back
+const ITEM_HEAD: u32 = 16;
+
 const HEADER: usize = 32;
 const H_SIZE: usize = 0;
 const H_COUNT: usize = 4;
@@ -66,27 +82,47 @@ function hashOf(kind: u32, p: usize, len: u32): u32 {
 
 // ---- lookups ----
 
-// Whether (kind, [p, p+len)) is named; `fnv` is the FNV-1a of the bytes.
-function findHashed(intent: usize, kind: u32, p: usize, len: u32, fnv: u32): bool {
-  if (intent == 0 || len == 0) return false;
+// What the reading `flavor` (INTENT_DESTINATION, INTENT_NAMED, or DERIVED_READING for derived
+// items) makes of an item with attributes `a`.
+const DERIVED_READING: u32 = 2;
+function reading(a: u32, flavor: u32): u32 {
+  if (flavor == DERIVED_READING) return YES;
+  if (flavor == INTENT_NAMED) {
+    if ((a & (A_DEST | A_NAMED)) != 0) return YES;
+    return (a & (A_DEST_MAYBE | A_NAMED_MAYBE)) != 0 ? MAYBE : NO;
+  }
+  if ((a & A_DEST) != 0) return YES;
+  return (a & A_DEST_MAYBE) != 0 ? MAYBE : NO;
+}
+
+// The record of (kind, [p, p+len)), 0 when none; `fnv` is the FNV-1a of the bytes.
+function findHashed(intent: usize, kind: u32, p: usize, len: u32, fnv: u32): usize {
+  if (intent == 0 || len == 0) return 0;
   const slotCount = field(intent, H_SLOTS);
-  if (slotCount == 0) return false;
+  if (slotCount == 0) return 0;
   const items = intent + field(intent, H_ITEMS);
   const slots = intent + field(intent, H_SLOTS_AT);
   const mask = slotCount - 1;
   let s = slotHash(kind, fnv) & mask;
   while (true) {
     const entry = load<u32>(slots + ((<usize>s) << 2));
-    if (entry == 0) return false;
+    if (entry == 0) return 0;
     const rec = items + <usize>(entry - 1);
-    if (load<u32>(rec) == kind && load<u32>(rec + 8) == len && sameBytes(rec + 12, p, len)) return true;
+    if (load<u32>(rec) == kind && load<u32>(rec + 8) == len && sameBytes(rec + ITEM_HEAD, p, len)) return rec;
     s = (s + 1) & mask;
   }
-  return false;
+  return 0;
 }
 
-function findItem(intent: usize, kind: u32, p: usize, len: u32): bool {
-  return findHashed(intent, kind, p, len, fnv1a(p, len));
+// What the reading makes of item (kind, bytes): NO when it is not there.
+let flavorNow: u32 = 0;
+function lookHashed(intent: usize, kind: u32, p: usize, len: u32, fnv: u32): u32 {
+  const rec = findHashed(intent, kind, p, len, fnv);
+  return rec == 0 ? NO : reading(load<u32>(rec + 12), flavorNow);
+}
+
+function findItem(intent: usize, kind: u32, p: usize, len: u32): u32 {
+  return lookHashed(intent, kind, p, len, fnv1a(p, len));
 }
 
 // No host name is longer (RFC 1035); a longer value is never named, which also keeps the
@@ -94,102 +130,167 @@ function findItem(intent: usize, kind: u32, p: usize, len: u32): bool {
 const MAX_HOST: u32 = 255;
 
 // The host or one of its parent domains was named (base 0) or derived (base DERIVED).
-function domainNamed(intent: usize, base: u32, p: usize, len: u32): bool {
-  if (len > MAX_HOST) return false;
-  if (findItem(intent, base + SUBJ_DOMAIN, p, len)) return true;
-  for (let i: u32 = 0; i + 1 < len; i++) {
-    if (load<u8>(p + i) == 0x2e && findItem(intent, base + SUBJ_DOMAIN, p + i + 1, len - i - 1)) return true;
+function domainNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
+  if (len > MAX_HOST) return NO;
+  let r = findItem(intent, base + SUBJ_DOMAIN, p, len);
+  for (let i: u32 = 0; i + 1 < len && r != YES; i++) {
+    if (load<u8>(p + i) == 0x2e) r = either(r, findItem(intent, base + SUBJ_DOMAIN, p + i + 1, len - i - 1));
   }
-  return false;
+  return r;
 }
 
 // The path or a directory above it was named: "/a/b" by "/a/b", "/a" or "/"; "~/a" by "~".
 // The prefixes' hashes grow with one pass over the path, so a path of many segments costs
 // linear time.
-function pathNamed(intent: usize, base: u32, p: usize, len: u32): bool {
+function pathNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
   let h: u32 = 0x811c9dc5;
-  for (let i: u32 = 0; i < len; i++) {
+  let r = NO;
+  for (let i: u32 = 0; i < len && r != YES; i++) {
     const c = <u32>load<u8>(p + i);
     h = (h ^ c) * 0x01000193;
     // A directory ends before a '/' (the root "/" is its own first byte) and at the end.
     const ends = i + 1 == len || load<u8>(p + i + 1) == 0x2f || (i == 0 && c == 0x2f);
-    if (ends && findHashed(intent, base + SUBJ_PATH, p, i + 1, h)) return true;
+    if (ends) r = either(r, lookHashed(intent, base + SUBJ_PATH, p, i + 1, h));
   }
-  return false;
+  return r;
 }
 
 // A recipient named as a recipient or an address, or (for a value without '#' or '@') as a name
 // of the message or the channel or handle of that name.
-function nameNamed(intent: usize, base: u32, p: usize, len: u32): bool {
-  if (len == 0) return false;
-  if (findItem(intent, base + SUBJ_RECIPIENT, p, len) || findItem(intent, base + SUBJ_EMAIL, p, len)) return true;
+function nameNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
+  if (len == 0) return NO;
+  let r = either(findItem(intent, base + SUBJ_RECIPIENT, p, len), findItem(intent, base + SUBJ_EMAIL, p, len));
   const c = <u32>load<u8>(p);
-  if (c == 0x23 || c == 0x40) return false;
-  if (findItem(intent, base + NAME, p, len)) return true;
+  if (r == YES || c == 0x23 || c == 0x40) return r;
+  r = either(r, findItem(intent, base + NAME, p, len));
+  if (r == YES) return r;
   const sigiled = scratchAlloc(<usize>len + 1);
-  if (sigiled == 0) return false;
+  if (sigiled == 0) return r;
   memory.copy(sigiled + 1, p, len);
   store<u8>(sigiled, 0x23);
-  if (findItem(intent, base + SUBJ_RECIPIENT, sigiled, len + 1)) return true;
+  r = either(r, findItem(intent, base + SUBJ_RECIPIENT, sigiled, len + 1));
   store<u8>(sigiled, 0x40);
-  return findItem(intent, base + SUBJ_RECIPIENT, sigiled, len + 1);
+  return either(r, findItem(intent, base + SUBJ_RECIPIENT, sigiled, len + 1));
 }
 
 // A recipient value as named, or "platform:target" (send_message's form) by its target.
-function recipientNamed(intent: usize, base: u32, p: usize, len: u32): bool {
-  if (nameNamed(intent, base, p, len)) return true;
+function recipientNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
+  const r = nameNamed(intent, base, p, len);
+  if (r == YES) return r;
   let colon: u32 = 0;
   while (colon < len) {
     const c = <u32>load<u8>(p + colon);
     if (c == 0x3a) break;
-    if (!((c | 0x20) - 0x61 < 26 || c - 0x30 < 10 || c == 0x5f || c == 0x2d)) return false;
+    if (!((c | 0x20) - 0x61 < 26 || c - 0x30 < 10 || c == 0x5f || c == 0x2d)) return r;
     colon++;
   }
-  return colon > 0 && colon + 1 < len && nameNamed(intent, base, p + colon + 1, len - colon - 1);
+  if (colon == 0 || colon + 1 >= len) return r;
+  return either(r, nameNamed(intent, base, p + colon + 1, len - colon - 1));
 }
 
-// Whether the intent grants value [p, p+len) of `subject` (a call's normalized target, or an
-// ARG leaf's text), as §7's IN_INTENT says.
-function hostNamed(intent: usize, base: u32, host: u64): bool {
-  return host != 0 && findItem(intent, base + SUBJ_DOMAIN, spanPtr(host), spanLen(host));
+function hostNamed(intent: usize, base: u32, host: u64): u32 {
+  return host == 0 ? NO : findItem(intent, base + SUBJ_DOMAIN, spanPtr(host), spanLen(host));
 }
 
-// §7's matching over the named items (base 0) or the derived ones (base DERIVED).
-function has(intent: usize, base: u32, subject: u32, p: usize, len: u32): bool {
-  if (intent == 0 || len == 0) return false;
+// Any named item equal to the value, whatever its kind.
+function anyNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
+  let r = findItem(intent, base + SUBJ_EMAIL, p, len);
+  r = either(r, findItem(intent, base + SUBJ_URL, p, len));
+  r = either(r, findItem(intent, base + SUBJ_DOMAIN, p, len));
+  r = either(r, findItem(intent, base + SUBJ_PATH, p, len));
+  return either(r, findItem(intent, base + SUBJ_RECIPIENT, p, len));
+}
+
+// §7's matching over the named items (base 0) or the derived ones (base DERIVED), under the
+// reading flavorNow: whether value [p, p+len) of `subject` (a call's normalized target, or an
+// ARG leaf's text) is granted.
+function has(intent: usize, base: u32, subject: u32, p: usize, len: u32): u32 {
+  if (intent == 0 || len == 0) return NO;
   switch (subject) {
     case SUBJ_EMAIL: return findItem(intent, base + SUBJ_EMAIL, p, len);
     case SUBJ_DOMAIN: return domainNamed(intent, base, p, len);
     case SUBJ_URL: {
-      if (findItem(intent, base + SUBJ_URL, p, len)) return true;
+      const exact = findItem(intent, base + SUBJ_URL, p, len);
+      if (exact == YES) return exact;
       // A host found in output opens only its bare front page: a path, query or userinfo
       // the model adds could carry data out to a host an injection chose.
-      if (base == DERIVED && !urlIsBareHost(p, len)) return false;
-      if (!hostNamed(intent, base, hostOfNormalUrl(p, len))) return false;
+      if (base == DERIVED && !urlIsBareHost(p, len)) return exact;
+      let host = hostNamed(intent, base, hostOfNormalUrl(p, len));
       // Parsers disagree on a '\\' in the authority (userinfo to some, the path's start to a
       // browser): the host each of them would reach must be named.
-      return indexOfByte(p, len, 0x5c, 0) < 0 || hostNamed(intent, base, urlHost(p, len, true));
+      if (host != NO && indexOfByte(p, len, 0x5c, 0) >= 0) {
+        const other = hostNamed(intent, base, urlHost(p, len, true));
+        if (other == NO) host = NO;
+        else if (other == MAYBE) host = MAYBE;
+      }
+      return either(exact, host);
     }
-    case SUBJ_PATH: return pathNamed(intent, base, p, len);
+    case SUBJ_PATH:
+    case SUBJ_WRITE: return pathNamed(intent, base, p, len);
     case SUBJ_RECIPIENT: return recipientNamed(intent, base, p, len);
-    case SUBJ_ARG:
-      return findItem(intent, base + SUBJ_EMAIL, p, len) || findItem(intent, base + SUBJ_URL, p, len) ||
-        findItem(intent, base + SUBJ_DOMAIN, p, len) || findItem(intent, base + SUBJ_PATH, p, len) ||
-        findItem(intent, base + SUBJ_RECIPIENT, p, len);
+    case SUBJ_OBJECT: return either(anyNamed(intent, base, p, len), findItem(intent, base + NAME, p, len));
+    case SUBJ_ARG: return anyNamed(intent, base, p, len);
   }
-  return false;
+  return NO;
 }
 
-export function intentHas(intent: usize, subject: u32, p: usize, len: u32): bool {
+// IN_INTENT (§7): whether the user's words grant the value, under the reading `flavor`.
+export function intentHas(intent: usize, subject: u32, p: usize, len: u32, flavor: u32): u32 {
+  flavorNow = flavor;
   return has(intent, 0, subject, p, len);
 }
 
 // Whether the value was derived from the output of a call the user pointed at (§7.1, TEST_IN_DERIVED).
 export function intentDerivedHas(intent: usize, subject: u32, p: usize, len: u32): bool {
-  return has(intent, DERIVED, subject, p, len);
+  flavorNow = DERIVED_READING;
+  return has(intent, DERIVED, subject, p, len) != NO;
 }
 
-// Bit `cls` of the bitset `which` (0 prohibited, 1 granted, 2 asked) of an intent block.
+// The item kinds a subject's values are looked up among.
+function kindMatches(subject: u32, kind: u32): bool {
+  if (subject == SUBJ_ARG || subject == SUBJ_OBJECT) return kind <= <u32>SUBJ_RECIPIENT || kind == NAME;
+  if (subject == SUBJ_WRITE) return kind == SUBJ_PATH;
+  return kind == subject;
+}
+
+// Whether pattern [pat, pat+patLen) (§6.7) may stand for a value the intent grants (a named item
+// under the reading `flavor`, a derived one with `derived`): an item, or for a path one below it,
+// or for a host one of its subdomains, that some value of the pattern is.
+export function intentMeetsPattern(intent: usize, derived: bool, subject: u32, pat: usize, patLen: u32, flavor: u32): bool {
+  if (intent == 0) return false;
+  const items = intent + field(intent, H_ITEMS);
+  const bytes = field(intent, H_ITEMS_BYTES);
+  const base: u32 = derived ? DERIVED : 0;
+  let off: u32 = 0;
+  while (off < bytes) {
+    const rec = items + <usize>off;
+    const kind = load<u32>(rec), l = load<u32>(rec + 8);
+    off += ITEM_HEAD + padded(l);
+    if (kind < base || !kindMatches(subject, kind - base)) continue;
+    if (!derived && reading(load<u32>(rec + 12), flavor) == NO) continue;
+    const v = rec + ITEM_HEAD;
+    if (globsMeet(pat, patLen, v, l)) return true;
+    const tail = scratchAlloc(<usize>l + 3);
+    if (tail == 0) return true; // out of memory: the safe answer is "may"
+    const path = kind - base == SUBJ_PATH;
+    if (path) {
+      memory.copy(tail, v, l);
+      store<u8>(tail + l, 0x2f);
+      store<u8>(tail + l + 1, 0x2a);
+      store<u8>(tail + l + 2, 0x2a);
+    } else {
+      store<u8>(tail, 0x2a);
+      store<u8>(tail + 1, 0x2a);
+      store<u8>(tail + 2, 0x2e);
+      memory.copy(tail + 3, v, l);
+    }
+    if ((path || kind - base == SUBJ_DOMAIN) && globsMeet(pat, patLen, tail, l + 3)) return true;
+  }
+  return false;
+}
+
+// Bit `cls` of the bitset `which` (0 prohibited, 1 granted, 2 asked, 3 granted maybe) of an
+// intent block.
 @inline function classBit(intent: usize, which: u32, cls: u32): bool {
   const words = field(intent, H_CLASS_WORDS);
   if (cls >= words << 5) return false;
@@ -206,23 +307,27 @@ export function intentProhibits(intent: usize, classIdx: u32): bool {
   return intent != 0 && classBit(intent, 0, classIdx);
 }
 
-// Whether the user's own messages named any item of `kind` (§7, TEST_INTENT_ANY).
-export function intentNamesKind(intent: usize, kind: u32): bool {
+// Whether the user's own messages named any item of the subject's kind that the reading
+// `flavor` grants, yes or maybe (§7, TEST_INTENT_ANY).
+export function intentNamesKind(intent: usize, subject: u32, flavor: u32): bool {
   if (intent == 0) return false;
   const items = intent + field(intent, H_ITEMS);
   const bytes = field(intent, H_ITEMS_BYTES);
   let off: u32 = 0;
   while (off < bytes) {
     const rec = items + <usize>off;
-    if (load<u32>(rec) == kind) return true;
-    off += 12 + padded(load<u32>(rec + 8));
+    if (kindMatches(subject, load<u32>(rec)) && load<u32>(rec) != NAME && reading(load<u32>(rec + 12), flavor) != NO) return true;
+    off += ITEM_HEAD + padded(load<u32>(rec + 8));
   }
   return false;
 }
 
-// Whether a verb of the user's own messages, not negated, granted the class (§7, TEST_GRANTED).
-export function intentGrants(intent: usize, classIdx: u32): bool {
-  return intent != 0 && classBit(intent, 1, classIdx);
+// Whether a verb of the user's own messages, not negated, granted the class (§7, TEST_GRANTED):
+// YES in a plain request, MAYBE under a condition the fence cannot check.
+export function intentGrants(intent: usize, classIdx: u32): u32 {
+  if (intent == 0) return NO;
+  if (classBit(intent, 1, classIdx)) return YES;
+  return classBit(intent, 3, classIdx) ? MAYBE : NO;
 }
 
 // Whether a narrowing asks about the class (§7.2): an allow becomes an ask.
@@ -237,31 +342,39 @@ export function intentFree(intent: usize): void {
 // ---- binding ----
 
 // The items of one message, collected in scratch before the intent is rebuilt: kind, class,
-// ptr, len.
+// ptr, len, attributes.
+const FOUND: u32 = 20;
 let found: usize = 0;
 let foundCount: u32 = 0;
 let foundCapacity: u32 = 0;
 let foundBytes: u32 = 0;
 
-function collect(kind: u32, cls: u32, s: u64): bool {
+function collectWith(kind: u32, cls: u32, s: u64, attributes: u32): bool {
   if (takeOutOfMemory()) return false;
   if (s == 0) return true;
   if (foundCount == foundCapacity) {
     const more = foundCapacity == 0 ? 64 : foundCapacity << 1;
-    const table = scratchAlloc(<usize>more << 4);
+    const table = scratchAlloc(<usize>more * FOUND);
     if (table == 0) return false;
-    if (foundCount > 0) memory.copy(table, found, <usize>foundCount << 4);
+    if (foundCount > 0) memory.copy(table, found, <usize>foundCount * FOUND);
     found = table;
     foundCapacity = more;
   }
-  const rec = found + (<usize>foundCount << 4);
+  const rec = found + <usize>foundCount * FOUND;
   store<u32>(rec, kind);
   store<u32>(rec + 4, cls);
   store<u32>(rec + 8, <u32>spanPtr(s));
   store<u32>(rec + 12, spanLen(s));
+  store<u32>(rec + 16, attributes);
   foundCount++;
-  foundBytes += 12 + padded(spanLen(s));
+  foundBytes += ITEM_HEAD + padded(spanLen(s));
   return true;
+}
+
+// An item the user's message names: a destination of a plain request, and named (§7); derived
+// items and verb uses carry no attributes.
+function collect(kind: u32, cls: u32, s: u64): bool {
+  return collectWith(kind, cls, s, kind < DERIVED || kind == NAME ? A_DEST | A_NAMED : 0);
 }
 
 function lowerCopy(p: usize, len: u32): u64 {
@@ -331,14 +444,28 @@ let buildSlots: usize = 0;
 let buildSlotCount: u32 = 0;
 let buildCount: u32 = 0;
 
-// Adds an item unless present (a prohibition or grant: unless its class has that bit already).
-function insert(kind: u32, cls: u32, p: usize, len: u32): void {
-  if (kind == PROHIBITED || kind == GRANTED || kind == ASKED) {
-    const which: u32 = kind == PROHIBITED ? 0 : kind == GRANTED ? 1 : 2;
-    if (cls >= field(building, H_CLASS_WORDS) << 5 || classBit(building, which, cls)) return;
-    setClassBit(building, which, cls);
+// The bitset a verb-use kind sets, or -1 for an item kind.
+function bitsetOf(kind: u32): i32 {
+  if (kind == PROHIBITED) return 0;
+  if (kind == GRANTED) return 1;
+  if (kind == ASKED) return 2;
+  return kind == GRANTED_MAYBE ? 3 : -1;
+}
+
+// Adds an item unless present, when its attributes join those it has (a prohibition or grant:
+// unless its class has that bit already).
+function insert(kind: u32, cls: u32, p: usize, len: u32, attributes: u32): void {
+  const which = bitsetOf(kind);
+  if (which >= 0) {
+    if (cls >= field(building, H_CLASS_WORDS) << 5 || classBit(building, <u32>which, cls)) return;
+    setClassBit(building, <u32>which, cls);
   } else {
-    if (len == 0 || findBuilding(kind, p, len)) return;
+    if (len == 0) return;
+    const present = findBuilding(kind, p, len);
+    if (present != 0) {
+      store<u32>(present + 12, load<u32>(present + 12) | attributes);
+      return;
+    }
     const mask = buildSlotCount - 1;
     let s = hashOf(kind, p, len) & mask;
     while (load<u32>(buildSlots + ((<usize>s) << 2)) != 0) s = (s + 1) & mask;
@@ -348,19 +475,20 @@ function insert(kind: u32, cls: u32, p: usize, len: u32): void {
   store<u32>(rec, kind);
   store<u32>(rec + 4, cls);
   store<u32>(rec + 8, len);
-  memory.copy(rec + 12, p, len);
-  buildUsed += 12 + padded(len);
+  store<u32>(rec + 12, attributes);
+  memory.copy(rec + ITEM_HEAD, p, len);
+  buildUsed += ITEM_HEAD + padded(len);
   buildCount++;
 }
 
-function findBuilding(kind: u32, p: usize, len: u32): bool {
+function findBuilding(kind: u32, p: usize, len: u32): usize {
   const mask = buildSlotCount - 1;
   let s = hashOf(kind, p, len) & mask;
   while (true) {
     const entry = load<u32>(buildSlots + ((<usize>s) << 2));
-    if (entry == 0) return false;
+    if (entry == 0) return 0;
     const rec = buildItems + <usize>(entry - 1);
-    if (load<u32>(rec) == kind && load<u32>(rec + 8) == len && sameBytes(rec + 12, p, len)) return true;
+    if (load<u32>(rec) == kind && load<u32>(rec + 8) == len && sameBytes(rec + ITEM_HEAD, p, len)) return rec;
     s = (s + 1) & mask;
   }
   return false;
@@ -427,7 +555,7 @@ function rebuild(intent: usize): usize {
   const total = oldCount + foundCount;
   let slotCount: u32 = 16;
   while (slotCount < total << 1) slotCount <<= 1;
-  const itemsAt = HEADER + (<usize>classWords * 12); // three bitsets
+  const itemsAt = HEADER + (<usize>classWords * 16); // four bitsets
   const itemsBytes = <usize>oldBytes + <usize>foundBytes;
   const slotsAt = itemsAt + itemsBytes;
   const size = slotsAt + (<usize>slotCount << 2);
@@ -447,13 +575,13 @@ function rebuild(intent: usize): usize {
     while (off < oldBytes) {
       const rec = items + <usize>off;
       const l = load<u32>(rec + 8);
-      insert(load<u32>(rec), load<u32>(rec + 4), rec + 12, l);
-      off += 12 + padded(l);
+      insert(load<u32>(rec), load<u32>(rec + 4), rec + ITEM_HEAD, l, load<u32>(rec + 12));
+      off += ITEM_HEAD + padded(l);
     }
   }
   for (let k: u32 = 0; k < foundCount; k++) {
-    const rec = found + (<usize>k << 4);
-    insert(load<u32>(rec), load<u32>(rec + 4), <usize>load<u32>(rec + 8), load<u32>(rec + 12));
+    const rec = found + <usize>k * FOUND;
+    insert(load<u32>(rec), load<u32>(rec + 4), <usize>load<u32>(rec + 8), load<u32>(rec + 12), load<u32>(rec + 16));
   }
   store<u32>(fresh + H_SIZE, <u32>size);
   store<u32>(fresh + H_COUNT, buildCount);
@@ -477,10 +605,10 @@ function writeKind(intent: usize, kind: u32, name: Text): void {
     if (load<u32>(rec) == kind) {
       outAscii(name);
       outByte(9);
-      outBytes(rec + 12, l);
+      outBytes(rec + ITEM_HEAD, l);
       outByte(10);
     }
-    off += 12 + padded(l);
+    off += ITEM_HEAD + padded(l);
   }
 }
 
@@ -499,10 +627,10 @@ function writeVerbUses(intent: usize, kind: u32, name: Text): void {
       outByte(9);
       outBytes(strPtr(cap), strLen(cap));
       outByte(9);
-      outBytes(rec + 12, l);
+      outBytes(rec + ITEM_HEAD, l);
       outByte(10);
     }
-    off += 12 + padded(l);
+    off += ITEM_HEAD + padded(l);
   }
 }
 
@@ -523,5 +651,6 @@ export function intentWriteSummary(intent: usize): void {
   writeKind(intent, DERIVED + SUBJ_RECIPIENT, "derived-recipient");
   writeVerbUses(intent, PROHIBITED, "prohibit");
   writeVerbUses(intent, GRANTED, "grant");
+  writeVerbUses(intent, GRANTED_MAYBE, "grant-maybe");
   writeVerbUses(intent, ASKED, "ask");
 }

@@ -177,6 +177,83 @@ export function resolvePath(p: usize, len: u32, base: usize, baseLen: u32): u64 
   return span(buf, canonicalPath(buf, n, tildeRoot));
 }
 
+// ---- patterns (§6.7) ----
+
+const STAR: u32 = 0x2a;
+const QUESTION: u32 = 0x3f;
+
+// Whether [p, p+n) holds a wildcard.
+function hasWildcard(p: usize, n: u32): bool {
+  for (let k: u32 = 0; k < n; k++) {
+    const c = at(p, k);
+    if (c == STAR || c == QUESTION) return true;
+  }
+  return false;
+}
+
+// Whether path segment [p, p+n) with wildcards can stand for "..": bash matches `.*` and `.?`
+// against ".." where globskipdots is off. A `**` (an unknown expansion) can hold any path.
+function segmentClimbs(p: usize, n: u32): bool {
+  for (let k: u32 = 0; k + 1 < n; k++) if (at(p, k) == STAR && at(p, k + 1) == STAR) return true;
+  if (n == 0 || at(p, 0) != 0x2e || !hasWildcard(p, n)) return false;
+  // ".." matches: a '.' or a wildcard at each of two positions, with stars free to be empty.
+  let dots: u32 = 0;
+  for (let k: u32 = 0; k < n; k++) {
+    const c = at(p, k);
+    if (c == 0x2e || c == QUESTION) dots++;
+    else if (c != STAR) return false;
+  }
+  return dots <= 2;
+}
+
+// The normal form of a path pattern (a word with wildcards, an unknown expansion written `**`):
+// as resolvePath, unless a segment can climb out of where it stands (it holds `**`, or can be
+// ".."), which makes everything before it unknown: the pattern is then `/**` followed by what
+// comes after the last such segment (`/**` alone when that holds a ".." too). 0 as resolvePath.
+export function resolvePattern(p: usize, len: u32, base: usize, baseLen: u32): u64 {
+  let cut: i64 = -1; // the end of the last segment that can climb
+  let segStart: u32 = 0;
+  for (let k: u32 = 0; k <= len; k++) {
+    if (k < len && at(p, k) != SLASH) continue;
+    if (segmentClimbs(p + segStart, k - segStart)) cut = k;
+    segStart = k + 1;
+  }
+  if (cut < 0) return resolvePath(p, len, base, baseLen);
+  // What follows the climbing segment: its own segments, "." and empty ones dropped.
+  const rest = <u32>cut;
+  const buf = scratch(<usize>(len - rest) + 4);
+  if (buf == 0) return 0;
+  store<u8>(buf, SLASH);
+  store<u8>(buf + 1, STAR);
+  store<u8>(buf + 2, STAR);
+  let n: u32 = 3;
+  let i = rest;
+  while (i < len) {
+    while (i < len && at(p, i) == SLASH) i++;
+    let j = i;
+    while (j < len && at(p, j) != SLASH) j++;
+    const seg = j - i;
+    if (seg == 2 && at(p, i) == 0x2e && at(p, i + 1) == 0x2e) return span(buf, 3);
+    if (seg > 0 && !(seg == 1 && at(p, i) == 0x2e)) {
+      store<u8>(buf + n, SLASH);
+      memory.copy(buf + n + 1, p + i, seg);
+      n += 1 + seg;
+    }
+    i = j;
+  }
+  return span(buf, n);
+}
+
+// ---- Hermes homes ----
+// The folders that are a Hermes home (HERMES_HOME first, then the root whose profiles/<name>
+// folders are homes too): a policy path `$HERMES_HOME/…` stands for the same path in each (§6.5).
+let hermes: usize = 0;
+let hermesLength: u32 = 0;
+const DOT_HERMES: usize = memory.data<u8>([0x2e, 0x68, 0x65, 0x72, 0x6d, 0x65, 0x73]); // ".hermes"
+
+export function hermesPtr(): usize { return hermes; }
+export function hermesLen(): u32 { return hermesLength; }
+
 let keptLen: u32 = 0;
 
 // Copies an absolute directory into long-lived memory in normal form (its length in keptLen);
@@ -190,22 +267,61 @@ function keepDirectory(p: usize, len: u32): usize {
   return buf;
 }
 
-// Sets the home and working directories (both must be absolute); false leaves both unchanged.
-export function configureEnv(h: usize, hLen: u32, c: usize, cLen: u32): bool {
+// The Hermes homes of [p, p+len): absolute folders, one per line, each in normal form, kept
+// as lines in long-lived memory (in keptLen: their length); 0 when one is not absolute. An
+// empty list stands for home's `.hermes`.
+function keepHermesHomes(p: usize, len: u32, homeDir: usize, homeDirLen: u32): usize {
+  const defaultHome = len == 0;
+  const size = defaultHome ? homeDirLen + 8 : len + 1;
+  const buf = alloc(<usize>size);
+  if (buf == 0) return 0;
+  let n: u32 = 0;
+  if (defaultHome) {
+    memory.copy(buf, homeDir, homeDirLen);
+    n = homeDirLen;
+    if (!(homeDirLen == 1 && at(homeDir, 0) == SLASH)) { store<u8>(buf + n, SLASH); n++; }
+    memory.copy(buf + n, DOT_HERMES, 7);
+    keptLen = n + 7;
+    return buf;
+  }
+  let i: u32 = 0;
+  while (i < len) {
+    let j = i;
+    while (j < len && at(p, j) != 0x0a) j++;
+    if (j == i || at(p, i) != SLASH) { free(buf); return 0; }
+    memory.copy(buf + n, p + i, j - i);
+    const m = canonicalPath(buf + n, j - i, false);
+    n += m;
+    if (j < len) { store<u8>(buf + n, 0x0a); n++; }
+    i = j + 1;
+  }
+  keptLen = n;
+  return buf;
+}
+
+// Sets the home and working directories (both must be absolute) and the Hermes homes (§6.5);
+// false leaves all unchanged.
+export function configureEnv(h: usize, hLen: u32, c: usize, cLen: u32, hh: usize, hhLen: u32): bool {
   const newHome = keepDirectory(h, hLen);
   const newHomeLen = keptLen;
   const newCwd = keepDirectory(c, cLen);
-  if (newHome == 0 || newCwd == 0) {
+  const newCwdLen = keptLen;
+  const newHermes: usize = newHome == 0 ? 0 : keepHermesHomes(hh, hhLen, newHome, newHomeLen);
+  if (newHome == 0 || newCwd == 0 || newHermes == 0) {
     free(newHome);
     free(newCwd);
+    free(newHermes);
     return false;
   }
   free(home);
   free(cwd);
+  free(hermes);
   home = newHome;
   homeLength = newHomeLen;
   cwd = newCwd;
-  cwdLength = keptLen;
+  cwdLength = newCwdLen;
+  hermes = newHermes;
+  hermesLength = keptLen;
   return true;
 }
 

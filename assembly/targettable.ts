@@ -1,12 +1,13 @@
-// The targets of one call (docs/bytecode.md §5.2): kind (SUBJ_EMAIL..SUBJ_RECIPIENT) and
-// normalized value, each distinct pair once, at most maxTargets of them. Values live in the
+// The targets of one call (docs/bytecode.md §5.2): kind (a target subject, with TARGET_PATTERN
+// when the value is a pattern, §6.7) and normalized value, each distinct pair once, at most
+// maxTargets of them. Values live in the
 // scratch arena; a failure sticks until the next tableBegin, so producers need not check
 // every add.
-import { SUBJ_DOMAIN, SUBJ_PATH, SUBJ_URL } from "./format";
+import { SUBJ_DOMAIN, SUBJ_PATH, SUBJ_URL, SUBJ_WRITE, TARGET_PATTERN } from "./format";
 import { scratchAlloc } from "./mem";
 import { fnv1a, sameBytes } from "./bytes";
 import {
-  span, spanPtr, spanLen, resolvePath, normalizeUrl, urlHost, normalizeHost, fileUrlPath,
+  span, spanPtr, spanLen, resolvePath, resolvePattern, normalizeUrl, urlHost, normalizeHost, fileUrlPath,
   cwdPtr, cwdLen, takeOutOfMemory,
 } from "./normalize";
 
@@ -48,7 +49,21 @@ export function tableStatus(): i32 { return status; }
 
 @inline export function targetCount(): u32 { return count; }
 
-@inline export function targetKind(i: u32): u32 { return load<u32>(records + <usize>i * RECORD); }
+// The subject of target i, and whether its value is a pattern (§6.7).
+@inline export function targetKind(i: u32): u32 { return load<u32>(records + <usize>i * RECORD) & ~TARGET_PATTERN; }
+
+@inline export function targetIsPattern(i: u32): bool {
+  return (load<u32>(records + <usize>i * RECORD) & TARGET_PATTERN) != 0;
+}
+
+// The subject byte of target i's record entry (§8.1): its kind with the pattern bit.
+@inline export function targetEntryKind(i: u32): u32 { return load<u32>(records + <usize>i * RECORD); }
+
+// Whether the call has a target of subject `kind`.
+export function hasTargetOf(kind: u32): bool {
+  for (let i: u32 = 0; i < count; i++) if (targetKind(i) == kind) return true;
+  return false;
+}
 
 @inline export function targetPtr(i: u32): usize { return <usize>load<u32>(records + <usize>i * RECORD + 4); }
 
@@ -139,6 +154,15 @@ function addSpan(kind: u32, s: u64): void {
   else if (s != 0) addTarget(kind, spanPtr(s), spanLen(s));
 }
 
+// Whether [p, p+len) holds a wildcard of §6.4.
+function isPatternText(p: usize, len: u32): bool {
+  for (let i: u32 = 0; i < len; i++) {
+    const c = load<u8>(p + i);
+    if (c == 0x2a || c == 0x3f) return true;
+  }
+  return false;
+}
+
 // ---- the call's working directory ----
 
 export function setWorkdir(p: usize, len: u32): void {
@@ -162,6 +186,32 @@ export function addPathIn(p: usize, len: u32, base: u64): void {
 
 @inline export function addPath(p: usize, len: u32): void {
   addPathIn(p, len, pathBase());
+}
+
+// A path the call writes: both a PATH and a WRITE target.
+export function addWrittenIn(p: usize, len: u32, base: u64): void {
+  if (status != TARGETS_OK) return;
+  const s = resolvePath(p, len, spanPtr(base), spanLen(base));
+  addSpan(SUBJ_PATH, s);
+  addSpan(SUBJ_WRITE, s);
+}
+
+// A path a reader could not resolve to one literal (§6.7): `*` `?` stand for what bash's
+// globbing may match, `**` for an unknown expansion. Its normal form is a pattern target
+// (unless normalizing left no wildcard), also a WRITE target when `written`.
+export function addPathPatternIn(p: usize, len: u32, base: u64, written: bool): void {
+  if (status != TARGETS_OK) return;
+  const s = resolvePattern(p, len, spanPtr(base), spanLen(base));
+  if (takeOutOfMemory()) { fail(TARGETS_OOM); return; }
+  if (s == 0) return;
+  const flag = isPatternText(spanPtr(s), spanLen(s)) ? TARGET_PATTERN : 0;
+  addTarget(SUBJ_PATH | flag, spanPtr(s), spanLen(s));
+  if (written) addTarget(SUBJ_WRITE | flag, spanPtr(s), spanLen(s));
+}
+
+// A value of `kind` a reader could not resolve to one literal: a pattern target.
+export function addPatternTarget(kind: u32, p: usize, len: u32): void {
+  addTargetCopy(kind | (isPatternText(p, len) ? TARGET_PATTERN : 0), p, len);
 }
 
 export function addHost(p: usize, len: u32): void {

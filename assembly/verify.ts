@@ -10,7 +10,7 @@ import {
   SEC_STRINGS, SEC_SETS, SEC_TOOLS, SEC_CLASSES, SEC_RULES, SEC_CODE, SEC_CLASSIFY, SEC_INTENT,
   SEC_SETTINGS, SEC_BUDGETS, SETTINGS_COUNT, SETKIND_HASH, SETKIND_LIST, SETKIND_KEYS, INSN_SIZE, OP_DECIDE,
   OP_TEST_PRESENT, OP_TEST_EQUALS, OP_TEST_GLOB, OP_TEST_PREFIX, OP_TEST_IN_INTENT, OP_TEST_GRANTED, OP_TEST_INTENT_ANY, OP_TEST_IN_DERIVED, FLAG_NEGATE,
-  FLAG_ALL, EFFECT_ASK, SUBJ_ARG, SUBJECT_COUNT,
+  FLAG_ALL, EFFECT_ASK, EFFECT_WARN, SUBJ_ARG, SUBJECT_COUNT, INTENT_NAMED,
   ROLE_MAX, SET_POLICY_NAME, SET_MAX_ARGS_BYTES, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES,
   SET_MAX_TARGETS, SET_MAX_INTENT_BYTES, SET_MAX_SESSIONS, SET_SHELL_WRAPPERS, SET_SHELL_NETWORK,
   SET_SHELL_SHELLS, SET_MAX_SHELL_DEPTH, SET_FAIL_OPEN,
@@ -22,7 +22,7 @@ import { outAscii, outDecimal, Text } from "./out";
 
 // Per §5.1: for each subject, bit (op - 0x10) is set when the test applies to it.
 // Bit (op - TEST_PRESENT) is set when the test applies to the subject (§5.1).
-const SUBJECT_OPS: usize = memory.data<u16>([0x11f, 0x49f, 0x6bf, 0x6bf, 0x6bf, 0x6df, 0x1f, 0x6bf]);
+const SUBJECT_OPS: usize = memory.data<u16>([0x11f, 0x49f, 0x6bf, 0x6bf, 0x6bf, 0x6df, 0x1f, 0x6bf, 0x6df, 0x1f, 0x69f]);
 
 const storedHash: usize = memory.data(32);
 const computedHash: usize = memory.data(32);
@@ -314,7 +314,7 @@ function rules(): bool {
   for (let r: u32 = 0; r < count; r++) {
     const e = s + 4 + <usize>r * 20;
     if (!shortStringOk(SEC_RULES, e, "rule id", 0xffff)) return false;
-    if (load<u32>(e + 4) > <u32>EFFECT_ASK) return failNum(SEC_RULES, e + 4, "effect must be 0, 1 or 2, rule", r);
+    if (load<u32>(e + 4) > <u32>EFFECT_WARN) return failNum(SEC_RULES, e + 4, "effect must be 0, 1, 2 or 3, rule", r);
     if (load<u32>(e + 8) != NONE && !shortStringOk(SEC_RULES, e + 8, "rule reason", 0xff)) return false;
     if (load<u32>(e + 12) != NONE && !stringOk(SEC_RULES, e + 12, "rule message")) return false;
     if (!stringOk(SEC_RULES, e + 16, "rule source")) return false;
@@ -328,8 +328,10 @@ function instruction(i: u32): bool {
   const op = <u32>load<u8>(e), subject = <u32>load<u8>(e + 1), flags = <u32>load<u8>(e + 2);
   if (load<u8>(e + 3) != 0) return failNum(SEC_CODE, e + 3, "reserved byte must be zero, instruction", i);
   if (op == OP_DECIDE) {
-    if (flags > <u32>EFFECT_ASK) return failNum(SEC_CODE, e + 2, "DECIDE effect must be 0, 1 or 2, instruction", i);
     const rule = load<u32>(e + 8);
+    if (flags > <u32>(rule == NONE ? EFFECT_ASK : EFFECT_WARN)) {
+      return failNum(SEC_CODE, e + 2, rule == NONE ? "a class default must be 0, 1 or 2, instruction" : "DECIDE effect must be 0, 1, 2 or 3, instruction", i);
+    }
     if (rule == NONE) return true;
     if (rule >= ruleCount) return failNum(SEC_CODE, e + 8, "DECIDE names a rule out of range, instruction", i);
     if (ruleEffect(rule) != flags) return failNum(SEC_CODE, e + 2, "DECIDE effect differs from its rule's, instruction", i);
@@ -352,13 +354,13 @@ function instruction(i: u32): bool {
       if (load<u32>(operand) > 1) return failNum(SEC_CODE, operand, "PRESENT operand must be 0 or 1, instruction", i);
       return true;
     case OP_TEST_IN_INTENT:
-      if (load<u32>(operand) != 0) return failNum(SEC_CODE, operand, "IN_INTENT operand must be 0, instruction", i);
+      if (load<u32>(operand) > <u32>INTENT_NAMED) return failNum(SEC_CODE, operand, "IN_INTENT operand must be 0 or 1, instruction", i);
       return true;
     case OP_TEST_GRANTED:
       if (load<u32>(operand) != 0) return failNum(SEC_CODE, operand, "GRANTED operand must be 0, instruction", i);
       return true;
     case OP_TEST_INTENT_ANY:
-      if (load<u32>(operand) != 0) return failNum(SEC_CODE, operand, "INTENT_ANY operand must be 0, instruction", i);
+      if (load<u32>(operand) > <u32>INTENT_NAMED) return failNum(SEC_CODE, operand, "INTENT_ANY operand must be 0 or 1, instruction", i);
       return true;
     case OP_TEST_IN_DERIVED:
       if (load<u32>(operand) != 0) return failNum(SEC_CODE, operand, "IN_DERIVED operand must be 0, instruction", i);
@@ -390,11 +392,14 @@ function classCode(c: u32, e: usize): bool {
   if (<u64>start + <u64>n > <u64>codeCount) return failNum(SEC_CLASSES, e + 8, "code range outside CODE, class", c);
   const end = start + n;
   const code = section(SEC_CODE) + 4;
-  if (load<u8>(code + ((<usize>(end - 1)) << 4)) != OP_DECIDE) {
-    failNum(SEC_CODE, code + ((<usize>(end - 1)) << 4), "instruction", end - 1);
+  // The class default ends the range: a run that goes on past a rule's DECIDE (a warn rule, one
+  // that held maybe, §5.4) always meets it.
+  const last = code + ((<usize>(end - 1)) << 4);
+  if (load<u8>(last) != OP_DECIDE || load<u32>(last + 8) != NONE) {
+    failNum(SEC_CODE, last, "instruction", end - 1);
     outAscii(" ends class ");
     outDecimal(c);
-    outAscii(" but is not DECIDE");
+    outAscii(" but is not the class default's DECIDE");
     return false;
   }
   for (let i = start; i < end - 1; i++) {

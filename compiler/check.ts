@@ -10,7 +10,7 @@ import { homeToTilde, isAbsolutePathGlob, isEmailAddress, isHostName, normalizeP
 import type { ParsedFile, YamlPath } from "./parse";
 import { SUBJECT_CODES, subjectOf, VALID_TESTS, type TestName } from "./predicates";
 import { PLACEHOLDERS, PolicyFile, type Predicate } from "./schema";
-import { SUBJ_DOMAIN, SUBJ_EMAIL, SUBJ_PATH } from "../assembly/format";
+import { SUBJ_DOMAIN, SUBJ_EMAIL, SUBJ_PATH, SUBJ_WRITE } from "../assembly/format";
 
 export interface CheckedFile {
   file: string;
@@ -113,7 +113,7 @@ function checkPredicate(key: string, predicate: Predicate, at: YamlPath, negated
 // Constants that can never match a normalized target are errors, not silent dead rules.
 function checkConstants(subject: number, test: TestName, predicate: Predicate, at: YamlPath, report: Report): void {
   const raw = predicate[test];
-  if (typeof raw === "boolean" && test !== "equals") return;
+  if ((typeof raw === "boolean" && test !== "equals") || test === "in_intent" || test === "intent_any") return;
   const values = Array.isArray(raw) ? raw : [raw];
   values.forEach((value, j) => {
     const where = Array.isArray(raw) ? [...at, j] : at;
@@ -129,7 +129,7 @@ function constantProblem(subject: number, test: TestName, value: string): string
   if (subject === SUBJ_EMAIL && (test === "equals" || test === "in") && !isEmailAddress(value)) {
     return `"${value}" is not an e-mail address (expected one like name@example.com)`;
   }
-  if (subject !== SUBJ_PATH) return undefined;
+  if (subject !== SUBJ_PATH && subject !== SUBJ_WRITE) return undefined;
   if (test === "glob") {
     if (!isAbsolutePathGlob(value)) {
       return `path glob "${value}" can never match: paths are absolute, so it must start with /, ~ or **`;
@@ -197,7 +197,8 @@ type RuleIRItem = PolicyIR["rules"][number];
 type ConditionIRItem = RuleIRItem["conditions"][number];
 
 // Block rules run first, then ask, then allow; each group in policy order (docs/bytecode.md §5.3).
-const EFFECT_RANK = { block: 0, ask: 1, allow: 2 } as const;
+// Warn rules run before them all and decide nothing: they neither shadow a rule nor are shadowed.
+const EFFECT_RANK = { warn: -1, block: 0, ask: 1, allow: 2 } as const;
 
 /**
  * A rule that holds whenever another rule that runs before it (on every class it applies to)
@@ -211,7 +212,7 @@ function shadowWarnings(ir: PolicyIR): Diagnostic[] {
   const warnings: Diagnostic[] = [];
   const earlier = new EarlierRules();
   order.forEach(({ rule }, position) => {
-    if (rule.classes.length === 0) return; // already reported: it applies to no class
+    if (rule.classes.length === 0 || rule.effect === "warn") return; // no class: already reported
     const contradiction = contradictoryConditions(rule);
     if (contradiction) {
       warnings.push(diagnostic(rule.at, `rule "${rule.id}" can never apply: ${contradiction}`));
@@ -311,14 +312,21 @@ function implies(given: ConditionIRItem, givenAll: boolean, wanted: ConditionIRI
   const g = given.test;
   const w = wanted.test;
   if (w.kind === "present") return g.kind === "present" && g.present === w.present;
-  if (w.kind === "granted" || w.kind === "intent_any") return g.kind === w.kind;
+  if (w.kind === "granted") return g.kind === w.kind;
+  if (w.kind === "intent_any") return g.kind === w.kind && readingImplies(g.named, w.named, given.negate);
   if (wantedAll && !givenAll) return false;
-  if (w.kind === "in_intent") return g.kind === "in_intent";
+  if (w.kind === "in_intent") return g.kind === "in_intent" && readingImplies(g.named, w.named, given.negate);
   const wantedValues = constantsOf(w);
   const givenValues = constantsOf(g);
   if (wantedValues === undefined || givenValues === undefined || family(g.kind) !== family(w.kind)) return false;
   // A value in a smaller set is in the larger one; a value outside a larger set is outside the smaller one.
   return given.negate ? isSubset(wantedValues, givenValues) : isSubset(givenValues, wantedValues);
+}
+
+// A value the user asked for as a destination is named too: "in_intent: true" implies
+// "in_intent: named", and "not named" implies "not true".
+function readingImplies(givenNamed: boolean, wantedNamed: boolean, negated: boolean): boolean {
+  return givenNamed === wantedNamed || (negated ? givenNamed : wantedNamed);
 }
 
 function isSubset(small: string[], large: string[]): boolean {

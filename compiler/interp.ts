@@ -49,7 +49,7 @@ interface Call {
 export function interpret(ir: PolicyIR, tool: string, args: Record<string, unknown>, intent: IntentFacts): InterpDecision {
   const call = classify(ir, tool, args);
   const cls = ir.classes[call.cls];
-  const order: Effect[] = ["block", "ask", "allow"];
+  const order: Effect[] = ["block", "ask", "allow"]; // warn rules decide nothing
   for (const effect of order) {
     for (const rule of ir.rules) {
       if (rule.effect !== effect || !rule.classes.includes(call.cls)) continue;
@@ -122,8 +122,16 @@ function addTargets(call: Call, role: number, value: string): void {
     if (!shape.test(value)) throw new OutsideModel(`role ${role} with ${JSON.stringify(value)}`);
   };
   switch (role) {
-    case 0:
-      return;
+    case 0: // a string no role names is read by its shape (§5.2)
+      if (EMAIL.test(value)) return add(SUBJ_EMAIL, value);
+      if (URL_SHAPE.test(value)) {
+        add(SUBJ_URL, value);
+        return add(SUBJ_DOMAIN, URL_SHAPE.exec(value)![1]);
+      }
+      if (PATH_SHAPE.test(value)) return add(SUBJ_PATH, value);
+      if (HOST.test(value)) return add(SUBJ_DOMAIN, value);
+      if (RECIPIENT.test(value) || PROGRAM.test(value)) return;
+      throw new OutsideModel(`an argument without a role: ${JSON.stringify(value)}`);
     case ROLE_EMAIL:
       need(EMAIL);
       return add(SUBJ_EMAIL, value);

@@ -1,7 +1,7 @@
 // The intermediate representation between the merged policy and the bytecode: names are
 // resolved to classes, constants are in normal form, and every item knows its source.
 import type { SourcePos } from "./diagnostic";
-import type { Effect } from "./schema";
+import type { DefaultEffect, Effect } from "./schema";
 import type { TestName } from "./predicates";
 
 export interface PolicyIR {
@@ -26,7 +26,7 @@ export interface PolicyIR {
 export interface ClassIR {
   capability: string;
   risk: string;
-  defaultEffect: Effect;
+  defaultEffect: DefaultEffect;
 }
 
 export interface ToolIR {
@@ -85,10 +85,10 @@ export interface ConditionIR {
 
 export type TestIR =
   | { kind: "present"; present: boolean }
-  | { kind: "in_intent" }
+  | { kind: "in_intent"; named: boolean }
   | { kind: "in_derived" }
   | { kind: "granted" }
-  | { kind: "intent_any" }
+  | { kind: "intent_any"; named: boolean }
   | { kind: "equals"; value: string }
   | { kind: Exclude<TestName, "present" | "in_intent" | "in_derived" | "granted" | "intent_any" | "equals">; values: string[] };
 

@@ -2,7 +2,8 @@
 // ("extends"), enumerates the classes, resolves selectors and normalizes constants.
 import {
   ROLE_CODE, ROLE_COMMAND, ROLE_DOMAIN, ROLE_EMAIL, ROLE_PATCH, ROLE_PATH, ROLE_RECIPIENT, ROLE_URL,
-  ROLE_TEXT, ROLE_WORKDIR, SUBJ_DOMAIN, SUBJ_EMAIL, SUBJ_PATH, SUBJ_RECIPIENT, SUBJ_URL,
+  ROLE_TEXT, ROLE_WORKDIR, ROLE_WRITTEN, ROLE_OBJECT, ROLE_DATA, SUBJ_DOMAIN, SUBJ_EMAIL, SUBJ_OBJECT, SUBJ_PATH,
+  SUBJ_RECIPIENT, SUBJ_URL, SUBJ_WRITE,
 } from "../assembly/format";
 import type { CheckedFile } from "./check";
 import { globMatches, isGlob } from "./glob";
@@ -13,7 +14,7 @@ import {
 import type { YamlPath } from "./parse";
 import { subjectOf, type TestName } from "./predicates";
 import type {
-  Budget, ClassifyVerb, Effect, IntentVerb, Limits, PolicyFile, Predicate, RoleName, Rule, ToolEntry,
+  Budget, ClassifyVerb, DefaultEffect, IntentVerb, Limits, PolicyFile, Predicate, RoleName, Rule, ToolEntry,
 } from "./schema";
 
 const ROLE_CODES: Record<RoleName, number> = {
@@ -27,6 +28,9 @@ const ROLE_CODES: Record<RoleName, number> = {
   patch: ROLE_PATCH,
   workdir: ROLE_WORKDIR,
   text: ROLE_TEXT,
+  written: ROLE_WRITTEN,
+  object: ROLE_OBJECT,
+  data: ROLE_DATA,
 };
 
 // The values docs/policy.md shows; a policy that says nothing about the shell still reads
@@ -57,7 +61,7 @@ interface Located<T> {
 }
 
 interface MergedPolicy {
-  defaults: Map<string, Effect>;
+  defaults: Map<string, DefaultEffect>;
   tools: ToolEntry[];
   classifyVerbs: ClassifyVerb[];
   argRoles: Map<string, RoleName>;
@@ -282,7 +286,11 @@ function lowerPredicate(subject: number, arg: string | null, predicate: Predicat
       // PRESENT tests the subject as a whole: `not` flips its operand, not a per-value flag.
       test = { kind: "present", present: given !== negate };
       negated = false;
-    } else if (name === "in_intent" || name === "in_derived" || name === "granted" || name === "intent_any") {
+    } else if (name === "in_intent" || name === "intent_any") {
+      // `named` reads the user's words more widely than `true` (docs/policy.md, intent).
+      test = { kind: name, named: given === "named" };
+      negated = negate === (given !== false);
+    } else if (name === "in_derived" || name === "granted") {
       test = { kind: name };
       negated = negate === given;
     } else if (name === "equals") {
@@ -309,9 +317,12 @@ function normalizeConstant(subject: number, test: TestName, value: string): stri
     case SUBJ_URL:
       return normalizeUrl(value);
     case SUBJ_PATH:
+    case SUBJ_WRITE:
       return exact ? normalizePath(value)! : homeToTilde(value);
     case SUBJ_RECIPIENT:
       return asciiLower(value.trim());
+    case SUBJ_OBJECT:
+      return asciiLower(value.trim().replace(/\s+/g, " "));
     default:
       return value;
   }

@@ -55,20 +55,24 @@ export function homeToTilde(s: string): string {
  */
 export function normalizePath(s: string): string | null {
   const text = homeToTilde(s);
-  let root: "/" | "~";
+  let root: string;
   if (text === "~" || text.startsWith("~/")) root = "~";
+  else if (text === HERMES_HOME || text.startsWith(HERMES_HOME + "/")) root = HERMES_HOME;
   else if (text.startsWith("/")) root = "/";
   else return null;
   const segments: string[] = [];
-  for (const segment of text.slice(1).split("/")) {
+  for (const segment of text.slice(root === "/" ? 1 : root.length).split("/")) {
     if (segment === "" || segment === ".") continue;
     if (segment !== "..") segments.push(segment);
     else if (segments.length > 0) segments.pop();
-    else if (root === "~") return null;
+    else if (root !== "/") return null;
   }
   if (root === "/") return "/" + segments.join("/");
-  return segments.length > 0 ? "~/" + segments.join("/") : "~";
+  return segments.length > 0 ? root + "/" + segments.join("/") : root;
 }
+
+/** A path constant's root for every Hermes home and profile (docs/bytecode.md §6.5). */
+export const HERMES_HOME = "$HERMES_HOME";
 
 // A path glob must be able to match an absolute path or a `~` form: `*` and `?` never
 // match `/`, so only `/`, `~` or `**` can start one.

@@ -1,7 +1,7 @@
 // Stage 4: PolicyIR -> Plan: the code of each class as rules of tests, and one pool of
 // deduplicated sets. What is left for emit.ts is layout.
 import {
-  EFFECT_ALLOW, EFFECT_ASK, EFFECT_BLOCK, FLAG_ALL, FLAG_NEGATE, OP_TEST_EQUALS, OP_TEST_GLOB,
+  EFFECT_ALLOW, EFFECT_ASK, EFFECT_BLOCK, EFFECT_WARN, FLAG_ALL, FLAG_NEGATE, INTENT_DESTINATION, INTENT_NAMED, OP_TEST_EQUALS, OP_TEST_GLOB,
   OP_TEST_GRANTED, OP_TEST_IN, OP_TEST_IN_INTENT, OP_TEST_IN_DERIVED, OP_TEST_INTENT_ANY, OP_TEST_PRESENT, SETKIND_HASH, SETKIND_KEYS, SETKIND_LIST, SUBJ_TOOL,
 } from "../assembly/format";
 import { isGlob } from "./glob";
@@ -9,10 +9,13 @@ import type { ConditionIR, PolicyIR, RuleIR } from "./ir";
 import { PREDICATE_OPS } from "./predicates";
 import type { Effect } from "./schema";
 
-export const EFFECT_CODES: Record<Effect, number> = { allow: EFFECT_ALLOW, block: EFFECT_BLOCK, ask: EFFECT_ASK };
+export const EFFECT_CODES: Record<Effect, number> = {
+  allow: EFFECT_ALLOW, block: EFFECT_BLOCK, ask: EFFECT_ASK, warn: EFFECT_WARN,
+};
 
-// "Deny overrides allow": block rules run first, then ask, then allow (docs/bytecode.md §5.3).
-const EFFECT_ORDER: Effect[] = ["block", "ask", "allow"];
+// "Deny overrides allow": block rules run first, then ask, then allow (docs/bytecode.md §5.3);
+// warn rules, which decide nothing, before them all, so each one that holds is recorded.
+const EFFECT_ORDER: Effect[] = ["warn", "block", "ask", "allow"];
 
 export interface SetPlan {
   kind: number;
@@ -100,8 +103,8 @@ export function optimize(ir: PolicyIR): Plan {
   }
   const classes = ir.classes.map((cls, c): ClassPlan => {
     const rules = rulesOf[c];
-    // A rule without tests always decides: the rules after it can never run.
-    const unconditional = rules.findIndex((r) => r.tests.length === 0);
+    // A rule without tests always decides (but a warn rule): the rules after it can never run.
+    const unconditional = rules.findIndex((r) => r.tests.length === 0 && ir.rules[r.rule].effect !== "warn");
     if (unconditional >= 0) rules.length = unconditional + 1;
     return { rules, defaultEffect: EFFECT_CODES[cls.defaultEffect] };
   });
@@ -135,13 +138,16 @@ function conditionTest(condition: ConditionIR, quantifier: number, pool: SetPool
     case "present": // tests the subject as a whole: no quantifier, `not` already flipped it
       return { ...on(OP_TEST_PRESENT, { number: test.present ? 1 : 0 }), flags: 0 };
     case "in_intent":
-      return on(OP_TEST_IN_INTENT, { number: 0 });
+      return on(OP_TEST_IN_INTENT, { number: test.named ? INTENT_NAMED : INTENT_DESTINATION });
     case "in_derived":
       return on(OP_TEST_IN_DERIVED, { number: 0 });
     case "granted":
       return on(OP_TEST_GRANTED, { number: 0 });
     case "intent_any": // a fact of the intent, not of each value: no quantifier
-      return { ...on(OP_TEST_INTENT_ANY, { number: 0 }), flags: condition.negate ? FLAG_NEGATE : 0 };
+      return {
+        ...on(OP_TEST_INTENT_ANY, { number: test.named ? INTENT_NAMED : INTENT_DESTINATION }),
+        flags: condition.negate ? FLAG_NEGATE : 0,
+      };
     case "equals":
       return on(OP_TEST_EQUALS, { string: test.value });
     case "in":

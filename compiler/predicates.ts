@@ -2,8 +2,8 @@
 // and which tests each subject admits (docs/bytecode.md §5.1).
 import {
   OP_TEST_DOMAIN, OP_TEST_EQUALS, OP_TEST_GLOB, OP_TEST_GRANTED, OP_TEST_IN, OP_TEST_IN_INTENT, OP_TEST_IN_DERIVED, OP_TEST_INTENT_ANY, OP_TEST_PREFIX,
-  OP_TEST_PRESENT, OP_TEST_UNDER, SUBJ_ARG, SUBJ_DOMAIN, SUBJ_EMAIL, SUBJ_PATH, SUBJ_PROGRAM,
-  SUBJ_RECIPIENT, SUBJ_TOOL, SUBJ_URL,
+  OP_TEST_PRESENT, OP_TEST_UNDER, SUBJ_ARG, SUBJ_DOMAIN, SUBJ_EMAIL, SUBJ_OBJECT, SUBJ_OPAQUE, SUBJ_PATH, SUBJ_PROGRAM,
+  SUBJ_RECIPIENT, SUBJ_TOOL, SUBJ_URL, SUBJ_WRITE,
 } from "../assembly/format";
 
 /** Predicate keys that are tests; `not` wraps one of them. */
@@ -31,6 +31,9 @@ export const SUBJECT_CODES = {
   path: SUBJ_PATH,
   program: SUBJ_PROGRAM,
   recipient: SUBJ_RECIPIENT,
+  write: SUBJ_WRITE,
+  opaque: SUBJ_OPAQUE,
+  object: SUBJ_OBJECT,
 } as const;
 
 /** `args.NAME` -> { subject: ARG, arg: NAME }; the other subjects name themselves. */
@@ -53,4 +56,7 @@ export const VALID_TESTS: Record<number, readonly TestName[]> = {
   [SUBJ_PATH]: ALL_TESTS.filter((t) => t !== "domain"),
   [SUBJ_PROGRAM]: NAME_TESTS,
   [SUBJ_RECIPIENT]: ALL_TESTS.filter((t) => t !== "under"),
+  [SUBJ_WRITE]: ALL_TESTS.filter((t) => t !== "domain"),
+  [SUBJ_OPAQUE]: NAME_TESTS,
+  [SUBJ_OBJECT]: ALL_TESTS.filter((t) => t !== "under" && t !== "domain"),
 };

@@ -3,13 +3,17 @@
 // that need the whole file or the merged policy live in check.ts.
 import * as z from "zod";
 
-const EFFECTS = ["allow", "block", "ask"] as const;
-const ROLES = ["email", "url", "domain", "path", "command", "code", "recipient", "patch", "workdir", "text"] as const;
+const EFFECTS = ["allow", "block", "ask", "warn"] as const;
+const ROLES = [
+  "email", "url", "domain", "path", "command", "code", "recipient", "patch", "workdir", "text", "written", "object", "data",
+] as const;
 /** Subjects of a `when` condition besides `args.NAME`. */
-export const SUBJECTS = ["tool", "email", "domain", "url", "path", "program", "recipient"] as const;
+export const SUBJECTS = ["tool", "email", "domain", "url", "path", "program", "recipient", "write", "opaque", "object"] as const;
 export const PLACEHOLDERS = ["tool", "capability", "risk", "value", "rule"] as const;
 
 export type Effect = (typeof EFFECTS)[number];
+/** What a class default can be: a warn decides nothing, so it is no default. */
+export type DefaultEffect = Exclude<Effect, "warn">;
 export type RoleName = (typeof ROLES)[number];
 
 const CAPABILITY_RE = /^[a-z0-9][a-z0-9_-]*(\.[a-z0-9][a-z0-9_-]*)*$/;
@@ -42,7 +46,8 @@ const risk = z
 const word = z.string().regex(WORD_RE, { error: "a single word (no spaces)" });
 const words = z.array(word).min(1);
 const nonEmpty = z.string().min(1);
-const effect = z.enum(EFFECTS).describe("allow | block | ask");
+const effect = z.enum(EFFECTS).describe("allow | block | ask | warn (held: recorded, decides nothing)");
+const defaultEffect = z.enum(["allow", "block", "ask"]).describe("allow | block | ask");
 const role = z.enum(ROLES);
 const argPath = z.string().regex(ARG_PATH_RE, { error: "a dotted argument path like message.to" });
 
@@ -59,10 +64,10 @@ export interface Predicate {
   prefix?: Scalar[];
   domain?: Scalar[];
   under?: Scalar[];
-  in_intent?: boolean;
+  in_intent?: boolean | "named";
   in_derived?: boolean;
   granted?: boolean;
-  intent_any?: boolean;
+  intent_any?: boolean | "named";
   present?: boolean;
   not?: Predicate;
 }
@@ -75,13 +80,19 @@ export const Predicate: z.ZodType<Predicate> = z
     prefix: constants.optional().describe("the value starts with one of these"),
     domain: constants.optional().describe("the value's host is one of these or below one"),
     under: constants.optional().describe("the path is one of these or below one"),
-    in_intent: z.boolean().optional().describe("the value was named in the user's own request"),
+    in_intent: z
+      .union([z.boolean(), z.literal("named")])
+      .optional()
+      .describe("true: the user asked for the value as the destination of a plain request; named: the user's own words name it"),
     in_derived: z
       .boolean()
       .optional()
       .describe("the value was found in the output of a call the user pointed at (intent.derive_from)"),
     granted: z.boolean().optional().describe("a verb of the user's own request granted the call's capability (tool only)"),
-    intent_any: z.boolean().optional().describe("the user's own request named at least one value of this kind"),
+    intent_any: z
+      .union([z.boolean(), z.literal("named")])
+      .optional()
+      .describe("the user's own request asked for (true) or named (named) at least one value of this kind"),
     present: z.boolean().optional().describe("the subject has a value (true) or none (false)"),
     get not() {
       return Predicate.optional().describe("the value does not satisfy this predicate");
@@ -177,7 +188,7 @@ export const PolicyFile = z.strictObject({
   name: z.string().min(1).max(MAX_U16_TEXT).optional(),
   extends: z.array(nonEmpty).optional().describe('"defaults" or paths relative to this file'),
   defaults: z
-    .record(z.string().regex(/^(\*|[a-z][a-z0-9_]*)$/, { error: 'a risk class or "*"' }), effect)
+    .record(z.string().regex(/^(\*|[a-z][a-z0-9_]*)$/, { error: 'a risk class or "*"' }), defaultEffect)
     .optional()
     .describe("decision when no rule matches, by risk class"),
   tools: z.array(ToolEntry).optional(),

@@ -1,4 +1,5 @@
-import { SUBJ_ARG, SUBJ_EMAIL, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_RECIPIENT, SUBJ_PROGRAM } from "../format";
+import { SUBJ_ARG, SUBJ_EMAIL, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_RECIPIENT, SUBJ_PROGRAM, INTENT_DESTINATION } from "../format";
+import { NO, YES } from "../tri";
 import { intentBind, intentFree, intentGrants, intentHas, intentProhibits, intentWriteSummary } from "../intent";
 import { outBegin, outFinish } from "../out";
 import { scratchReset } from "../mem";
@@ -14,7 +15,7 @@ function bind(intent: usize, message: string): usize {
 function has(intent: usize, subject: u32, value: string): bool {
   scratchReset();
   const p = utf8(value);
-  return intentHas(intent, subject, p, lastLen);
+  return intentHas(intent, subject, p, lastLen, INTENT_DESTINATION) == YES;
 }
 
 function summary(intent: usize): string {
@@ -125,9 +126,9 @@ describe("intent: named items", () => {
     const i = bind(0, "Look at /srv/data and example.com");
     scratchReset();
     const deep = repeated("/a", 200000);
-    expect(intentHas(i, SUBJ_PATH, deep, lastLen)).toBe(false);
+    expect(intentHas(i, SUBJ_PATH, deep, lastLen, INTENT_DESTINATION)).toBe(NO);
     const dots = repeated("a.", 100000);
-    expect(intentHas(i, SUBJ_DOMAIN, dots, lastLen)).toBe(false);
+    expect(intentHas(i, SUBJ_DOMAIN, dots, lastLen, INTENT_DESTINATION)).toBe(NO);
     expect(has(i, SUBJ_DOMAIN, "a.".repeat(130) + "example.com")).toBe(false);
     expect(has(i, SUBJ_DOMAIN, "a.".repeat(100) + "example.com")).toBe(true);
     expect(has(i, SUBJ_PATH, "/srv/data" + "/x".repeat(50000))).toBe(true);
@@ -162,8 +163,8 @@ describe("intent: prohibitions", () => {
     const i = bind(0, "Create the event. Do not forget to email Mark, and don't hesitate to delete the draft");
     expect(intentProhibits(i, CLASS_SEND)).toBe(false);
     expect(intentProhibits(i, CLASS_DELETE)).toBe(false);
-    expect(intentGrants(i, CLASS_SEND)).toBe(true);
-    expect(intentGrants(i, CLASS_DELETE)).toBe(true);
+    expect(intentGrants(i, CLASS_SEND)).toBe(YES);
+    expect(intentGrants(i, CLASS_DELETE)).toBe(YES);
     intentFree(i);
     const j = bind(0, "Do not forget: never email Mark");
     expect(intentProhibits(j, CLASS_SEND)).toBe(true);
@@ -188,8 +189,8 @@ describe("intent: binding", () => {
     expect(intentProhibits(i, CLASS_WRITE)).toBe(true);
     i = bind(i, "save nothing, write nothing");
     expect(summary(i)).toBe("email\tcarol@example.org\nprohibit\tfile.write\twrite\ngrant\tmessage.send\temail\n");
-    expect(intentGrants(i, CLASS_SEND)).toBe(true);
-    expect(intentGrants(i, CLASS_WRITE)).toBe(false);
+    expect(intentGrants(i, CLASS_SEND)).toBe(YES);
+    expect(intentGrants(i, CLASS_WRITE)).toBe(NO);
     intentFree(i);
   });
 

@@ -157,7 +157,7 @@ describe("rules and defaults", () => {
     expect(fence.decide(0, "shell", { command: "git status" })).toEqual({
       kind: "allow", reason: "rule_allow", rule: "git-prefix", capability: "shell.exec", risk: "exec",
       message: "AgentsFence allowed shell: rule git-prefix allows shell.exec (exec) for git status [git-prefix]",
-      witness: [[SUBJ_ARG, "git status"]], reservation: 0,
+      witness: [[SUBJ_ARG, "git status"]], reservation: 0, possible: false, opaque: false, warned: [],
       // Every target the command made, beyond what the deciding rule looked at.
       targets: [[SUBJ_PROGRAM, "git"], [SUBJ_PATH, "/home/u/work/status"]],
     });
@@ -167,7 +167,7 @@ describe("rules and defaults", () => {
     expect(fence.decide(0, "read_file", { path: "~/.ssh/id_rsa" })).toEqual({
       kind: "block", reason: "credential_path", rule: "no-ssh", capability: "file.read", risk: "read",
       message: "AgentsFence blocked read_file: /home/u/.ssh/id_rsa is a key (read_file, file.read, read, no-ssh, {value) [no-ssh]",
-      witness: [[SUBJ_PATH, "/home/u/.ssh/id_rsa"]], reservation: 0, targets: [[SUBJ_PATH, "/home/u/.ssh/id_rsa"]],
+      witness: [[SUBJ_PATH, "/home/u/.ssh/id_rsa"]], reservation: 0, possible: false, opaque: false, warned: [], targets: [[SUBJ_PATH, "/home/u/.ssh/id_rsa"]],
     });
   });
 
@@ -181,12 +181,12 @@ describe("rules and defaults", () => {
     expect(fence.decide(0, "read_file", { path: "notes.txt" })).toEqual({
       kind: "allow", reason: "default_allow", rule: "", capability: "file.read", risk: "read",
       message: "AgentsFence allowed read_file: file.read (read) is allowed by the policy's default for read [default_allow]",
-      witness: [], reservation: 0, targets: [[SUBJ_PATH, "/home/u/work/notes.txt"]],
+      witness: [], reservation: 0, possible: false, opaque: false, warned: [], targets: [[SUBJ_PATH, "/home/u/work/notes.txt"]],
     });
     expect(fence.decide(0, "mcp__mail__send_email", { to: "x@other.example" })).toEqual({
       kind: "block", reason: "default_block", rule: "", capability: "email.send", risk: "send",
       message: "AgentsFence blocked mcp__mail__send_email: no rule allows email.send (send) and the policy's default for send is block [default_block]",
-      witness: [], reservation: 0, targets: [[SUBJ_EMAIL, "x@other.example"]],
+      witness: [], reservation: 0, possible: false, opaque: false, warned: [], targets: [[SUBJ_EMAIL, "x@other.example"]],
     });
     expect(fence.decide(0, "config_x", { dry_run: true })).toMatchObject({ kind: "ask", reason: "default_ask", rule: "" });
   });
@@ -298,7 +298,10 @@ describe("classification", () => {
   test("an unmapped tool's roles come from role_map by top-level argument name", () => {
     expect(fence.decide(0, "mcp__x__update_file", { path: "~/.ssh/k" })).toMatchObject({ capability: "data.write", rule: "shell-ssh" });
     expect(fence.decide(0, "mcp__x__update_file", { path: ["/tmp/a", "~/.ssh/k"] })).toMatchObject({ rule: "shell-ssh" });
-    expect(fence.decide(0, "mcp__x__update_file", { other: "~/.ssh/k" })).toMatchObject({ capability: "data.write", reason: "default_ask" });
+    // An argument no role names is read by its shape: a path is a target wherever it appears.
+    expect(fence.decide(0, "mcp__x__update_file", { other: "~/.ssh/k" })).toMatchObject({ capability: "data.write", rule: "shell-ssh" });
+    expect(fence.decide(0, "mcp__x__update_file", { other: { deeper: ["x", "~/.ssh/k"] } })).toMatchObject({ rule: "shell-ssh" });
+    expect(fence.decide(0, "mcp__x__update_file", { other: "notes about the ssh folder" })).toMatchObject({ reason: "default_ask" });
   });
 
   test("describe classifies a tool from its description, for later decisions", () => {
@@ -325,11 +328,12 @@ describe("classification", () => {
     expect(fence.describe("frobnicate", "Does a thing.", schema)).toEqual({
       ok: true, text: "data.write\twrite\nrole\tsite\turl\nrole\tbackup_path\tpath\nrole\tto\temail",
     });
-    expect(fence.decide(0, "frobnicate", { backup_path: "~/.ssh/id" })).toMatchObject({ capability: "data.write", rule: "shell-ssh" });
-    // A tool its own name classifies learns its parameters' roles too.
-    expect(fence.decide(0, "updateThing", { backup_path: "~/.ssh/id" })).toMatchObject({ capability: "data.write", reason: "default_ask" });
+    expect(fence.decide(0, "frobnicate", { backup_path: "../.ssh/id" })).toMatchObject({ capability: "data.write", rule: "shell-ssh" });
+    // A tool its own name classifies learns its parameters' roles too (a relative path has no
+    // shape of its own: only the role makes it one).
+    expect(fence.decide(0, "updateThing", { backup_path: "../.ssh/id" })).toMatchObject({ capability: "data.write", reason: "default_ask" });
     expect(fence.describe("updateThing", "", schema).ok).toBe(true);
-    expect(fence.decide(0, "updateThing", { backup_path: "~/.ssh/id" })).toMatchObject({ rule: "shell-ssh" });
+    expect(fence.decide(0, "updateThing", { backup_path: "../.ssh/id" })).toMatchObject({ rule: "shell-ssh" });
     expect(fence.explain(0, "frobnicate", {}).text).toContain("class\tdata.write\twrite\tinferred");
     // A description can only pick an entry; the schema's words count like the description's.
     expect(fence.describe("quux", "Shows things", { properties: { items: { description: "items to delete" } } }).text)
@@ -419,9 +423,9 @@ describe("sessions and intent", () => {
 });
 
 describe("the record's targets", () => {
-  test("every target the roles made, each once, in the order made; no argument without a role", () => {
+  test("every target the roles made, each once, in the order made; an argument without a role by its shape", () => {
     const d = fence.decide(0, "mcp__mail__send_email", { to: "Bob <BOB@corp.example>, x@other.example", cc: "bob@corp.example", body: "see x@leak.example" });
-    expect(d.targets).toEqual([[SUBJ_EMAIL, "bob@corp.example"], [SUBJ_EMAIL, "x@other.example"]]);
+    expect(d.targets).toEqual([[SUBJ_EMAIL, "bob@corp.example"], [SUBJ_EMAIL, "x@other.example"], [SUBJ_EMAIL, "x@leak.example"]]);
     expect(fence.decide(0, "shell", { command: "cat notes.md", cwd: "/srv" }).targets)
       .toEqual([[SUBJ_PROGRAM, "cat"], [SUBJ_PATH, "/srv/notes.md"]]);
   });
@@ -439,7 +443,7 @@ describe("faults block with a reason", () => {
     expect(f.decide(0, "read_file", {})).toEqual({
       kind: "block", reason: "no_policy", rule: "", capability: "", risk: "",
       message: "AgentsFence blocked read_file: no policy is loaded [no_policy]",
-      witness: [], reservation: 0, targets: [],
+      witness: [], reservation: 0, possible: false, opaque: false, warned: [], targets: [],
     });
     expect(f.openSession()).toBe(0);
     expect(f.disasm()).toBe("no policy is loaded\n");

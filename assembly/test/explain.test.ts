@@ -52,7 +52,7 @@ test("traces each rule's tests in order and the DECIDE that ended the run", () =
     "test\tbeside-named\tintent_any\temail\theld\tplain",
     "test\tbeside-named\tin_intent\temail\tfailed\tnegated",
     "test\tnamed\tin_intent\temail\theld\tplain",
-    "decide\tnamed\tallow",
+    "decide\tnamed\tallow\tends",
     "",
   ]);
   expect(decision).toMatchObject({ kind: "allow", rule: "named" });
@@ -64,7 +64,7 @@ test("an address beside the named ones is blocked; with none named the default a
   const { trace, decision } = explainWith("Email the notes to the people they list", { to: "dave@example.com" });
   expect(decision).toMatchObject({ kind: "ask", reason: "default_ask" });
   expect(trace.text).toContain("test\tbeside-named\tintent_any\temail\tfailed\tplain\n");
-  expect(trace.text).toContain("decide\t(default)\task\n");
+  expect(trace.text).toContain("decide\t(default)\task\tends\n");
 });
 
 test("a request that asks for no mail is blocked by the GRANTED test", () => {

@@ -3,9 +3,12 @@
 // evaluator's tests, the cross-language vector runner, `agentsfence test` and the playground
 // page drive the engine through it.
 
-import { DECISION_HEAD_SIZE } from "../format";
+import { DECISION_HEAD_SIZE, DECISION_OPAQUE, DECISION_POSSIBLE, TARGET_PATTERN } from "../format";
 
 export type Kind = "allow" | "block" | "ask";
+
+/** [subject, value], and `true` third when the value is a pattern (§6.7). */
+export type Entry = [number, string] | [number, string, true];
 
 export interface Decision {
   kind: Kind;
@@ -14,12 +17,18 @@ export interface Decision {
   capability: string;
   risk: string;
   message: string;
-  /** The deciding rule's passing values (§8.1): [subject, value] pairs. */
-  witness: Array<[number, string]>;
-  /** The call's targets as the evaluator made them (§8.1): [subject, value] pairs. */
-  targets: Array<[number, string]>;
+  /** The deciding rule's passing values (§8.1). */
+  witness: Entry[];
+  /** The call's targets as the evaluator made them (§8.1). */
+  targets: Entry[];
   /** 0: nothing reserved. */
   reservation: number;
+  /** An ask because a block rule held maybe (§5.4). */
+  possible: boolean;
+  /** An ask because a reader could not read all of the call (§8.1). */
+  opaque: boolean;
+  /** The ids of the warn rules that held. */
+  warned: string[];
 }
 
 export interface Budget {
@@ -37,7 +46,8 @@ export interface Status {
 export interface Fence {
   readonly memory: WebAssembly.Memory;
   load(bytecode: Uint8Array): Status;
-  configure(home: string, cwd: string): Status;
+  /** `hermesHomes`: HERMES_HOME first, then the root whose profiles are homes too (§6.5); none: ~/.hermes. */
+  configure(home: string, cwd: string, hermesHomes?: string[]): Status;
   openSession(): number;
   closeSession(handle: number): boolean;
   intent(handle: number, message: string): Status;
@@ -59,7 +69,7 @@ interface Exports {
   memory: WebAssembly.Memory;
   input(size: number): number;
   load(len: number): number;
-  configure(homeLen: number, cwdLen: number): number;
+  configure(homeLen: number, cwdLen: number, hermesLen: number): number;
   session_open(): number;
   session_close(handle: number): number;
   intent(handle: number, len: number): number;
@@ -84,7 +94,8 @@ export function parseDecision(record: Uint8Array): Decision {
   const kind = KINDS[record[0]];
   if (kind === undefined) throw new Error(`decision record has kind ${record[0]}`);
   const lengths = [record[1], view.getUint16(2, true), view.getUint16(4, true), record[6], view.getUint32(8, true)];
-  if (record[7] !== 0) throw new Error("decision record: byte 7 is not zero");
+  const flags = record[7];
+  if ((flags & ~(DECISION_POSSIBLE | DECISION_OPAQUE)) !== 0) throw new Error(`decision record: unknown flags ${flags}`);
   const fields: string[] = [];
   let at = DECISION_HEAD_SIZE;
   for (const n of lengths) {
@@ -93,17 +104,29 @@ export function parseDecision(record: Uint8Array): Decision {
   }
   const witnessEnd = at + view.getUint32(12, true);
   const witness = subjectValues(record, view, at, witnessEnd);
-  const targets = subjectValues(record, view, witnessEnd, record.length); // the targets run to the record's end
+  const warnedEnd = witnessEnd + view.getUint32(20, true);
+  const warned: string[] = [];
+  for (let w = witnessEnd; w < warnedEnd;) {
+    const n = view.getUint16(w, true);
+    warned.push(text.decode(record.subarray(w + 2, w + 2 + n)));
+    w += 2 + n;
+  }
+  const targets = subjectValues(record, view, warnedEnd, record.length); // the targets run to the record's end
   const [reason, rule, capability, risk, message] = fields;
-  return { kind, reason, rule, capability, risk, message, witness, targets, reservation: view.getUint32(16, true) };
+  return {
+    kind, reason, rule, capability, risk, message, witness, targets, reservation: view.getUint32(16, true),
+    possible: (flags & DECISION_POSSIBLE) !== 0, opaque: (flags & DECISION_OPAQUE) !== 0, warned,
+  };
 }
 
 // Entries `u8 subject, u32 length, bytes` from `at` to exactly `end` (§8.1: witness, targets).
-function subjectValues(record: Uint8Array, view: DataView, at: number, end: number): Array<[number, string]> {
-  const values: Array<[number, string]> = [];
+function subjectValues(record: Uint8Array, view: DataView, at: number, end: number): Entry[] {
+  const values: Entry[] = [];
   while (at < end) {
     const n = view.getUint32(at + 1, true);
-    values.push([record[at], text.decode(record.subarray(at + 5, at + 5 + n))]);
+    const value = text.decode(record.subarray(at + 5, at + 5 + n));
+    const subject = record[at] & ~TARGET_PATTERN;
+    values.push((record[at] & TARGET_PATTERN) !== 0 ? [subject, value, true] : [subject, value]);
     at += 5 + n;
   }
   if (at !== end) throw new Error(`decision record is ${record.length} bytes, its entries end at ${at}`);
@@ -162,9 +185,9 @@ export function loadFence(wasm: BufferSource | WebAssembly.Module): Fence {
       const [n] = put(bytecode);
       return status(record(x.load(n)));
     },
-    configure(home, cwd) {
-      const [h, c] = put(utf8.encode(home), utf8.encode(cwd));
-      return status(record(x.configure(h, c)));
+    configure(home, cwd, hermesHomes = []) {
+      const [h, c, hh] = put(utf8.encode(home), utf8.encode(cwd), utf8.encode(hermesHomes.join("\n")));
+      return status(record(x.configure(h, c, hh)));
     },
     openSession: () => x.session_open(),
     closeSession: (handle) => x.session_close(handle) === 1,

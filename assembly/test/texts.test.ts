@@ -87,7 +87,9 @@ describe("fence.wasm", () => {
     }
   });
 
-  it("fits its 64 KiB budget", () => {
-    expect(wasm.length).toBeLessThanOrEqual(65536);
+  // 64 KiB held the readers until they learned to say what they cannot read: three-valued tests,
+  // patterns and their intersection, and the shell reader's effects took it past (README, "Sizes").
+  it("fits its 96 KiB budget", () => {
+    expect(wasm.length).toBeLessThanOrEqual(96 * 1024);
   });
 });

@@ -6,6 +6,7 @@ import {
   FORMAT_VERSION, HEADER_SIZE, OP_DECIDE, OP_TEST_GLOB, OP_TEST_IN_INTENT, OP_TEST_UNDER, SEC_CLASSES,
   SEC_CODE, SEC_RULES, SEC_SETS, SEC_SETTINGS, SEC_STRINGS, SEC_TOOLS, SETKIND_HASH, SETKIND_KEYS, SUBJ_EMAIL,
   ROLE_MAX,
+  SUBJECT_COUNT,
 } from "../format";
 import { compileYaml, rehash, sectionAt, setU32, u32 } from "./bytecode";
 import { type Fence, loadFence } from "./host";
@@ -163,7 +164,7 @@ describe("verification", () => {
       ["bad opcode", (b) => (b[insn(b, findInsn(b, OP_TEST_UNDER))] = 0x1b), /unknown opcode, instruction \d+/],
       ["reserved byte", (b) => (b[insn(b, 0) + 3] = 1), /reserved byte must be zero/],
       ["bad subject for the test", (b) => (b[insn(b, findInsn(b, OP_TEST_UNDER)) + 1] = SUBJ_EMAIL), /this test does not apply to this subject/],
-      ["unknown subject", (b) => (b[insn(b, findInsn(b, OP_TEST_UNDER)) + 1] = 8), /unknown subject/],
+      ["unknown subject", (b) => (b[insn(b, findInsn(b, OP_TEST_UNDER)) + 1] = SUBJECT_COUNT), /unknown subject/],
       ["unknown flag", (b) => (b[insn(b, findInsn(b, OP_TEST_UNDER)) + 2] = 4), /unknown flag bits/],
       ["arg on a target subject", (b) => setU32(b, insn(b, findInsn(b, OP_TEST_UNDER)) + 4, 0), /arg must be NONE/],
       ["wrong set kind", (b) => {
@@ -174,17 +175,17 @@ describe("verification", () => {
         const exactMap = u32(b, sectionAt(b, SEC_TOOLS));
         setU32(b, insn(b, findInsn(b, OP_TEST_UNDER)) + 8, exactMap);
       }, /test operand: set \d+ is not a KEYS set/],
-      ["IN_INTENT operand", (b) => setU32(b, insn(b, findInsn(b, OP_TEST_IN_INTENT)) + 8, 1), /IN_INTENT operand must be 0/],
+      ["IN_INTENT operand", (b) => setU32(b, insn(b, findInsn(b, OP_TEST_IN_INTENT)) + 8, 2), /IN_INTENT operand must be 0 or 1/],
       ["DECIDE effect differs from its rule", (b) => {
         const i = findInsn(b, OP_DECIDE);
         const at = insn(b, i);
         b[at + 2] = u32(b, at + 8) === 0xffffffff ? 3 : (b[at + 2] + 1) % 3;
-      }, /DECIDE/],
+      }, /DECIDE|class default/],
       ["DECIDE names no rule", (b) => setU32(b, insn(b, findInsn(b, OP_TEST_UNDER) + 1) + 8, 77), /DECIDE names a rule out of range/],
       ["class range does not end in DECIDE", (b) => {
         const c = sectionAt(b, SEC_CLASSES) + 4 + 16; // class 1
         setU32(b, c + 12, u32(b, c + 12) - 1);
-      }, /ends class 1 but is not DECIDE|jumps past the end|empty code range/],
+      }, /ends class 1 but is not the class default's DECIDE|jumps past the end|empty code range/],
       ["empty class range", (b) => setU32(b, sectionAt(b, SEC_CLASSES) + 4 + 12, 0), /^CLASSES at offset \d+: empty code range, class 0/],
       ["class range outside CODE", (b) => setU32(b, sectionAt(b, SEC_CLASSES) + 4 + 8, 0xfffffff0), /code range outside CODE/],
       ["class 0 not unknown", (b) => {

@@ -43,7 +43,7 @@ describe("YAML and schema errors", () => {
 
   it("reports a bad effect with the allowed ones", () => {
     expect(errorsOf("version: 1\nrules:\n  - id: a\n    effect: deny\n")).toEqual([
-      'policies/x.yaml:4:13: effect must be one of allow, block, ask (got "deny")',
+      'policies/x.yaml:4:13: effect must be one of allow, block, ask, warn (got "deny")',
     ]);
   });
 
@@ -69,7 +69,7 @@ describe("YAML and schema errors", () => {
       'policies/x.yaml:6:9: id must be lower-case letters, digits, _ . - (like no-credentials) (got "Bad Id")',
       'policies/x.yaml:8:13: reason must be a stable code of lower-case letters, digits and _ (got "Not-A-Code")',
       "policies/x.yaml:9:17: capability must have at least 1 item",
-      'policies/x.yaml:10:12: invalid key "nope" in when: expected a subject: tool, email, domain, url, path, program, recipient or args.NAME',
+      'policies/x.yaml:10:12: invalid key "nope" in when: expected a subject: tool, email, domain, url, path, program, recipient, write, opaque, object or args.NAME',
       "policies/x.yaml:11:26: limits.max_json_depth must be at most 256 (got 300)",
     ]);
   });

@@ -47,7 +47,7 @@ describe("check", () => {
 
   it("exits 1 on errors and answers JSON under --json", () => {
     const file = write("broken.yaml", "version: 1\nrules:\n  - {id: a, effect: deny}\n");
-    expect(run("check", file)).toEqual({ status: 1, stdout: "", stderr: `${file}:3:21: error: effect must be one of allow, block, ask (got "deny")\n` });
+    expect(run("check", file)).toEqual({ status: 1, stdout: "", stderr: `${file}:3:21: error: effect must be one of allow, block, ask, warn (got "deny")\n` });
     const json = run("check", write("fine.yaml", POLICY), "--json");
     expect(json.status).toBe(0);
     expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, policy: "fine", errors: [], warnings: [] });
@@ -123,7 +123,7 @@ describe("test", () => {
     const result = run("test", broken, "--wasm", wasmPath);
     expect(result.status).toBe(1);
     expect(result.stderr).toContain(`${broken}:1:9: error: the policy ${path.join(tmp, "broken.yaml")} does not compile`);
-    expect(result.stderr).toContain('broken.yaml:3:21: error: effect must be one of allow, block, ask (got "deny")');
+    expect(result.stderr).toContain('broken.yaml:3:21: error: effect must be one of allow, block, ask, warn (got "deny")');
   });
 
   it("says where the evaluator should be when it is missing", () => {
@@ -166,7 +166,7 @@ describe("test: steps in one session", () => {
     "      - intent: and carol@example.com too",
     "      - tool: send_mail",
     "        args: {to: carol@example.com, cc: bob@example.com}",
-    "        expect: {kind: allow, rule: named, witness: [carol@example.com]}",
+    "        expect: {kind: allow, rule: named, witness: [bob@example.com, carol@example.com]}",
     "",
   ].join("\n");
 

@@ -17,7 +17,7 @@ describe("JSON Schema export", () => {
   it("carries rule effects, subjects and the recursive not", () => {
     const rule = schema.properties.rules.items;
     expect(rule.required).toEqual(["id", "effect"]);
-    expect(rule.properties.effect.enum).toEqual(["allow", "block", "ask"]);
+    expect(rule.properties.effect.enum).toEqual(["allow", "block", "ask", "warn"]);
     const when = rule.properties.when;
     const subject = new RegExp(when.propertyNames.pattern);
     expect(["tool", "path", "args.message.to"].every((s) => subject.test(s))).toBe(true);

@@ -81,7 +81,9 @@ describe("docs/bytecode.md tables match assembly/format.ts", () => {
     expectConstant("FLAG_NEGATE", 1 << Number(text.match(/bit (\d) NEGATE/)![1]));
     expectConstant("FLAG_ALL", 1 << Number(text.match(/bit (\d) ALL/)![1]));
     const effects = tableRows("## 5.").find(([, name]) => name === "DECIDE")![2];
-    for (const [, value, name] of effects.matchAll(/(\d) (allow|block|ask)/g)) expectConstant(`EFFECT_${name.toUpperCase()}`, Number(value));
+    for (const [, value, name] of effects.matchAll(/(\d) (allow|block|ask|warn)/g)) expectConstant(`EFFECT_${name.toUpperCase()}`, Number(value));
+    const inIntent = tableRows("## 5.").find(([, name]) => name === "TEST_IN_INTENT")![2];
+    for (const [, value, name] of inIntent.matchAll(/(\d) \((INTENT_\w+)\)/g)) expectConstant(name, Number(value));
   });
 
   it("§5.1: subjects and the tests each admits", () => {
@@ -98,6 +100,11 @@ describe("docs/bytecode.md tables match assembly/format.ts", () => {
     }
   });
 
+  it("§6.7: the pattern bit of a target entry", () => {
+    const bit = Number(sectionText("### 8.1").match(/bit (\d), `TARGET_PATTERN`/)![1]);
+    expectConstant("TARGET_PATTERN", 1 << bit);
+  });
+
   it("§5.2: argument roles", () => {
     const rows = expectTable("### 5.2", "ROLE_");
     expectConstant("ROLE_MAX", Math.max(...rows.map(([n]) => Number(n))));
@@ -109,6 +116,8 @@ describe("docs/bytecode.md tables match assembly/format.ts", () => {
     const head = tableRows("### 8.1").slice(0, -1).reduce((n, [size]) => n + Number(size), 0);
     expect(sectionText("### 8.1")).toContain(`\`DECISION_HEAD_SIZE\` (${head})`);
     expectConstant("DECISION_HEAD_SIZE", head);
+    const flags = tableRows("### 8.1").find(([, field]) => field.startsWith("flags:"))![1];
+    for (const [, bit, name] of flags.matchAll(/bit (\d) (DECISION_\w+)/g)) expectConstant(name, 1 << Number(bit));
   });
 
   it("§8: the fuel constants live in format.ts, as the spec says", () => {

@@ -33,12 +33,19 @@ from .engine import (
 DecisionKind = Literal["allow", "block", "ask"]
 _KINDS: tuple[DecisionKind, ...] = ("allow", "block", "ask")
 _VERBS = {"allow": "allowed", "block": "blocked", "ask": "asks about"}
-_DECISION_HEAD = struct.Struct("<BBHHBxIII")  # §8.1: kind, reason, rule, capability, risk, zero, message, witness, reservation
+# §8.1: kind, reason, rule, capability, risk, flags, message, witness, reservation, warned
+_DECISION_HEAD = struct.Struct("<BBHHBBIIII")
 _SUBJECT_ENTRY = struct.Struct("<BI")  # §8.1, an entry of the witness or the targets: subject, length
 _HEAD_SIZE = _DECISION_HEAD.size
 _ENTRY_HEAD_SIZE = _SUBJECT_ENTRY.size
 # Subject names by number (docs/bytecode.md §5.1; test_api checks them against assembly/format.ts).
-SUBJECTS = ("tool", "args", "email", "domain", "url", "path", "program", "recipient")
+SUBJECTS = ("tool", "args", "email", "domain", "url", "path", "program", "recipient", "write", "opaque", "object")
+# A target whose value is a pattern (§6.7) is named with this suffix: ("path:pattern", "/home/u/**").
+PATTERN_SUFFIX = ":pattern"
+_PATTERN_BIT = 0x80
+_DECISION_POSSIBLE = 1
+_DECISION_OPAQUE = 2
+_WARNED_ENTRY = struct.Struct("<H")
 _DECISION_CACHE_LIMIT = 4096
 _CLOSED = -1  # handle of a dropped session
 
@@ -61,6 +68,13 @@ class Decision:
     targets: tuple[tuple[str, str], ...] = ()
     # The budget units this call holds (§8.2), 0 for none: settle with Session.commit or release.
     reservation: int = 0
+    # An ask because a block rule held maybe: a value it could not read to the end, or a condition
+    # in the request (§5.4).
+    possible: bool = False
+    # An ask because a reader could not read all of the call (§8.1): never allowed.
+    opaque: bool = False
+    # The ids of the warn rules that held (`effect: warn`): recorded, deciding nothing.
+    warned: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,10 +164,12 @@ class TraceStep:
     """One test the evaluator ran (§8 `explain`), or the DECIDE it reached (predicate "decide")."""
 
     rule: str  # rule id, "(default)" for the class default
-    predicate: str  # in_intent, granted, equals, ...; "decide" for the end of the run
+    predicate: str  # in_intent, granted, equals, ...; "decide" for a rule's DECIDE or the class default
     subject: str  # email, tool, args.NAME, ...; the effect for "decide"
-    held: bool
+    held: bool  # a test held; a DECIDE ended the run
     negated: bool
+    # A test held maybe (§5.4); a DECIDE the run went on from (a warn rule, or a rule that held maybe).
+    maybe: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -308,13 +324,16 @@ class Fence:
         cache_dir: Path | Literal[False] | None = None,
         home: str | None = None,
         cwd: str | None = None,
+        hermes_homes: Iterable[str] = (),
     ):
         """policy: None (the shipped default), the bytecode itself, or a path to a .afb or a .yaml
         (compiled with Node). wasm: the evaluator (default: the shipped fence.wasm). cache_dir:
         where compiled modules are kept when the package ships none for this host (None:
         $AGENTSFENCE_CACHE or $XDG_CACHE_HOME/agentsfence; False: compile every time). home, cwd:
         what `~` and relative paths mean to the evaluator (default: this user's home and the
-        process's working directory)."""
+        process's working directory). hermes_homes: the folders a policy's `$HERMES_HOME` stands
+        for, HERMES_HOME first, then the root whose profiles/<name> are homes too (default:
+        `~/.hermes`)."""
         self._policy = _policy_bytes(policy)
         wasm_bytes = _read(wasm if wasm is not None else data.path("fence.wasm"), "fence.wasm")
         try:
@@ -327,6 +346,7 @@ class Fence:
         self._memory_limit = memory_limit
         self._home = home if home is not None else os.path.expanduser("~")
         self._cwd = cwd if cwd is not None else os.getcwd()
+        self._hermes_homes = "\n".join(hermes_homes).encode("utf-8")
         self._configured_cwd = self._cwd
         self._lock = threading.Lock()
         self._sessions: dict[str, Session] = {}
@@ -459,8 +479,8 @@ class Fence:
 
     def _configure(self, wasm: WasmInstance, cwd: str) -> str | None:
         """Tells the evaluator what `~` and relative paths mean; the evaluator's reason on failure."""
-        home, directory = self._home.encode("utf-8"), cwd.encode("utf-8")
-        record = wasm.invoke("configure", (len(home), len(directory)), home + directory)
+        home, directory, hermes = self._home.encode("utf-8"), cwd.encode("utf-8"), self._hermes_homes
+        record = wasm.invoke("configure", (len(home), len(directory), len(hermes)), home + directory + hermes)
         if record[:1] != b"\x00":
             return record[1:].decode("utf-8", "replace")
         self._configured_cwd = cwd
@@ -664,8 +684,8 @@ def _require_live(session: Session) -> None:
 
 def _parse_decision(record: bytes, tool_name: str) -> Decision:
     try:
-        (kind, reason_length, rule_length, capability_length, risk_length, message_length, witness_length,
-         reservation) = _DECISION_HEAD.unpack_from(record)
+        (kind, reason_length, rule_length, capability_length, risk_length, flags, message_length, witness_length,
+         reservation, warned_length) = _DECISION_HEAD.unpack_from(record)
         # The five fields' ends, from their lengths in bytes: slice, then decode each.
         reason_end = _HEAD_SIZE + reason_length
         rule_end = reason_end + rule_length
@@ -673,15 +693,17 @@ def _parse_decision(record: bytes, tool_name: str) -> Decision:
         risk_end = capability_end + risk_length
         message_end = risk_end + message_length
         witness_end = message_end + witness_length
-        if kind >= len(_KINDS) or witness_end > len(record):
+        warned_end = witness_end + warned_length
+        if kind >= len(_KINDS) or warned_end > len(record) or flags & ~(_DECISION_POSSIBLE | _DECISION_OPAQUE):
             raise ValueError("its lengths do not add up")
         # Positional arguments: a frozen dataclass's keywords cost a third more.
         return Decision(_KINDS[kind], record[_HEAD_SIZE:reason_end].decode("utf-8"),
                         record[reason_end:rule_end].decode("utf-8"), record[rule_end:capability_end].decode("utf-8"),
                         record[capability_end:risk_end].decode("utf-8"), record[risk_end:message_end].decode("utf-8"),
                         _subject_values(record, message_end, witness_end, "witness"),
-                        _subject_values(record, witness_end, len(record), "targets"),  # they run to the record's end
-                        reservation)
+                        _subject_values(record, warned_end, len(record), "targets"),  # they run to the record's end
+                        reservation, bool(flags & _DECISION_POSSIBLE), bool(flags & _DECISION_OPAQUE),
+                        _warned(record, witness_end, warned_end) if warned_length else ())
     except (struct.error, ValueError) as error:  # UnicodeDecodeError is a ValueError
         return host_decision(tool_name, "engine_fault", f"the evaluator's answer is malformed ({error})")
 
@@ -694,11 +716,26 @@ def _subject_values(record: bytes, offset: int, end: int, what: str) -> tuple[tu
     while offset < end:
         subject, length = _SUBJECT_ENTRY.unpack_from(record, offset)
         offset += _ENTRY_HEAD_SIZE
-        if subject >= len(SUBJECTS) or offset + length > end:
+        number = subject & ~_PATTERN_BIT
+        if number >= len(SUBJECTS) or offset + length > end:
             raise ValueError(f"its {what} is malformed")
-        values.append((SUBJECTS[subject], record[offset:offset + length].decode("utf-8")))
+        name = SUBJECTS[number] + PATTERN_SUFFIX if subject & _PATTERN_BIT else SUBJECTS[number]
+        values.append((name, record[offset:offset + length].decode("utf-8")))
         offset += length
     return tuple(values)
+
+
+def _warned(record: bytes, offset: int, end: int) -> tuple[str, ...]:
+    """The warned field (§8.1): `u16 length, rule id` entries from `offset` to exactly `end`."""
+    ids = []
+    while offset < end:
+        (length,) = _WARNED_ENTRY.unpack_from(record, offset)
+        offset += _WARNED_ENTRY.size
+        if offset + length > end:
+            raise ValueError("its warned rules are malformed")
+        ids.append(record[offset:offset + length].decode("utf-8"))
+        offset += length
+    return tuple(ids)
 
 
 def _parse_budgets(text: bytes) -> tuple[Budget, ...]:
@@ -760,10 +797,10 @@ def _parse_trace(text: str) -> Trace:
             capability, risk, source = fields
         elif kind == "test":
             rule, predicate, subject, held, negated = fields
-            steps.append(TraceStep(rule, predicate, subject, held == "held", negated == "negated"))
+            steps.append(TraceStep(rule, predicate, subject, held == "held", negated == "negated", held == "maybe"))
         elif kind == "decide":
-            rule, effect = fields
-            steps.append(TraceStep(rule, "decide", effect, True, False))
+            rule, effect, ends = fields
+            steps.append(TraceStep(rule, "decide", effect, ends == "ends", False, ends == "passed"))
     return Trace(capability, risk, source, tuple(steps))
 
 

@@ -68,9 +68,11 @@ def _intent_lines(intent: Intent) -> list[str]:
 
 def _step_line(step: TraceStep) -> str:
     if step.predicate == "decide":
+        if step.maybe:
+            return f"  .. {step.subject} by {step.rule} held only maybe (or warns): the run goes on"
         return f"  -> {step.subject} by {step.rule}"
     test = f"{step.subject}: {'not ' if step.negated else ''}{step.predicate}"
-    return f"  {step.rule:<28} {test:<34} {'held' if step.held else 'failed'}"
+    return f"  {step.rule:<28} {test:<34} {'held' if step.held else 'maybe' if step.maybe else 'failed'}"
 
 
 def _explain(options: argparse.Namespace) -> int:

@@ -140,14 +140,14 @@ def test_a_described_tool_is_classified_by_its_description(fence):
 
 def test_a_described_tools_schema_gives_its_parameters_roles():
     fence = Fence(home=HOME, cwd=CWD)
-    attacker = {"customer_email": "eve@attacker.example"}
+    attacker = {"notify_channel": "#attackers"}
     assert fence.describe_tool("acme_notify", "Notify a customer") == ("message.send", "send")
     before = fence.decide("acme_notify", attacker)
-    schema = {"type": "object", "properties": {"customer_email": {"type": "string"}}}
+    schema = {"type": "object", "properties": {"notify_channel": {"type": "string"}}}
     assert fence.describe_tool("acme_notify", "Notify a customer", schema) == ("message.send", "send")
     after = fence.decide("acme_notify", attacker)
-    # Only the schema says customer_email holds an address: now the fence sees the recipient.
-    assert "eve@attacker.example" not in before.message and "eve@attacker.example" in after.message
+    # A channel has no shape of its own: only the schema says notify_channel names a recipient.
+    assert "#attackers" not in before.message and "#attackers" in after.message
     with pytest.raises(FenceError, match="schema"):
         fence.describe_tool("acme_notify", "x", {"bad": math.nan})
 
@@ -350,9 +350,9 @@ def test_a_decision_record_gives_its_targets_and_a_malformed_one_blocks():
     from agentsfence.api import _parse_decision
 
     reason, message = b"default_allow", b"AgentsFence allowed t: ok [default_allow]"
-    head = struct.pack("<BBHHBxIII", 0, len(reason), 0, 0, 0, len(message), 0, 0)
+    head = struct.pack("<BBHHBBIIII", 0, len(reason), 0, 0, 0, 0, len(message), 0, 0, 0)
     targets = b"\x05" + struct.pack("<I", 6) + b"/a/b.c" + b"\x02" + struct.pack("<I", 5) + b"x@y.z"
     decision = _parse_decision(head + reason + message + targets, "t")
     assert (decision.kind, decision.targets, decision.witness) == ("allow", (("path", "/a/b.c"), ("email", "x@y.z")), ())
-    for broken in (targets[:-1], b"\x09" + targets[1:], targets + b"\x05"):  # cut short, no such subject, a stray byte
+    for broken in (targets[:-1], b"\x0b" + targets[1:], targets + b"\x05"):  # cut short, no such subject, a stray byte
         assert _parse_decision(head + reason + message + broken, "t").reason == "engine_fault"

@@ -206,7 +206,7 @@ tools:
   - name: deploy_site
     capability: net.deploy
     risk: egress
-    args: {zorblat: url, quux_mailbox: email, script: code}
+    args: {zorblat: url, quux_mailbox: email, script: code, content: data, unmapped_note: data, api_key: data, headers: data}
 """
 
 
@@ -226,15 +226,17 @@ def recorded(log_path: Path, fence: Fence, tool: str, args: dict) -> dict:
 
 def test_the_policys_roles_choose_what_is_recorded(log_path, roles_fence):
     """An argument is recorded as the targets the policy's role for it made: an unusual name the
-    policy maps is kept (normalised), one it does not map leaves nothing of its value."""
+    policy maps is kept (normalised), one it marks as data leaves nothing of its value, and one
+    without a role is read by its shape (a URL is a target wherever it appears)."""
     args = {"zorblat": "https://Example.COM/site?x=1", "quux_mailbox": "Ops <OPS@Example.com>",
-            "unmapped_note": "https://not-recorded.example/x", "url": "https://nor-this.example/"}
+            "unmapped_note": "https://not-recorded.example/x", "url": "https://by-its-shape.example/"}
     record = recorded(log_path, roles_fence, "deploy_site", args)
-    assert record["targets"] == [["url", "https://example.com/site?x=1"], ["domain", "example.com"], ["email", "ops@example.com"]]
+    assert record["targets"] == [["url", "https://example.com/site?x=1"], ["domain", "example.com"], ["email", "ops@example.com"],
+                                 ["url", "https://by-its-shape.example/"], ["domain", "by-its-shape.example"]]
     assert record["args"] == {"zorblat": "str, 28 chars", "quux_mailbox": "str, 21 chars", "unmapped_note": "str, 30 chars",
-                              "url": "str, 25 chars"}
+                              "url": "str, 29 chars"}
     text = log_path.read_text()
-    assert "not-recorded" not in text and "nor-this" not in text and "Ops" not in text
+    assert "not-recorded" not in text and "Ops" not in text
     assert verify(log_path).ok
 
 

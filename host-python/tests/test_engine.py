@@ -55,7 +55,7 @@ def test_a_raw_call_after_a_trap_sees_no_stale_trap(mock_wasm):
     instance = WasmInstance(load_module(mock_wasm, None)[0])
     with pytest.raises(EngineFault):
         decide(instance, 1, b"trap", b"{}")
-    assert decide(instance, 1, b"read", b"{}")[20:] == b"read{}"
+    assert decide(instance, 1, b"read", b"{}")[24:] == b"read{}"
 
 
 @pytest.mark.parametrize("raw_calls", [True, False])
@@ -63,7 +63,7 @@ def test_the_view_is_refreshed_when_memory_grows(mock_wasm, raw_calls):
     instance = WasmInstance(load_module(mock_wasm, None)[0], raw_calls=raw_calls)
     decide(instance, 1, b"read", b"{}")  # the first call places the input buffer
     before = len(instance._view)
-    assert decide(instance, 2, b"grow", b'{"a":1}') == b"\x02\x04\x00\x00\x00\x00\x00\x00\x07\x00\x00\x00\x00\x00\x00\x00\x02\x00\x00\x00grow{\"a\":1}"
+    assert decide(instance, 2, b"grow", b'{"a":1}') == b"\x02\x04\x00\x00\x00\x00\x00\x00\x07\x00\x00\x00\x00\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00grow{\"a\":1}"
     assert len(instance._view) == before + 65536
     # A larger input buffer: the evaluator moves it and grows memory (bit 0 of input's answer).
     message = b"x" * 300_000
@@ -111,7 +111,7 @@ def test_cache_miss_writes_a_private_entry_and_a_hit_reads_it(mock_wasm, tmp_pat
     assert stat.S_IMODE(entry.stat().st_mode) == 0o600
     refuse_compiling(monkeypatch)
     module, _ = load_module(mock_wasm, directory)
-    assert decide(WasmInstance(module), 1, b"read", b"{}")[20:] == b"read{}"
+    assert decide(WasmInstance(module), 1, b"read", b"{}")[24:] == b"read{}"
 
 
 def test_the_key_covers_the_wasm_bytes(mock_wasm):
@@ -125,7 +125,7 @@ def test_a_corrupt_entry_is_compiled_anew_and_replaced(mock_wasm, tmp_path):
     good = entry.read_bytes()
     entry.write_bytes(good[:100] + b"\xff" * 64 + good[164:])
     module, _ = load_module(mock_wasm, directory)
-    assert decide(WasmInstance(module), 1, b"read", b"{}")[20:] == b"read{}"
+    assert decide(WasmInstance(module), 1, b"read", b"{}")[24:] == b"read{}"
     [replaced] = cache_entries(directory)
     assert replaced.read_bytes() == good
 

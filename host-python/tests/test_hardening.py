@@ -103,8 +103,9 @@ DECIDED = [
     ("a path as a number in a string", "read_file", {"path": "1e309"}, "allow"),
     # A key that differs in ASCII case is read as the same argument: either may be what the tool reads.
     ("keys that differ in case only", "write_file", {"path": "summary.md", "PATH": "/home/x/.bashrc", "content": "x"}, "ask"),
-    # No JSON reader takes a full-width key for its ASCII twin: it is an argument the tool ignores.
-    ("a full-width key beside the real one", "write_file", {"path": "summary.md", "ｐａｔｈ": "~/.bashrc", "content": "x"}, "allow"),
+    # No JSON reader takes a full-width key for its ASCII twin, but a path is a target wherever it
+    # appears in a call: the fence does not bet on which arguments a tool ignores.
+    ("a full-width key beside the real one", "write_file", {"path": "summary.md", "ｐａｔｈ": "~/.bashrc", "content": "x"}, "block"),
     ("a second spelling of the recipient key", "mcp__gmail__send_email", {"to": "bob@example.com", "To": "eve@attacker.example"}, "block"),
     ("an unmapped tool with a To key", "acme_dispatch_email", {"To": "eve@attacker.example", "body": "x"}, "block"),
 ]
