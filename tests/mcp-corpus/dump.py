@@ -72,6 +72,7 @@ await server.connect(new StdioServerTransport());
 #   env: environment it needs to start (dummy values); pip_extra: further pins for the venv;
 #   launch: (interpreter, code) to start the server from its own package when its executable
 #           cannot start here (the code is run by the venv's python or by node in the prefix);
+#   node_options: NODE_OPTIONS for the server;
 #   files: dummy files to write under the server's scratch directory (HOME) before it starts;
 #   kind: what kind of server it is (for the corpus file).
 SERVERS: dict[str, dict] = {
@@ -242,6 +243,10 @@ SERVERS: dict[str, dict] = {
         kind="shell and files",
         npm="@wonderwhy-er/desktop-commander@0.2.52",
         bin="desktop-commander",
+        # Its descriptions describe the machine it runs on; inside a container they name the
+        # container's mounts. Hide the container marker so they read as on a desktop install.
+        node_options="--import=data:text/javascript," + "import fs from 'fs'; const e = fs.existsSync; "
+        "fs.existsSync = (p) => p !== '/.dockerenv' && e(p);".replace(" ", "%20"),
     ),
     "airbnb": dict(
         kind="booking",
@@ -459,6 +464,8 @@ def main() -> int:
                 "HOME": scratch,
                 **{k: v.format(scratch=scratch) for k, v in spec.get("env", {}).items()},
             }
+            if "node_options" in spec:
+                env["NODE_OPTIONS"] = spec["node_options"]
             info, tools = asyncio.run(asyncio.wait_for(list_tools(argv, env, a.work / name), 120))
         except Exception as e:  # noqa: BLE001 - report and go on with the next server
             print(f"{name}: FAILED: {e!r}", file=sys.stderr)
