@@ -10,15 +10,16 @@ For each server in SERVERS it:
      or PyPI (`pip install` into its own virtual environment);
   2. starts it over stdio inside a fresh network namespace (`unshare -n`, loopback only), so
      nothing it does at start-up can reach any host, with dummy credentials in the environment;
-  3. asks it `initialize` and then `tools/list` (following `nextCursor`) with the official MCP
-     Python SDK (the `mcp` package);
+  3. asks it `initialize` and then `tools/list` (following `nextCursor`), speaking JSON-RPC
+     itself (see RawClient for why not through the MCP Python SDK's client);
   4. writes name, title (when published), description, inputSchema and annotations exactly as
      returned, keeping the `label` and `note` of every tool that the existing file already had,
      matched by name. A tool that is new gets `"label": null`, which the format test rejects
      until someone labels it by hand.
 
-Servers that cannot start here are not in SERVERS: their files were read from source (see
-README.md) and this script leaves them alone.
+A server that could not be started here would have its file read from source instead
+("obtained_by": "read from source", see README.md); this script touches only the files of the
+servers in SERVERS.
 
 Usage (needs root for unshare, Node 20 and Python 3.11; the standard library suffices):
     python3 tests/mcp-corpus/dump.py [--work DIR] [server ...]
@@ -72,7 +73,7 @@ await server.connect(new StdioServerTransport());
 #   env: environment it needs to start (dummy values); pip_extra: further pins for the venv;
 #   launch: (interpreter, code) to start the server from its own package when its executable
 #           cannot start here (the code is run by the venv's python or by node in the prefix);
-#   node_options: NODE_OPTIONS for the server;
+#   node_options: NODE_OPTIONS for the server; invocation_note: said of the invocation in the file;
 #   files: dummy files to write under the server's scratch directory (HOME) before it starts;
 #   kind: what kind of server it is (for the corpus file).
 SERVERS: dict[str, dict] = {
@@ -247,6 +248,7 @@ SERVERS: dict[str, dict] = {
         # container's mounts. Hide the container marker so they read as on a desktop install.
         node_options="--import=data:text/javascript," + "import fs from 'fs'; const e = fs.existsSync; "
         "fs.existsSync = (p) => p !== '/.dockerenv' && e(p);".replace(" ", "%20"),
+        invocation_note="with /.dockerenv hidden from it through NODE_OPTIONS",
     ),
     "airbnb": dict(
         kind="booking",
@@ -435,6 +437,8 @@ def merge(name: str, spec: dict, info: dict, tools: list[dict]) -> dict:
     else:
         exe = ("node " + spec["bin"]) if spec["bin"].endswith(".js") else spec["bin"]
         invocation = " ".join([exe, *spec.get("args", [])]).replace("{scratch}", "DIR")
+    if "invocation_note" in spec:
+        invocation += f" ({spec['invocation_note']})"
     envnames = sorted(spec.get("env", {}))
     return {
         "server": name,
