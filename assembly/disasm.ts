@@ -1,6 +1,6 @@
 // The installed policy as text, one fact a line: what `agentsfence disasm` prints.
 import {
-  NONE, FORMAT_VERSION, OP_DECIDE, OP_TEST_PRESENT, OP_TEST_EQUALS, OP_TEST_IN_INTENT, OP_TEST_GRANTED, OP_TEST_IN_DERIVED,
+  NONE, FORMAT_VERSION, OP_DECIDE, OP_TEST_PRESENT, OP_TEST_EQUALS, OP_TEST_IN_INTENT, OP_TEST_GRANTED, OP_TEST_IN_DERIVED, OP_TEST_TRUTHY,
   OP_TEST_INTENT_ANY, FLAG_NEGATE, FLAG_ALL, SUBJ_ARG, INTENT_NAMED, SETKIND_HASH, SETKIND_KEYS, SETKIND_LIST, SETTINGS_COUNT, SET_POLICY_NAME,
   SET_SHELL_WRAPPERS, SET_FAIL_OPEN,
   SET_SHELL_NETWORK, SET_SHELL_SHELLS,
@@ -62,6 +62,7 @@ function opName(op: u32): Text {
     case 0x17: return "TEST_IN_INTENT";
     case 0x18: return "TEST_GRANTED";
     case 0x1a: return "TEST_IN_DERIVED";
+    case 0x1b: return "TEST_TRUTHY";
   }
   return "TEST_INTENT_ANY";
 }
@@ -222,6 +223,7 @@ function instruction(pc: u32): void {
   if ((flags & FLAG_NEGATE) != 0) outAscii(" not");
   const operand = insnOperand(pc);
   if (op == OP_TEST_PRESENT) outAscii(operand == 1 ? " present" : " absent");
+  else if (op == OP_TEST_TRUTHY) outAscii(operand == 1 ? " true" : " false");
   else if (op == OP_TEST_EQUALS) { outAscii(" "); quoted(operand); }
   else if (op == OP_TEST_IN_INTENT || op == OP_TEST_INTENT_ANY) { if (operand == INTENT_NAMED) outAscii(" named"); }
   else if (op != OP_TEST_GRANTED && op != OP_TEST_IN_DERIVED) { outAscii(" "); setRef(operand); }

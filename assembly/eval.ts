@@ -7,7 +7,7 @@
 // rule asks, an allow rule does not allow.
 import {
   NONE, OP_DECIDE, OP_TEST_PRESENT, OP_TEST_EQUALS, OP_TEST_IN, OP_TEST_GLOB, OP_TEST_PREFIX,
-  OP_TEST_DOMAIN, OP_TEST_UNDER, OP_TEST_IN_INTENT, OP_TEST_GRANTED, OP_TEST_INTENT_ANY, OP_TEST_IN_DERIVED,
+  OP_TEST_DOMAIN, OP_TEST_UNDER, OP_TEST_IN_INTENT, OP_TEST_GRANTED, OP_TEST_INTENT_ANY, OP_TEST_IN_DERIVED, OP_TEST_TRUTHY,
   FLAG_NEGATE, FLAG_ALL, SUBJ_TOOL, SUBJ_ARG, SUBJ_PATH, SUBJ_WRITE, EFFECT_BLOCK, EFFECT_ASK, EFFECT_ALLOW,
   EFFECT_WARN,
 } from "./format";
@@ -18,7 +18,7 @@ import {
 import { bytesEqual, startsWith, indexOfByte, sameBytes } from "./bytes";
 import { scratchAlloc } from "./mem";
 import { globMatch, globsMeet, literalHead, literalDir } from "./glob";
-import { leafCount, leafPath, leafPathLen, leafValue, leafValueLen } from "./json";
+import { leafCount, leafPath, leafPathLen, leafValue, leafValueLen, leafIsString, leafInArray } from "./json";
 import { targetCount, targetKind, targetIsPattern, targetEntryKind, targetPtr, targetLen } from "./targets";
 import { pathForms, constantForms, formAt, formsOutOfMemory } from "./pathforms";
 import { spanPtr, spanLen } from "./normalize";
@@ -308,6 +308,34 @@ function patternTest(op: u32, subject: u32, operand: u32, p: usize, len: u32): u
   return NO;
 }
 
+// Whether a JSON scalar's text reads as false to Python's bool(): false, null, a zero number.
+function falsyScalar(p: usize, len: u32): bool {
+  const c = <u32>load<u8>(p);
+  if (c == 0x66 || c == 0x6e) return true; // false, null
+  for (let i: u32 = 0; i < len; i++) {
+    const d = <u32>load<u8>(p + i);
+    if (d == 0x65 || d == 0x45) break; // the exponent of a zero mantissa leaves it zero
+    if (d >= 0x31 && d <= 0x39) return false;
+  }
+  return c != 0x74; // true; digits all zero
+}
+
+// TRUTHY (§5): the argument at path `arg` is true to Python's bool(), as a Python host (Hermes)
+// reads it: a non-empty string, list or object, a non-zero number, true. Absent, empty, false,
+// null and zero are false. Of several values at one path (a key given twice) any true one counts.
+function argTruthy(arg: u32): bool {
+  const at = strPtr(arg), atLen = strLen(arg);
+  const n = leafCount();
+  for (let k: u32 = 0; k < n; k++) {
+    const p = leafPath(k), len = leafPathLen(k);
+    if (len > atLen && load<u8>(p + atLen) == 0x2e && sameBytes(p, at, atLen)) return true; // an object
+    if (!bytesEqual(p, len, at, atLen)) continue;
+    if (leafInArray(k)) return true; // a list
+    if (leafIsString(k) ? leafValueLen(k) > 0 : !falsyScalar(leafValue(k), leafValueLen(k))) return true;
+  }
+  return false;
+}
+
 function setWitness(v: i64): void {
   witness = <usize>(v >>> 32);
   witnessLen = <u32>v;
@@ -329,6 +357,7 @@ function holds(pc: u32): u32 {
     return negate ? negated(r) : r;
   }
   if (op == OP_TEST_INTENT_ANY) return tri(intentNamesKind(intentStore, subject, operand) != negate); // of the intent
+  if (op == OP_TEST_TRUTHY) return tri((argTruthy(arg) == (operand == 1)) != negate);
   const n = valueCount(subject);
   if (op == OP_TEST_PRESENT) {
     let present = false;

@@ -55,6 +55,7 @@ export const OP_TEST_IN_INTENT = 0x17;
 export const OP_TEST_GRANTED = 0x18;
 export const OP_TEST_INTENT_ANY = 0x19;
 export const OP_TEST_IN_DERIVED = 0x1a;
+export const OP_TEST_TRUTHY = 0x1b;
 export const FLAG_NEGATE = 1;
 export const FLAG_ALL = 2;
 

@@ -30,7 +30,7 @@ import {
   hostOfNormalUrl, urlIsBareHost, cwdPtr, cwdLen, takeOutOfMemory,
 } from "./normalize";
 import {
-  itemsBegin, nextItem, itemStart, itemEnd, itemNext, findVerbUses, verbUseValue, verbUseWord,
+  itemsBegin, nextItem, itemStart, itemEnd, itemNext, itemIsWordHost, findVerbUses, verbUseValue, verbUseWord,
   verbUseWordLen, verbUseProhibits,
 } from "./scan";
 import { nextName, nameStart, nameEnd } from "./names";
@@ -52,6 +52,9 @@ export const A_DEST_MAYBE: u32 = 2;
 export const A_NAMED: u32 = 4;
 export const A_NAMED_MAYBE: u32 = 8;
 export const A_REVOKED: u32 = 16; // a later turn took its destination grant back
+// A host named as itself ("example.com"), not only as the host of a URL the user named: it
+// opens every URL on that host, where a named URL opens only itself and the paths below it.
+export const A_BARE_HOST: u32 = 32;
 const ITEM_HEAD: u32 = 16;
 
 const HEADER: usize = 32;
@@ -188,8 +191,35 @@ function recipientNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
   return either(r, nameNamed(intent, base, p + colon + 1, len - colon - 1));
 }
 
+// A URL's host grants the URL when the user named that host as itself (derived items: found in
+// any form, for §7.1's front-page rule).
 function hostNamed(intent: usize, base: u32, host: u64): u32 {
-  return host == 0 ? NO : findItem(intent, base + SUBJ_DOMAIN, spanPtr(host), spanLen(host));
+  if (host == 0) return NO;
+  const p = spanPtr(host), len = spanLen(host);
+  const rec = findHashed(intent, base + SUBJ_DOMAIN, p, len, fnv1a(p, len));
+  if (rec == 0) return NO;
+  const a = load<u32>(rec + 12);
+  if (base != DERIVED && (a & A_BARE_HOST) == 0) return NO;
+  return reading(a, flavorNow);
+}
+
+// A URL the user named opens itself, the paths below it and its fragments ("…/doc/1" opens
+// "…/doc/1/edit" and "…/doc/1#p2", not "…/doc/12", "…/doc/1?x=" or another path of the host).
+function urlPrefixNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
+  const items = intent + field(intent, H_ITEMS);
+  const bytes = field(intent, H_ITEMS_BYTES);
+  let r = NO;
+  let off: u32 = 0;
+  while (off < bytes && r != YES) {
+    const rec = items + <usize>off;
+    const l = load<u32>(rec + 8);
+    off += ITEM_HEAD + padded(l);
+    if (load<u32>(rec) != base + SUBJ_URL || l >= len || !sameBytes(rec + ITEM_HEAD, p, l)) continue;
+    const next = <u32>load<u8>(p + l);
+    const slashEnd = l > 0 && load<u8>(rec + ITEM_HEAD + l - 1) == 0x2f;
+    if (slashEnd || next == 0x2f || next == 0x23) r = either(r, reading(load<u32>(rec + 12), flavorNow));
+  }
+  return r;
 }
 
 // Any named item equal to the value, whatever its kind.
@@ -210,7 +240,7 @@ function has(intent: usize, base: u32, subject: u32, p: usize, len: u32): u32 {
     case SUBJ_EMAIL: return findItem(intent, base + SUBJ_EMAIL, p, len);
     case SUBJ_DOMAIN: return domainNamed(intent, base, p, len);
     case SUBJ_URL: {
-      const exact = findItem(intent, base + SUBJ_URL, p, len);
+      const exact = either(findItem(intent, base + SUBJ_URL, p, len), urlPrefixNamed(intent, base, p, len));
       if (exact == YES) return exact;
       // A host found in output opens only its bare front page: a path, query or userinfo
       // the model adds could carry data out to a host an injection chose.
@@ -377,6 +407,23 @@ function collect(kind: u32, cls: u32, s: u64): bool {
   return collectWith(kind, cls, s, kind < DERIVED || kind == NAME ? A_DEST | A_NAMED : 0);
 }
 
+function itemAttributes(base: u32): u32 {
+  return base == DERIVED ? 0 : A_DEST | A_NAMED;
+}
+
+const HTTPS: usize = memory.data<u8>([0x68, 0x74, 0x74, 0x70, 0x73, 0x3a, 0x2f, 0x2f]); // "https://"
+
+// The URLs "https://WORD" and "http://WORD" of a host written with its path.
+function collectSchemed(base: u32, p: usize, len: u32): bool {
+  const buf = scratchAlloc(<usize>len + 8);
+  if (buf == 0) return false;
+  memory.copy(buf, HTTPS, 8);
+  memory.copy(buf + 8, p, len);
+  if (!collectWith(base + SUBJ_URL, 0, normalizeUrl(buf, len + 8), itemAttributes(base))) return false;
+  memory.copy(buf + 1, HTTPS, 4); // "http" + "://WORD", one byte on
+  return collectWith(base + SUBJ_URL, 0, normalizeUrl(buf + 1, len + 7), itemAttributes(base));
+}
+
 function lowerCopy(p: usize, len: u32): u64 {
   const out = scratchAlloc(max<usize>(<usize>len, 1));
   if (out == 0) return 0;
@@ -390,6 +437,8 @@ function collectItems(p: usize, len: u32, base: u32): bool {
   const extensions = policyWords(intentExtensionSet());
   itemsBegin();
   let from: u32 = 0;
+  let wordStart: u32 = 0; // the last PATH item's word: "example.com/docs" names that page
+  let wordEnd: u32 = 0;
   while (true) {
     const kind = nextItem(p, len, from, extensions);
     if (kind == 0) break;
@@ -398,8 +447,16 @@ function collectItems(p: usize, len: u32, base: u32): bool {
     const n = itemEnd - itemStart;
     let ok = true;
     if (kind == SUBJ_EMAIL) ok = collect(base + SUBJ_EMAIL, 0, normalizeEmail(s, n));
-    else if (kind == SUBJ_DOMAIN) ok = collect(base + SUBJ_DOMAIN, 0, normalizeHost(s, n));
-    else if (kind == SUBJ_PATH) ok = collect(base + SUBJ_PATH, 0, resolvePath(s, n, cwdPtr(), cwdLen()));
+    else if (kind == SUBJ_DOMAIN && itemIsWordHost) {
+      // A host written with a path names that page (as https:// and http://), not the host.
+      ok = collectWith(base + SUBJ_DOMAIN, 0, normalizeHost(s, n), itemAttributes(base)) &&
+        collectSchemed(base, p + wordStart, wordEnd - wordStart);
+    } else if (kind == SUBJ_DOMAIN) ok = collectWith(base + SUBJ_DOMAIN, 0, normalizeHost(s, n), itemAttributes(base) | A_BARE_HOST);
+    else if (kind == SUBJ_PATH) {
+      wordStart = itemStart;
+      wordEnd = itemEnd;
+      ok = collect(base + SUBJ_PATH, 0, resolvePath(s, n, cwdPtr(), cwdLen()));
+    }
     else if (kind == SUBJ_RECIPIENT) {
       const r = lowerCopy(s, n);
       ok = r != 0 && collect(base + SUBJ_RECIPIENT, 0, r);

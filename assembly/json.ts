@@ -11,7 +11,8 @@ export const JSON_BAD: i32 = 1;   // not JSON, not UTF-8, not an object, or nest
 export const JSON_LIMIT: i32 = 2; // more than maxLeaves leaves, or paths past PATH_BUDGET
 export const JSON_OOM: i32 = 3;
 
-// Leaf record: path ptr, path len, value ptr, value len, is-string.
+// Leaf record: path ptr, path len, value ptr, value len, flags (bit 0 a string, bit 1 an
+// element of an array).
 const LEAF_SIZE: usize = 20;
 // Each object key materializes its full dotted path once; a hostile document of deep long keys
 // could make that quadratic, so the paths of one document may take at most this many bytes per
@@ -67,7 +68,12 @@ let strLen: u32 = 0;
 }
 
 @inline export function leafIsString(i: u32): bool {
-  return load<u32>(leafAddr(i) + 16) != 0;
+  return (load<u32>(leafAddr(i) + 16) & 1) != 0;
+}
+
+// Whether leaf i is an element of an array (the value at its path is a list).
+@inline export function leafInArray(i: u32): bool {
+  return (load<u32>(leafAddr(i) + 16) & 2) != 0;
 }
 
 @inline function isWs(c: u32): bool {
@@ -267,6 +273,8 @@ function scanLiteral(word: Text): bool {
   return true;
 }
 
+let inArray = false; // the value being parsed is an element of an array
+
 function addLeaf(value: usize, valueLen: u32, isString: bool, maxLeaves: u32): i32 {
   if (count >= maxLeaves) return JSON_LIMIT;
   if (count == capacity) {
@@ -289,7 +297,7 @@ function addLeaf(value: usize, valueLen: u32, isString: bool, maxLeaves: u32): i
   store<u32>(at + 4, pathLen);
   store<u32>(at + 8, <u32>value);
   store<u32>(at + 12, valueLen);
-  store<u32>(at + 16, isString ? 1 : 0);
+  store<u32>(at + 16, (isString ? 1 : 0) | (inArray ? 2 : 0));
   count++;
   return JSON_OK;
 }
@@ -369,6 +377,7 @@ export function parseArgs(p: usize, len: u32, maxDepth: u32, maxLeaves: u32): i3
       }
       // An empty container: fall through to close it.
     } else {
+      inArray = load<u32>(stack + ((<usize>(depth - 1)) << 3)) == IN_ARRAY;
       const r = scalar(maxLeaves);
       if (r != JSON_OK) return r;
       skipWs();

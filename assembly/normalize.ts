@@ -486,8 +486,25 @@ function copyHost(p: usize, h: u64): u64 {
   return n == 0 ? 0 : span(out, n);
 }
 
+// The length of a default port ":443" of https, ":80" of http at q+i (then the authority's
+// end), else 0: the URL names the same place without it.
+function defaultPortAt(q: usize, n: u32, i: u32, se: i32): u32 {
+  if (i >= n || at(q, i) != 0x3a) return 0;
+  let d = i + 1;
+  while (d < n && at(q, d) - 0x30 < 10) d++;
+  if (d < n && at(q, d) != 0x2f && at(q, d) != 0x3f && at(q, d) != 0x23) return 0;
+  const digits = d - i - 1;
+  const http = (se == 4 || se == 5) && (at(q, 0) | 0x20) == 0x68 && (at(q, 1) | 0x20) == 0x74 &&
+    (at(q, 2) | 0x20) == 0x74 && (at(q, 3) | 0x20) == 0x70;
+  const https = http && se == 5 && (at(q, 4) | 0x20) == 0x73;
+  if (https && digits == 3 && at(q, i + 1) == 0x34 && at(q, i + 2) == 0x34 && at(q, i + 3) == 0x33) return 4;
+  if (http && se == 4 && digits == 2 && at(q, i + 1) == 0x38 && at(q, i + 2) == 0x30) return 3;
+  return 0;
+}
+
 // The URL [p, p+len) in normal form: trimmed, scheme and host lower-cased (the host also
-// %-decoded, without trailing dots), everything else as given.
+// %-decoded, without trailing dots), a default port (https's 443, http's 80) dropped, everything
+// else as given.
 export function normalizeUrl(p: usize, len: u32): u64 {
   const t = trimmed(p, 0, len);
   const s = <u32>(t >>> 32);
@@ -512,8 +529,9 @@ export function normalizeUrl(p: usize, len: u32): u64 {
   }
   let o = hs;
   if (he > hs) o += putHost(out + hs, q + hs, he - hs);
-  memory.copy(out + o, q + he, n - he);
-  o += n - he;
+  const rest = he + (a >= 0 && he > hs ? defaultPortAt(q, n, he, se) : 0);
+  memory.copy(out + o, q + rest, n - rest);
+  o += n - rest;
   return span(out, o);
 }
 

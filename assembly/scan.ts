@@ -68,6 +68,8 @@ export let itemStart: u32 = 0;
 export let itemEnd: u32 = 0;
 export let itemNext: u32 = 0; // where the next call should resume
 let pendingKind: u32 = 0;     // a second item of the same word (a bare URL's host)
+// The item is that second one: the host of a word that also names a path ("example.com/docs").
+export let itemIsWordHost = false;
 let pendingStart: u32 = 0;
 let pendingEnd: u32 = 0;
 
@@ -227,6 +229,7 @@ function separatorAt(p: usize, len: u32, i: u32): u32 {
 // SUBJ_DOMAIN, SUBJ_PATH or SUBJ_RECIPIENT; 0 when there are no more), its raw range in
 // itemStart/itemEnd, and where to resume in itemNext.
 export function nextItem(p: usize, len: u32, from: u32, extensions: u64): u32 {
+  itemIsWordHost = pendingKind != 0;
   if (pendingKind != 0) {
     const kind = pendingKind;
     pendingKind = 0;

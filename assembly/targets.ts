@@ -215,7 +215,7 @@ function patchPaths(p: usize, len: u32): void {
   v4aBegin();
   let from: u32 = 0;
   while (tableStatus() == 0 && v4aNext(p, len, from)) {
-    addPath(p + foundStart, foundEnd - foundStart);
+    addWrittenIn(p + foundStart, foundEnd - foundStart, pathBase()); // added, updated, deleted or moved
     from = nextFrom;
   }
 }

@@ -9,7 +9,7 @@ import {
   MAGIC, FORMAT_VERSION, HEADER_SIZE, DIR_ENTRY_SIZE, HASH_OFFSET, NONE, SECTION_COUNT,
   SEC_STRINGS, SEC_SETS, SEC_TOOLS, SEC_CLASSES, SEC_RULES, SEC_CODE, SEC_CLASSIFY, SEC_INTENT,
   SEC_SETTINGS, SEC_BUDGETS, SETTINGS_COUNT, SETKIND_HASH, SETKIND_LIST, SETKIND_KEYS, INSN_SIZE, OP_DECIDE,
-  OP_TEST_PRESENT, OP_TEST_EQUALS, OP_TEST_GLOB, OP_TEST_PREFIX, OP_TEST_IN_INTENT, OP_TEST_GRANTED, OP_TEST_INTENT_ANY, OP_TEST_IN_DERIVED, FLAG_NEGATE,
+  OP_TEST_PRESENT, OP_TEST_EQUALS, OP_TEST_GLOB, OP_TEST_PREFIX, OP_TEST_IN_INTENT, OP_TEST_GRANTED, OP_TEST_INTENT_ANY, OP_TEST_IN_DERIVED, OP_TEST_TRUTHY, FLAG_NEGATE,
   FLAG_ALL, EFFECT_ASK, EFFECT_WARN, SUBJ_ARG, SUBJECT_COUNT, INTENT_NAMED,
   ROLE_MAX, SET_POLICY_NAME, SET_MAX_ARGS_BYTES, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES,
   SET_MAX_TARGETS, SET_MAX_INTENT_BYTES, SET_MAX_SESSIONS, SET_SHELL_WRAPPERS, SET_SHELL_NETWORK,
@@ -22,7 +22,7 @@ import { outAscii, outDecimal, Text } from "./out";
 
 // Per §5.1: for each subject, bit (op - 0x10) is set when the test applies to it.
 // Bit (op - TEST_PRESENT) is set when the test applies to the subject (§5.1).
-const SUBJECT_OPS: usize = memory.data<u16>([0x11f, 0x49f, 0x6bf, 0x6bf, 0x6bf, 0x6df, 0x1f, 0x6bf, 0x6df, 0x1f, 0x69f]);
+const SUBJECT_OPS: usize = memory.data<u16>([0x11f, 0xc9f, 0x6bf, 0x6bf, 0x6bf, 0x6df, 0x1f, 0x6bf, 0x6df, 0x1f, 0x69f]);
 
 const storedHash: usize = memory.data(32);
 const computedHash: usize = memory.data(32);
@@ -337,7 +337,7 @@ function instruction(i: u32): bool {
     if (ruleEffect(rule) != flags) return failNum(SEC_CODE, e + 2, "DECIDE effect differs from its rule's, instruction", i);
     return true;
   }
-  if (op < <u32>OP_TEST_PRESENT || op > <u32>OP_TEST_IN_DERIVED) return failNum(SEC_CODE, e, "unknown opcode, instruction", i);
+  if (op < <u32>OP_TEST_PRESENT || op > <u32>OP_TEST_TRUTHY) return failNum(SEC_CODE, e, "unknown opcode, instruction", i);
   if ((flags & ~(FLAG_NEGATE | FLAG_ALL)) != 0) return failNum(SEC_CODE, e + 2, "unknown flag bits, instruction", i);
   if (subject >= <u32>SUBJECT_COUNT) return failNum(SEC_CODE, e + 1, "unknown subject, instruction", i);
   if (((<u32>load<u16>(SUBJECT_OPS + (<usize>subject << 1)) >> (op - OP_TEST_PRESENT)) & 1) == 0) {
@@ -352,6 +352,9 @@ function instruction(i: u32): bool {
   switch (op) {
     case OP_TEST_PRESENT:
       if (load<u32>(operand) > 1) return failNum(SEC_CODE, operand, "PRESENT operand must be 0 or 1, instruction", i);
+      return true;
+    case OP_TEST_TRUTHY:
+      if (load<u32>(operand) > 1) return failNum(SEC_CODE, operand, "TRUTHY operand must be 0 or 1, instruction", i);
       return true;
     case OP_TEST_IN_INTENT:
       if (load<u32>(operand) > <u32>INTENT_NAMED) return failNum(SEC_CODE, operand, "IN_INTENT operand must be 0 or 1, instruction", i);

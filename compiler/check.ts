@@ -113,7 +113,7 @@ function checkPredicate(key: string, predicate: Predicate, at: YamlPath, negated
 // Constants that can never match a normalized target are errors, not silent dead rules.
 function checkConstants(subject: number, test: TestName, predicate: Predicate, at: YamlPath, report: Report): void {
   const raw = predicate[test];
-  if ((typeof raw === "boolean" && test !== "equals") || test === "in_intent" || test === "intent_any") return;
+  if ((typeof raw === "boolean" && test !== "equals") || test === "in_intent" || test === "intent_any" || test === "truthy") return;
   const values = Array.isArray(raw) ? raw : [raw];
   values.forEach((value, j) => {
     const where = Array.isArray(raw) ? [...at, j] : at;

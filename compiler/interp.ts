@@ -178,6 +178,7 @@ function conditionHolds(ir: PolicyIR, condition: ConditionIR, call: Call, intent
   const { test, negate, subject } = condition;
   const values = valuesOf(call, condition);
   if (test.kind === "present") return (values.length > 0) === test.present;
+  if (test.kind === "truthy") return values.some((v) => v !== "") === test.truthy; // the model's leaves are strings
   if (test.kind === "intent_any") return namesKind(intent, subject) !== negate;
   if (test.kind === "granted") return intent.granted.includes(ir.classes[call.cls].capability) !== negate;
   return quantified(all, values, (value) => valueHolds(test, subject, value, intent) !== negate);

@@ -85,12 +85,13 @@ export interface ConditionIR {
 
 export type TestIR =
   | { kind: "present"; present: boolean }
+  | { kind: "truthy"; truthy: boolean }
   | { kind: "in_intent"; named: boolean }
   | { kind: "in_derived" }
   | { kind: "granted" }
   | { kind: "intent_any"; named: boolean }
   | { kind: "equals"; value: string }
-  | { kind: Exclude<TestName, "present" | "in_intent" | "in_derived" | "granted" | "intent_any" | "equals">; values: string[] };
+  | { kind: Exclude<TestName, "present" | "truthy" | "in_intent" | "in_derived" | "granted" | "intent_any" | "equals">; values: string[] };
 
 export interface IntentIR {
   negations: string[];

@@ -286,6 +286,9 @@ function lowerPredicate(subject: number, arg: string | null, predicate: Predicat
       // PRESENT tests the subject as a whole: `not` flips its operand, not a per-value flag.
       test = { kind: "present", present: given !== negate };
       negated = false;
+    } else if (name === "truthy") {
+      test = { kind: "truthy", truthy: given !== negate }; // as PRESENT
+      negated = false;
     } else if (name === "in_intent" || name === "intent_any") {
       // `named` reads the user's words more widely than `true` (docs/policy.md, intent).
       test = { kind: name, named: given === "named" };

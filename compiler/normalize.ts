@@ -21,8 +21,9 @@ export function isHostName(s: string): boolean {
   return /^[^\s/@:*?#]+$/.test(normalizeDomain(s));
 }
 
-// Scheme and host lower-cased; userinfo, port, path and query kept as given. Also applied
-// to URL globs and prefixes, whose wildcards are left alone.
+// Scheme and host lower-cased, a default port (https's 443, http's 80) dropped; userinfo, other
+// ports, path and query kept as given. Also applied to URL globs and prefixes, whose wildcards
+// are left alone.
 export function normalizeUrl(s: string): string {
   const text = s.trim();
   const schemeEnd = text.indexOf("://");
@@ -34,8 +35,13 @@ export function normalizeUrl(s: string): string {
   const tail = authorityLength < 0 ? "" : rest.slice(authorityLength);
   const at = authority.lastIndexOf("@");
   const userinfo = authority.slice(0, at + 1);
-  const host = authority.slice(at + 1);
-  return asciiLower(text.slice(0, schemeEnd)) + "://" + userinfo + asciiLower(host) + tail;
+  const scheme = asciiLower(text.slice(0, schemeEnd));
+  const defaultPort = { https: ":443", http: ":80" }[scheme];
+  let host = asciiLower(authority.slice(at + 1));
+  if (defaultPort !== undefined && host.endsWith(defaultPort)) {
+    host = host.slice(0, -defaultPort.length);
+  }
+  return scheme + "://" + userinfo + host + tail;
 }
 
 // `$HOME` and `${HOME}` at the start of a path are spelled `~`.

@@ -2,7 +2,7 @@
 // deduplicated sets. What is left for emit.ts is layout.
 import {
   EFFECT_ALLOW, EFFECT_ASK, EFFECT_BLOCK, EFFECT_WARN, FLAG_ALL, FLAG_NEGATE, INTENT_DESTINATION, INTENT_NAMED, OP_TEST_EQUALS, OP_TEST_GLOB,
-  OP_TEST_GRANTED, OP_TEST_IN, OP_TEST_IN_INTENT, OP_TEST_IN_DERIVED, OP_TEST_INTENT_ANY, OP_TEST_PRESENT, SETKIND_HASH, SETKIND_KEYS, SETKIND_LIST, SUBJ_TOOL,
+  OP_TEST_GRANTED, OP_TEST_IN, OP_TEST_IN_INTENT, OP_TEST_IN_DERIVED, OP_TEST_INTENT_ANY, OP_TEST_PRESENT, OP_TEST_TRUTHY, SETKIND_HASH, SETKIND_KEYS, SETKIND_LIST, SUBJ_TOOL,
 } from "../assembly/format";
 import { isGlob } from "./glob";
 import type { ConditionIR, PolicyIR, RuleIR } from "./ir";
@@ -137,6 +137,8 @@ function conditionTest(condition: ConditionIR, quantifier: number, pool: SetPool
   switch (test.kind) {
     case "present": // tests the subject as a whole: no quantifier, `not` already flipped it
       return { ...on(OP_TEST_PRESENT, { number: test.present ? 1 : 0 }), flags: 0 };
+    case "truthy": // as present
+      return { ...on(OP_TEST_TRUTHY, { number: test.truthy ? 1 : 0 }), flags: 0 };
     case "in_intent":
       return on(OP_TEST_IN_INTENT, { number: test.named ? INTENT_NAMED : INTENT_DESTINATION });
     case "in_derived":

@@ -2,7 +2,7 @@
 // and which tests each subject admits (docs/bytecode.md §5.1).
 import {
   OP_TEST_DOMAIN, OP_TEST_EQUALS, OP_TEST_GLOB, OP_TEST_GRANTED, OP_TEST_IN, OP_TEST_IN_INTENT, OP_TEST_IN_DERIVED, OP_TEST_INTENT_ANY, OP_TEST_PREFIX,
-  OP_TEST_PRESENT, OP_TEST_UNDER, SUBJ_ARG, SUBJ_DOMAIN, SUBJ_EMAIL, SUBJ_OBJECT, SUBJ_OPAQUE, SUBJ_PATH, SUBJ_PROGRAM,
+  OP_TEST_PRESENT, OP_TEST_TRUTHY, OP_TEST_UNDER, SUBJ_ARG, SUBJ_DOMAIN, SUBJ_EMAIL, SUBJ_OBJECT, SUBJ_OPAQUE, SUBJ_PATH, SUBJ_PROGRAM,
   SUBJ_RECIPIENT, SUBJ_TOOL, SUBJ_URL, SUBJ_WRITE,
 } from "../assembly/format";
 
@@ -19,6 +19,7 @@ export const PREDICATE_OPS = {
   granted: OP_TEST_GRANTED,
   intent_any: OP_TEST_INTENT_ANY,
   present: OP_TEST_PRESENT,
+  truthy: OP_TEST_TRUTHY,
 } as const;
 
 export type TestName = keyof typeof PREDICATE_OPS;
@@ -43,13 +44,14 @@ export function subjectOf(key: string): { subject: number; arg: string | null } 
 }
 
 // `granted` asks about the call's capability, not a value: only the tool subject takes it.
-// `intent_any` asks whether the user named any value of a target subject at all.
-const ALL_TESTS = (Object.keys(PREDICATE_OPS) as TestName[]).filter((t) => t !== "granted");
+// `intent_any` asks whether the user named any value of a target subject at all. `truthy` reads
+// an argument as Python's bool() does: only arguments take it.
+const ALL_TESTS = (Object.keys(PREDICATE_OPS) as TestName[]).filter((t) => t !== "granted" && t !== "truthy");
 const NAME_TESTS: TestName[] = ["equals", "in", "glob", "prefix", "present"];
 
 export const VALID_TESTS: Record<number, readonly TestName[]> = {
   [SUBJ_TOOL]: [...NAME_TESTS, "granted"],
-  [SUBJ_ARG]: ALL_TESTS.filter((t) => NAME_TESTS.includes(t) || t === "in_intent" || t === "in_derived"),
+  [SUBJ_ARG]: [...ALL_TESTS.filter((t) => NAME_TESTS.includes(t) || t === "in_intent" || t === "in_derived"), "truthy"],
   [SUBJ_EMAIL]: ALL_TESTS.filter((t) => t !== "under"),
   [SUBJ_DOMAIN]: ALL_TESTS.filter((t) => t !== "under"),
   [SUBJ_URL]: ALL_TESTS.filter((t) => t !== "under"),

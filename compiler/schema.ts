@@ -69,6 +69,7 @@ export interface Predicate {
   granted?: boolean;
   intent_any?: boolean | "named";
   present?: boolean;
+  truthy?: boolean;
   not?: Predicate;
 }
 
@@ -94,6 +95,10 @@ export const Predicate: z.ZodType<Predicate> = z
       .optional()
       .describe("the user's own request asked for (true) or named (named) at least one value of this kind"),
     present: z.boolean().optional().describe("the subject has a value (true) or none (false)"),
+    truthy: z
+      .boolean()
+      .optional()
+      .describe("(args.NAME only) the argument is true (true) or false (false) to Python's bool(), as Hermes reads it"),
     get not() {
       return Predicate.optional().describe("the value does not satisfy this predicate");
     },

@@ -101,7 +101,7 @@ describe("semantic errors", () => {
       "policies/x.yaml:6:15: under does not apply to email (it takes equals, in, glob, prefix, domain, in_intent, in_derived, intent_any, present, not)",
       "policies/x.yaml:7:14: domain does not apply to path (it takes equals, in, glob, prefix, under, in_intent, in_derived, intent_any, present, not)",
       "policies/x.yaml:8:17: in_intent does not apply to program (it takes equals, in, glob, prefix, present, not)",
-      "policies/x.yaml:9:23: under does not apply to args.to (it takes equals, in, glob, prefix, in_intent, in_derived, present, not)",
+      "policies/x.yaml:9:23: under does not apply to args.to (it takes equals, in, glob, prefix, in_intent, in_derived, present, truthy, not)",
     ]);
   });
 
