@@ -209,6 +209,29 @@ export function addPathPatternIn(p: usize, len: u32, base: u64, written: bool): 
   if (written) addTarget(SUBJ_WRITE | flag, spanPtr(s), spanLen(s));
 }
 
+// A directory a call reads (or writes) with everything below it (`grep -r x D`, a search at D):
+// D itself, and the pattern `D/**` of every path below, so a rule about a path inside D (a
+// credential, the fence's own state) holds maybe for the call.
+export function addTreeIn(p: usize, len: u32, base: u64, written: bool): void {
+  if (status != TARGETS_OK) return;
+  const s = resolvePath(p, len, spanPtr(base), spanLen(base));
+  if (takeOutOfMemory()) { fail(TARGETS_OOM); return; }
+  if (s == 0) return;
+  addTarget(SUBJ_PATH, spanPtr(s), spanLen(s));
+  if (written) addTarget(SUBJ_WRITE, spanPtr(s), spanLen(s));
+  const n = spanLen(s);
+  const root = n == 1 && load<u8>(spanPtr(s)) == 0x2f;
+  const tree = scratchAlloc(<usize>n + 3);
+  if (tree == 0) { fail(TARGETS_OOM); return; }
+  memory.copy(tree, spanPtr(s), n);
+  let k = n;
+  if (!root) { store<u8>(tree + k, 0x2f); k++; }
+  store<u8>(tree + k, 0x2a);
+  store<u8>(tree + k + 1, 0x2a);
+  addTarget(SUBJ_PATH | TARGET_PATTERN, tree, k + 2);
+  if (written) addTarget(SUBJ_WRITE | TARGET_PATTERN, tree, k + 2);
+}
+
 // A value of `kind` a reader could not resolve to one literal: a pattern target.
 export function addPatternTarget(kind: u32, p: usize, len: u32): void {
   addTargetCopy(kind | (isPatternText(p, len) ? TARGET_PATTERN : 0), p, len);
