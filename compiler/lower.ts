@@ -2,7 +2,7 @@
 // ("extends"), enumerates the classes, resolves selectors and normalizes constants.
 import {
   ROLE_CODE, ROLE_COMMAND, ROLE_DOMAIN, ROLE_EMAIL, ROLE_PATCH, ROLE_PATH, ROLE_RECIPIENT, ROLE_URL,
-  ROLE_TEXT, ROLE_WORKDIR, ROLE_WRITTEN, ROLE_OBJECT, ROLE_DATA, SUBJ_DOMAIN, SUBJ_EMAIL, SUBJ_OBJECT, SUBJ_PATH,
+  ROLE_TEXT, ROLE_WORKDIR, ROLE_WRITTEN, ROLE_OBJECT, ROLE_DATA, ROLE_TREE, SUBJ_DOMAIN, SUBJ_EMAIL, SUBJ_OBJECT, SUBJ_PATH,
   SUBJ_RECIPIENT, SUBJ_URL, SUBJ_WRITE,
 } from "../assembly/format";
 import type { CheckedFile } from "./check";
@@ -31,6 +31,7 @@ const ROLE_CODES: Record<RoleName, number> = {
   written: ROLE_WRITTEN,
   object: ROLE_OBJECT,
   data: ROLE_DATA,
+  tree: ROLE_TREE,
 };
 
 // The values docs/policy.md shows; a policy that says nothing about the shell still reads

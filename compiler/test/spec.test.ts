@@ -101,8 +101,10 @@ describe("docs/bytecode.md tables match assembly/format.ts", () => {
   });
 
   it("§6.7: the pattern bit of a target entry", () => {
-    const bit = Number(sectionText("### 8.1").match(/bit (\d), `TARGET_PATTERN`/)![1]);
-    expectConstant("TARGET_PATTERN", 1 << bit);
+    for (const name of ["TARGET_PATTERN", "TARGET_TREE"]) {
+      const bit = Number(sectionText("### 8.1").match(new RegExp(`bit (\\d), \`${name}\``))![1]);
+      expectConstant(name, 1 << bit);
+    }
   });
 
   it("§5.2: argument roles", () => {

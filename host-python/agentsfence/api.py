@@ -40,9 +40,12 @@ _HEAD_SIZE = _DECISION_HEAD.size
 _ENTRY_HEAD_SIZE = _SUBJECT_ENTRY.size
 # Subject names by number (docs/bytecode.md §5.1; test_api checks them against assembly/format.ts).
 SUBJECTS = ("tool", "args", "email", "domain", "url", "path", "program", "recipient", "write", "opaque", "object")
-# A target whose value is a pattern (§6.7) is named with this suffix: ("path:pattern", "/home/u/**").
+# A target whose value is a pattern (§6.7) is named with this suffix: ("path:pattern", "/home/u/**");
+# one that stands for a directory and everything below it (§6.9) with TREE_SUFFIX ("path:tree").
 PATTERN_SUFFIX = ":pattern"
+TREE_SUFFIX = ":tree"
 _PATTERN_BIT = 0x80
+_TREE_BIT = 0x40
 _DECISION_POSSIBLE = 1
 _DECISION_OPAQUE = 2
 _WARNED_ENTRY = struct.Struct("<H")
@@ -716,10 +719,14 @@ def _subject_values(record: bytes, offset: int, end: int, what: str) -> tuple[tu
     while offset < end:
         subject, length = _SUBJECT_ENTRY.unpack_from(record, offset)
         offset += _ENTRY_HEAD_SIZE
-        number = subject & ~_PATTERN_BIT
+        number = subject & ~(_PATTERN_BIT | _TREE_BIT)
         if number >= len(SUBJECTS) or offset + length > end:
             raise ValueError(f"its {what} is malformed")
-        name = SUBJECTS[number] + PATTERN_SUFFIX if subject & _PATTERN_BIT else SUBJECTS[number]
+        name = SUBJECTS[number]
+        if subject & _TREE_BIT:
+            name += TREE_SUFFIX
+        if subject & _PATTERN_BIT:
+            name += PATTERN_SUFFIX
         values.append((name, record[offset:offset + length].decode("utf-8")))
         offset += length
     return tuple(values)
