@@ -1,0 +1,232 @@
+"""The policy compiler, run inside this process: no Node.
+
+The compiler is the TypeScript of compiler/, bundled by esbuild into one file
+(`_data/compile.cjs`, the same bundle `node` runs in the repository's build). Here it runs on
+QuickJS compiled to WebAssembly (the `quickjs-rs` wheel), in the wasmtime this package already
+uses, so nothing native comes in. `_data/node-shim.js` (host-python/js/node-shim.js) stands in for
+the Node modules the bundle imports; the functions below are what it reaches the host through:
+reading and writing files, SHA-256, and, for `agentsfence test`, fence.wasm in wasmtime.
+
+The same bundle gives the same bytes under Node and here (host-python/tests/test_jsengine.py
+compiles every shipped and example policy both ways).
+"""
+from __future__ import annotations
+
+import errno as errno_names
+import hashlib
+import os
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from . import data
+from .errors import FenceError
+
+# How long one run may take, and how much memory QuickJS may hold: a policy of 10,000 rules
+# compiles in about 40 s here and needs about 200 MiB.
+TIMEOUT_SECONDS = 600.0
+MEMORY_LIMIT = 2 << 30
+STACK_LIMIT = 4 << 20
+MEMORY_CHUNK = 4096  # fence.wasm's memory is sent back to the bundle in pieces this size that changed
+
+# libuv's wording, which is what Node's fs errors say.
+_UV_MESSAGES = {
+    errno_names.ENOENT: "no such file or directory",
+    errno_names.EACCES: "permission denied",
+    errno_names.EISDIR: "illegal operation on a directory",
+    errno_names.ENOTDIR: "not a directory",
+    errno_names.ELOOP: "too many symbolic links encountered",
+    errno_names.EPERM: "operation not permitted",
+    errno_names.ENAMETOOLONG: "name too long",
+    errno_names.EROFS: "read-only file system",
+    errno_names.ENOSPC: "no space left on device",
+}
+
+
+def _fs_error(error: OSError, syscall: str, path: str) -> str:
+    code = errno_names.errorcode.get(error.errno or 0, "EIO")
+    message = _UV_MESSAGES.get(error.errno or 0, (error.strerror or str(error)).lower())
+    if error.errno == errno_names.EISDIR and syscall == "open":
+        return f"{code}: {message}, read"
+    return f"{code}: {message}, {syscall} '{path}'"
+
+
+@dataclass(frozen=True)
+class Run:
+    """What one run of the compiler's command line did."""
+
+    status: int
+    stdout: str
+    stderr: str
+
+
+class _Files:
+    """The host side of the shim: the files the bundle reads and writes."""
+
+    @staticmethod
+    def read(path: str) -> Any:
+        try:
+            with open(path, "rb") as f:
+                return f.read()
+        except OSError as error:
+            return [_fs_error(error, "open", path)]
+
+    @staticmethod
+    def read_text(path: str) -> Any:
+        answer = _Files.read(path)
+        return answer.decode("utf-8", "replace") if isinstance(answer, bytes) else answer
+
+    @staticmethod
+    def stat(path: str) -> Any:
+        try:
+            mode = os.stat(path).st_mode
+        except OSError as error:
+            return [_fs_error(error, "stat", path)]
+        import stat
+
+        return 1 if stat.S_ISREG(mode) else 2 if stat.S_ISDIR(mode) else 3
+
+    @staticmethod
+    def write(path: str, content: bytes) -> str:
+        try:
+            with open(path, "wb") as f:
+                f.write(bytes(content))
+        except OSError as error:
+            return _fs_error(error, "open", path)
+        return ""
+
+    @staticmethod
+    def decode(content: bytes, fatal: bool) -> str | None:
+        try:
+            return bytes(content).decode("utf-8", "strict" if fatal else "replace")
+        except UnicodeDecodeError:
+            return None
+
+
+class _Wasm:
+    """fence.wasm for the bundle's `WebAssembly` (policy tests): modules and instances in wasmtime,
+    each instance's memory kept in step with the bundle's mirror of it (node-shim.js)."""
+
+    def __init__(self) -> None:
+        import wasmtime
+
+        self._wasmtime = wasmtime
+        self._engine = wasmtime.Engine()
+        self._modules: list[Any] = []
+        self._instances: list[tuple[Any, Any, dict[str, Any], bytearray]] = []
+
+    def compile(self, content: bytes) -> Any:
+        try:
+            self._modules.append(self._wasmtime.Module(self._engine, bytes(content)))
+        except self._wasmtime.WasmtimeError as error:
+            return [f"WebAssembly.Module(): {error}"]
+        return len(self._modules) - 1
+
+    def instantiate(self, module_id: int, import_count: int) -> list[Any]:
+        store = self._wasmtime.Store(self._engine)
+        instance = self._wasmtime.Instance(store, self._modules[module_id], [])
+        exports = instance.exports(store)
+        memory = exports["memory"]
+        functions = {name: item for name, item in exports.items() if isinstance(item, self._wasmtime.Func)}
+        shadow = bytearray(memory.read(store, 0, memory.data_len(store)))
+        self._instances.append((store, memory, functions, shadow))
+        return [len(self._instances) - 1, list(functions), bytes(shadow)]
+
+    def call(self, instance_id: int, name: str, args: list[Any], writes: list[Any]) -> list[Any]:
+        store, memory, functions, shadow = self._instances[instance_id]
+        for i in range(0, len(writes), 2):
+            start, content = int(writes[i]), bytes(writes[i + 1])
+            memory.write(store, content, start)
+            shadow[start:start + len(content)] = content
+        error = None
+        result: Any = None
+        try:
+            result = functions[name](store, *[int(a) for a in args])
+        except self._wasmtime.Trap as trap:
+            error = f"RuntimeError: {trap.message}"
+        except self._wasmtime.WasmtimeError as fault:
+            error = str(fault)
+        now = memory.read(store, 0, memory.data_len(store))
+        changes: list[Any] | None
+        if len(now) != len(shadow):
+            shadow[:] = now
+            changes = [bytes(now)]
+        else:
+            changes = []
+            view, old = memoryview(now), memoryview(shadow)
+            for at in range(0, len(now), MEMORY_CHUNK):
+                if view[at:at + MEMORY_CHUNK] != old[at:at + MEMORY_CHUNK]:
+                    if changes and changes[-2] + len(changes[-1]) == at:  # join neighbouring chunks
+                        changes[-1] += bytes(view[at:at + MEMORY_CHUNK])
+                    else:
+                        changes += [at, bytes(view[at:at + MEMORY_CHUNK])]
+            shadow[:] = now
+            if not changes:
+                changes = None
+        return [result, changes, error]
+
+
+_bundle_lock = threading.Lock()
+_sources: tuple[str, str] | None = None
+
+
+def _read_sources() -> tuple[str, str]:
+    global _sources
+    with _bundle_lock:
+        if _sources is None:
+            try:
+                shim = data.path("node-shim.js").read_text(encoding="utf-8")
+                bundle = data.path("compile.cjs").read_text(encoding="utf-8")
+            except OSError as error:
+                raise FenceError(f"the bundled policy compiler is missing ({error.filename}); reinstall agentsfence") from error
+            if bundle.startswith("#!"):  # the bundle's `#!/usr/bin/env node` line, kept as a comment
+                bundle = "//" + bundle
+            _sources = shim, bundle
+        return _sources
+
+
+def run(argv: list[str], *, timeout: float = TIMEOUT_SECONDS) -> Run:
+    """Runs the compiler's command line (compiler/cli.ts: compile, check, test) with `argv`, as
+    `node compile.cjs ARGV...` would, and returns its exit status and output."""
+    shim, bundle = _read_sources()
+    try:
+        from quickjs_rs import JSError, QuickJSError, Runtime
+    except ImportError as error:
+        raise FenceError(f"the policy compiler needs the quickjs-rs package ({error}); reinstall agentsfence") from error
+    wasm = _Wasm()
+    directory = str(data.DATA_DIR)
+    try:
+        with Runtime(memory_limit=MEMORY_LIMIT, stack_limit=STACK_LIMIT) as runtime, runtime.new_context(timeout=timeout) as ctx:
+            functions = {
+                "__afRead": _Files.read, "__afReadText": _Files.read_text, "__afStat": _Files.stat,
+                "__afWrite": _Files.write, "__afDecode": _Files.decode,
+                "__afSha256": lambda content: hashlib.sha256(bytes(content)).digest(),
+                "__afCwd": os.getcwd,
+                "__afWasmCompile": wasm.compile, "__afWasmInstantiate": wasm.instantiate, "__afWasmCall": wasm.call,
+            }
+            for name, function in functions.items():
+                ctx.register(name, function, is_async=False)
+            ctx.eval(shim, filename="node-shim.js")
+            ctx.globals["__afArgv"] = list(argv)
+            ctx.eval("__afArgs(__afArgv)")
+            try:
+                ctx.eval(f"(function (module, exports, __filename, __dirname) {{{bundle}\n}})"
+                         f"({{exports: {{}}}}, {{}}, {_js_string(directory + '/compile.cjs')}, {_js_string(directory)})",
+                         filename="compile.cjs")
+                crashed = ""
+            except JSError as error:
+                crashed = f"the policy compiler failed: {error.name}: {error.message}\n{error.stack or ''}"
+            stdout = ctx.eval("__afOutput.stdout.join('')")
+            stderr = ctx.eval("__afOutput.stderr.join('')")
+            status = ctx.eval("process.exitCode === undefined ? 0 : Number(process.exitCode)")
+    except QuickJSError as error:
+        raise FenceError(f"the policy compiler could not run: {type(error).__name__}: {error}") from error
+    if crashed:
+        return Run(1, stdout, stderr + crashed)
+    return Run(int(status), stdout, stderr)
+
+
+def _js_string(text: str) -> str:
+    import json
+
+    return json.dumps(text)
