@@ -53,46 +53,84 @@ def _fs_error(error: OSError, syscall: str, path: str) -> str:
 
 @dataclass(frozen=True)
 class Run:
-    """What one run of the compiler's command line did."""
+    """What one run of the compiler's command line did. `files`: every path it read or looked
+    at, absolute, with what it found: the SHA-256 of the bytes read, else `absent`,
+    `directory` or `other` (so a cache of its output can tell when any of them changed)."""
 
     status: int
     stdout: str
     stderr: str
+    files: tuple[tuple[str, str], ...] = ()
+
+
+def fingerprint(path: str) -> str:
+    """What the compiler would find at `path`, in the form of Run.files."""
+    import stat
+
+    try:
+        with open(path, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest()
+    except IsADirectoryError:
+        return "directory"
+    except FileNotFoundError:
+        return "absent"
+    except OSError:
+        try:
+            mode = os.stat(path).st_mode
+        except OSError:
+            return "absent"
+        return "directory" if stat.S_ISDIR(mode) else "other"
 
 
 class _Files:
-    """The host side of the shim: the files the bundle reads and writes."""
+    """The host side of the shim: the files the bundle reads and writes, and what it found."""
 
-    @staticmethod
-    def read(path: str) -> Any:
+    def __init__(self) -> None:
+        self.touched: dict[str, str] = {}
+        self.written: set[str] = set()
+
+    def _note(self, path: str, found: str, read: bool) -> None:
+        key = os.path.abspath(path)
+        if key not in self.written and (read or key not in self.touched):
+            self.touched[key] = found
+
+    def read(self, path: str) -> Any:
         try:
             with open(path, "rb") as f:
-                return f.read()
+                content = f.read()
         except OSError as error:
+            self._note(path, "directory" if error.errno == errno_names.EISDIR else "absent", True)
             return [_fs_error(error, "open", path)]
+        self._note(path, hashlib.sha256(content).hexdigest(), True)
+        return content
 
-    @staticmethod
-    def read_text(path: str) -> Any:
-        answer = _Files.read(path)
+    def read_text(self, path: str) -> Any:
+        answer = self.read(path)
         return answer.decode("utf-8", "replace") if isinstance(answer, bytes) else answer
 
-    @staticmethod
-    def stat(path: str) -> Any:
+    def stat(self, path: str) -> Any:
+        import stat
+
         try:
             mode = os.stat(path).st_mode
         except OSError as error:
+            self._note(path, "absent", False)
             return [_fs_error(error, "stat", path)]
-        import stat
+        kind = 1 if stat.S_ISREG(mode) else 2 if stat.S_ISDIR(mode) else 3
+        if kind != 1:
+            self._note(path, "directory" if kind == 2 else "other", False)
+        elif os.path.abspath(path) not in self.touched:
+            self._note(path, fingerprint(path), False)
+        return kind
 
-        return 1 if stat.S_ISREG(mode) else 2 if stat.S_ISDIR(mode) else 3
-
-    @staticmethod
-    def write(path: str, content: bytes) -> str:
+    def write(self, path: str, content: bytes) -> str:
         try:
             with open(path, "wb") as f:
                 f.write(bytes(content))
         except OSError as error:
             return _fs_error(error, "open", path)
+        self.written.add(os.path.abspath(path))
+        self.touched.pop(os.path.abspath(path), None)
         return ""
 
     @staticmethod
@@ -194,12 +232,13 @@ def run(argv: list[str], *, timeout: float = TIMEOUT_SECONDS) -> Run:
     except ImportError as error:
         raise FenceError(f"the policy compiler needs the quickjs-rs package ({error}); reinstall agentsfence") from error
     wasm = _Wasm()
+    files = _Files()
     directory = str(data.DATA_DIR)
     try:
         with Runtime(memory_limit=MEMORY_LIMIT, stack_limit=STACK_LIMIT) as runtime, runtime.new_context(timeout=timeout) as ctx:
             functions = {
-                "__afRead": _Files.read, "__afReadText": _Files.read_text, "__afStat": _Files.stat,
-                "__afWrite": _Files.write, "__afDecode": _Files.decode,
+                "__afRead": files.read, "__afReadText": files.read_text, "__afStat": files.stat,
+                "__afWrite": files.write, "__afDecode": files.decode,
                 "__afSha256": lambda content: hashlib.sha256(bytes(content)).digest(),
                 "__afCwd": os.getcwd,
                 "__afWasmCompile": wasm.compile, "__afWasmInstantiate": wasm.instantiate, "__afWasmCall": wasm.call,
@@ -221,9 +260,16 @@ def run(argv: list[str], *, timeout: float = TIMEOUT_SECONDS) -> Run:
             status = ctx.eval("process.exitCode === undefined ? 0 : Number(process.exitCode)")
     except QuickJSError as error:
         raise FenceError(f"the policy compiler could not run: {type(error).__name__}: {error}") from error
+    touched = tuple(sorted(files.touched.items()))
     if crashed:
-        return Run(1, stdout, stderr + crashed)
-    return Run(int(status), stdout, stderr)
+        return Run(1, stdout, stderr + crashed, touched)
+    return Run(int(status), stdout, stderr, touched)
+
+
+def compiler_digest() -> str:
+    """The compiler bundle and its shim, as one digest: a cache of compiled policies is valid for these."""
+    shim, bundle = _read_sources()
+    return hashlib.sha256(hashlib.sha256(shim.encode()).digest() + hashlib.sha256(bundle.encode()).digest()).hexdigest()
 
 
 def _js_string(text: str) -> str:
