@@ -125,8 +125,8 @@ def register(ctx: Any, **kwargs: Any) -> None:
     plugin.order_hooks(ctx)
     if installed.error is not None:
         logger.error("AgentsFence: every tool call will be blocked until the policy compiles: %s", installed.error)
-    logger.info("AgentsFence active (%s): policy %s (%s) from %s, fence.wasm: %s", settings.mode, fence.policy_name,
-                fence.policy_hash[:12], installed.origin, fence.module_source)
+    logger.info("AgentsFence active: policy %s (%s) from %s, mode %s, fence.wasm: %s", fence.policy_name,
+                fence.policy_hash[:12], installed.origin, settings.mode, fence.module_source)
 
 
 def start_fence(policy_files: PolicyFiles) -> tuple[Fence, Installed]:
