@@ -11,6 +11,7 @@ from typing import Any
 
 from .api import Intent, TraceStep
 from .audit import add_cli as add_audit
+from .report import add_cli as add_report
 from .errors import FenceError
 
 EXIT_ALLOW = 0
@@ -298,7 +299,7 @@ def _add_dojo(commands: argparse._SubParsersAction) -> None:
 # One function per command, in the order `agentsfence --help` lists them. A new command adds
 # its own `_add_*` here (audit: host-python/agentsfence/audit.py).
 COMMANDS = [_add_compile, _add_check, _add_test, _add_explain, _add_decide, _add_disasm, _add_hook,
-            _add_bench, _add_dojo, add_audit]
+            _add_bench, _add_dojo, add_audit, add_report]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -70,7 +70,7 @@ def test_a_corrupt_policy_is_an_error_not_a_trace(tmp_path):
     assert done.returncode == EXIT_ERROR and done.stderr.startswith("agentsfence: policy rejected") and "Traceback" not in done.stderr
 
 
-COMMANDS = ("compile", "check", "test", "explain", "decide", "disasm", "hook", "bench", "dojo")
+COMMANDS = ("compile", "check", "test", "explain", "decide", "disasm", "hook", "bench", "dojo", "audit", "report")
 
 
 def test_usage_errors_and_help():
