@@ -206,6 +206,51 @@ class _Wasm:
 
 _bundle_lock = threading.Lock()
 _sources: tuple[str, str] | None = None
+_primed = False
+
+
+def _prime_quickjs() -> None:
+    """quickjs-rs compiles its 740 KB QuickJS module with Cranelift in every process (0.5 to 1.5
+    s here); this keeps the compiled module in the package's module cache (engine.py: a private
+    directory, entries named by their digest) and hands it to quickjs-rs, whose shared artifact
+    it fills the way quickjs-rs itself would (quickjs-rs 0.2.6: `_wasmtime._SHARED_ARTIFACTS`).
+    Anything unexpected leaves it to quickjs-rs to compile, as without the cache."""
+    global _primed
+    with _bundle_lock:
+        if _primed:
+            return
+        _primed = True
+    try:
+        import json
+
+        import wasmtime
+        from quickjs_rs import _engine as qjs_engine
+        from quickjs_rs import _wasmtime as qjs_shared
+
+        from .engine import _private_dir, _read_cached, _write_cached, default_cache_dir, host_target, wasmtime_version
+
+        if "quickjs" in qjs_shared._SHARED_ARTIFACTS:
+            return
+        guest = qjs_engine._read_guest_wasm()
+        directory = _private_dir(default_cache_dir())
+        if directory is None:
+            return
+        identity = {"wasmtime": wasmtime_version(), "target": host_target() + "+native", "engine": "quickjs-rs default",
+                    "quickjs_wasm_sha256": hashlib.sha256(guest).hexdigest()}
+        key = hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()
+        engine = qjs_shared.shared_wasmtime_engine()
+        module = _read_cached(engine, directory, key)
+        if module is None:
+            module = wasmtime.Module(engine, guest)
+            _write_cached(directory, key, bytes(module.serialize()))
+        artifact = qjs_shared.SharedWasmArtifact(module=module, linker=qjs_engine._build_shared_linker(engine),
+                                                 build_id=hashlib.sha256(guest).digest())
+        with qjs_shared._SHARED_ARTIFACTS_LOCK:
+            qjs_shared._SHARED_ARTIFACTS.setdefault("quickjs", artifact)
+    except Exception as error:  # quickjs-rs compiles its module itself
+        import logging
+
+        logging.getLogger("agentsfence").debug("AgentsFence: QuickJS's module is not cached (%s)", error)
 
 
 def _read_sources() -> tuple[str, str]:
@@ -231,6 +276,7 @@ def run(argv: list[str], *, timeout: float = TIMEOUT_SECONDS) -> Run:
         from quickjs_rs import JSError, QuickJSError, Runtime
     except ImportError as error:
         raise FenceError(f"the policy compiler needs the quickjs-rs package ({error}); reinstall agentsfence") from error
+    _prime_quickjs()
     wasm = _Wasm()
     files = _Files()
     directory = str(data.DATA_DIR)
