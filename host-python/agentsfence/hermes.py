@@ -66,6 +66,9 @@ logger = logging.getLogger("agentsfence")
 Directive = dict[str, str] | None
 RECENT_DECISIONS = 8  # how many /fence shows
 NOT_RUN = frozenset({"blocked", "cancelled", "timeout"})  # post_tool_call statuses of a call that did not run
+# Decisions that are faults, not the policy's: they block in observe mode too (docs/bytecode.md §8.1).
+FAULTS = frozenset({"engine_fault", "host_error", "unknown_session", "unknown_task", "no_policy", "out_of_memory",
+                    "bad_arguments", "limit_exceeded", "policy_error"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -321,12 +324,12 @@ class HermesFence:
             if self.policy_error is not None:
                 refused = self._host_decision(tool_name, "policy_error", f"the installed policy cannot be used, so every "
                                               f"call is blocked until it can: {self.policy_error}")
-                self.audit.decision(session_id or task_id, tool_name, tool_call_id, args, refused, 0.0, self.settings.mode)
+                self.audit.decision(session_id or task_id, tool_name, tool_call_id, args, refused, 0.0)
                 return block(refused.message)
             if not tool_call_id and self.settings.no_tool_call_id == "block":
                 refused = self._host_decision(tool_name, "no_tool_call_id", "the call has no tool_call_id, and this fence is "
                                               "set to block such calls (no_tool_call_id: block)")
-                self.audit.decision(session_id or task_id, tool_name, tool_call_id, args, refused, 0.0, self.settings.mode)
+                self.audit.decision(session_id or task_id, tool_name, tool_call_id, args, refused, 0.0)
                 return block(refused.message)
             started = time.perf_counter_ns()
             if self.settings.plugin_conflicts == "strict":
@@ -334,8 +337,10 @@ class HermesFence:
             else:
                 session, decision, arguments_json = self._decide(tool_name, args, task_id, session_id)
             elapsed_us = (time.perf_counter_ns() - started) / 1000
+            observing = self._observe and decision.reason not in FAULTS
             try:
-                self.audit.decision(session_id or task_id, tool_name, tool_call_id, args, decision, elapsed_us, self.settings.mode)
+                self.audit.decision(session_id or task_id, tool_name, tool_call_id, args, decision, elapsed_us,
+                                    "observe" if observing else "enforce")
             except Exception:
                 # A decision that cannot be recorded is not acted on: the error blocks (see _fault),
                 # so a unit it reserved is free again.
@@ -349,10 +354,10 @@ class HermesFence:
                     if recent is None:  # not setdefault: that would build a deque every call
                         recent = self._recent[session.id] = deque(maxlen=RECENT_DECISIONS)
                     recent.append(decision.message)
-                if tool_call_id and (kind != "block" or self._observe):
+                if tool_call_id and (kind != "block" or observing):
                     # compared in post_tool_call: did the call run with what was decided?
                     self._decided_args[tool_call_id] = arguments_json
-            if self._observe:
+            if observing:
                 # Decided and recorded (its record says what enforce would have done), not acted on.
                 if decision.reservation and session is not None:
                     call_ref = call_reference(tool_call_id, session_id or task_id, tool_name, arguments_json)

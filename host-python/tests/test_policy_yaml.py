@@ -251,3 +251,13 @@ def test_the_cache_key_covers_every_source_and_the_compiler(tmp_path):
     files = [("/a.yaml", "1" * 64), ("/b.yaml", "absent")]
     assert key("c", files) == key("c", list(reversed(files)))
     assert key("c", files) != key("d", files) != key("c", files[:1])
+
+
+def test_observe_mode_still_blocks_a_fault(hermes_home, monkeypatch):
+    (hermes_home / "config.yaml").write_text("plugins:\n  enabled: [agentsfence]\nagentsfence: {mode: observe}\n")
+    load(hermes_home, monkeypatch)
+    # A nested call whose task belongs to no conversation: nothing says what the user asked for.
+    blocked = call("read_file", {"path": "notes.txt"}, session_id="", task_id="a-task-nobody-started")
+    assert "belongs to no conversation" in blocked["error"]
+    (record,) = [r for r in records(hermes_home) if r["event"] == "decision"]
+    assert record["reason"] == "unknown_task" and "mode" not in record
