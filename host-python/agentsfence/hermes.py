@@ -792,6 +792,11 @@ class HermesFence:
             recent = list(self._recent.get(session_id, ()))
             fault = self._faults.get(session_id)
         lines = [f"AgentsFence, session {session_id} (policy {self.fence.policy_name}, {self.fence.policy_hash[:12]})"]
+        if self.policy_error is not None:
+            lines.append(f"Every call is blocked: {self.policy_error}")
+        if self._observe:
+            lines.append("Observe mode: every call is decided and recorded, none is blocked or asked about "
+                         "(agentsfence report lists what enforce would have done)")
         if fault is not None:
             lines.append(f"Every call is blocked: {fault}")
         if record is not None and record.messages:
