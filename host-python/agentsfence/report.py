@@ -93,7 +93,7 @@ class Report:
     faults: Counter[str] = field(default_factory=Counter)
     args_changed: int = 0
     sessions: set[str] = field(default_factory=set)
-    timeline: list[tuple[float, str]] = field(default_factory=list)  # (time, kind) of each decision
+    timeline: list[tuple[float, str, bool]] = field(default_factory=list)  # (time, kind, observed) of each decision
     chain: dict[str, Any] = field(default_factory=dict)
 
     # ---- reading ----
@@ -131,7 +131,7 @@ class Report:
         self.tools[tool][kind] += 1
         self.rules[(rule or "(a default)", kind)] += 1
         self.reasons[(reason, kind)] += 1
-        self.timeline.append((moment, kind))
+        self.timeline.append((moment, kind, mode == "observe"))
         if mode == "observe" and kind != "allow":
             self.observed[(kind, tool, rule or reason)] += 1
         for warned in record.get("warned") or ():
@@ -274,21 +274,22 @@ class Report:
         """Decisions over time as stacked bars (allow, ask, block) in inline SVG."""
         if not self.timeline:
             return "<p>No decisions in this period.</p>"
-        start = self.since if self.since is not None else min(t for t, _ in self.timeline)
-        end = self.until if self.until is not None else max(t for t, _ in self.timeline)
+        start = self.since if self.since is not None else min(t for t, _, _ in self.timeline)
+        end = self.until if self.until is not None else max(t for t, _, _ in self.timeline)
         span = max(end - start, 1.0)
         bucket = next((b for b in BUCKETS if span / b <= 60), BUCKETS[-1])
         origin = start - start % bucket
         count = int((end - origin) // bucket) + 1
         bars = [Counter() for _ in range(count)]
-        for moment, kind in self.timeline:
-            bars[min(count - 1, max(0, int((moment - origin) // bucket)))][kind] += 1
+        for moment, kind, observed in self.timeline:
+            bars[min(count - 1, max(0, int((moment - origin) // bucket)))][(kind, observed)] += 1
         most = max(sum(b.values()) for b in bars) or 1
         tick = -(-most // 4)  # whole calls per grid line
         top = tick * 4
         same_day = _short_time(origin)[:10] == _short_time(origin + (count - 1) * bucket)[:10]
         left, bottom, plot_w, plot_h = 50, 40, width - 100, height - 70
         step = plot_w / count
+        bar_w = min(max(step * 0.8, 1.0), 48.0)
         out = [f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height}' viewBox='0 0 {width} {height}' "
                "role='img' aria-label='decisions over time' font-family='sans-serif' font-size='11'>"]
         for i in range(5):  # the scale
@@ -300,14 +301,17 @@ class Report:
             y = height - bottom
             x = left + index * step
             for kind in KINDS:
-                n = bar.get(kind, 0)
-                if not n:
-                    continue
-                h = plot_h * n / top
-                y -= h
-                label = html.escape(f"{_short_time(origin + index * bucket)}: {n} {kind}")
-                out.append(f"<rect x='{x + step * 0.1:.1f}' y='{y:.1f}' width='{max(step * 0.8, 1):.1f}' height='{h:.1f}' "
-                           f"fill='{COLOURS[kind]}'><title>{label}</title></rect>")
+                for observed in (False, True):
+                    n = bar.get((kind, observed), 0)
+                    if not n:
+                        continue
+                    h = plot_h * n / top
+                    y -= h
+                    label = html.escape(f"{_short_time(origin + index * bucket)}: {n} {kind}"
+                                        + (" in observe mode (not acted on)" if observed else ""))
+                    paler = " fill-opacity='0.4'" if observed else ""
+                    out.append(f"<rect x='{x + (step - bar_w) / 2:.1f}' y='{y:.1f}' width='{bar_w:.1f}' height='{h:.1f}' "
+                               f"fill='{COLOURS.get(kind, '#777')}'{paler}><title>{label}</title></rect>")
         for index in range(0, count, max(1, -(-count // 6))):  # time labels
             x = left + index * step + step / 2
             label = _short_time(origin + index * bucket)
@@ -316,7 +320,8 @@ class Report:
         for i, kind in enumerate(KINDS):  # the legend
             out.append(f"<rect x='{left + i * 80}' y='{height - 14}' width='10' height='10' fill='{COLOURS[kind]}'/>"
                        f"<text x='{left + i * 80 + 14}' y='{height - 5}'>{kind}</text>")
-        out.append(f"<text x='{left + 260}' y='{height - 5}'>each bar: {_bucket_words(bucket)}</text></svg>")
+        note = "; paler: observe mode, not acted on" if any(observed for _, _, observed in self.timeline) else ""
+        out.append(f"<text x='{left + 260}' y='{height - 5}'>each bar: {_bucket_words(bucket)}{note}</text></svg>")
         return "".join(out)
 
 
