@@ -3,6 +3,7 @@
 #   make test   every test
 #   make bench  the fence beside its peers (bench/run.py; not a test)
 #   make fuzz   the fuzzers and the differential test, long (FUZZ_RUNS cases per property)
+#   make wheel  the package a user installs: build/wheel/agentsfence-VERSION-py3-none-any.whl
 # Both install what they need first (npm ci, the build, a venv with the package and Hermes);
 # `make test` also installs Debian's Chromium for the playground's browser test.
 
@@ -11,12 +12,15 @@ PY := $(VENV)/bin/python
 NODE_STAMP := node_modules/.package-lock.json
 VENV_STAMP := $(VENV)/.installed
 
-.PHONY: demo test build setup bench chromium fuzz
+WHEEL_DIR := build/wheel
+
+.PHONY: demo test build setup bench chromium fuzz wheel
 
 demo: setup
 	$(PY) tests/e2e/demo.py
 
-test: setup chromium
+# tests/e2e/test_wheel.py installs the wheel into a clean virtualenv with no Node on its PATH.
+test: setup chromium wheel
 	npm run --silent typecheck
 	npx vitest run
 	npm run --silent test:as
@@ -36,6 +40,13 @@ bench: setup
 	$(PY) bench/run.py
 
 setup: $(NODE_STAMP) $(VENV_STAMP) build
+
+# The wheel holds fence.wasm, the compiled shipped policies and the compiler bundle: built after `build`.
+wheel: setup
+	rm -rf $(WHEEL_DIR) host-python/build
+	$(PY) -m pip wheel --quiet --no-deps --wheel-dir $(WHEEL_DIR) ./host-python
+	rm -rf host-python/build
+	@ls -l $(WHEEL_DIR)/*.whl
 
 chromium:
 	scripts/install-chromium.sh

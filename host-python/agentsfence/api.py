@@ -384,6 +384,23 @@ class Fence:
                 except EngineFault as fault:
                     self._recover(fault)
 
+    def install(self, policy: bytes | str | os.PathLike[str] | None) -> None:
+        """Puts another policy in place (None: the shipped default), keeping every session: its
+        messages, narrowings and budget counts are given to an evaluator with the new policy
+        (calls still under way count as made, as after a trap). A policy the evaluator rejects
+        raises FenceError and leaves the old one in place."""
+        bytecode = _policy_bytes(policy)
+        with self._lock:
+            previous = self._policy, self.policy_name, self.policy_hash
+            self._policy = bytecode
+            try:
+                self._rebuild()
+            except (EngineFault, FenceError) as error:
+                self._policy, self.policy_name, self.policy_hash = previous
+                raise FenceError(str(error)) from error
+            finally:
+                self._decisions.clear()
+
     def decide(self, tool_name: str, args: dict[str, Any], cwd: str | None = None) -> Decision:
         """Decides with an empty intent (handle 0): for calls that belong to no known session."""
         return self._decide(None, tool_name, encode_call(tool_name, args), cwd)
@@ -496,7 +513,7 @@ class Fence:
         reservations are counted as spent: the calls may have run, and their ids mean nothing to
         the new instance. A session whose counters cannot be read blocks every call."""
         spent = {name: self._spent_in_old(session) for name, session in self._sessions.items()}
-        wasm, _, _ = self._instantiate()
+        wasm, self.policy_name, self.policy_hash = self._instantiate()
         for lengths, payload in self._described.values():
             wasm.invoke("describe", lengths, payload)
         for name, session in self._sessions.items():

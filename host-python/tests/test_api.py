@@ -214,7 +214,7 @@ def test_a_policy_given_as_bytes_or_as_a_path(tmp_path):
     assert Fence(path).policy_name == "hermes-defaults"
 
 
-def test_a_yaml_policy_compiles_with_node(tmp_path):
+def test_a_yaml_policy_compiles_in_process(tmp_path):
     policy = tmp_path / "mine.yaml"
     policy.write_text("version: 1\nname: mine\nextends: [defaults]\nrules:\n"
                       "  - {id: no-terminal, effect: block, tool: [terminal]}\n")
@@ -230,12 +230,11 @@ def test_a_yaml_policy_with_an_error_names_it(tmp_path):
         Fence(policy)
 
 
-def test_yaml_without_node_says_what_to_do(tmp_path, monkeypatch):
+def test_yaml_compiles_with_no_node_on_path(tmp_path, monkeypatch):
     policy = tmp_path / "mine.yaml"
-    policy.write_text("version: 1\n")
+    policy.write_text("version: 1\nname: bare\n")
     monkeypatch.setenv("PATH", str(tmp_path))
-    with pytest.raises(FenceError, match="agentsfence compile"):
-        Fence(policy)
+    assert Fence(policy).policy_name == "bare"
 
 
 def test_a_corrupt_policy_is_rejected_with_the_evaluators_reason():

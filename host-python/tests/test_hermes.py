@@ -442,6 +442,13 @@ def test_a_gateway_answer_is_recorded_from_post_approval_response(manager, monke
         assert "error" not in call("write_file", OTHER) and len(shown) == 1
         assert [(a.choice, a.scope) for a in fence_plugin(manager).approvals.history[SESSION]] == [("always", "session")]
         assert ask_directive(manager, OTHER) is None
+        # On the record, and in the report.
+        from agentsfence.report import build
+
+        log = Path(manager_home()) / "agentsfence" / "audit.jsonl"
+        answers = [json.loads(line) for line in log.read_text().splitlines() if '"event":"approval"' in line]
+        assert [(r["tool"], r["choice"], r["granted"]) for r in answers] == [("write_file", "always", "session")]
+        assert build(log).as_json()["approvals"] == [{"choice": "always", "granted": "session", "answers": 1}]
     finally:
         approval.unregister_gateway_notify(gateway_key)
         approval.reset_current_session_key(token)
