@@ -22,6 +22,7 @@ is /dev/null, and a run is killed after TIMEOUT seconds.
 """
 from __future__ import annotations
 
+import atexit
 import errno
 import os
 import posixpath
@@ -161,6 +162,7 @@ def template() -> Path:
     if _TEMPLATE is not None and _TEMPLATE.is_dir():
         return _TEMPLATE
     root = Path(tempfile.mkdtemp(prefix="bashdiff-template-"))
+    atexit.register(shutil.rmtree, root, True)
     for base, files in ((root / "home", HOME_FILES), (root / "root", ROOT_FILES)):
         for relative, (content, mode) in files.items():
             path = base / relative
@@ -522,7 +524,13 @@ def parse(raw: dict[int, list[str]], command: str = "") -> list[Effect]:
     state: dict[int, list[tuple[str, str]]] = {}  # pid -> (cwd, program) after each of its calls
 
     effects: list[Effect] = []
+    made_dirs: set[str] = set()
     excl_created: set[str] = set()
+
+    def is_directory(path: str) -> bool:
+        """A directory of the fake file system or one the command made: opening it reads no file."""
+        return path in made_dirs or _template_is_dir(path)
+
     removed: set[str] = set()
     renamed: dict[str, str] = {}
 
@@ -550,10 +558,15 @@ def parse(raw: dict[int, list[str]], command: str = "") -> list[Effect]:
             history.append((cwd, program))
         state[pid] = history
 
-    def write(path: str, how: str, program: str, ok: bool, resolved: str | None = None) -> None:
+    def write(path: str, how: str, program: str, call: _Call, resolved: str | None = None) -> None:
         if _QUIET_WRITES.match(path) or (resolved and _QUIET_WRITES.match(resolved)):
             return
-        effects.append(Effect("write", path, how, program, ok))
+        if not call.ok and (_errno(call) == "EEXIST" or (
+                _errno(call) == "ENOENT" and how.startswith(("unlink", "rmdir", "rename", "chmod", "chown")))):
+            return  # `mkdir -p` on each directory above, a clean-up of what is not there: nothing changed
+        if how.startswith("mkdir") and call.ok:
+            made_dirs.add(path)
+        effects.append(Effect("write", path, how, program, call.ok))
 
     def visit(pid: int, call: _Call, cwd: str, program: str, skip_exec: bool) -> tuple[str, str]:
         name, a = call.name, call.args
@@ -588,11 +601,11 @@ def parse(raw: dict[int, list[str]], command: str = "") -> list[Effect]:
             if writes:
                 how = "+".join(f[2:].lower() for f in ("O_CREAT", "O_TRUNC", "O_APPEND", "O_RDWR", "O_WRONLY")
                                if f in flags)
-                write(path, f"open {how}", program, call.ok, resolved)
+                write(path, f"open {how}", program, call, resolved)
                 if "O_EXCL" in flags and call.ok:
                     excl_created.add(path)
             if call.ok and "O_DIRECTORY" not in flags and not (resolved or "").startswith(("socket:", "pipe:")):
-                if not writes or "O_RDWR" in flags:
+                if (not writes or "O_RDWR" in flags) and not is_directory(resolved or path):
                     names = {path, resolved or path}
                     if any(_is_credential(n) for n in names):
                         effects.append(Effect("read", path, "" if resolved in (None, path) else f"-> {resolved}",
@@ -600,13 +613,13 @@ def parse(raw: dict[int, list[str]], command: str = "") -> list[Effect]:
             return cwd, program
         if name in ("unlink", "rmdir"):
             path = _join(cwd, unquote(a[0]))
-            write(path, name, program, call.ok)
+            write(path, name, program, call)
             if call.ok:
                 removed.add(path)
             return cwd, program
         if name == "unlinkat":
             path = _join(_dir_of(a[0], cwd), unquote(a[1]))
-            write(path, "rmdir" if "AT_REMOVEDIR" in (a[2] if len(a) > 2 else "") else "unlink", program, call.ok)
+            write(path, "rmdir" if "AT_REMOVEDIR" in (a[2] if len(a) > 2 else "") else "unlink", program, call)
             if call.ok:
                 removed.add(path)
             return cwd, program
@@ -615,38 +628,38 @@ def parse(raw: dict[int, list[str]], command: str = "") -> list[Effect]:
                 old, new = _join(cwd, unquote(a[0])), _join(cwd, unquote(a[1]))
             else:
                 old, new = _join(_dir_of(a[0], cwd), unquote(a[1])), _join(_dir_of(a[2], cwd), unquote(a[3]))
-            write(old, f"rename to {new}", program, call.ok)
-            write(new, f"rename from {old}", program, call.ok)
+            write(old, f"rename to {new}", program, call)
+            write(new, f"rename from {old}", program, call)
             if call.ok:
                 renamed[old] = new
             return cwd, program
         if name in ("mkdir", "mknod"):
-            write(_join(cwd, unquote(a[0])), name, program, call.ok)
+            write(_join(cwd, unquote(a[0])), name, program, call)
             return cwd, program
         if name in ("mkdirat", "mknodat"):
-            write(_join(_dir_of(a[0], cwd), unquote(a[1])), name[:-2], program, call.ok)
+            write(_join(_dir_of(a[0], cwd), unquote(a[1])), name[:-2], program, call)
             return cwd, program
         if name == "symlink":
-            write(_join(cwd, unquote(a[1])), f"symlink to {unquote(a[0])}", program, call.ok)
+            write(_join(cwd, unquote(a[1])), f"symlink to {unquote(a[0])}", program, call)
             return cwd, program
         if name == "symlinkat":
-            write(_join(_dir_of(a[1], cwd), unquote(a[2])), f"symlink to {unquote(a[0])}", program, call.ok)
+            write(_join(_dir_of(a[1], cwd), unquote(a[2])), f"symlink to {unquote(a[0])}", program, call)
             return cwd, program
         if name == "link":
-            write(_join(cwd, unquote(a[1])), f"link to {_join(cwd, unquote(a[0]))}", program, call.ok)
+            write(_join(cwd, unquote(a[1])), f"link to {_join(cwd, unquote(a[0]))}", program, call)
             return cwd, program
         if name == "linkat":
             source = _join(_dir_of(a[0], cwd), unquote(a[1]))
-            write(_join(_dir_of(a[2], cwd), unquote(a[3])), f"link to {source}", program, call.ok)
+            write(_join(_dir_of(a[2], cwd), unquote(a[3])), f"link to {source}", program, call)
             return cwd, program
         if name == "truncate":
-            write(_join(cwd, unquote(a[0])), "truncate", program, call.ok)
+            write(_join(cwd, unquote(a[0])), "truncate", program, call)
             return cwd, program
         if name in ("chmod", "chown", "lchown"):
-            write(_join(cwd, unquote(a[0])), name, program, call.ok)
+            write(_join(cwd, unquote(a[0])), name, program, call)
             return cwd, program
         if name in ("fchmodat", "fchownat"):
-            write(_join(_dir_of(a[0], cwd), unquote(a[1])), name[1:-2], program, call.ok)
+            write(_join(_dir_of(a[0], cwd), unquote(a[1])), name[1:-2], program, call)
             return cwd, program
         if name in ("connect", "bind", "sendto", "sendmsg", "sendmmsg"):
             effects.extend(_network(call, program))
@@ -706,6 +719,16 @@ def _network(call: _Call, program: str) -> list[Effect]:
 def _errno(call: _Call) -> str:
     m = _ERRNO.match(call.rest)
     return m.group(1) if m else ""
+
+
+def _template_is_dir(path: str) -> bool:
+    if _TEMPLATE is None:
+        return False
+    if path == HOME or path.startswith(HOME + "/"):
+        return (_TEMPLATE / "home" / path[len(HOME) + 1:]).is_dir()
+    if path == "/tmp" or path.startswith("/tmp/"):
+        return (_TEMPLATE / "root" / path[1:]).is_dir()
+    return os.path.isdir(path) and path.startswith(("/usr", "/etc"))
 
 
 def _is_credential(path: str) -> bool:

@@ -56,7 +56,7 @@ def test_decoy_hosts_are_named_and_other_names_are_seen_in_their_query():
 
 def test_every_kind_of_write_is_seen():
     result = run("mkdir d && touch d/a && mv d/a d/b && ln -s b d/c && ln d/b d/h && chmod 600 d/b && "
-                 "truncate -s 0 d/h && rm d/c && : >> notes.txt && rmdir /home/user/project/nonexistent")
+                 "truncate -s 0 d/h && rm d/c && : >> notes.txt && mkdir e && rmdir /home/user/project/e")
     writes = {(e.value, e.detail.split(" ")[0]) for e in result.of("write")}
     assert writes >= {
         ("/home/user/project/d", "mkdir"), ("/home/user/project/d/a", "open"),
@@ -64,8 +64,13 @@ def test_every_kind_of_write_is_seen():
         ("/home/user/project/d/c", "symlink"), ("/home/user/project/d/h", "link"),
         ("/home/user/project/d/b", "chmod"), ("/home/user/project/d/h", "open"),
         ("/home/user/project/d/c", "unlink"), ("/home/user/project/notes.txt", "open"),
-        ("/home/user/project/nonexistent", "rmdir"),
+        ("/home/user/project/e", "rmdir"),
     }, writes
+
+
+def test_what_changes_nothing_is_no_write():
+    result = run("mkdir -p ~/.hermes/agentsfence; rm -f nothing-here; chmod 600 nothing-here; echo x > /dev/null")
+    assert result.of("write") == []
 
 
 def test_relative_paths_resolve_against_each_process_working_directory():
