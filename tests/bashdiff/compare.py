@@ -17,9 +17,10 @@ from . import sandbox
 from .reading import INTENT, Reading, glob_matches, read, wrappers
 from .sandbox import Effect, Run, host_names
 
-# Programs another program runs as part of its own work, whose execs the reading of the outer
-# program accounts for: tar's compressors. (Code a program runs because its arguments say so,
-# git's pager, find's -exec, awk's system, is not here: the reader must see those.)
+# What a program does as part of its own work, whatever its arguments, which the reading of the
+# program accounts for. Programs it runs: tar's compressors, git's own helpers in git-core.
+# (Code a program runs because its arguments say so, git's pager or aliases, find's -exec, awk's
+# system, tar's checkpoint actions, is not here: the reader must see those.)
 IMPLIED_EXECS: dict[str, frozenset[str]] = {
     "tar": frozenset({"gzip", "bzip2", "xz", "lzma", "lzip", "lzop", "zstd", "compress"}),
 }
@@ -32,11 +33,53 @@ IMPLIED_WRITES: dict[str, tuple[str, ...]] = {
 }
 
 
-def _implied_write(effect: Effect) -> bool:
+def _implied_exec(effect: Effect) -> bool:
+    name = posixpath.basename(effect.value)
+    runner = _program_of(effect)
+    if runner == "git" and "/git-core/" in effect.value:
+        return True
+    helpers = IMPLIED_EXECS.get(runner, frozenset())
+    if name in helpers:
+        return True
+    # tar runs its compressor through `sh -c gzip`: the shell, and the compressor it runs.
+    if name in ("sh", "bash", "dash") and runner in IMPLIED_EXECS:
+        words = effect.detail.split(" ")
+        return len(words) == 3 and words[1] == "-c" and words[2] in IMPLIED_EXECS[runner]
+    if len(effect.chain) >= 2 and posixpath.basename(effect.chain[-1]) in ("sh", "dash"):
+        outer = posixpath.basename(effect.chain[-2])
+        return name in IMPLIED_EXECS.get(outer, frozenset())
+    return False
+
+
+# Credentials a program reads by itself to reach a host it is given, whatever else its
+# arguments say: the policy decides on the program and the host. Shown, not counted.
+_SSH_FILES = ("/home/user/.ssh/**",)
+_NETRC = ("/home/user/.netrc",)
+IMPLIED_READS: dict[str, tuple[str, ...]] = {
+    "ssh": _SSH_FILES, "scp": _SSH_FILES, "sftp": _SSH_FILES,
+    "wget": _NETRC, "curl": _NETRC,
+    "git": ("/home/user/.git-credentials", "/home/user/.config/git/credentials") + _NETRC,
+}
+
+
+def _program_of(effect: Effect) -> str:
     program = posixpath.basename(effect.program)
     if program.startswith("git-") and "/git-core/" in effect.program:
-        program = "git"
-    return any(glob_matches(p, effect.value) for p in IMPLIED_WRITES.get(program, ()))
+        return "git"  # git's helpers: git-remote-http, git-upload-pack, …
+    return program
+
+
+def implied(effect: Effect) -> bool:
+    """The effect is the program's own bookkeeping or credential use (IMPLIED_*)."""
+    if effect.kind == "write":
+        table = IMPLIED_WRITES
+    elif effect.kind == "read":
+        table = IMPLIED_READS
+    elif effect.kind == "exec":
+        return _implied_exec(effect)
+    else:
+        return False
+    return any(glob_matches(p, effect.value) for p in table.get(_program_of(effect), ()))
 
 
 @dataclass
@@ -66,7 +109,8 @@ class Verdict:
             lines.append(f"{'bash:' if i == 0 else '':8} {effect}  <- unreported")
         others = [e for e in self.run.effects if e not in self.unreported]
         for effect in others:
-            lines.append(f"{'bash:' if not self.unreported and effect is others[0] else '':8} {effect}")
+            note = "  (the program's own)" if implied(effect) else ""
+            lines.append(f"{'bash:' if not self.unreported and effect is others[0] else '':8} {effect}{note}")
         lines.append(f"fence:   {self.reading.summary()}")
         if self.worst:
             lines.append("         ALLOWED: the worst kind of disagreement")
@@ -77,11 +121,9 @@ class Verdict:
         return "\n".join(lines)
 
 
-def program_covered(effect: Effect, reading: Reading, parent: str) -> bool:
+def program_covered(effect: Effect, reading: Reading) -> bool:
     name = posixpath.basename(effect.value)
-    if name in reading.programs or name in wrappers():
-        return True
-    return name in IMPLIED_EXECS.get(posixpath.basename(parent), frozenset())
+    return name in reading.programs or name in wrappers()
 
 
 def unreported(run: Run, reading: Reading) -> list[Effect]:
@@ -90,10 +132,12 @@ def unreported(run: Run, reading: Reading) -> list[Effect]:
         return []
     missing = []
     for effect in run.effects:
+        if implied(effect):
+            continue
         if effect.kind == "exec":
-            covered = program_covered(effect, reading, effect.program)
+            covered = program_covered(effect, reading)
         elif effect.kind == "write":
-            covered = any(t.covers(effect.value) for t in reading.write_cover) or _implied_write(effect)
+            covered = any(t.covers(effect.value) for t in reading.write_cover)
         elif effect.kind == "read":
             resolved = effect.detail[3:] if effect.detail.startswith("-> ") else None
             covered = any(t.covers(effect.value) or (resolved is not None and t.covers(resolved))

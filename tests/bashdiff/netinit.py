@@ -19,8 +19,10 @@ import shutil
 import socket
 import subprocess
 import sys
+import time
 
 RESOLVER = "127.0.0.53"
+IDLE = 1.0  # seconds a connection may stay silent
 TCP_PORTS = (9, 21, 22, 23, 25, 80, 443, 587, 1080, 1234, 3128, 4444, 5000, 8000, 8080, 8443, 9000, 31337)
 HTTP_METHODS = (b"GET ", b"POST ", b"PUT ", b"HEAD ", b"DELETE ", b"PATCH ", b"OPTIONS ", b"CONNECT ")
 
@@ -71,20 +73,40 @@ def nxdomain(query: bytes) -> bytes | None:
 
 def serve(selector: selectors.BaseSelector, child: subprocess.Popen[bytes]) -> None:
     received: dict[socket.socket, bytes] = {}
+    last: dict[socket.socket, float] = {}  # when each connection last sent something
     answered: set[socket.socket] = set()
     exited = os.pidfd_open(child.pid)
     selector.register(exited, selectors.EVENT_READ, "exit")
     while True:
-        for key, _ in selector.select():
+        events = selector.select(timeout=IDLE / 4 if received else None)
+        now = time.monotonic()
+        for key, _ in events:
+            if isinstance(key.fileobj, socket.socket) and key.data == "read":
+                last[key.fileobj] = now
+        # A client that waits for the server to speak first (ssh, smtp) is let go after IDLE seconds.
+        for s, seen in list(last.items()):
+            if now - seen > IDLE:
+                last.pop(s)
+                received.pop(s, None)
+                try:
+                    selector.unregister(s)
+                except (KeyError, ValueError):
+                    pass
+                s.close()
+        for key, _ in events:
             if key.data == "exit":
                 return
             s = key.fileobj
+            if key.data == "read" and s not in last:
+                continue  # closed above
             assert isinstance(s, socket.socket)
             try:
                 if key.data == "accept":
                     connection, _ = s.accept()
                     connection.setblocking(False)
                     selector.register(connection, selectors.EVENT_READ, "read")
+                    received[connection] = b""
+                    last[connection] = time.monotonic()
                 elif key.data == "dns":
                     query, peer = s.recvfrom(4096)
                     answer = nxdomain(query)
@@ -96,6 +118,7 @@ def serve(selector: selectors.BaseSelector, child: subprocess.Popen[bytes]) -> N
                         selector.unregister(s)
                         s.close()
                         received.pop(s, None)
+                        last.pop(s, None)
                         continue
                     so_far = received[s] = (received.get(s, b"") + data)[-65536:]
                     if so_far.startswith(HTTP_METHODS) and b"\r\n\r\n" in so_far and s not in answered:
@@ -110,6 +133,8 @@ def serve(selector: selectors.BaseSelector, child: subprocess.Popen[bytes]) -> N
                 except (KeyError, ValueError):
                     pass
                 s.close()
+                received.pop(s, None)
+                last.pop(s, None)
 
 
 def main() -> int:

@@ -28,6 +28,7 @@ import os
 import posixpath
 import re
 import select
+import shlex
 import shutil
 import subprocess
 import sys
@@ -109,16 +110,17 @@ TRACED = ("execve,execveat,open,openat,openat2,creat,connect,bind,sendto,sendmsg
 
 @dataclass(frozen=True)
 class Effect:
-    """One thing the command did. kind: exec (value: the program's path), write (a path written,
-    created, deleted, renamed, linked or chmodded; detail says how), read (a credential read),
-    connect (value: host or address, detail: family and port). program: the path of the
-    program that did it. ok: the call succeeded."""
+    """One thing the command did. kind: exec (value: the program's path, detail: its arguments),
+    write (a path written, created, deleted, renamed, linked or chmodded; detail says how), read
+    (a credential read), connect (value: host or address, detail: family, address and port).
+    program: the path of the program that did it. ok: the call succeeded."""
 
     kind: str
     value: str
     detail: str = ""
     program: str = ""
     ok: bool = True
+    chain: tuple[str, ...] = ()  # the programs from the bash under test down to the one that did it
 
     def __str__(self) -> str:
         by = f" by {posixpath.basename(self.program)}" if self.program else ""
@@ -490,8 +492,25 @@ def _dns_names(payload: bytes) -> list[str]:
             i += n
         i += 4
         if labels:
-            names.append(".".join(labels).lower())
+            name = ".".join(labels).lower()
+            if name.endswith(".in-addr.arpa") and len(labels) == 6:
+                name = ".".join(reversed(labels[:4]))  # a reverse lookup names its address
+            names.append(name)
     return names
+
+
+Chain = tuple[str, ...]
+
+
+def _effect(kind: str, value: str, detail: str, chain: Chain, ok: bool) -> Effect:
+    return Effect(kind, value, detail, chain[-1] if chain else "", ok, chain)
+
+
+def _argv(text: str) -> str:
+    """An execve's argument vector as a command line (shortened)."""
+    words = [unquote(w) for w in re.findall(r'"(?:[^"\\]|\\.)*"', text)]
+    line = " ".join(shlex.quote(w) for w in words)
+    return line if len(line) <= 160 else line[:157] + "..."
 
 
 def _host_name(address: str) -> str:
@@ -521,7 +540,7 @@ def parse(raw: dict[int, list[str]], command: str = "") -> list[Effect]:
         for index, call in enumerate(list_):
             if call.name in ("clone", "clone3", "fork", "vfork") and call.ok and call.ret.isdigit():
                 born[int(call.ret)] = (pid, index)
-    state: dict[int, list[tuple[str, str]]] = {}  # pid -> (cwd, program) after each of its calls
+    state: dict[int, list[tuple[str, Chain]]] = {}  # pid -> (cwd, programs) after each of its calls
 
     effects: list[Effect] = []
     made_dirs: set[str] = set()
@@ -534,7 +553,7 @@ def parse(raw: dict[int, list[str]], command: str = "") -> list[Effect]:
     removed: set[str] = set()
     renamed: dict[str, str] = {}
 
-    def start_of(pid: int) -> tuple[str, str]:
+    def start_of(pid: int) -> tuple[str, Chain]:
         if pid in born:
             parent, index = born[pid]
             if parent not in state:
@@ -542,23 +561,23 @@ def parse(raw: dict[int, list[str]], command: str = "") -> list[Effect]:
             history = state.get(parent)
             if history and index < len(history):
                 return history[index]
-        return CWD, ""
+        return CWD, ()
 
     def walk(pid: int) -> None:
         if pid in state:
             return
         state[pid] = []  # a cycle in a torn trace stops here
-        cwd, program = start_of(pid)
-        history: list[tuple[str, str]] = []
+        cwd, chain = start_of(pid)
+        history: list[tuple[str, Chain]] = []
         skip_exec = pid == first
         for call in calls[pid]:
-            cwd, program = visit(pid, call, cwd, program, skip_exec)
+            cwd, chain = visit(pid, call, cwd, chain, skip_exec)
             if skip_exec and call.name == "execve" and call.ok:
                 skip_exec = False
-            history.append((cwd, program))
+            history.append((cwd, chain))
         state[pid] = history
 
-    def write(path: str, how: str, program: str, call: _Call, resolved: str | None = None) -> None:
+    def write(path: str, how: str, chain: Chain, call: _Call, resolved: str | None = None) -> None:
         if _QUIET_WRITES.match(path) or (resolved and _QUIET_WRITES.match(resolved)):
             return
         if not call.ok and (_errno(call) == "EEXIST" or (
@@ -566,19 +585,19 @@ def parse(raw: dict[int, list[str]], command: str = "") -> list[Effect]:
             return  # `mkdir -p` on each directory above, a clean-up of what is not there: nothing changed
         if how.startswith("mkdir") and call.ok:
             made_dirs.add(path)
-        effects.append(Effect("write", path, how, program, call.ok))
+        effects.append(_effect("write", path, how, chain, call.ok))
 
-    def visit(pid: int, call: _Call, cwd: str, program: str, skip_exec: bool) -> tuple[str, str]:
+    def visit(pid: int, call: _Call, cwd: str, chain: Chain, skip_exec: bool) -> tuple[str, Chain]:
         name, a = call.name, call.args
         if name in ("execve", "execveat"):
             if not call.ok:
-                return cwd, program
+                return cwd, chain
             path_arg = a[0] if name == "execve" else a[1]
             directory = cwd if name == "execve" else _dir_of(a[0], cwd)
             path = _join(directory, unquote(path_arg))
             if not skip_exec:
-                effects.append(Effect("exec", path, "", program, True))
-            return cwd, path
+                effects.append(_effect("exec", path, _argv(a[1] if name == "execve" else a[2]), chain, True))
+            return cwd, chain + (path,)
         if name in ("chdir", "fchdir"):
             if call.ok:
                 if name == "chdir":
@@ -587,7 +606,7 @@ def parse(raw: dict[int, list[str]], command: str = "") -> list[Effect]:
                     m = _FD_PATH.match(a[0])
                     if m:
                         cwd = m.group("path")
-            return cwd, program
+            return cwd, chain
         if name in ("open", "openat", "openat2", "creat"):
             if name == "open":
                 directory, path_arg, flags = cwd, a[0], a[1] if len(a) > 1 else ""
@@ -601,70 +620,70 @@ def parse(raw: dict[int, list[str]], command: str = "") -> list[Effect]:
             if writes:
                 how = "+".join(f[2:].lower() for f in ("O_CREAT", "O_TRUNC", "O_APPEND", "O_RDWR", "O_WRONLY")
                                if f in flags)
-                write(path, f"open {how}", program, call, resolved)
+                write(path, f"open {how}", chain, call, resolved)
                 if "O_EXCL" in flags and call.ok:
                     excl_created.add(path)
             if call.ok and "O_DIRECTORY" not in flags and not (resolved or "").startswith(("socket:", "pipe:")):
                 if (not writes or "O_RDWR" in flags) and not is_directory(resolved or path):
                     names = {path, resolved or path}
                     if any(_is_credential(n) for n in names):
-                        effects.append(Effect("read", path, "" if resolved in (None, path) else f"-> {resolved}",
-                                              program, True))
-            return cwd, program
+                        effects.append(_effect("read", path, "" if resolved in (None, path) else f"-> {resolved}",
+                                               chain, True))
+            return cwd, chain
         if name in ("unlink", "rmdir"):
             path = _join(cwd, unquote(a[0]))
-            write(path, name, program, call)
+            write(path, name, chain, call)
             if call.ok:
                 removed.add(path)
-            return cwd, program
+            return cwd, chain
         if name == "unlinkat":
             path = _join(_dir_of(a[0], cwd), unquote(a[1]))
-            write(path, "rmdir" if "AT_REMOVEDIR" in (a[2] if len(a) > 2 else "") else "unlink", program, call)
+            write(path, "rmdir" if "AT_REMOVEDIR" in (a[2] if len(a) > 2 else "") else "unlink", chain, call)
             if call.ok:
                 removed.add(path)
-            return cwd, program
+            return cwd, chain
         if name in ("rename", "renameat", "renameat2"):
             if name == "rename":
                 old, new = _join(cwd, unquote(a[0])), _join(cwd, unquote(a[1]))
             else:
                 old, new = _join(_dir_of(a[0], cwd), unquote(a[1])), _join(_dir_of(a[2], cwd), unquote(a[3]))
-            write(old, f"rename to {new}", program, call)
-            write(new, f"rename from {old}", program, call)
+            write(old, f"rename to {new}", chain, call)
+            write(new, f"rename from {old}", chain, call)
             if call.ok:
                 renamed[old] = new
-            return cwd, program
+            return cwd, chain
         if name in ("mkdir", "mknod"):
-            write(_join(cwd, unquote(a[0])), name, program, call)
-            return cwd, program
+            write(_join(cwd, unquote(a[0])), name, chain, call)
+            return cwd, chain
         if name in ("mkdirat", "mknodat"):
-            write(_join(_dir_of(a[0], cwd), unquote(a[1])), name[:-2], program, call)
-            return cwd, program
+            write(_join(_dir_of(a[0], cwd), unquote(a[1])), name[:-2], chain, call)
+            return cwd, chain
         if name == "symlink":
-            write(_join(cwd, unquote(a[1])), f"symlink to {unquote(a[0])}", program, call)
-            return cwd, program
+            write(_join(cwd, unquote(a[1])), f"symlink to {unquote(a[0])}", chain, call)
+            return cwd, chain
         if name == "symlinkat":
-            write(_join(_dir_of(a[1], cwd), unquote(a[2])), f"symlink to {unquote(a[0])}", program, call)
-            return cwd, program
+            write(_join(_dir_of(a[1], cwd), unquote(a[2])), f"symlink to {unquote(a[0])}", chain, call)
+            return cwd, chain
         if name == "link":
-            write(_join(cwd, unquote(a[1])), f"link to {_join(cwd, unquote(a[0]))}", program, call)
-            return cwd, program
+            write(_join(cwd, unquote(a[1])), f"link to {_join(cwd, unquote(a[0]))}", chain, call)
+            return cwd, chain
         if name == "linkat":
             source = _join(_dir_of(a[0], cwd), unquote(a[1]))
-            write(_join(_dir_of(a[2], cwd), unquote(a[3])), f"link to {source}", program, call)
-            return cwd, program
+            write(_join(_dir_of(a[2], cwd), unquote(a[3])), f"link to {source}", chain, call)
+            return cwd, chain
         if name == "truncate":
-            write(_join(cwd, unquote(a[0])), "truncate", program, call)
-            return cwd, program
+            write(_join(cwd, unquote(a[0])), "truncate", chain, call)
+            return cwd, chain
         if name in ("chmod", "chown", "lchown"):
-            write(_join(cwd, unquote(a[0])), name, program, call)
-            return cwd, program
+            write(_join(cwd, unquote(a[0])), name, chain, call)
+            return cwd, chain
         if name in ("fchmodat", "fchownat"):
-            write(_join(_dir_of(a[0], cwd), unquote(a[1])), name[1:-2], program, call)
-            return cwd, program
+            write(_join(_dir_of(a[0], cwd), unquote(a[1])), name[1:-2], chain, call)
+            return cwd, chain
         if name in ("connect", "bind", "sendto", "sendmsg", "sendmmsg"):
-            effects.extend(_network(call, program))
-            return cwd, program
-        return cwd, program
+            effects.extend(_network(call, chain))
+            return cwd, chain
+        return cwd, chain
 
     for pid in sorted(calls):
         walk(pid)
@@ -673,18 +692,18 @@ def parse(raw: dict[int, list[str]], command: str = "") -> list[Effect]:
     # place: the rename's destination is the effect, the temporary name is not.
     transient = {p for p in excl_created if p in removed or p in renamed}
     kept = []
-    seen: set[tuple[str, str, str, str, bool]] = set()
+    seen: set[tuple[str, str, str, Chain, bool]] = set()
     for effect in effects:
         if effect.kind == "write" and effect.value in transient and not effect.detail.startswith("rename from"):
             continue
-        key = (effect.kind, effect.value, effect.detail, effect.program, effect.ok)
+        key = (effect.kind, effect.value, effect.detail, effect.chain, effect.ok)
         if key not in seen:
             seen.add(key)
             kept.append(effect)
     return kept
 
 
-def _network(call: _Call, program: str) -> list[Effect]:
+def _network(call: _Call, chain: Chain) -> list[Effect]:
     text = ", ".join(call.args)
     effects = []
     family = _FAMILY.search(text)
@@ -697,13 +716,13 @@ def _network(call: _Call, program: str) -> list[Effect]:
             address = m.group(1) if m else "?"
             if address == RESOLVER and port and port.group(1) == "53":
                 return []  # a name lookup: its query names the host (below)
-            effects.append(Effect(verb, _host_name(address), f"{fam} {address} port {port.group(1) if port else '?'}",
-                                  program, call.ok or _errno(call) in ("ECONNREFUSED", "EINPROGRESS")))
+            effects.append(_effect(verb, _host_name(address), f"{fam} {address} port {port.group(1) if port else '?'}",
+                                   chain, call.ok or _errno(call) in ("ECONNREFUSED", "EINPROGRESS")))
         elif fam == "AF_UNIX":
             m = _SOCKADDR_UNIX.search(text)
             path = unquote(m.group(1).lstrip("@")) if m else "?"
             if path not in _QUIET_SOCKETS:
-                effects.append(Effect(verb, path, "AF_UNIX", program, call.ok))
+                effects.append(_effect(verb, path, "AF_UNIX", chain, call.ok))
         return effects
     # A query to the sandbox's resolver: the question names the host being looked up.
     peer = _PEER.search(call.args[0] if call.args else "")
@@ -712,7 +731,7 @@ def _network(call: _Call, program: str) -> list[Effect]:
     if to_resolver:
         for literal in re.findall(r'"(?:[^"\\]|\\.)*"', text):
             for name in _dns_names(unquote_bytes(literal)):
-                effects.append(Effect("connect", name, "DNS query", program, True))
+                effects.append(_effect("connect", name, "DNS query", chain, True))
     return effects
 
 

@@ -101,9 +101,14 @@ def test_hosts_are_covered_by_name_address_or_pattern():
 def test_wrappers_and_implied_helpers_need_no_program_target():
     reading = adapt("x", FakeDecision("ask", (("program", "cat"), ("program", "tar"))))
     env = Effect("exec", "/usr/bin/env", "", "/usr/bin/bash")
-    gzip = Effect("exec", "/usr/bin/gzip", "", "/usr/bin/tar")
-    gzip_by_cat = Effect("exec", "/usr/bin/gzip", "", "/usr/bin/cat")
-    assert unreported(run_of(env, EXEC_CAT, gzip, gzip_by_cat), reading) == [gzip_by_cat]
+    # tar runs its compressor as `sh -c gzip`; a shell it runs for anything else is no helper.
+    shell = Effect("exec", "/bin/sh", "/bin/sh -c gzip", "/usr/bin/tar", True, ("/usr/bin/bash", "/usr/bin/tar"))
+    gzip = Effect("exec", "/usr/bin/gzip", "gzip", "/bin/sh", True, ("/usr/bin/bash", "/usr/bin/tar", "/bin/sh"))
+    other_shell = Effect("exec", "/bin/sh", "/bin/sh -c 'cat ~/.netrc'", "/usr/bin/tar", True,
+                         ("/usr/bin/bash", "/usr/bin/tar"))
+    gzip_by_cat = Effect("exec", "/usr/bin/gzip", "", "/usr/bin/cat", True, ("/usr/bin/bash", "/usr/bin/cat"))
+    assert unreported(run_of(env, EXEC_CAT, shell, gzip, other_shell, gzip_by_cat), reading) == [
+        other_shell, gzip_by_cat]
 
 
 def test_gits_bookkeeping_is_implied_but_not_its_config_or_hooks():

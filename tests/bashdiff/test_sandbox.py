@@ -33,7 +33,8 @@ def test_a_redirection_is_a_write_by_bash():
 def test_a_credential_read_is_seen_with_the_program_that_read_it():
     result = run("cat ~/.ssh/id_rsa")
     assert "decoy-rsa" in result.output
-    assert Effect("read", "/home/user/.ssh/id_rsa", "", "/usr/bin/cat", True) in result.effects
+    assert Effect("read", "/home/user/.ssh/id_rsa", "", "/usr/bin/cat", True, ("/usr/bin/bash", "/usr/bin/cat")) \
+        in result.effects
     assert kinds(result, "exec") == {"/usr/bin/cat"}
 
 
