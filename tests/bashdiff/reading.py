@@ -6,7 +6,8 @@ The reader's subjects are changing. Today a terminal call's targets are `program
 writes, creates, deletes or renames), `opaque` (something it could not read: then every effect
 is possibly present) and a pattern flag on a target whose value is a glob it could not resolve.
 `adapt` is the one place that knows those shapes: when the evaluator has no `write` subject, a
-`path` target stands in for a write.
+`path` target stands in for a write, and the program `/dev/stdin` (a shell reading commands
+the reader cannot see) stands in for `opaque`.
 """
 from __future__ import annotations
 
@@ -80,7 +81,7 @@ class Reading:
 
 def _target_text(target: Any) -> str:
     subject, value, pattern = _parts(target)
-    return f"{subject} {value}" + (" (pattern)" if pattern else "")
+    return f"{subject} {value}".replace("\n", "\\n") + (" (pattern)" if pattern else "")
 
 
 def _parts(target: Any) -> tuple[str, str, bool]:
@@ -107,6 +108,10 @@ def adapt(command: str, decision: Any) -> Reading:
         subject, value, pattern = _parts(target)
         if subject == "program":
             reading.programs.add(value)
+            if value == "/dev/stdin":
+                # Today's mark of code the reader could not read: a shell fed through a pipe or a
+                # file (docs/bytecode.md §6.6). It says what `opaque` will.
+                reading.opaque.append(value)
         elif subject == "path":
             reading.paths.append(PathTarget(value, pattern))
         elif subject == "write":

@@ -18,16 +18,23 @@ CORPUS = Path(__file__).resolve().with_name("corpus.txt")
 
 
 def corpus(path: Path = CORPUS) -> list[Cmd]:
-    """corpus.txt's commands: one a line, `| ` continuing the one above, `#` a comment."""
-    lines: list[str] = []
+    """corpus.txt's commands: one a line, `| ` continuing the one above, `#` a comment. A
+    comment after a blank line heads a section: its commands are labelled with it."""
+    commands: list[tuple[str, str]] = []
+    section = ""
+    blank = True
     for line in path.read_text().splitlines():
         if line.startswith("| ") or line == "|":
-            if not lines:
+            if not commands:
                 raise ValueError(f"{path}: a continuation line with no command above it")
-            lines[-1] += "\n" + line[2:]
-        elif line.strip() and not line.lstrip().startswith("#"):
-            lines.append(line)
-    return [Cmd(text, ("corpus",)) for text in lines]
+            commands[-1] = (commands[-1][0] + "\n" + line[2:], commands[-1][1])
+        elif line.lstrip().startswith("#"):
+            if blank:
+                section = line.lstrip("# ").strip()
+        elif line.strip():
+            commands.append((line, section))
+        blank = not line.strip()
+    return [Cmd(text, ("corpus", section)) for text, section in commands]
 
 
 def generated(count: int, seed: int | None = 0) -> list[Cmd]:

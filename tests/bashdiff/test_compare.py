@@ -83,8 +83,9 @@ def test_a_pattern_target_in_any_shape_covers_what_it_matches(target):
     assert unreported(run_of(EXEC_CAT, READ_KEY), reading) == []
 
 
-def test_an_opaque_reading_accounts_for_everything():
-    reading = adapt("x", FakeDecision("ask", (("opaque", "eval $x"),)))
+@pytest.mark.parametrize("target", [("opaque", "eval $x"), ("program", "/dev/stdin")])
+def test_an_opaque_reading_accounts_for_everything(target):
+    reading = adapt("x", FakeDecision("ask", (target,)))
     assert unreported(run_of(EXEC_CAT, READ_KEY, WRITE_RC, CONNECT), reading) == []
 
 
