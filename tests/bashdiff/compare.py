@@ -82,6 +82,9 @@ def implied(effect: Effect) -> bool:
     return any(glob_matches(p, effect.value) for p in table.get(_program_of(effect), ()))
 
 
+SHOWN = 8  # effects listed per kind in a report
+
+
 @dataclass
 class Verdict:
     command: str
@@ -105,10 +108,12 @@ class Verdict:
         lines = ["command: " + self.command.replace("\n", "\n       | ")]
         if self.constructs:
             lines.append(f"constructs: {', '.join(self.constructs)}")
-        for i, effect in enumerate(self.unreported):
+        for i, effect in enumerate(self.unreported[:SHOWN]):
             lines.append(f"{'bash:' if i == 0 else '':8} {effect}  <- unreported")
+        if len(self.unreported) > SHOWN:
+            lines.append(f"{'':8} … and {len(self.unreported) - SHOWN} more unreported")
         others = [e for e in self.run.effects if e not in self.unreported]
-        for effect in others:
+        for effect in others[:SHOWN]:
             note = "  (the program's own)" if implied(effect) else ""
             lines.append(f"{'bash:' if not self.unreported and effect is others[0] else '':8} {effect}{note}")
         lines.append(f"fence:   {self.reading.summary()}")
@@ -119,6 +124,24 @@ class Verdict:
                 f'args: {{command: {json.dumps(self.command)}}}, expect: {{kind: {expect}}}}}')
         lines.append(f"vector:  {case}")
         return "\n".join(lines)
+
+
+# Places a policy protects by name: a target must name them, or something inside them, to
+# account for an effect there. A read is of a credential (the innermost place that holds it:
+# ~/.hermes/agentsfence, not ~/.hermes); a write is into what outlives the task (the outermost:
+# all of ~/.hermes).
+PROTECTED_WRITES = tuple(sorted(set(sandbox.CREDENTIALS) | {
+    f"{sandbox.HOME}/{p}" for p in (".bashrc", ".profile", ".bash_profile", ".hermes", ".config", ".gitconfig",
+                                    ".ssh", "project/.git/hooks", "project/.git/config")}, key=len))
+
+
+def floor_of(path: str, kind: str) -> str:
+    """The protected place a read or write at path lies in, or `/`."""
+    roots = sorted(sandbox.CREDENTIALS, key=len, reverse=True) if kind == "read" else PROTECTED_WRITES
+    for root in roots:
+        if path == root or path.startswith(root + "/"):
+            return root
+    return "/"
 
 
 def program_covered(effect: Effect, reading: Reading) -> bool:
@@ -137,14 +160,14 @@ def unreported(run: Run, reading: Reading) -> list[Effect]:
         if effect.kind == "exec":
             covered = program_covered(effect, reading)
         elif effect.kind == "write":
-            covered = any(t.covers(effect.value) for t in reading.write_cover)
+            covered = any(t.covers(effect.value, floor_of(effect.value, "write")) for t in reading.write_cover)
         elif effect.kind == "read":
             resolved = effect.detail[3:] if effect.detail.startswith("-> ") else None
-            covered = any(t.covers(effect.value) or (resolved is not None and t.covers(resolved))
-                          for t in reading.paths)
+            names = [effect.value] + ([resolved] if resolved else [])
+            covered = any(t.covers(n, floor_of(n, "read")) for t in reading.paths for n in names)
         elif effect.kind in ("connect", "bind"):
             if effect.detail == "AF_UNIX":
-                covered = any(t.covers(effect.value) for t in reading.paths)
+                covered = any(t.covers(effect.value, floor_of(effect.value, "write")) for t in reading.paths)
             else:
                 covered = reading.covers_host(host_names(effect))
         else:

@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 
 from . import runner
-from .compare import Verdict, implied
+from .compare import SHOWN, Verdict, implied
 
 FINDINGS = Path(__file__).resolve().with_name("FINDINGS.md")
 MARKER = "<!-- Everything below is written by tests/bashdiff/findings.py. -->"
@@ -42,6 +42,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "Pipelines, lists, subshells, compound commands": (
         "subshell", "group", "if", "for", "case", "while", "and-list", "or-list", "list", "pipeline", "newline",
         "background"),
+    "Programs that read or delete a whole tree: naming ~ tells no policy about ~/.ssh in it": (),
     "Programs that run code or write where their options say": (
         "find-exec", "rg-pre", "git-pager", "git-alias", "tar-checkpoint", "tar-to-command", "sed-e", "awk-system",
         "awk-pipe", "xargs", "awk", "sed", "find", "tar", "git", "tee", "curl", "wget", "getent", "cp", "mv", "dd",
@@ -70,8 +71,10 @@ def rates_of(verdicts: list[Verdict]) -> dict[str, float]:
 
 def entry(verdict: Verdict) -> str:
     command = verdict.command.replace("\n", "\n| ")
-    missing = "; ".join(str(e) for e in verdict.unreported)
-    own = [str(e) for e in verdict.run.effects if implied(e)]
+    missing = "; ".join(str(e) for e in verdict.unreported[:SHOWN])
+    if len(verdict.unreported) > SHOWN:
+        missing += f"; … and {len(verdict.unreported) - SHOWN} more"
+    own = [str(e) for e in verdict.run.effects if implied(e)][:SHOWN]
     reading = verdict.reading.summary()
     if verdict.worst:
         reading = "ALLOW" + reading[len("allow"):]
@@ -115,12 +118,13 @@ def write(long_runs: int) -> str:
         totals[name] += 1
         if v.disagrees:
             groups[name].append(v)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                            cwd=FINDINGS.parent).stdout.strip()
+    # The reader's version: the last commit that changed the evaluator's source.
+    commit = subprocess.run(["git", "log", "-1", "--format=%h %cs", "--", "assembly"], capture_output=True,
+                            text=True, cwd=FINDINGS.parent).stdout.strip()
     bad = [v for v in verdicts if v.disagrees]
     worst = [v for v in bad if v.worst]
     out = [MARKER, "",
-           f"## The disagreements (reader at {commit})", "",
+           f"## The disagreements (assembly/ at {commit})", "",
            f"The corpus ({len(corpus.verdicts)} commands) and the bounded run (BASHDIFF_SEED=0, "
            f"{len(bounded.verdicts)} distinct commands): {len(bad)} disagree, {len(worst)} of them allowed. "
            f"Corpus {corpus.seconds:.0f} s, generated {bounded.seconds:.0f} s of sandbox and fence time.", "",

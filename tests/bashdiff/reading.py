@@ -32,18 +32,26 @@ class PathTarget:
     value: str
     pattern: bool = False  # a glob (docs/bytecode.md §6.4) the reader could not resolve
 
-    def covers(self, path: str) -> bool:
-        """The path is this target, lies below it, or (a pattern) it or a directory above it matches."""
+    def covers(self, path: str, floor: str = "/") -> bool:
+        """The path is this target or lies below it, or (a pattern) it or a directory above it
+        matches; a directory above `floor` covers nothing below it. The comparison sets the
+        floor at a protected place (~/.ssh, ~/.hermes, ~/.bashrc, …): naming ~ or / tells a
+        policy nothing about the key or the profile a command reaches below it."""
         if not self.pattern:
-            return path == self.value or self.value == "/" or path.startswith(self.value.rstrip("/") + "/")
+            if path == self.value:
+                return True
+            value = self.value.rstrip("/") or "/"
+            below = path.startswith(value + "/") or value == "/"
+            return below and _at_or_below(value, floor)
         regex = _glob_regex(self.value)
         candidate = path
-        while True:
+        while _at_or_below(candidate, floor):
             if regex.fullmatch(candidate):
                 return True
             if candidate == "/":
                 return False
             candidate = posixpath.dirname(candidate)
+        return False
 
     def __str__(self) -> str:
         return self.value + (" (pattern)" if self.pattern else "")
@@ -94,6 +102,10 @@ def _parts(target: Any) -> tuple[str, str, bool]:
         pattern = ("pattern" in flag) if isinstance(flag, (str, frozenset, set, tuple)) else bool(flag)
         return subject, value, pattern
     return str(target.subject), str(target.value), bool(getattr(target, "pattern", False))
+
+
+def _at_or_below(path: str, floor: str) -> bool:
+    return floor == "/" or path == floor or path.startswith(floor + "/")
 
 
 def writes_supported() -> bool:

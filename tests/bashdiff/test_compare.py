@@ -56,6 +56,22 @@ def test_path_targets_cover_paths(target, path, covered):
     assert target.covers(path) is covered
 
 
+@pytest.mark.parametrize("kind, target, path, covered", [
+    ("read", "/home/user/.ssh", "/home/user/.ssh/id_rsa", True),
+    ("read", "/home/user", "/home/user/.ssh/id_rsa", False),  # `grep -r x ~`: no policy sees the key in ~
+    ("read", "/", "/home/user/.netrc", False),
+    ("read", "/home/user/.hermes", "/home/user/.hermes/agentsfence/policy.afb", False),
+    ("write", "/home/user/.hermes", "/home/user/.hermes/agentsfence/policy.afb", True),  # `rm -rf ~/.hermes`
+    ("write", "/home/user", "/home/user/.bashrc", False),
+    ("write", "/home/user", "/home/user/project/notes.txt", True),
+    ("write", "/", "/tmp/out", True),
+])
+def test_naming_a_directory_above_a_protected_place_covers_nothing_in_it(kind, target, path, covered):
+    reading = adapt("x", FakeDecision("ask", (("program", "grep"), ("path", target))))
+    effect = Effect(kind, path, "", "/usr/bin/grep")
+    assert (unreported(run_of(effect), reading) == []) is covered
+
+
 def test_todays_pairs_a_path_stands_in_for_a_write(monkeypatch):
     monkeypatch.setattr(api, "SUBJECTS", tuple(s for s in api.SUBJECTS if s != "write"))
     reading = adapt("x", FakeDecision("allow", (("program", "echo"), ("path", "/home/user/.bashrc"))))
