@@ -120,7 +120,7 @@ def write(long_runs: int) -> str:
             groups[name].append(v)
     # The reader's version: the last commit that changed the evaluator's source.
     commit = subprocess.run(["git", "log", "-1", "--format=%h %cs", "--", "assembly"], capture_output=True,
-                            text=True, cwd=FINDINGS.parent).stdout.strip()
+                            text=True, cwd=FINDINGS.parents[2]).stdout.strip()
     bad = [v for v in verdicts if v.disagrees]
     worst = [v for v in bad if v.worst]
     out = [MARKER, "",
