@@ -7,12 +7,21 @@ from pathlib import Path
 
 import pytest
 
-REPORTS: list[tuple[str, str, object]] = []
 OUT = Path(__file__).resolve().parents[2] / "build" / "bashdiff"
 
 
+class Reports(list):  # type: ignore[type-arg]
+    """(title, report text, outcome) of each run; short in a traceback's list of arguments."""
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} bash differential reports>"
+
+
+REPORTS = Reports()
+
+
 @pytest.fixture
-def bashdiff_reports() -> list[tuple[str, str, object]]:
+def bashdiff_reports() -> Reports:
     return REPORTS
 
 
