@@ -23,6 +23,8 @@ is /dev/null, and a run is killed after TIMEOUT seconds.
 from __future__ import annotations
 
 import atexit
+import collections
+import dataclasses
 import errno
 import os
 import posixpath
@@ -544,14 +546,13 @@ def parse(raw: dict[int, list[str]], command: str = "") -> list[Effect]:
 
     effects: list[Effect] = []
     made_dirs: set[str] = set()
-    excl_created: set[str] = set()
+    made_for_self: dict[str, int] = {}  # path -> the process that made it with O_EXCL, or as a link
 
     def is_directory(path: str) -> bool:
         """A directory of the fake file system or one the command made: opening it reads no file."""
         return path in made_dirs or _template_is_dir(path)
 
-    removed: set[str] = set()
-    renamed: dict[str, str] = {}
+    gone: dict[str, set[int]] = collections.defaultdict(set)  # path -> processes that removed or renamed it
 
     def start_of(pid: int) -> tuple[str, Chain]:
         if pid in born:
@@ -622,7 +623,7 @@ def parse(raw: dict[int, list[str]], command: str = "") -> list[Effect]:
                                if f in flags)
                 write(path, f"open {how}", chain, call, resolved)
                 if "O_EXCL" in flags and call.ok:
-                    excl_created.add(path)
+                    made_for_self[path] = pid
             if call.ok and "O_DIRECTORY" not in flags and not (resolved or "").startswith(("socket:", "pipe:")):
                 if (not writes or "O_RDWR" in flags) and not is_directory(resolved or path):
                     names = {path, resolved or path}
@@ -634,13 +635,13 @@ def parse(raw: dict[int, list[str]], command: str = "") -> list[Effect]:
             path = _join(cwd, unquote(a[0]))
             write(path, name, chain, call)
             if call.ok:
-                removed.add(path)
+                gone[path].add(pid)
             return cwd, chain
         if name == "unlinkat":
             path = _join(_dir_of(a[0], cwd), unquote(a[1]))
             write(path, "rmdir" if "AT_REMOVEDIR" in (a[2] if len(a) > 2 else "") else "unlink", chain, call)
             if call.ok:
-                removed.add(path)
+                gone[path].add(pid)
             return cwd, chain
         if name in ("rename", "renameat", "renameat2"):
             if name == "rename":
@@ -650,7 +651,7 @@ def parse(raw: dict[int, list[str]], command: str = "") -> list[Effect]:
             write(old, f"rename to {new}", chain, call)
             write(new, f"rename from {old}", chain, call)
             if call.ok:
-                renamed[old] = new
+                gone[old].add(pid)
             return cwd, chain
         if name in ("mkdir", "mknod"):
             write(_join(cwd, unquote(a[0])), name, chain, call)
@@ -658,18 +659,18 @@ def parse(raw: dict[int, list[str]], command: str = "") -> list[Effect]:
         if name in ("mkdirat", "mknodat"):
             write(_join(_dir_of(a[0], cwd), unquote(a[1])), name[:-2], chain, call)
             return cwd, chain
-        if name == "symlink":
-            write(_join(cwd, unquote(a[1])), f"symlink to {unquote(a[0])}", chain, call)
-            return cwd, chain
-        if name == "symlinkat":
-            write(_join(_dir_of(a[1], cwd), unquote(a[2])), f"symlink to {unquote(a[0])}", chain, call)
-            return cwd, chain
-        if name == "link":
-            write(_join(cwd, unquote(a[1])), f"link to {_join(cwd, unquote(a[0]))}", chain, call)
-            return cwd, chain
-        if name == "linkat":
-            source = _join(_dir_of(a[0], cwd), unquote(a[1]))
-            write(_join(_dir_of(a[2], cwd), unquote(a[3])), f"link to {source}", chain, call)
+        if name in ("symlink", "symlinkat", "link", "linkat"):
+            if name == "symlink":
+                new, how = _join(cwd, unquote(a[1])), f"symlink to {unquote(a[0])}"
+            elif name == "symlinkat":
+                new, how = _join(_dir_of(a[1], cwd), unquote(a[2])), f"symlink to {unquote(a[0])}"
+            elif name == "link":
+                new, how = _join(cwd, unquote(a[1])), f"link to {_join(cwd, unquote(a[0]))}"
+            else:
+                new, how = _join(_dir_of(a[2], cwd), unquote(a[3])), f"link to {_join(_dir_of(a[0], cwd), unquote(a[1]))}"
+            write(new, how, chain, call)
+            if call.ok:
+                made_for_self[new] = pid  # `ln -sf` makes a link under a random name, then renames it
             return cwd, chain
         if name == "truncate":
             write(_join(cwd, unquote(a[0])), "truncate", chain, call)
@@ -688,14 +689,16 @@ def parse(raw: dict[int, list[str]], command: str = "") -> list[Effect]:
     for pid in sorted(calls):
         walk(pid)
 
-    # Temporary files a program made for itself (mkstemp: O_EXCL) and removed or renamed into
-    # place: the rename's destination is the effect, the temporary name is not.
-    transient = {p for p in excl_created if p in removed or p in renamed}
+    # Temporary files a program made for itself (mkstemp: O_EXCL; a link) and removed or renamed
+    # into place itself: the rename's destination is the effect, the temporary name is not.
+    transient = {path for path, maker in made_for_self.items() if maker in gone.get(path, ())}
     kept = []
     seen: set[tuple[str, str, str, Chain, bool]] = set()
     for effect in effects:
         if effect.kind == "write" and effect.value in transient and not effect.detail.startswith("rename from"):
             continue
+        if effect.kind == "write" and effect.detail.startswith("rename from ") and effect.detail[12:] in transient:
+            effect = dataclasses.replace(effect, detail="rename from a temporary file")
         key = (effect.kind, effect.value, effect.detail, effect.chain, effect.ok)
         if key not in seen:
             seen.add(key)

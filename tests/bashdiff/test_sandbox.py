@@ -89,8 +89,10 @@ def test_programs_run_by_programs_are_seen_and_the_bash_under_test_is_not():
 
 
 def test_a_temporary_file_renamed_into_place_is_the_write_of_its_destination():
-    result = run("sed -i s/Meeting/Team/ notes.txt")
-    assert kinds(result, "write") == {"/home/user/project/notes.txt"}
+    for command, target in (("sed -i s/Meeting/Team/ notes.txt", "/home/user/project/notes.txt"),
+                            ("ln -sf /tmp/out ~/.profile", "/home/user/.profile")):
+        result = run(command)
+        assert [(e.value, e.detail) for e in result.of("write")] == [(target, "rename from a temporary file")]
 
 
 def test_code_the_fence_cannot_read_shows_its_effects():
