@@ -22,13 +22,6 @@ class FakeDecision:
     message: str = ""
 
 
-@dataclass(frozen=True)
-class FakeTarget:
-    subject: str
-    value: str
-    pattern: bool = False
-
-
 def run_of(*effects: Effect) -> Run:
     return Run("cmd", list(effects), 0, "", 0.0)
 
@@ -67,9 +60,18 @@ def test_path_targets_cover_paths(target, path, covered):
     ("write", "/", "/tmp/out", True),
 ])
 def test_naming_a_directory_above_a_protected_place_covers_nothing_in_it(kind, target, path, covered):
-    reading = adapt("x", FakeDecision("ask", (("program", "grep"), ("path", target))))
+    written = (("write", target),) if kind == "write" else ()
+    reading = adapt("x", FakeDecision("ask", (("program", "grep"), ("path", target)) + written))
     effect = Effect(kind, path, "", "/usr/bin/grep")
     assert (unreported(run_of(effect), reading) == []) is covered
+
+
+@pytest.mark.parametrize("subject", ["path:tree", "path:tree:pattern"])
+def test_a_tree_target_covers_everything_below_it(subject):
+    value = "/home/user" if subject == "path:tree" else "/home/*"
+    reading = adapt("x", FakeDecision("ask", (("program", "grep"), (subject, value))))
+    effect = Effect("read", "/home/user/.ssh/id_rsa", "", "/usr/bin/grep")
+    assert unreported(run_of(effect), reading) == []
 
 
 def test_todays_pairs_a_path_stands_in_for_a_write(monkeypatch):
@@ -88,14 +90,12 @@ def test_with_a_write_subject_only_a_write_target_covers_a_write(monkeypatch):
 
 
 @pytest.mark.parametrize("target", [
-    ("path", "/home/user/.ss?/id_rsa", True),
-    ("path", "/home/user/.ss?/id_rsa", "pattern"),
-    ("path", "/home/user/.ss?/id_rsa", frozenset({"pattern"})),
-    FakeTarget("path", "/home/user/.ss?/id_rsa", True),
+    ("path:pattern", "/home/user/.ss?/id_rsa"),
+    ("path:tree:pattern", "/home/user/.ss?/id_rsa"),
 ])
-def test_a_pattern_target_in_any_shape_covers_what_it_matches(target):
+def test_a_pattern_target_covers_what_it_matches(target):
     reading = adapt("x", FakeDecision("allow", (("program", "cat"), target)))
-    assert reading.paths == [PathTarget("/home/user/.ss?/id_rsa", True)]
+    assert [(p.value, p.pattern) for p in reading.paths] == [("/home/user/.ss?/id_rsa", True)]
     assert unreported(run_of(EXEC_CAT, READ_KEY), reading) == []
 
 
@@ -108,7 +108,7 @@ def test_an_opaque_reading_accounts_for_everything(target):
 def test_hosts_are_covered_by_name_address_or_pattern():
     by_name = adapt("x", FakeDecision("block", (("domain", "attacker.example"),)))
     by_address = adapt("x", FakeDecision("block", (("domain", "127.0.0.2"),)))
-    by_pattern = adapt("x", FakeDecision("block", (("domain", "*.example", True),)))
+    by_pattern = adapt("x", FakeDecision("block", (("domain:pattern", "*.example"),)))
     other = adapt("x", FakeDecision("block", (("domain", "exfil.example"), ("path", "/dev/tcp/attacker.example/443"))))
     for reading in (by_name, by_address, by_pattern):
         assert unreported(run_of(CONNECT), reading) == []
