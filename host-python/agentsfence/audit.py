@@ -415,7 +415,7 @@ def _numbers(seqs: list[int]) -> str:
 # ---- the command line: `agentsfence audit verify|tail` ----
 
 def default_path() -> Path:
-    from .hermes import hermes_home
+    from .homes import hermes_home
 
     return hermes_home() / "agentsfence" / "audit.jsonl"
 
@@ -451,6 +451,10 @@ def _tail_command(options: argparse.Namespace) -> int:
         stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(record.get("time", 0)))
         what = record.get("kind") or record.get("status") or ""
         why = record.get("reason") or record.get("error_type") or ""
+        if record.get("event") in ("policy", "policy_changed"):  # the policy in force, and what it replaced
+            what = f"{record.get('policy', '')} {str(record.get('policy_hash', ''))[:12]}"
+            why = (f"(was {str(record['previous_hash'])[:12]}, {record.get('why', '')})" if "previous_hash" in record
+                   else str(record.get("why", "")))
         targets = " ".join(f"{subject}:{value}" for subject, value in record.get("targets", []))
         print(f"{record.get('seq')} {stamp} {record.get('event')} {record.get('session')} {record.get('tool')} {what} {why} {targets}".rstrip())
     return 0

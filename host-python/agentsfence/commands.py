@@ -56,19 +56,19 @@ def setup_cli(parser: argparse.ArgumentParser) -> None:
 
 def run_cli(options: argparse.Namespace) -> int:
     from .api import Fence
-    from .hermes import hermes_home
+    from .homes import hermes_home, hermes_homes, state_dir
     from .installed import PolicyFiles
     from .settings import load_settings
 
     home = hermes_home()
-    installed = PolicyFiles(home / "agentsfence").current()
+    installed = PolicyFiles(state_dir(home)).current()
     if installed.error is not None:
         print(f"policy: none in force, every tool call is blocked: {installed.error}")
         if options.fence_command != "status":
             return 1
-    fence = Fence(installed.bytecode)
+    fence = Fence(installed.bytecode, hermes_homes=hermes_homes())
     if options.fence_command == "status":
-        sessions = home / "agentsfence" / "sessions"
+        sessions = state_dir(home) / "sessions"
         saved = list(sessions.glob("*.json")) if sessions.is_dir() else []
         corrupt = list(sessions.glob("*.corrupt-*")) if sessions.is_dir() else []
         if installed.error is None:

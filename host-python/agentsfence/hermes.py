@@ -49,7 +49,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
+from . import homes
 from .commands import run_cli, setup_cli, slash_fence
+from .homes import hermes_home
 from .errors import FenceError
 from .approvals import RULE_PREFIX, Approvals, call_reference, hermes_gate, rule_key, unattended_gate
 from .audit import AuditLog
@@ -65,6 +67,7 @@ logger = logging.getLogger("agentsfence")
 
 Directive = dict[str, str] | None
 RECENT_DECISIONS = 8  # how many /fence shows
+LAST_POLICY = "policy.last"  # the hash of the policy the last start or reload put in place
 NOT_RUN = frozenset({"blocked", "cancelled", "timeout"})  # post_tool_call statuses of a call that did not run
 # Decisions that are faults, not the policy's: they block in observe mode too (docs/bytecode.md §8.1).
 FAULTS = frozenset({"engine_fault", "host_error", "unknown_session", "unknown_task", "no_policy", "out_of_memory",
@@ -81,18 +84,9 @@ class Held:
     task_id: str
 
 
-def hermes_home() -> Path:
-    try:
-        from hermes_constants import get_hermes_home
-
-        return Path(get_hermes_home())
-    except Exception:  # Hermes is not importable here: its own default rule
-        return Path(os.environ.get("HERMES_HOME") or Path.home() / ".hermes")
-
-
 def register(ctx: Any, **kwargs: Any) -> None:
     home = hermes_home()
-    state_dir = home / "agentsfence"
+    state_dir = homes.state_dir(home)
     try:
         from .installed import PolicyFiles
         from .settings import load_settings
@@ -140,14 +134,14 @@ def start_fence(policy_files: PolicyFiles) -> tuple[Fence, Installed]:
 
     installed = policy_files.current()
     try:
-        return Fence(installed.bytecode), installed
+        return Fence(installed.bytecode, hermes_homes=homes.hermes_homes()), installed
     except FenceError:
         if not installed.cached:
             raise
     logger.warning("AgentsFence: the evaluator rejected the cached compilation of %s; compiling it again", installed.origin)
     policy_files.forget_cache()
     installed = policy_files.current()
-    return Fence(installed.bytecode), installed
+    return Fence(installed.bytecode, hermes_homes=homes.hermes_homes()), installed
 
 
 def blocking_hook(message: str) -> Callable[..., Directive]:
@@ -278,6 +272,7 @@ class HermesFence:
         self.policy_files: PolicyFiles | None = None  # where the policy comes from (watch_policy)
         self.policy_origin = "the shipped default"
         self.policy_error: str | None = None  # why the installed policy cannot be used: every call is blocked
+        self.policy_change: tuple[str, str, str] | None = None  # (previous hash, current, "start" | "reload")
         self._policy_digest = ""
         self._observe = settings.mode == "observe"
         self._recent: dict[str, deque[str]] = {}  # session_id -> its latest decision messages
@@ -496,11 +491,44 @@ class HermesFence:
         return None
 
     def watch_policy(self, policy_files: PolicyFiles, installed: Installed) -> None:
-        """Follows the state directory's policy files from now on (refresh_policy)."""
+        """Follows the state directory's policy files from now on (refresh_policy), and records the
+        policy this start put in place: a policy that changed since the last start is an event of
+        its own, with both hashes."""
         self.policy_files = policy_files
         self.policy_origin = installed.origin
         self.policy_error = installed.error
         self._policy_digest = installed.digest
+        self._record_policy("start")
+
+    def _record_policy(self, why: str) -> None:
+        """An audit record of the policy in force (`policy`), and when its hash differs from the one
+        the state directory last saw (at an earlier start, or before a reload) a `policy_changed`
+        record with both. The last hash is kept beside the log (`policy.last`)."""
+        state = self.policy_files.state_dir if self.policy_files is not None else None
+        current = self.fence.policy_hash
+        previous = None
+        last = state / LAST_POLICY if state is not None else None
+        if last is not None:
+            try:
+                previous = last.read_text().strip() or None
+            except OSError:
+                previous = None
+        details = {"policy": self.fence.policy_name, "policy_hash": current, "origin": self.policy_origin, "why": why}
+        try:
+            self.audit.event("policy", "", "", **details)
+            if previous is not None and previous != current:
+                self.audit.event("policy_changed", "", "", policy=self.fence.policy_name, policy_hash=current,
+                                 previous_hash=previous, origin=self.policy_origin, why=why)
+                self.policy_change = (previous, current, why)
+        except Exception as error:
+            logger.error("AgentsFence: the policy in force could not be recorded in the audit log: %s", error)
+        if last is not None and previous != current:
+            try:
+                temporary = last.with_name(f"{LAST_POLICY}.{os.getpid()}.tmp")
+                temporary.write_text(current + "\n")
+                os.replace(temporary, last)
+            except OSError as error:
+                logger.warning("AgentsFence: cannot keep the policy's hash in %s: %s", last, error)
 
     def refresh_policy(self) -> None:
         """At a user turn: when policy.yaml, a file it extends or policy.afb changed, the new policy
@@ -524,6 +552,8 @@ class HermesFence:
                 if installed.error is None:
                     logger.info("AgentsFence: policy %s (%s) from %s is in place", self.fence.policy_name,
                                 self.fence.policy_hash[:12], installed.origin)
+                    self.policy_origin = installed.origin
+                    self._record_policy("reload")
             self.policy_origin = installed.origin
             self.policy_error = installed.error
             if installed.error is None:
@@ -792,6 +822,10 @@ class HermesFence:
             recent = list(self._recent.get(session_id, ()))
             fault = self._faults.get(session_id)
         lines = [f"AgentsFence, session {session_id} (policy {self.fence.policy_name}, {self.fence.policy_hash[:12]})"]
+        if self.policy_change is not None:
+            previous, current, why = self.policy_change
+            lines.append(f"The policy changed ({'since the last start' if why == 'start' else 'while running'}): "
+                         f"{previous[:12]} -> {current[:12]}")
         if self.policy_error is not None:
             lines.append(f"Every call is blocked: {self.policy_error}")
         if self._observe:

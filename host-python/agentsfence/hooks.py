@@ -57,9 +57,12 @@ class Answer:
 
 
 def default_state_dir(agent: str) -> Path:
-    """Hermes: the plugin's own directory under $HERMES_HOME; Claude Code: ~/.claude/agentsfence."""
+    """Hermes: the plugin's own directory under HERMES_HOME as Hermes resolves it (a profile's
+    home under a profile); Claude Code: ~/.claude/agentsfence."""
     if agent == "hermes":
-        return Path(os.environ.get("HERMES_HOME") or Path.home() / ".hermes") / "agentsfence"
+        from .homes import state_dir
+
+        return state_dir()
     return Path.home() / ".claude" / "agentsfence"
 
 
@@ -137,7 +140,9 @@ def _decide(policy: Path | bytes, state: HookState, session_id: str, tool_name: 
         return host_decision(str(tool_name), "bad_arguments", "the event names no tool")
     if not isinstance(args, dict):
         return host_decision(tool_name, "bad_arguments", "the event's tool input is not an object")
-    fence = Fence(policy, cwd=directory)
+    from .homes import hermes_homes
+
+    fence = Fence(policy, cwd=directory, hermes_homes=hermes_homes())
     if not session_id:  # nothing says what the user asked for: an empty intent
         return fence.decide(tool_name, with_patch_paths(tool_name, args), directory)
     owner = state.parent_of(session_id) or session_id

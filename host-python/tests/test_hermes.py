@@ -654,6 +654,7 @@ def test_arguments_changed_after_the_decision_are_recorded(hermes_home, monkeypa
                                      tool_call_id="call-7")
     log = [json.loads(line) for line in (hermes_home / "agentsfence" / "audit.jsonl").read_text().splitlines()]
     assert [(d["tool"], d["event"], d.get("kind"), d.get("status")) for d in log] == [
+        ("", "policy", None, None),  # the start's record of the policy in force
         ("write_file", "decision", "allow", None), ("write_file", "outcome", None, "ok"), ("write_file", "args_changed", None, None)]
 
 
