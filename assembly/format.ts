@@ -116,6 +116,9 @@ export const DECISION_HEAD_SIZE = 24;
 export const DECISION_POSSIBLE = 1; // an ask: a block rule held possibly, on a value not read to the end
 export const DECISION_OPAQUE = 2;   // an ask: the call would be allowed, but a reader could not read all of it
 
+// configure's flags (§8).
+export const CONFIGURE_FOLD_CASE = 1; // the file system compares names ASCII case aside (macOS, Windows)
+
 // Fuel the host grants one call (§8).
 export const FUEL_BASE = 20000000;
 export const FUEL_PER_BYTE = 1000;

@@ -9,7 +9,7 @@ import type { CheckedFile } from "./check";
 import { globMatches, isGlob } from "./glob";
 import type { BudgetIR, ClassIR, ConditionIR, IntentVerbIR, PolicyIR, RuleIR, TestIR, ToolIR } from "./ir";
 import {
-  asciiLower, homeToTilde, normalizeDomain, normalizeEmail, normalizePath, normalizeUrl,
+  asciiLower, HERMES_HOME, homeToTilde, normalizeDomain, normalizeEmail, normalizePath, normalizeUrl,
 } from "./normalize";
 import type { YamlPath } from "./parse";
 import { subjectOf, type TestName } from "./predicates";
@@ -298,14 +298,23 @@ function lowerPredicate(subject: number, arg: string | null, predicate: Predicat
       test = { kind: name };
       negated = negate === given;
     } else if (name === "equals") {
-      test = { kind: "equals", value: normalizeConstant(subject, name, String(given)) };
+      const value = normalizeConstant(subject, name, String(given));
+      const folded = caseFolded(subject, [value]);
+      test = folded.length === 1 ? { kind: "equals", value } : { kind: "in", values: folded };
     } else {
       const values = (given as Array<string | number | boolean>).map((v) => normalizeConstant(subject, name, String(v)));
-      test = { kind: name, values: unique(values) };
+      test = { kind: name, values: caseFolded(subject, unique(values)) };
     }
     conditions.push({ subject, arg, test, negate: negated });
   }
   return conditions;
+}
+
+// A path constant also in its ASCII lower-case form: where the file system compares names case
+// aside, the evaluator lower-cases every path (docs/bytecode.md §6.5, configure's FOLD_CASE).
+function caseFolded(subject: number, values: string[]): string[] {
+  if (subject !== SUBJ_PATH && subject !== SUBJ_WRITE) return values;
+  return unique([...values, ...values.map((v) => (v.startsWith(HERMES_HOME) ? HERMES_HOME + asciiLower(v.slice(HERMES_HOME.length)) : asciiLower(v)))]);
 }
 
 // Constants in the forms of docs/bytecode.md §6, so the evaluator compares bytes.

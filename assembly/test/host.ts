@@ -47,7 +47,7 @@ export interface Fence {
   readonly memory: WebAssembly.Memory;
   load(bytecode: Uint8Array): Status;
   /** `hermesHomes`: HERMES_HOME first, then the root whose profiles are homes too (§6.5); none: ~/.hermes. */
-  configure(home: string, cwd: string, hermesHomes?: string[]): Status;
+  configure(home: string, cwd: string, hermesHomes?: string[], flags?: number): Status;
   openSession(): number;
   closeSession(handle: number): boolean;
   intent(handle: number, message: string): Status;
@@ -69,7 +69,7 @@ interface Exports {
   memory: WebAssembly.Memory;
   input(size: number): number;
   load(len: number): number;
-  configure(homeLen: number, cwdLen: number, hermesLen: number): number;
+  configure(homeLen: number, cwdLen: number, hermesLen: number, flags: number): number;
   session_open(): number;
   session_close(handle: number): number;
   intent(handle: number, len: number): number;
@@ -186,9 +186,9 @@ export function loadFence(wasm: BufferSource | WebAssembly.Module): Fence {
       const [n] = put(bytecode);
       return status(record(x.load(n)));
     },
-    configure(home, cwd, hermesHomes = []) {
+    configure(home, cwd, hermesHomes = [], flags = 0) {
       const [h, c, hh] = put(utf8.encode(home), utf8.encode(cwd), utf8.encode(hermesHomes.join("\n")));
-      return status(record(x.configure(h, c, hh)));
+      return status(record(x.configure(h, c, hh, flags)));
     },
     openSession: () => x.session_open(),
     closeSession: (handle) => x.session_close(handle) === 1,

@@ -122,6 +122,11 @@ describe("docs/bytecode.md tables match assembly/format.ts", () => {
     for (const [, bit, name] of flags.matchAll(/bit (\d) (DECISION_\w+)/g)) expectConstant(name, 1 << Number(bit));
   });
 
+  it("§8: configure's flags", () => {
+    const flag = Number(sectionText("## 8.").match(/`flags` bit (\d), `CONFIGURE_FOLD_CASE`/)![1]);
+    expectConstant("CONFIGURE_FOLD_CASE", 1 << flag);
+  });
+
   it("§8: the fuel constants live in format.ts, as the spec says", () => {
     expect(sectionText("## 8.")).toContain("`FUEL_BASE + FUEL_PER_BYTE × input bytes` units (`assembly/format.ts`)");
     checked.add("FUEL_BASE").add("FUEL_PER_BYTE");

@@ -46,6 +46,7 @@ PATTERN_SUFFIX = ":pattern"
 TREE_SUFFIX = ":tree"
 _PATTERN_BIT = 0x80
 _TREE_BIT = 0x40
+_CONFIGURE_FOLD_CASE = 1
 _DECISION_POSSIBLE = 1
 _DECISION_OPAQUE = 2
 _WARNED_ENTRY = struct.Struct("<H")
@@ -328,6 +329,7 @@ class Fence:
         home: str | None = None,
         cwd: str | None = None,
         hermes_homes: Iterable[str] = (),
+        fold_case: bool | None = None,
     ):
         """policy: None (the shipped default), the bytecode itself, or a path to a .afb or a .yaml
         (compiled with Node). wasm: the evaluator (default: the shipped fence.wasm). cache_dir:
@@ -336,7 +338,8 @@ class Fence:
         what `~` and relative paths mean to the evaluator (default: this user's home and the
         process's working directory). hermes_homes: the folders a policy's `$HERMES_HOME` stands
         for, HERMES_HOME first, then the root whose profiles/<name> are homes too (default:
-        `~/.hermes`)."""
+        `~/.hermes`). fold_case: whether paths compare ASCII case aside (default: on macOS and
+        Windows, whose file systems do)."""
         self._policy = _policy_bytes(policy)
         wasm_bytes = _read(wasm if wasm is not None else data.path("fence.wasm"), "fence.wasm")
         try:
@@ -350,6 +353,8 @@ class Fence:
         self._home = home if home is not None else os.path.expanduser("~")
         self._cwd = cwd if cwd is not None else os.getcwd()
         self._hermes_homes = "\n".join(hermes_homes).encode("utf-8")
+        # macOS and Windows compare file names case aside: so does the evaluator there (§6.5).
+        self._fold_case = _CONFIGURE_FOLD_CASE if (fold_case if fold_case is not None else sys.platform in ("darwin", "win32")) else 0
         self._configured_cwd = self._cwd
         self._lock = threading.Lock()
         self._sessions: dict[str, Session] = {}
@@ -500,7 +505,8 @@ class Fence:
     def _configure(self, wasm: WasmInstance, cwd: str) -> str | None:
         """Tells the evaluator what `~` and relative paths mean; the evaluator's reason on failure."""
         home, directory, hermes = self._home.encode("utf-8"), cwd.encode("utf-8"), self._hermes_homes
-        record = wasm.invoke("configure", (len(home), len(directory), len(hermes)), home + directory + hermes)
+        record = wasm.invoke("configure", (len(home), len(directory), len(hermes), self._fold_case),
+                             home + directory + hermes)
         if record[:1] != b"\x00":
             return record[1:].decode("utf-8", "replace")
         self._configured_cwd = cwd

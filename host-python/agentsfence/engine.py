@@ -44,7 +44,7 @@ PRECOMPILED_MANIFEST = "fence.cwasm.json"
 EXPORT_PARAMS = {
     "input": 1,
     "load": 1,
-    "configure": 3,
+    "configure": 4,
     "session_open": 0,
     "session_close": 1,
     "intent": 2,

@@ -355,3 +355,17 @@ def test_a_decision_record_gives_its_targets_and_a_malformed_one_blocks():
     assert (decision.kind, decision.targets, decision.witness) == ("allow", (("path", "/a/b.c"), ("email", "x@y.z")), ())
     for broken in (targets[:-1], b"\x0b" + targets[1:], targets + b"\x05"):  # cut short, no such subject, a stray byte
         assert _parse_decision(head + reason + message + broken, "t").reason == "engine_fault"
+
+
+@pytest.mark.parametrize("fold_case, kind", [(True, "ask"), (False, "allow")])
+def test_a_file_system_that_ignores_case_reaches_credentials_in_any_case(fold_case, kind):
+    """macOS and Windows open ~/.AWS/Credentials as ~/.aws/credentials: there the fence compares paths case
+    aside, constants included (the compiler writes their lower-case forms too)."""
+    fence = Fence(home="/Users/Ana", cwd="/Users/Ana/Project", fold_case=fold_case)
+    session = fence.session("s")
+    session.intent("Summarize NOTES.md into Summary.md")
+    assert session.decide("read_file", {"path": "~/.AWS/Credentials"}).kind == kind
+    assert session.decide("write_file", {"path": "/users/ana/project/summary.MD", "content": "x"}).kind == ("allow" if fold_case else "ask")
+    blocked = session.decide("write_file", {"path": "~/Library/LaunchAgents/x.plist", "content": "x"})
+    assert blocked.kind == "block"
+    assert session.decide("write_file", {"path": "~/LIBRARY/launchagents/x.plist", "content": "x"}).kind == ("block" if fold_case else "ask")
