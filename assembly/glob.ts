@@ -79,19 +79,43 @@ function occursIn(lit: usize, litLen: u32, s: usize, sLen: u32): bool {
   return false;
 }
 
+// The shape of a pattern literalsFit needs: where its literal head ends, where its literal tail
+// starts, and whether literals lie between. Patterns of the installed policy are matched again
+// and again, so their shapes are kept by address (a cache that can only miss, never lie: an entry
+// is used only for the same address and length, and policy memory does not change under it).
+const SHAPES: u32 = 256;
+const shapes: usize = memory.data(<i32>(SHAPES << 4)); // entries: ptr, len, head, tailStart | middle << 31
+
+function shapeOf(pat: usize, patLen: u32): usize {
+  const e = shapes + ((<usize>((<u32>pat >> 2) & (SHAPES - 1))) << 4);
+  if (<usize>load<u32>(e) == pat && load<u32>(e + 4) == patLen && patLen != 0) return e;
+  let head: u32 = 0;
+  while (head < patLen && !isWildcardAt(pat, head)) head++;
+  let tailStart = patLen;
+  if (head < patLen) while (!isWildcardAt(pat, tailStart - 1)) tailStart--;
+  let middle = false;
+  for (let i = head; i < tailStart && !middle; i++) middle = !isWildcardAt(pat, i);
+  store<u32>(e, <u32>pat);
+  store<u32>(e + 4, patLen);
+  store<u32>(e + 8, head);
+  store<u32>(e + 12, tailStart | (middle ? 0x80000000 : 0));
+  return e;
+}
+
 // A necessary condition, cheap to test: the literal bytes before the first wildcard start the
 // value, those after the last one end it, and every literal run between lies in what is left.
 // Most values fail it, so the automaton below only runs on near-matches; it decides alone.
 function literalsFit(pat: usize, patLen: u32, s: usize, sLen: u32): bool {
-  let head: u32 = 0;
-  while (head < patLen && !isWildcardAt(pat, head)) head++;
+  const e = shapeOf(pat, patLen);
+  const head = load<u32>(e + 8);
   if (head == patLen) return sLen == patLen && sameBytes(pat, s, patLen);
-  let tailStart = patLen;
-  while (!isWildcardAt(pat, tailStart - 1)) tailStart--;
+  const word = load<u32>(e + 12);
+  const tailStart = word & 0x7fffffff;
   const tail = patLen - tailStart;
   if (<u64>head + <u64>tail > <u64>sLen) return false;
-  if (!sameBytes(pat, s, head)) return false;
   if (!sameBytes(pat + tailStart, s + sLen - tail, tail)) return false;
+  if (!sameBytes(pat, s, head)) return false;
+  if ((word & 0x80000000) == 0) return true;
   const middle = s + head, middleLen = sLen - head - tail;
   let i = head;
   while (i < tailStart) {
