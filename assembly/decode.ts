@@ -9,8 +9,18 @@ import { fnv1a, sameBytes } from "./bytes";
 export let policyBase: usize = 0;
 const sectionAddr: usize = memory.data(4 * (SECTION_COUNT + 1));
 
+// Counts installs: what was worked out from an earlier policy (even one at the same address) is
+// not this one's.
+export let policyGeneration: u32 = 0;
+
 export function setPolicyBase(base: usize): void {
   policyBase = base;
+  policyGeneration++;
+}
+
+// Whether [p, p+len) lies inside the installed policy's bytes (which never change while it is).
+export function inPolicy(p: usize, len: u32): bool {
+  return policyBase != 0 && p >= policyBase && <u64>(p - policyBase) + <u64>len <= <u64>load<u32>(policyBase + 8);
 }
 
 export function setSection(kind: u32, addr: usize): void {
