@@ -262,7 +262,7 @@ export function codeCount(): u32 {
   return load<u32>(insnAddr(i) + 12);
 }
 
-// ---- CLASSIFY: word_map, entry_count, entries × (class), role_map ----
+// ---- CLASSIFY: word_map, entry_count, entries × (class, flags, roles), role_map, trusted ----
 @inline export function classifyWordSet(): u32 {
   return load<u32>(section(7));
 }
@@ -272,11 +272,23 @@ export function codeCount(): u32 {
 }
 
 export function classifyEntryClass(e: u32): u32 {
-  return load<u32>(section(7) + 8 + ((<usize>e) << 2));
+  return load<u32>(section(7) + 8 + (<usize>e) * 12);
+}
+
+export function classifyEntryFlags(e: u32): u32 {
+  return load<u32>(section(7) + 12 + (<usize>e) * 12);
+}
+
+export function classifyEntryRoles(e: u32): u32 {
+  return load<u32>(section(7) + 16 + (<usize>e) * 12);
 }
 
 export function classifyRoleSet(): u32 {
-  return load<u32>(section(7) + 8 + ((<usize>classifyEntryCount()) << 2));
+  return load<u32>(section(7) + 8 + (<usize>classifyEntryCount()) * 12);
+}
+
+export function classifyTrustedSet(): u32 {
+  return load<u32>(section(7) + 12 + (<usize>classifyEntryCount()) * 12);
 }
 
 // ---- INTENT: negations, nothing_words, file_extensions, verb_map, negation_cancels, verb_count,
