@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from demo import HERMES_TIMEOUT_SECONDS, hermes_command, read_decisions, write_hermes_home  # noqa: E402
 from model_server import ScriptedModelServer  # noqa: E402
 
-pytest.importorskip("mcp", reason="the mcp package (host-python's test extra) runs the mail server")
+import mcp  # noqa: E402,F401  (host-python's test extra: a missing one fails the test, never skips it)
 
 SERVER = Path(__file__).resolve().with_name("mail_mcp_server.py")
 PREFIX = "mcp__gmail__"
