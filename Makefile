@@ -13,23 +13,15 @@ PY := $(VENV)/bin/python
 NODE_STAMP := node_modules/.package-lock.json
 VENV_STAMP := $(VENV)/.installed
 
-<<<<<<< HEAD
 WHEEL_DIR := build/wheel
 
-.PHONY: demo test build setup bench chromium fuzz wheel
-=======
-.PHONY: demo test build setup bench chromium bashdiff-tools fuzz
->>>>>>> bash-diff
+.PHONY: demo test build setup bench chromium bashdiff-tools fuzz wheel
 
 demo: setup
 	$(PY) tests/e2e/demo.py
 
-<<<<<<< HEAD
 # tests/e2e/test_wheel.py installs the wheel into a clean virtualenv with no Node on its PATH.
-test: setup chromium wheel
-=======
-test: setup chromium bashdiff-tools
->>>>>>> bash-diff
+test: setup chromium bashdiff-tools wheel
 	npm run --silent typecheck
 	npx vitest run
 	npm run --silent test:as
