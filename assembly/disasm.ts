@@ -2,7 +2,7 @@
 import {
   NONE, FORMAT_VERSION, OP_DECIDE, OP_TEST_PRESENT, OP_TEST_EQUALS, OP_TEST_IN_INTENT, OP_TEST_GRANTED, OP_TEST_IN_DERIVED, OP_TEST_TRUTHY,
   OP_TEST_INTENT_ANY, FLAG_NEGATE, FLAG_ALL, SUBJ_ARG, INTENT_NAMED, SETKIND_HASH, SETKIND_KEYS, SETKIND_LIST, SETTINGS_COUNT, SET_POLICY_NAME,
-  SET_SHELL_WRAPPERS, SET_FAIL_OPEN,
+  SET_SHELL_WRAPPERS, SET_FAIL_OPEN, SET_SHELL_PROGRAMS,
   SET_SHELL_NETWORK, SET_SHELL_SHELLS,
 } from "./format";
 import {
@@ -119,8 +119,9 @@ function settingName(k: u32): Text {
     case 9: return "SHELL_NETWORK";
     case 10: return "SHELL_SHELLS";
     case 11: return "MAX_SHELL_DEPTH";
+    case 12: return "FAIL_OPEN";
   }
-  return "FAIL_OPEN";
+  return "SHELL_PROGRAMS";
 }
 
 function className(c: u32): void {
@@ -323,7 +324,8 @@ function settings(): void {
     outAscii(settingName(key));
     outAscii(" ");
     if (key == SET_POLICY_NAME) quoted(v);
-    else if (key == SET_SHELL_WRAPPERS || key == SET_SHELL_NETWORK || key == SET_SHELL_SHELLS || key == SET_FAIL_OPEN) setRef(v);
+    else if (key == SET_SHELL_WRAPPERS || key == SET_SHELL_NETWORK || key == SET_SHELL_SHELLS || key == SET_FAIL_OPEN ||
+             key == SET_SHELL_PROGRAMS) setRef(v);
     else outDecimal(v);
     nl();
   }

@@ -34,7 +34,51 @@ export const SET_SHELL_NETWORK = 9;
 export const SET_SHELL_SHELLS = 10;
 export const SET_MAX_SHELL_DEPTH = 11;
 export const SET_FAIL_OPEN = 12;
-export const SETTINGS_COUNT = 12;
+export const SET_SHELL_PROGRAMS = 13;
+export const SETTINGS_COUNT = 13;
+
+// What the shell reader knows of a program (§3.4, §6.6): SHELL_PROGRAMS maps a program's name
+// ("grep", or "git log" for a subcommand) to its option set, a HASH set whose keys are its
+// options ("-r", "--output", "+", "of=" for dd's operands), "@" (its operand flags), "%TOKEN"
+// (a script holding TOKEN is opaque) and ">PATH" (a path it always writes), valued these flags.
+// An option's flags (§3.4).
+export const SHO_VALUE = 1;          // takes a value: the rest of the word, `=value`, or the next word
+export const SHO_VALUE2 = 2;         // takes two words (jq --arg NAME VALUE)
+export const SHO_ATTACHED = 4;       // takes a value only when attached (-i.bak, --in-place=.bak)
+export const SHO_OPAQUE = 8;         // does what the reader cannot read (runs a program, reads a list of files): opaque
+export const SHO_OUTPUT = 16;        // its value is a file the command writes
+export const SHO_RECURSIVE = 32;     // the file operands are read (or written) with everything below them
+export const SHO_IN_PLACE = 64;      // the file operands are written
+export const SHO_COMMAND = 128;      // its value is a command line, read as one
+export const SHO_COMMAND_UNTIL = 256; // the words after it up to `;` or `+` are a command (find -exec)
+export const SHO_SUPPLIES = 512;     // it supplies what the first operand would be (grep -e, sed -e)
+export const SHO_SCRIPT = 1024;      // its value is a script, read for the program's opaque tokens
+export const SHO_DIRECTORY = 2048;   // its value is the directory the command extracts into (tar -C)
+export const SHO_OUTPUT_DIR = 4096;  // its value is a directory the command writes into (cp -t)
+export const SHO_EXTRACT = 8192;     // the command extracts: it writes the directory's tree (tar -x)
+export const SHO_LIST = 16384;       // the command only lists or writes elsewhere: no extraction (unzip -l, wget -O)
+export const SHO_ARCHIVE = 32768;    // its value is the archive (tar -f): written under ARCHIVE_OUT, else read
+export const SHO_ARCHIVE_OUT = 65536; // the command writes its archive (tar -c)
+export const SHO_MAX = 65536;        // the highest option flag
+// The operand flags: the value of key "@" (§3.5), bits of their own.
+export const SHM_TREES = 1;     // file operands are read with everything below them (rg, du)
+export const SHM_WRITTEN = 2;   // every file operand is written (touch, rm, tee, mv)
+export const SHM_LAST_WRITTEN = 4; // the last operand is written (cp, ln, install)
+export const SHM_SECOND_WRITTEN = 8; // the second file operand is written (uniq, xxd)
+export const SHM_FIRST_SCRIPT = 16; // the first operand is a script (sed, awk, jq), unless an option SUPPLIES it
+export const SHM_FIRST_DATA = 32; // the first operand is data, no file (grep's pattern, chmod's mode)
+export const SHM_NO_FILES = 64; // no operand is a file (echo, tr, date)
+export const SHM_SUBCOMMAND = 128; // the first operand names a subcommand with its own entry (git log)
+export const SHM_EXTRACTS = 256; // writes into the DIRECTORY value, else the working directory, unless LIST
+export const SHM_OLD_STYLE = 512; // a first word without '-' is a cluster of option letters (tar czf)
+export const SHM_KEYS = 1024;   // operands are key=value, looked up as "key=" (dd of=)
+export const SHM_LONG_SINGLE = 2048; // a word that starts with one '-' is one option (find -name)
+export const SHM_OPERANDS_OPAQUE = 4096; // an operand makes it change what the reader cannot name (git branch NAME)
+export const SHM_OPAQUE = 8192; // it does what the reader cannot read (perl runs code): always opaque
+export const SHM_REMOTE = 16384; // an operand host:path names a remote file, not a local one (scp, rsync)
+export const SHM_WRITES = 32768; // it writes the paths of its ">PATH" keys whenever it runs (hermes config)
+export const SHM_REV_PATHS = 65536; // an operand REV:PATH names PATH in the repository (git show HEAD:x)
+export const SHM_MAX = 65536;   // the highest operand flag
 
 // Set kinds (§4).
 export const SETKIND_HASH = 1;

@@ -13,7 +13,7 @@ import {
   FLAG_ALL, EFFECT_ASK, EFFECT_WARN, SUBJ_ARG, SUBJECT_COUNT, INTENT_NAMED,
   ROLE_MAX, CLASSIFY_FLAG_MAX, SET_POLICY_NAME, SET_MAX_ARGS_BYTES, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES,
   SET_MAX_TARGETS, SET_MAX_INTENT_BYTES, SET_MAX_SESSIONS, SET_SHELL_WRAPPERS, SET_SHELL_NETWORK,
-  SET_SHELL_SHELLS, SET_MAX_SHELL_DEPTH, SET_FAIL_OPEN,
+  SET_SHELL_SHELLS, SET_MAX_SHELL_DEPTH, SET_FAIL_OPEN, SET_SHELL_PROGRAMS, SHO_MAX, SHM_MAX,
 } from "./format";
 import { validUtf8, fnv1a, bytesEqual, equalsAscii, sameBytes } from "./bytes";
 import { setSection, section, strPtr, strLen, setAddr, setKind, ruleEffect } from "./decode";
@@ -559,7 +559,7 @@ function settings(): bool {
   const s = section(SEC_SETTINGS);
   if (short(SEC_SETTINGS, 4)) return false;
   const count = load<u32>(s);
-  if (count != <u32>SETTINGS_COUNT) return failNum(SEC_SETTINGS, s, "setting count must be 12, found", count);
+  if (count != <u32>SETTINGS_COUNT) return failNum(SEC_SETTINGS, s, "setting count must be 13, found", count);
   if (sizeWrong(SEC_SETTINGS, 4 + ((<u64>count) << 3))) return false;
   for (let k: u32 = 0; k < count; k++) {
     const e = s + 4 + ((<usize>k) << 3);
@@ -574,6 +574,8 @@ function settings(): bool {
       if (!setOk(SEC_SETTINGS, e + 4, "shell program set", SETKIND_KEYS)) return false;
     } else if (key == SET_FAIL_OPEN) {
       if (!setOk(SEC_SETTINGS, e + 4, "risk class set", SETKIND_KEYS)) return false;
+    } else if (key == SET_SHELL_PROGRAMS) {
+      if (!shellProgramsOk(e + 4)) return false;
     } else {
       const v = load<u32>(e + 4);
       if (v < settingMin(key) || v > settingMax(key)) {
@@ -582,6 +584,35 @@ function settings(): bool {
         outDecimal(key);
         return false;
       }
+    }
+  }
+  return true;
+}
+
+// SHELL_PROGRAMS (§3.4): a HASH set of program names whose values are HASH sets of options, each
+// option's value only option flags, "@"'s only operand flags, a "%TOKEN"'s and a ">PATH"'s 0.
+function shellProgramsOk(at: usize): bool {
+  if (!setOk(SEC_SETTINGS, at, "shell program map", SETKIND_HASH)) return false;
+  const programs = setAddr(load<u32>(at));
+  const buckets = load<u32>(programs + 8);
+  for (let b: u32 = 0; b < buckets; b++) {
+    const e = programs + 12 + ((<usize>b) << 3);
+    if (load<u32>(e) == 0) continue;
+    const options = load<u32>(e + 4);
+    if (options >= setCount || setKind(options) != SETKIND_HASH) {
+      return failNum(SEC_SETTINGS, at, "shell program map: a program's options are not a HASH set, set", options);
+    }
+    const o = setAddr(options);
+    const slots = load<u32>(o + 8);
+    for (let k: u32 = 0; k < slots; k++) {
+      const m = o + 12 + ((<usize>k) << 3);
+      const key1 = load<u32>(m);
+      if (key1 == 0) continue;
+      const p = strPtr(key1 - 1), n = strLen(key1 - 1);
+      const v = load<u32>(m + 4);
+      const c = n > 0 ? <u32>load<u8>(p) : 0;
+      const limit: u32 = n == 1 && c == 0x40 ? (<u32>SHM_MAX << 1) - 1 : c == 0x25 || c == 0x3e ? 0 : (<u32>SHO_MAX << 1) - 1;
+      if ((v & ~limit) != 0) return failNum(SEC_SETTINGS, at, "shell program options: undefined flags in set", options);
     }
   }
   return true;

@@ -6,7 +6,7 @@ import {
   SEC_BUDGETS, SEC_CLASSIFY, SEC_CODE, SEC_INTENT, SEC_RULES, SEC_SETS, SEC_SETTINGS, SEC_STRINGS, SEC_TOOLS,
   SET_MAX_ARGS_BYTES, SET_MAX_INTENT_BYTES, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES, SET_MAX_SESSIONS,
   SET_MAX_SHELL_DEPTH, SET_MAX_TARGETS, SET_POLICY_NAME, SET_SHELL_NETWORK, SET_SHELL_SHELLS,
-  SET_SHELL_WRAPPERS, SET_FAIL_OPEN, SETKIND_HASH, SETKIND_KEYS, SECTION_COUNT,
+  SET_SHELL_WRAPPERS, SET_SHELL_PROGRAMS, SET_FAIL_OPEN, SETKIND_HASH, SETKIND_KEYS, SECTION_COUNT,
 } from "../assembly/format";
 import { formatPos } from "./diagnostic";
 import { EFFECT_CODES, type Operand, type Plan, type SetPlan } from "./optimize";
@@ -321,6 +321,7 @@ function settingsSection({ ir, tables }: Plan, strings: StringTable): Uint8Array
     [SET_SHELL_SHELLS, tables.shellShells],
     [SET_MAX_SHELL_DEPTH, ir.shell.maxDepth],
     [SET_FAIL_OPEN, tables.failOpen],
+    [SET_SHELL_PROGRAMS, tables.shellPrograms],
   ];
   entries.sort(([a], [b]) => a - b);
   const w = new Writer();

@@ -122,6 +122,8 @@ export interface ShellIR {
   networkPrograms: string[];
   shells: string[];
   maxDepth: number;
+  /** Program name (or "program subcommand") -> its option set: option, "@" or "%token" -> flags. */
+  programs: Array<[name: string, options: Array<[key: string, flags: number]>]>;
 }
 
 export interface LimitsIR {

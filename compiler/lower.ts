@@ -5,6 +5,11 @@ import {
   ROLE_TEXT, ROLE_WORKDIR, ROLE_WRITTEN, ROLE_OBJECT, ROLE_DATA, ROLE_TREE, CLASSIFY_READ, CLASSIFY_HINT_DESTRUCTIVE,
   CLASSIFY_HINT_NOT_READ_ONLY, CLASSIFY_HINT_OPEN_WORLD, CLASSIFY_HINT_READ_ONLY, SUBJ_DOMAIN, SUBJ_EMAIL, SUBJ_OBJECT, SUBJ_PATH,
   SUBJ_RECIPIENT, SUBJ_URL, SUBJ_WRITE,
+  SHO_VALUE, SHO_VALUE2, SHO_ATTACHED, SHO_OPAQUE, SHO_OUTPUT, SHO_RECURSIVE, SHO_IN_PLACE, SHO_COMMAND,
+  SHO_COMMAND_UNTIL, SHO_SUPPLIES, SHO_SCRIPT, SHO_DIRECTORY, SHO_OUTPUT_DIR, SHO_EXTRACT, SHO_LIST, SHO_ARCHIVE,
+  SHO_ARCHIVE_OUT, SHM_TREES, SHM_WRITTEN, SHM_LAST_WRITTEN, SHM_SECOND_WRITTEN, SHM_FIRST_SCRIPT, SHM_FIRST_DATA,
+  SHM_NO_FILES, SHM_SUBCOMMAND, SHM_EXTRACTS, SHM_OLD_STYLE, SHM_KEYS, SHM_LONG_SINGLE, SHM_OPERANDS_OPAQUE,
+  SHM_OPAQUE, SHM_REMOTE, SHM_WRITES, SHM_REV_PATHS,
 } from "../assembly/format";
 import type { CheckedFile } from "./check";
 import { globMatches, isGlob } from "./glob";
@@ -16,8 +21,10 @@ import type { YamlPath } from "./parse";
 import { subjectOf, type TestName } from "./predicates";
 import { HINTS } from "./schema";
 import type {
-  Budget, ClassifyVerb, DefaultEffect, IntentVerb, Limits, PolicyFile, Predicate, RoleName, Rule, ToolEntry,
+  Budget, ClassifyVerb, DefaultEffect, IntentVerb, Limits, PolicyFile, Predicate, RoleName, Rule, ShellProgram,
+  ToolEntry,
 } from "./schema";
+import { SHELL_OPERAND_KINDS, SHELL_OPTION_KINDS } from "./schema";
 
 const ROLE_CODES: Record<RoleName, number> = {
   email: ROLE_EMAIL,
@@ -44,6 +51,74 @@ const DEFAULT_SHELL = {
   shells: ["sh", "bash", "zsh"],
   max_depth: 4,
 };
+
+// The flags each kind of option list gives its options (bytecode.md §3.4): kinds whose option
+// names a file or a command take a value.
+const OPTION_FLAGS: Record<(typeof SHELL_OPTION_KINDS)[number], number> = {
+  flag: 0,
+  value: SHO_VALUE,
+  two_values: SHO_VALUE2,
+  attached_value: SHO_ATTACHED,
+  opaque: SHO_OPAQUE,
+  output: SHO_OUTPUT | SHO_VALUE,
+  recursive: SHO_RECURSIVE,
+  in_place: SHO_IN_PLACE,
+  command: SHO_COMMAND | SHO_VALUE,
+  command_until: SHO_COMMAND_UNTIL,
+  supplies: SHO_SUPPLIES,
+  script: SHO_SCRIPT,
+  directory: SHO_DIRECTORY | SHO_VALUE,
+  output_dir: SHO_OUTPUT_DIR | SHO_VALUE,
+  extract: SHO_EXTRACT,
+  list: SHO_LIST,
+  archive: SHO_ARCHIVE | SHO_VALUE,
+  archive_out: SHO_ARCHIVE_OUT,
+};
+
+const OPERAND_FLAGS: Record<(typeof SHELL_OPERAND_KINDS)[number], number> = {
+  trees: SHM_TREES,
+  written: SHM_WRITTEN,
+  last_written: SHM_LAST_WRITTEN,
+  second_written: SHM_SECOND_WRITTEN,
+  first_script: SHM_FIRST_SCRIPT,
+  first_data: SHM_FIRST_DATA,
+  no_files: SHM_NO_FILES,
+  subcommand: SHM_SUBCOMMAND,
+  extracts: SHM_EXTRACTS,
+  old_style: SHM_OLD_STYLE,
+  keys: SHM_KEYS,
+  long_single: SHM_LONG_SINGLE,
+  operands_opaque: SHM_OPERANDS_OPAQUE,
+  opaque: SHM_OPAQUE,
+  remote: SHM_REMOTE,
+  rev_paths: SHM_REV_PATHS,
+};
+
+/** A program entry as its option set: each option with the OR of its kinds' flags, "@" with the
+ *  operand flags, "%TOKEN" per opaque token. */
+function programOptions(entry: ShellProgram): Array<[string, number]> {
+  const flags = new Map<string, number>();
+  for (const kind of SHELL_OPTION_KINDS) {
+    for (const option of entry[kind] ?? []) flags.set(option, (flags.get(option) ?? 0) | OPTION_FLAGS[kind]);
+  }
+  let operands = (entry.operands ?? []).reduce((m, kind) => m | OPERAND_FLAGS[kind], 0);
+  if (entry.writes !== undefined) operands |= SHM_WRITES;
+  if (operands !== 0) flags.set("@", operands);
+  for (const token of entry.opaque_tokens ?? []) flags.set(`%${token}`, 0);
+  for (const written of entry.writes ?? []) flags.set(`>${written.replace(/(.)\/+$/, "$1")}`, 0);
+  return [...flags];
+}
+
+/** Program name -> option set; of entries for one name the first wins (an extending file's
+ *  entries come first, as its tools do). */
+function shellPrograms(entries: ShellProgram[]): Array<[string, Array<[string, number]>]> {
+  const byName = new Map<string, Array<[string, number]>>();
+  for (const entry of entries) {
+    const options = programOptions(entry);
+    for (const name of entry.names) if (!byName.has(name)) byName.set(name, options);
+  }
+  return [...byName];
+}
 
 const DEFAULT_LIMITS: Required<Limits> = {
   max_args_bytes: 4194304,
@@ -80,6 +155,7 @@ interface MergedPolicy {
     verbs?: Located<IntentVerb>[];
   };
   shell: NonNullable<PolicyFile["shell"]>;
+  shellPrograms: ShellProgram[];
   limits: Limits;
   failOpen: string[];
 }
@@ -104,6 +180,7 @@ function mergePolicies(files: CheckedFile[]): MergedPolicy {
     budgets: [],
     intent: {},
     shell: {},
+    shellPrograms: [],
     limits: {},
     failOpen: [],
   };
@@ -122,7 +199,10 @@ function mergePolicies(files: CheckedFile[]): MergedPolicy {
     Object.assign(merged.intent, definedEntries(wordLists));
     // Like classify verbs: an operator's intent verbs come first, so their words win.
     if (verbs !== undefined) merged.intent.verbs = [...located(file, ["intent", "verbs"], verbs), ...(merged.intent.verbs ?? [])];
-    Object.assign(merged.shell, definedEntries(p.shell));
+    const { programs, ...shellLists } = p.shell ?? {};
+    Object.assign(merged.shell, definedEntries(shellLists));
+    // An operator's program entries come first, so theirs describe a program the shipped ones do.
+    merged.shellPrograms = [...(programs ?? []), ...merged.shellPrograms];
     Object.assign(merged.limits, definedEntries(p.limits));
     if (p.fail_open !== undefined) merged.failOpen = p.fail_open;
   }
@@ -196,6 +276,7 @@ export function lowerPolicy(files: CheckedFile[], name: string): PolicyIR {
       networkPrograms: unique(shell.network_programs),
       shells: unique(shell.shells),
       maxDepth: shell.max_depth,
+      programs: shellPrograms(merged.shellPrograms),
     },
     failOpen: unique(merged.failOpen),
     limits: {

@@ -60,6 +60,7 @@ export interface TableSets {
   shellWrappers: number;
   shellNetwork: number;
   shellShells: number;
+  shellPrograms: number;
   failOpen: number;
 }
 
@@ -91,6 +92,8 @@ export function optimize(ir: PolicyIR): Plan {
     shellWrappers: pool.keys(ir.shell.wrappers),
     shellNetwork: pool.keys(ir.shell.networkPrograms),
     shellShells: pool.keys(ir.shell.shells),
+    // Each program's option set once (grep, egrep and fgrep share one), then the map to them.
+    shellPrograms: pool.hash(ir.shell.programs.map(([name, options]) => [name, pool.hash(options)])),
     failOpen: pool.keys(ir.failOpen),
   };
   const ruleTests = ir.rules.map((rule) => testsOf(rule, pool));

@@ -197,11 +197,48 @@ const Intent = z.strictObject({
     .optional(),
 });
 
+/** What an option of a program does (docs/policy.md "shell programs"; bytecode.md §3.4). */
+export const SHELL_OPTION_KINDS = [
+  "flag", "value", "two_values", "attached_value", "opaque", "output", "recursive", "in_place", "command",
+  "command_until", "supplies", "script", "directory", "output_dir", "extract", "list", "archive", "archive_out",
+] as const;
+/** What a program's operands are (bytecode.md §3.5). */
+export const SHELL_OPERAND_KINDS = [
+  "trees", "written", "last_written", "second_written", "first_script", "first_data", "no_files", "subcommand",
+  "extracts", "old_style", "keys", "long_single", "operands_opaque", "opaque", "remote", "rev_paths",
+] as const;
+
+// -x, --long, -long (find's), + (less +cmd), key= (dd's operands).
+const OPTION_RE = /^(-[^\s=]+|\+|[A-Za-z_][A-Za-z0-9_]*=)$/;
+const PROGRAM_NAME_RE = /^[^\s/]+( [^\s/]+)?$/;
+const option = z.string().regex(OPTION_RE, { error: 'an option like -r, --output, -name, + or of=' });
+const options = z.array(option).min(1);
+
+const shellOptionFields = Object.fromEntries(
+  SHELL_OPTION_KINDS.map((kind) => [kind, options.optional()]),
+) as Record<(typeof SHELL_OPTION_KINDS)[number], z.ZodOptional<typeof options>>;
+
+export const ShellProgram = z.strictObject({
+  names: z
+    .array(z.string().regex(PROGRAM_NAME_RE, { error: 'a program name, or a program and its subcommand ("git log")' }))
+    .min(1)
+    .describe("the programs this entry describes; \"git log\" is git's subcommand log"),
+  operands: z.array(z.enum(SHELL_OPERAND_KINDS)).min(1).optional().describe("what the operands are"),
+  opaque_tokens: z.array(nonEmpty).min(1).optional().describe("a script (first_script, script) holding one of these is opaque"),
+  writes: z
+    .array(z.string().regex(/^\S+$/, { error: "a path (absolute, ~/…, $HERMES_HOME/…, or relative to the working directory) or a glob" }))
+    .min(1)
+    .optional()
+    .describe("paths the program writes (with everything below them) whenever it runs; globs allowed"),
+  ...shellOptionFields,
+});
+
 const Shell = z.strictObject({
   wrappers: z.array(word).optional(),
   network_programs: z.array(word).optional(),
   shells: z.array(word).optional(),
   max_depth: z.int().min(1).max(16).optional(),
+  programs: z.array(ShellProgram).optional().describe("what programs' options and operands do"),
 });
 
 const Limits = z.strictObject({
@@ -241,3 +278,4 @@ export type Rule = z.infer<typeof Rule>;
 export type IntentVerb = z.infer<typeof IntentVerb>;
 export type Budget = z.infer<typeof Budget>;
 export type Limits = z.infer<typeof Limits>;
+export type ShellProgram = z.infer<typeof ShellProgram>;

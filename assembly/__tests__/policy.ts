@@ -5,7 +5,10 @@ import {
   SEC_STRINGS, SEC_SETS, SEC_CLASSES, SEC_INTENT, SEC_SETTINGS, SETKIND_HASH, SETTINGS_COUNT,
   SET_POLICY_NAME, SET_MAX_ARGS_BYTES, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES, SET_MAX_TARGETS,
   SET_MAX_INTENT_BYTES, SET_MAX_SESSIONS, SET_SHELL_WRAPPERS, SET_SHELL_NETWORK, SET_SHELL_SHELLS,
-  SET_MAX_SHELL_DEPTH, SET_FAIL_OPEN,
+  SET_MAX_SHELL_DEPTH, SET_FAIL_OPEN, SET_SHELL_PROGRAMS,
+  SHO_VALUE, SHO_OPAQUE, SHO_OUTPUT, SHO_RECURSIVE, SHO_IN_PLACE, SHO_COMMAND_UNTIL, SHO_SUPPLIES, SHO_SCRIPT,
+  SHO_OUTPUT_DIR, SHO_ATTACHED, SHM_LONG_SINGLE, SHM_FIRST_DATA, SHM_WRITTEN, SHM_LAST_WRITTEN, SHM_FIRST_SCRIPT,
+  SHM_SUBCOMMAND,
 } from "../format";
 import { setSection } from "../decode";
 import { fnv1a } from "../bytes";
@@ -37,6 +40,8 @@ const CANCELS = ["forget", "hesitate", "fail"];
 
 const kept: ArrayBuffer[] = [];
 const strings: string[] = [];
+// The set SHELL_PROGRAMS names (§3.3): find, grep, tee, cp, sed, git and "git log" described.
+export const PROGRAMS_SET: u32 = 15;
 
 function stringIndex(s: string): u32 {
   let i = strings.indexOf(s);
@@ -137,10 +142,19 @@ export function installPolicy(maxTargets: u32 = 100, maxIntentBytes: u32 = 65536
     }
   }
   // Set indices: 0 negations, 1 nothing, 2 extensions, 3 verbs, 4 wrappers, 5 network, 6 shells,
-  // 7 negation cancels.
+  // 7 negation cancels, 8-14 the options of find, grep, tee, cp, sed, git and git log, 15 the
+  // shell programs (PROGRAMS_SET) that map those names to them.
   const sets = [
     wordSet(NEGATIONS), wordSet(NOTHING), wordSet(EXTENSIONS), wordSet(verbWords, verbValues),
     wordSet(WRAPPERS), wordSet(NETWORK), wordSet(SHELLS), wordSet(CANCELS),
+    wordSet(["@", "-exec", "-name", "-delete"], [SHM_LONG_SINGLE, SHO_COMMAND_UNTIL, SHO_VALUE, SHO_IN_PLACE | SHO_RECURSIVE]),
+    wordSet(["@", "-r", "-e", "-n"], [SHM_FIRST_DATA, SHO_RECURSIVE, SHO_VALUE | SHO_SUPPLIES, 0]),
+    wordSet(["@", "-a"], [SHM_WRITTEN, 0]),
+    wordSet(["@", "-t", "-r"], [SHM_LAST_WRITTEN, SHO_VALUE | SHO_OUTPUT_DIR, SHO_RECURSIVE]),
+    wordSet(["@", "-i", "-e", "-n", "%e", "%w"], [SHM_FIRST_SCRIPT, SHO_ATTACHED | SHO_IN_PLACE, SHO_VALUE | SHO_SCRIPT | SHO_SUPPLIES, 0, 0, 0]),
+    wordSet(["@", "-c"], [SHM_SUBCOMMAND, SHO_VALUE | SHO_OPAQUE]),
+    wordSet(["--output"], [SHO_VALUE | SHO_OUTPUT]),
+    wordSet(["find", "grep", "tee", "cp", "sed", "git", "git log"], [8, 9, 10, 11, 12, 13, 14]),
   ];
   const name = stringIndex("test-policy");
   installStrings();
@@ -177,11 +191,11 @@ export function installPolicy(maxTargets: u32 = 100, maxIntentBytes: u32 = 65536
   }
   setSection(SEC_INTENT, intent);
 
-  const values: u32[] = [name, 1 << 20, 64, 1000, maxTargets, maxIntentBytes, 16, 4, 5, 6, maxShellDepth, 4];
+  const values: u32[] = [name, 1 << 20, 64, 1000, maxTargets, maxIntentBytes, 16, 4, 5, 6, maxShellDepth, 4, PROGRAMS_SET];
   const keys: u32[] = [
     SET_POLICY_NAME, SET_MAX_ARGS_BYTES, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES, SET_MAX_TARGETS,
     SET_MAX_INTENT_BYTES, SET_MAX_SESSIONS, SET_SHELL_WRAPPERS, SET_SHELL_NETWORK, SET_SHELL_SHELLS,
-    SET_MAX_SHELL_DEPTH, SET_FAIL_OPEN,
+    SET_MAX_SHELL_DEPTH, SET_FAIL_OPEN, SET_SHELL_PROGRAMS,
   ];
   const settings = block(4 + 8 * SETTINGS_COUNT);
   store<u32>(settings, SETTINGS_COUNT);

@@ -190,7 +190,7 @@ describe("extends", () => {
   it("replaces lists key by key and keeps what later files leave out", () => {
     expect(ir.intent.negations).toEqual(["not"]);
     expect(ir.intent.nothingWords).toEqual(["nothing"]);
-    expect(ir.shell).toEqual({ wrappers: ["nohup"], networkPrograms: ["curl", "wget", "nc", "ssh", "scp"], shells: ["bash"], maxDepth: 4 });
+    expect(ir.shell).toEqual({ wrappers: ["nohup"], networkPrograms: ["curl", "wget", "nc", "ssh", "scp"], shells: ["bash"], maxDepth: 4, programs: [] });
     expect(ir.limits).toMatchObject({ maxLeaves: 50, maxTargets: 20, maxArgsBytes: 4194304 });
   });
 

@@ -85,6 +85,14 @@ describe("docs/bytecode.md tables match assembly/format.ts", () => {
     expectConstant("SETTINGS_COUNT", rows.length);
   });
 
+  it("§3.4, §3.5: what the shell reader knows of programs", () => {
+    const options = expectTable("### 3.4", "SHO_");
+    expectConstant("SHO_MAX", Math.max(...options.map(([n]) => Number(n))));
+    const operands = expectTable("### 3.5", "SHM_");
+    expectConstant("SHM_MAX", Math.max(...operands.map(([n]) => Number(n))));
+    for (const rows of [options, operands]) rows.forEach(([n], i) => expect(Number(n)).toBe(2 ** i));
+  });
+
   it("§4: set kinds", () => {
     expectTable("## 4.", "SETKIND_");
   });
