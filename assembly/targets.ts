@@ -4,7 +4,7 @@
 import {
   ROLE_EMAIL, ROLE_URL, ROLE_DOMAIN, ROLE_PATH, ROLE_COMMAND, ROLE_CODE, ROLE_RECIPIENT, ROLE_PATCH,
   ROLE_WORKDIR, ROLE_TEXT, ROLE_WRITTEN, ROLE_OBJECT, ROLE_TREE, SUBJ_EMAIL, SUBJ_URL, SUBJ_DOMAIN, SUBJ_RECIPIENT, SUBJ_OBJECT,
-  SET_SHELL_WRAPPERS, SET_SHELL_NETWORK, SET_SHELL_SHELLS, SET_MAX_SHELL_DEPTH,
+  SET_SHELL_WRAPPERS, SET_SHELL_NETWORK, SET_SHELL_SHELLS, SET_MAX_SHELL_DEPTH, SET_SHELL_PROGRAMS,
 } from "./format";
 import { settingValue, intentExtensionSet } from "./decode";
 import { scratchAlloc } from "./mem";
@@ -232,7 +232,7 @@ export function extractTargets(role: u32, p: usize, len: u32): i32 {
     case ROLE_COMMAND:
       shellTargets(p, len, policyWords(settingValue(SET_SHELL_WRAPPERS)),
         policyWords(settingValue(SET_SHELL_NETWORK)), policyWords(settingValue(SET_SHELL_SHELLS)),
-        policyWords(intentExtensionSet()), settingValue(SET_MAX_SHELL_DEPTH));
+        policyWords(intentExtensionSet()), settingValue(SET_SHELL_PROGRAMS), settingValue(SET_MAX_SHELL_DEPTH));
       break;
     case ROLE_CODE: codeUrls(p, len); break;
     case ROLE_RECIPIENT: eachListItem(p, len, true); break;

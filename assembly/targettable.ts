@@ -241,10 +241,23 @@ export function addHost(p: usize, len: u32): void {
 // A URL, its host as a DOMAIN (both readings when a '\\' makes parsers disagree about the
 // host), and the path a file:// URL names.
 export function addUrl(p: usize, len: u32): void {
+  addUrlIn(p, len, false);
+}
+
+// addUrl for a URL a reader may not have resolved (§6.7): with `pattern`, each value that holds
+// a wildcard is a pattern target.
+export function addUrlIn(p: usize, len: u32, pattern: bool): void {
   if (status != TARGETS_OK) return;
-  addSpan(SUBJ_URL, normalizeUrl(p, len));
-  addSpan(SUBJ_DOMAIN, urlHost(p, len, false));
-  addSpan(SUBJ_DOMAIN, urlHost(p, len, true));
+  addSpanMaybe(SUBJ_URL, normalizeUrl(p, len), pattern);
+  addSpanMaybe(SUBJ_DOMAIN, urlHost(p, len, false), pattern);
+  addSpanMaybe(SUBJ_DOMAIN, urlHost(p, len, true), pattern);
   const file = fileUrlPath(p, len);
-  if (file != 0) addPathIn(spanPtr(file), spanLen(file), span(0, 0));
+  if (file == 0) return;
+  if (pattern) addPathPatternIn(spanPtr(file), spanLen(file), span(0, 0), false);
+  else addPathIn(spanPtr(file), spanLen(file), span(0, 0));
+}
+
+function addSpanMaybe(kind: u32, s: u64, pattern: bool): void {
+  if (takeOutOfMemory()) fail(TARGETS_OOM);
+  else if (s != 0) addTarget(kind | (pattern && isPatternText(spanPtr(s), spanLen(s)) ? TARGET_PATTERN : 0), spanPtr(s), spanLen(s));
 }
