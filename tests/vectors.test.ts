@@ -16,7 +16,8 @@ interface Case {
   tool: string;
   args: Record<string, unknown>;
   expect: {
-    kind: string; reason?: string; rule?: string; capability?: string; risk?: string; message_contains?: string;
+    /** One decision, or the decisions any of which is right (`[ask, block]`). */
+    kind: string | string[]; reason?: string; rule?: string; capability?: string; risk?: string; message_contains?: string;
     /** [subject, value] pairs of the decision record's witness (§8.1), subjects named as in policies. */
     witness?: Array<[string, string]>;
   };
@@ -54,7 +55,9 @@ for (const file of fs.readdirSync(vectorDir).filter((f) => f.endsWith(".yaml")))
       try {
         for (const message of c.intent) expect(fence.intent(session, message).ok).toBe(true);
         const decision = fence.decide(session, c.tool, JSON.stringify(c.args));
-        const { message_contains: fragment, witness, ...fields } = c.expect;
+        const { message_contains: fragment, witness, kind, ...fields } = c.expect;
+        if (Array.isArray(kind)) expect(kind, decision.message).toContain(decision.kind);
+        else expect(decision.kind, decision.message).toBe(kind);
         expect(decision).toMatchObject(fields);
         if (fragment !== undefined) expect(decision.message).toContain(fragment);
         if (witness !== undefined) expect(decision.witness.map(([s, v]) => [SUBJECT_NAMES[s], v])).toEqual(witness);
