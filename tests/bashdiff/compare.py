@@ -146,7 +146,10 @@ def floor_of(path: str, kind: str) -> str:
 
 def program_covered(effect: Effect, reading: Reading) -> bool:
     name = posixpath.basename(effect.value)
-    return name in reading.programs or name in wrappers()
+    if name in reading.programs or name in wrappers():
+        return True
+    # A program the reader could not name (the shell a `flock -c` string runs in) is a pattern.
+    return any(glob_matches(p, name) for p in reading.program_patterns)
 
 
 def unreported(run: Run, reading: Reading) -> list[Effect]:

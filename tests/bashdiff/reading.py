@@ -77,6 +77,7 @@ class Reading:
     message: str
     targets: tuple[Any, ...]
     programs: set[str] = field(default_factory=set)
+    program_patterns: list[str] = field(default_factory=list)  # programs the reader could not name
     paths: list[PathTarget] = field(default_factory=list)
     writes: list[PathTarget] = field(default_factory=list)
     writes_reported: bool = False  # False: the reader has no `write` subject, `paths` stand in
@@ -128,7 +129,9 @@ def adapt(command: str, decision: Any) -> Reading:
                       tuple(decision.targets), writes_reported=writes_supported())
     for target in decision.targets:
         subject, value, pattern = _parts(target)
-        if subject == "program":
+        if subject == "program" and pattern:
+            reading.program_patterns.append(value)
+        elif subject == "program":
             reading.programs.add(value)
             if value == "/dev/stdin":
                 # Today's mark of code the reader could not read: a shell fed through a pipe or a

@@ -20,7 +20,7 @@ import pytest
 
 from . import runner
 
-READER_REWRITE = True
+READER_REWRITE = False
 STRICT = os.environ.get("BASHDIFF_STRICT") == "1"
 
 
