@@ -41,7 +41,7 @@ import {
 //   env|uCS|unset,chdir,split-string|S|split-string|;
 //   timeout|sk|signal,kill-after|||d;
 //   nice|n|adjustment|||;
-//   ionice|cnp|class,classdata,pid|||;
+//   ionice|cnpPu|class,classdata,pid,pgid,uid|||;
 //   stdbuf|ioe|input,output,error|||;
 //   xargs|IELnPsda|replace,eof,max-lines,max-args,max-procs,max-chars,delimiter,arg-file,process-slot-var|||;
 //   time|fo|format,output|||;
@@ -52,8 +52,8 @@ import {
 //   watch|nd|interval,differences|||;
 //   exec|a||||;
 //   unbuffer|p||||
-const WRAPPER_SYNTAX: usize = memory.data<u8>([115, 117, 100, 111, 124, 117, 103, 112, 67, 68, 114, 116, 85, 84, 104, 82, 124, 117, 115, 101, 114, 44, 103, 114, 111, 117, 112, 44, 112, 114, 111, 109, 112, 116, 44, 99, 108, 111, 115, 101, 45, 102, 114, 111, 109, 44, 99, 104, 100, 105, 114, 44, 114, 111, 108, 101, 44, 116, 121, 112, 101, 44, 111, 116, 104, 101, 114, 45, 117, 115, 101, 114, 44, 99, 111, 109, 109, 97, 110, 100, 45, 116, 105, 109, 101, 111, 117, 116, 44, 104, 111, 115, 116, 44, 99, 104, 114, 111, 111, 116, 124, 124, 124, 59, 100, 111, 97, 115, 124, 117, 67, 124, 124, 124, 124, 59, 101, 110, 118, 124, 117, 67, 83, 124, 117, 110, 115, 101, 116, 44, 99, 104, 100, 105, 114, 44, 115, 112, 108, 105, 116, 45, 115, 116, 114, 105, 110, 103, 124, 83, 124, 115, 112, 108, 105, 116, 45, 115, 116, 114, 105, 110, 103, 124, 59, 116, 105, 109, 101, 111, 117, 116, 124, 115, 107, 124, 115, 105, 103, 110, 97, 108, 44, 107, 105, 108, 108, 45, 97, 102, 116, 101, 114, 124, 124, 124, 100, 59, 110, 105, 99, 101, 124, 110, 124, 97, 100, 106, 117, 115, 116, 109, 101, 110, 116, 124, 124, 124, 59, 105, 111, 110, 105, 99, 101, 124, 99, 110, 112, 124, 99, 108, 97, 115, 115, 44, 99, 108, 97, 115, 115, 100, 97, 116, 97, 44, 112, 105, 100, 124, 124, 124, 59, 115, 116, 100, 98, 117, 102, 124, 105, 111, 101, 124, 105, 110, 112, 117, 116, 44, 111, 117, 116, 112, 117, 116, 44, 101, 114, 114, 111, 114, 124, 124, 124, 59, 120, 97, 114, 103, 115, 124, 73, 69, 76, 110, 80, 115, 100, 97, 124, 114, 101, 112, 108, 97, 99, 101, 44, 101, 111, 102, 44, 109, 97, 120, 45, 108, 105, 110, 101, 115, 44, 109, 97, 120, 45, 97, 114, 103, 115, 44, 109, 97, 120, 45, 112, 114, 111, 99, 115, 44, 109, 97, 120, 45, 99, 104, 97, 114, 115, 44, 100, 101, 108, 105, 109, 105, 116, 101, 114, 44, 97, 114, 103, 45, 102, 105, 108, 101, 44, 112, 114, 111, 99, 101, 115, 115, 45, 115, 108, 111, 116, 45, 118, 97, 114, 124, 124, 124, 59, 116, 105, 109, 101, 124, 102, 111, 124, 102, 111, 114, 109, 97, 116, 44, 111, 117, 116, 112, 117, 116, 124, 124, 124, 59, 99, 104, 114, 111, 111, 116, 124, 124, 117, 115, 101, 114, 115, 112, 101, 99, 44, 103, 114, 111, 117, 112, 115, 124, 124, 124, 119, 59, 116, 97, 115, 107, 115, 101, 116, 124, 124, 124, 124, 124, 119, 59, 99, 104, 114, 116, 124, 124, 124, 124, 124, 110, 59, 102, 108, 111, 99, 107, 124, 119, 69, 99, 124, 116, 105, 109, 101, 111, 117, 116, 44, 119, 97, 105, 116, 44, 99, 111, 110, 102, 108, 105, 99, 116, 45, 101, 120, 105, 116, 45, 99, 111, 100, 101, 44, 99, 111, 109, 109, 97, 110, 100, 124, 99, 124, 99, 111, 109, 109, 97, 110, 100, 124, 102, 59, 119, 97, 116, 99, 104, 124, 110, 100, 124, 105, 110, 116, 101, 114, 118, 97, 108, 44, 100, 105, 102, 102, 101, 114, 101, 110, 99, 101, 115, 124, 124, 124, 59, 101, 120, 101, 99, 124, 97, 124, 124, 124, 124, 59, 117, 110, 98, 117, 102, 102, 101, 114, 124, 112, 124, 124, 124, 124]);
-const WRAPPER_SYNTAX_LEN: u32 = 589;
+const WRAPPER_SYNTAX: usize = memory.data<u8>([115, 117, 100, 111, 124, 117, 103, 112, 67, 68, 114, 116, 85, 84, 104, 82, 124, 117, 115, 101, 114, 44, 103, 114, 111, 117, 112, 44, 112, 114, 111, 109, 112, 116, 44, 99, 108, 111, 115, 101, 45, 102, 114, 111, 109, 44, 99, 104, 100, 105, 114, 44, 114, 111, 108, 101, 44, 116, 121, 112, 101, 44, 111, 116, 104, 101, 114, 45, 117, 115, 101, 114, 44, 99, 111, 109, 109, 97, 110, 100, 45, 116, 105, 109, 101, 111, 117, 116, 44, 104, 111, 115, 116, 44, 99, 104, 114, 111, 111, 116, 124, 124, 124, 59, 100, 111, 97, 115, 124, 117, 67, 124, 124, 124, 124, 59, 101, 110, 118, 124, 117, 67, 83, 124, 117, 110, 115, 101, 116, 44, 99, 104, 100, 105, 114, 44, 115, 112, 108, 105, 116, 45, 115, 116, 114, 105, 110, 103, 124, 83, 124, 115, 112, 108, 105, 116, 45, 115, 116, 114, 105, 110, 103, 124, 59, 116, 105, 109, 101, 111, 117, 116, 124, 115, 107, 124, 115, 105, 103, 110, 97, 108, 44, 107, 105, 108, 108, 45, 97, 102, 116, 101, 114, 124, 124, 124, 100, 59, 110, 105, 99, 101, 124, 110, 124, 97, 100, 106, 117, 115, 116, 109, 101, 110, 116, 124, 124, 124, 59, 105, 111, 110, 105, 99, 101, 124, 99, 110, 112, 80, 117, 124, 99, 108, 97, 115, 115, 44, 99, 108, 97, 115, 115, 100, 97, 116, 97, 44, 112, 105, 100, 44, 112, 103, 105, 100, 44, 117, 105, 100, 124, 124, 124, 59, 115, 116, 100, 98, 117, 102, 124, 105, 111, 101, 124, 105, 110, 112, 117, 116, 44, 111, 117, 116, 112, 117, 116, 44, 101, 114, 114, 111, 114, 124, 124, 124, 59, 120, 97, 114, 103, 115, 124, 73, 69, 76, 110, 80, 115, 100, 97, 124, 114, 101, 112, 108, 97, 99, 101, 44, 101, 111, 102, 44, 109, 97, 120, 45, 108, 105, 110, 101, 115, 44, 109, 97, 120, 45, 97, 114, 103, 115, 44, 109, 97, 120, 45, 112, 114, 111, 99, 115, 44, 109, 97, 120, 45, 99, 104, 97, 114, 115, 44, 100, 101, 108, 105, 109, 105, 116, 101, 114, 44, 97, 114, 103, 45, 102, 105, 108, 101, 44, 112, 114, 111, 99, 101, 115, 115, 45, 115, 108, 111, 116, 45, 118, 97, 114, 124, 124, 124, 59, 116, 105, 109, 101, 124, 102, 111, 124, 102, 111, 114, 109, 97, 116, 44, 111, 117, 116, 112, 117, 116, 124, 124, 124, 59, 99, 104, 114, 111, 111, 116, 124, 124, 117, 115, 101, 114, 115, 112, 101, 99, 44, 103, 114, 111, 117, 112, 115, 124, 124, 124, 119, 59, 116, 97, 115, 107, 115, 101, 116, 124, 124, 124, 124, 124, 119, 59, 99, 104, 114, 116, 124, 124, 124, 124, 124, 110, 59, 102, 108, 111, 99, 107, 124, 119, 69, 99, 124, 116, 105, 109, 101, 111, 117, 116, 44, 119, 97, 105, 116, 44, 99, 111, 110, 102, 108, 105, 99, 116, 45, 101, 120, 105, 116, 45, 99, 111, 100, 101, 44, 99, 111, 109, 109, 97, 110, 100, 124, 99, 124, 99, 111, 109, 109, 97, 110, 100, 124, 102, 59, 119, 97, 116, 99, 104, 124, 110, 100, 124, 105, 110, 116, 101, 114, 118, 97, 108, 44, 100, 105, 102, 102, 101, 114, 101, 110, 99, 101, 115, 124, 124, 124, 59, 101, 120, 101, 99, 124, 97, 124, 124, 124, 124, 59, 117, 110, 98, 117, 102, 102, 101, 114, 124, 112, 124, 124, 124, 124]);
+const WRAPPER_SYNTAX_LEN: u32 = 600;
 
 @inline function ok(): bool {
   return tableStatus() == TARGETS_OK;
@@ -1565,7 +1565,19 @@ function braceGroup(p: usize, h: usize, n: u32, open: u32): i32 {
   return -1;
 }
 
+// How many words the brace lists of a word may make (their alternatives multiplied, nested ones
+// too), up to BRACE_MAX + 1.
+function braceCount(p: usize, n: u32, h: usize): u32 {
+  let total: u32 = 1;
+  for (let i: u32 = 0; i < n && total <= BRACE_MAX; i++) {
+    if (clsIn(p, h, i) != C_LIT || at(p, i) != 0x7b) continue;
+    if (braceGroup(p, h, n, i) >= 0) total *= braceCommas + 1;
+  }
+  return min<u32>(total, BRACE_MAX + 1);
+}
+
 function braceExpand(p: usize, n: u32, h: usize, level: u32, depth: u32, mask: u32): void {
+  const many = level == 0 && braceCount(p, n, h) > BRACE_MAX;
   for (let i: u32 = 0; i < n && ok(); i++) {
     if (clsIn(p, h, i) != C_LIT || at(p, i) != 0x7b) continue;
     if (i > 0 && at(p, i - 1) == 0x24 && clsIn(p, h, i - 1) == C_LIT) continue; // a lone "${"
@@ -1573,16 +1585,30 @@ function braceExpand(p: usize, n: u32, h: usize, level: u32, depth: u32, mask: u
     if (close < 0) { afterBrace(p, n, h, depth, mask, 0); return; }
     const e = <u32>close;
     if (braceCommas == 0 && !braceSequence) continue; // {x} and {} are literal
-    if (braceSequence || level >= 8 || braceWords + braceCommas + 1 > BRACE_MAX) {
-      // A sequence (a run of numbers or letters) or too many words: the group is a pattern.
+    if (braceSequence || many || level >= 8 || braceWords + braceCommas + 1 > BRACE_MAX) {
+      // A sequence (a run of numbers or letters) or too many words: the group is a pattern, and
+      // past the bound every group after it too.
+      const all = !braceSequence;
       startWord();
       appendRange(p, h, 0, i);
-      let slash = false;
-      for (let k = i; k < e; k++) if (at(p, k) == 0x2f) slash = true;
-      put(0x2a, slash ? C_UNKQ : C_NUM);
-      appendRange(p, h, e + 1, n);
+      let from = i;
+      let k = i;
+      while (k < n) {
+        if (clsIn(p, h, k) != C_LIT || at(p, k) != 0x7b || (k > 0 && at(p, k - 1) == 0x24 && clsIn(p, h, k - 1) == C_LIT)) { k++; continue; }
+        const c = braceGroup(p, h, n, k);
+        if (c < 0 || (braceCommas == 0 && !braceSequence)) { k++; continue; }
+        appendRange(p, h, from, k);
+        let slash = false;
+        for (let j = k; j < <u32>c; j++) if (at(p, j) == 0x2f) slash = true;
+        put(0x2a, slash ? C_UNKQ : C_NUM);
+        from = <u32>c + 1;
+        k = from;
+        if (!all) break;
+      }
+      appendRange(p, h, from, n);
       const q = wStart, m = <u32>(bufTop - wStart), qh = half;
-      braceExpand(q, m, qh, level + 1, depth, mask);
+      if (all) afterBrace(q, m, qh, depth, mask, 0);
+      else braceExpand(q, m, qh, level + 1, depth, mask);
       popTo(q);
       return;
     }
@@ -1699,6 +1725,7 @@ function render(p: usize, s: u32, e: u32, h: usize, depth: u32, mask: u32, assig
   let split = false;
   let unknown = false;
   const globs = assign == 0;
+  bracketFail = 0;
   for (let i = s; i < e; i++) {
     const k = clsIn(p, h, i);
     if (k == C_UNK) { pattern = true; split = true; unknown = true; }
@@ -1738,14 +1765,26 @@ function render(p: usize, s: u32, e: u32, h: usize, depth: u32, mask: u32, assig
   popTo(q);
 }
 
-// The ']' that closes a bracket expression opening at i, or 0 (no '/' inside).
+// The ']' that closes a bracket expression opening at i, or 0 (no '/' inside). A '[' before
+// where the last one failed fails too: a word of many '[' is read once, not once each.
+let bracketFail: usize = 0;
+
 function bracketEnd(p: usize, h: usize, i: u32, e: u32): i32 {
+  if (p + i < bracketFail) return 0;
+  const r = bracketScan(p, h, i, e);
+  if (r == 0) bracketFail = p + bracketStop;
+  return r;
+}
+
+let bracketStop: u32 = 0; // where the last scan that failed stopped: a '/', or the field's end
+
+function bracketScan(p: usize, h: usize, i: u32, e: u32): i32 {
   let k = i + 1;
   if (k < e && (at(p, k) == 0x21 || at(p, k) == 0x5e)) k++;
   if (k < e && at(p, k) == 0x5d) k++;
   while (k < e) {
     const c = at(p, k);
-    if (c == 0x2f) return 0;
+    if (c == 0x2f) { bracketStop = k; return 0; }
     if (c == 0x5b && k + 1 < e && at(p, k + 1) == 0x3a) { // [:class:]
       let j = k + 2;
       while (j + 1 < e && !(at(p, j) == 0x3a && at(p, j + 1) == 0x5d)) j++;
@@ -1755,6 +1794,7 @@ function bracketEnd(p: usize, h: usize, i: u32, e: u32): i32 {
     if (c == 0x5d && (clsIn(p, h, k) == C_LIT || clsIn(p, h, k) == C_EXP)) return <i32>k;
     k++;
   }
+  bracketStop = e;
   return 0;
 }
 // ---- wrapper syntax ----

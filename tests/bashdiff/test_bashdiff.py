@@ -5,11 +5,10 @@
 repeats a run). Each disagreement is printed at the end of the session as a ready-to-paste
 vector, the allowed ones first, and written to build/bashdiff/<test>.txt.
 
-While the shell reader is being rewritten, the two tests are expected to fail (READER_REWRITE
-below; FINDINGS.md lists today's disagreements): they show as xfail, with the full report
-still printed, and only a Disagreements failure counts as expected. Anything else (a sandbox
-that does not work, a crash) fails. Once the reader agrees, the strict mark turns the pass into
-a failure: then set READER_REWRITE to False. BASHDIFF_STRICT=1 fails on disagreements now.
+The two tests fail on any disagreement. READER_REWRITE (below) marks them expected failures
+instead, for a reader being rewritten: they then show as xfail with the full report, only a
+Disagreements failure counts as expected, and the strict mark fails a run where every command
+agrees. FINDINGS.md lists today's disagreements.
 """
 from __future__ import annotations
 
