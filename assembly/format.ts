@@ -59,7 +59,8 @@ export const SHO_EXTRACT = 8192;     // the command extracts: it writes the dire
 export const SHO_LIST = 16384;       // the command only lists or writes elsewhere: no extraction (unzip -l, wget -O)
 export const SHO_ARCHIVE = 32768;    // its value is the archive (tar -f): written under ARCHIVE_OUT, else read
 export const SHO_ARCHIVE_OUT = 65536; // the command writes its archive (tar -c)
-export const SHO_MAX = 65536;        // the highest option flag
+export const SHO_REPLACE = 131072;   // its value is the string a wrapper's input replaces (xargs -I)
+export const SHO_MAX = 131072;       // the highest option flag
 // The operand flags: the value of key "@" (§3.5), bits of their own.
 export const SHM_TREES = 1;     // file operands are read with everything below them (rg, du)
 export const SHM_WRITTEN = 2;   // every file operand is written (touch, rm, tee, mv)
@@ -78,7 +79,11 @@ export const SHM_OPAQUE = 8192; // it does what the reader cannot read (perl run
 export const SHM_REMOTE = 16384; // an operand host:path names a remote file, not a local one (scp, rsync)
 export const SHM_WRITES = 32768; // it writes the paths of its ">PATH" keys whenever it runs (hermes config)
 export const SHM_REV_PATHS = 65536; // an operand REV:PATH names PATH in the repository (git show HEAD:x)
-export const SHM_MAX = 65536;   // the highest operand flag
+export const SHM_RUNS = 131072; // a wrapper: its first operand is the program it runs, with the rest (sudo, timeout)
+export const SHM_AFTER_ONE = 262144; // a wrapper's program comes after one operand of its own (timeout 5)
+export const SHM_AFTER_FILE = 524288; // that operand is a file it creates (flock FILE)
+export const SHM_APPENDS = 1048576; // a wrapper that adds operands the reader cannot see (xargs)
+export const SHM_MAX = 1048576; // the highest operand flag
 
 // Set kinds (§4).
 export const SETKIND_HASH = 1;

@@ -26,7 +26,7 @@ function isSchemeByte(c: u32): bool {
 
 // Bytes that end a URL written in text or code: white space, controls, quotes, brackets of
 // markup, and '\\' (an escape in program text).
-function endsUrl(c: u32): bool {
+export function endsUrl(c: u32): bool {
   return c <= 0x20 || c == 0x7f || c == 0x22 || c == 0x27 || c == 0x60 || c == 0x3c || c == 0x3e ||
     c == 0x7b || c == 0x7d || c == 0x7c || c == 0x5c || c == 0x5e;
 }

@@ -13,47 +13,24 @@ import {
   NONE, SUBJ_PROGRAM, SUBJ_OPAQUE, SUBJ_DOMAIN, TARGET_PATTERN,
   SHO_VALUE, SHO_VALUE2, SHO_ATTACHED, SHO_OPAQUE, SHO_OUTPUT, SHO_RECURSIVE, SHO_IN_PLACE, SHO_COMMAND,
   SHO_COMMAND_UNTIL, SHO_SUPPLIES, SHO_SCRIPT, SHO_DIRECTORY, SHO_OUTPUT_DIR, SHO_EXTRACT, SHO_LIST,
-  SHO_ARCHIVE, SHO_ARCHIVE_OUT,
+  SHO_ARCHIVE, SHO_ARCHIVE_OUT, SHO_REPLACE,
   SHM_TREES, SHM_WRITTEN, SHM_LAST_WRITTEN, SHM_SECOND_WRITTEN, SHM_FIRST_SCRIPT, SHM_FIRST_DATA,
   SHM_NO_FILES, SHM_SUBCOMMAND, SHM_EXTRACTS, SHM_OLD_STYLE, SHM_KEYS, SHM_LONG_SINGLE,
-  SHM_OPERANDS_OPAQUE, SHM_OPAQUE, SHM_REMOTE, SHM_WRITES, SHM_REV_PATHS,
+  SHM_OPERANDS_OPAQUE, SHM_OPAQUE, SHM_REMOTE, SHM_WRITES, SHM_REV_PATHS, SHM_RUNS, SHM_AFTER_ONE,
+  SHM_AFTER_FILE, SHM_APPENDS,
 } from "./format";
 import { scratchAlloc } from "./mem";
 import { Text, textLen, textPtr } from "./out";
 import { isAsciiAlpha, isAsciiDigit, fnv1a, sameBytes } from "./bytes";
 import { wordValueHashed } from "./wordset";
 import { setFindHashed, setBucketCount, setBucketKey, strPtr, strLen } from "./decode";
-import { findUrl, urlEnd, looksLikeHost } from "./scan";
+import { findUrl, urlEnd, looksLikeHost, endsUrl } from "./scan";
 import { span, spanPtr, spanLen, resolvePath, homePtr, homeLen, hermesPtr, hermesLen } from "./normalize";
 import { globsMeet } from "./glob";
 import {
   TARGETS_OK, TARGETS_LIMIT, TARGETS_OOM, tableStatus, fail, addTargetCopy, addPathIn, addHost,
   addUrlIn, pathBase, addWrittenIn, addPathPatternIn, addTreeIn, addPatternTarget,
 } from "./targettable";
-
-// Options of wrapper programs, so that option values are not taken for the wrapped program.
-// Entries "name|short options with a value|long options with a value|short options whose value
-// is a command line|long ones|positional words before the program" joined by ';'. Positional
-// kinds: d a duration, n a number, w any word, f a file it creates (flock's lock).
-// The bytes, as UTF-8 (a string would be UTF-16, twice the size):
-//   sudo|ugpCDrtUThR|user,group,prompt,close-from,chdir,role,type,other-user,command-timeout,host,chroot|||;
-//   doas|uC||||;
-//   env|uCS|unset,chdir,split-string|S|split-string|;
-//   timeout|sk|signal,kill-after|||d;
-//   nice|n|adjustment|||;
-//   ionice|cnpPu|class,classdata,pid,pgid,uid|||;
-//   stdbuf|ioe|input,output,error|||;
-//   xargs|IELnPsda|replace,eof,max-lines,max-args,max-procs,max-chars,delimiter,arg-file,process-slot-var|||;
-//   time|fo|format,output|||;
-//   chroot||userspec,groups|||w;
-//   taskset|||||w;
-//   chrt|||||n;
-//   flock|wEc|timeout,wait,conflict-exit-code,command|c|command|f;
-//   watch|nd|interval,differences|||;
-//   exec|a||||;
-//   unbuffer|p||||
-const WRAPPER_SYNTAX: usize = memory.data<u8>([115, 117, 100, 111, 124, 117, 103, 112, 67, 68, 114, 116, 85, 84, 104, 82, 124, 117, 115, 101, 114, 44, 103, 114, 111, 117, 112, 44, 112, 114, 111, 109, 112, 116, 44, 99, 108, 111, 115, 101, 45, 102, 114, 111, 109, 44, 99, 104, 100, 105, 114, 44, 114, 111, 108, 101, 44, 116, 121, 112, 101, 44, 111, 116, 104, 101, 114, 45, 117, 115, 101, 114, 44, 99, 111, 109, 109, 97, 110, 100, 45, 116, 105, 109, 101, 111, 117, 116, 44, 104, 111, 115, 116, 44, 99, 104, 114, 111, 111, 116, 124, 124, 124, 59, 100, 111, 97, 115, 124, 117, 67, 124, 124, 124, 124, 59, 101, 110, 118, 124, 117, 67, 83, 124, 117, 110, 115, 101, 116, 44, 99, 104, 100, 105, 114, 44, 115, 112, 108, 105, 116, 45, 115, 116, 114, 105, 110, 103, 124, 83, 124, 115, 112, 108, 105, 116, 45, 115, 116, 114, 105, 110, 103, 124, 59, 116, 105, 109, 101, 111, 117, 116, 124, 115, 107, 124, 115, 105, 103, 110, 97, 108, 44, 107, 105, 108, 108, 45, 97, 102, 116, 101, 114, 124, 124, 124, 100, 59, 110, 105, 99, 101, 124, 110, 124, 97, 100, 106, 117, 115, 116, 109, 101, 110, 116, 124, 124, 124, 59, 105, 111, 110, 105, 99, 101, 124, 99, 110, 112, 80, 117, 124, 99, 108, 97, 115, 115, 44, 99, 108, 97, 115, 115, 100, 97, 116, 97, 44, 112, 105, 100, 44, 112, 103, 105, 100, 44, 117, 105, 100, 124, 124, 124, 59, 115, 116, 100, 98, 117, 102, 124, 105, 111, 101, 124, 105, 110, 112, 117, 116, 44, 111, 117, 116, 112, 117, 116, 44, 101, 114, 114, 111, 114, 124, 124, 124, 59, 120, 97, 114, 103, 115, 124, 73, 69, 76, 110, 80, 115, 100, 97, 124, 114, 101, 112, 108, 97, 99, 101, 44, 101, 111, 102, 44, 109, 97, 120, 45, 108, 105, 110, 101, 115, 44, 109, 97, 120, 45, 97, 114, 103, 115, 44, 109, 97, 120, 45, 112, 114, 111, 99, 115, 44, 109, 97, 120, 45, 99, 104, 97, 114, 115, 44, 100, 101, 108, 105, 109, 105, 116, 101, 114, 44, 97, 114, 103, 45, 102, 105, 108, 101, 44, 112, 114, 111, 99, 101, 115, 115, 45, 115, 108, 111, 116, 45, 118, 97, 114, 124, 124, 124, 59, 116, 105, 109, 101, 124, 102, 111, 124, 102, 111, 114, 109, 97, 116, 44, 111, 117, 116, 112, 117, 116, 124, 124, 124, 59, 99, 104, 114, 111, 111, 116, 124, 124, 117, 115, 101, 114, 115, 112, 101, 99, 44, 103, 114, 111, 117, 112, 115, 124, 124, 124, 119, 59, 116, 97, 115, 107, 115, 101, 116, 124, 124, 124, 124, 124, 119, 59, 99, 104, 114, 116, 124, 124, 124, 124, 124, 110, 59, 102, 108, 111, 99, 107, 124, 119, 69, 99, 124, 116, 105, 109, 101, 111, 117, 116, 44, 119, 97, 105, 116, 44, 99, 111, 110, 102, 108, 105, 99, 116, 45, 101, 120, 105, 116, 45, 99, 111, 100, 101, 44, 99, 111, 109, 109, 97, 110, 100, 124, 99, 124, 99, 111, 109, 109, 97, 110, 100, 124, 102, 59, 119, 97, 116, 99, 104, 124, 110, 100, 124, 105, 110, 116, 101, 114, 118, 97, 108, 44, 100, 105, 102, 102, 101, 114, 101, 110, 99, 101, 115, 124, 124, 124, 59, 101, 120, 101, 99, 124, 97, 124, 124, 124, 124, 59, 117, 110, 98, 117, 102, 102, 101, 114, 124, 112, 124, 124, 124, 124]);
-const WRAPPER_SYNTAX_LEN: u32 = 600;
 
 @inline function ok(): bool {
   return tableStatus() == TARGETS_OK;
@@ -466,8 +443,7 @@ let frameTop: u32 = 0; // frames in use
 let cur: usize = 0;    // the frame words go to
 const F_PHASE: usize = 0;
 const F_FLAGS: usize = 4;
-const F_WRAPPER: usize = 8;     // offset of the wrapper's syntax entry, or NONE
-const F_POSITIONAL: usize = 12; // offset of its next positional kind, or NONE
+const F_SKIP: usize = 12;       // a wrapper's operands of its own still to come (timeout's duration)
 const F_REDIRECT: usize = 16;   // the pending redirection
 const F_HEREDOCS: usize = 20;   // count; records (ptr, len, flags, 0) follow at 24
 const F_SPEC: usize = 120;      // the program's option set, or NONE
@@ -521,8 +497,6 @@ const ASSIGNS: u32 = 2097152;    // prefix assignments were seen
 const PROGRAM_SEEN: u32 = 4194304;
 const SCRIPT_OPERAND: u32 = 8388608; // a shell's operand is a script it reads
 const OLD_DONE: u32 = 16777216;      // the old-style option cluster was read
-const XARGS: u32 = 33554432;         // xargs: -I names the string its input replaces
-const XARGS_I: u32 = 67108864;       // the next word is that string
 
 // Pending redirections: the next word is their target.
 const R_IN: u32 = 1;       // <
@@ -567,8 +541,7 @@ const OP_SUBST: u32 = 8;   // holds a substitution's output
 function beginCommand(f: usize): void {
   set(f, F_PHASE, AT_START);
   set(f, F_FLAGS, 0);
-  set(f, F_WRAPPER, NONE);
-  set(f, F_POSITIONAL, NONE);
+  set(f, F_SKIP, 0);
   set(f, F_REDIRECT, 0);
   set(f, F_SPEC, NONE);
   set(f, F_MODE, 0);
@@ -774,8 +747,14 @@ function wordUrls(p: usize, n: u32): bool {
   while (from < n && ok()) {
     const u = findUrl(p, n, from);
     if (u < 0) break;
-    addUrlIn(p + <u32>u, urlEnd - <u32>u, wordPattern);
-    from = urlEnd;
+    let e = urlEnd;
+    if (wordPattern) { // a wildcard the trim left out stays: `https://host$x` is no URL of host
+      let k = e, wild = false;
+      while (k < n && !endsUrl(at(p, k))) { if (at(p, k) == 0x2a || at(p, k) == 0x3f) wild = true; k++; }
+      if (wild) e = k;
+    }
+    addUrlIn(p + <u32>u, e - <u32>u, wordPattern);
+    from = e;
     any = true;
   }
   return any;
@@ -895,7 +874,9 @@ function revPath(p: usize, n: u32): bool {
     if (c == 0x2f) return false;
     if (c == 0x3a) { colon = k; break; }
   }
-  if (colon == 0 || colon == n) return false;
+  if (colon == n) return false;
+  // :PATH and :N:PATH name the index's copy.
+  if (colon == 0 && n > 2 && isAsciiDigit(at(p, 1)) && at(p, 2) == 0x3a) colon = 2;
   let s = colon + 1;
   if (s < n && at(p, s) == 0x2f) s++;
   if (s >= n) return true;
@@ -1161,7 +1142,11 @@ function braced(p: usize, len: u32, from: u32, depth: u32): u32 {
     if (c == 0x24 && k + 1 < len && at(p, k + 1) == 0x28) {
       if (k + 2 < len && at(p, k + 2) == 0x28) {
         const end = arithmetic(p, len, k + 3, depth, false);
-        if (end >= 0) { k = <u32>end; continue; }
+        if (end >= 0) {
+          if (arithName) opaqueWith("arithmetic", p + k, <u32>end - k);
+          k = <u32>end;
+          continue;
+        }
       }
       k = nested(p, len, k + 2, depth);
       continue;
@@ -1797,80 +1782,6 @@ function bracketScan(p: usize, h: usize, i: u32, e: u32): i32 {
   bracketStop = e;
   return 0;
 }
-// ---- wrapper syntax ----
-
-@inline function syntaxAt(i: u32): u32 {
-  return <u32>load<u8>(WRAPPER_SYNTAX + <usize>i);
-}
-
-// The offset of the fields of wrapper `name` (after "name|"), or NONE.
-function syntaxEntry(p: usize, n: u32): u32 {
-  const total = WRAPPER_SYNTAX_LEN;
-  let i: u32 = 0;
-  while (i < total) {
-    let k: u32 = 0;
-    while (k < n && i + k < total && syntaxAt(i + k) == at(p, k)) k++;
-    if (k == n && i + k < total && syntaxAt(i + k) == 0x7c) return i + k + 1;
-    while (i < total && syntaxAt(i) != 0x3b) i++;
-    i++;
-  }
-  return NONE;
-}
-
-// The offset of field `k` (0: short options with a value) of an entry.
-function syntaxField(entry: u32, k: u32): u32 {
-  let i = entry;
-  const total = WRAPPER_SYNTAX_LEN;
-  for (let f: u32 = 0; f < k; f++) {
-    while (i < total && syntaxAt(i) != 0x7c && syntaxAt(i) != 0x3b) i++;
-    i++;
-  }
-  return i;
-}
-
-function fieldEnd(i: u32): bool {
-  return i >= WRAPPER_SYNTAX_LEN || syntaxAt(i) == 0x7c || syntaxAt(i) == 0x3b;
-}
-
-function fieldHasLetter(entry: u32, k: u32, c: u32): bool {
-  if (entry == NONE) return false;
-  for (let i = syntaxField(entry, k); !fieldEnd(i); i++) if (syntaxAt(i) == c) return true;
-  return false;
-}
-
-// Whether the comma-separated names of field k include [p, p+n).
-function fieldHasName(entry: u32, k: u32, p: usize, n: u32): bool {
-  if (entry == NONE || n == 0) return false;
-  let i = syntaxField(entry, k);
-  while (!fieldEnd(i)) {
-    let j: u32 = 0;
-    while (j < n && !fieldEnd(i + j) && syntaxAt(i + j) == at(p, j)) j++;
-    if (j == n && (fieldEnd(i + j) || syntaxAt(i + j) == 0x2c)) return true;
-    while (!fieldEnd(i) && syntaxAt(i) != 0x2c) i++;
-    if (!fieldEnd(i)) i++;
-  }
-  return false;
-}
-
-// Whether [p, p+n) is a positional word of the given kind.
-function positionalFits(kind: u32, p: usize, n: u32): bool {
-  if (kind == 0x77 || kind == 0x66) return true; // w f
-  if (n == 0) return false;
-  if (kind == 0x6e) { // n
-    for (let k: u32 = 0; k < n; k++) if (!isAsciiDigit(at(p, k)) && at(p, k) != 0x2d) return false;
-    return true;
-  }
-  // d: digits, an optional fraction, an optional unit
-  let k: u32 = 0;
-  while (k < n && (isAsciiDigit(at(p, k)) || at(p, k) == 0x2e)) k++;
-  if (k == 0) return false;
-  if (k + 1 == n) {
-    const u = at(p, k);
-    return u == 0x73 || u == 0x6d || u == 0x68 || u == 0x64;
-  }
-  return k == n;
-}
-
 // ---- command lines read again ----
 
 // Reads [p, p+n) as a command line one level deeper: in a child shell (`sh -c`, a here-document
@@ -1894,46 +1805,6 @@ const STAR: usize = memory.data<u8>([0x2a]);
 function shellString(p: usize, n: u32, depth: u32): void {
   addPatternTarget(SUBJ_PROGRAM, STAR, 1);
   readAgain(p, n, depth, true);
-}
-
-// An option word of a wrapper: -abc (a letter with a value takes the rest of the word or the
-// next word), --name=value, --name value.
-function wrapperOption(f: usize, p: usize, n: u32, depth: u32): void {
-  const entry = get(f, F_WRAPPER);
-  if (n > 2 && at(p, 1) == 0x2d) {
-    let eq: u32 = 2;
-    while (eq < n && at(p, eq) != 0x3d) eq++;
-    if (eq < n) {
-      if (fieldHasName(entry, 3, p + 2, eq - 2)) shellString(p + eq + 1, n - eq - 1, depth);
-      return;
-    }
-    if (fieldHasName(entry, 1, p + 2, n - 2)) {
-      setFlag(f, EXPECT_VALUE);
-      if (fieldHasName(entry, 3, p + 2, n - 2)) setFlag(f, VALUE_IS_COMMAND);
-    }
-    return;
-  }
-  for (let k: u32 = 1; k < n; k++) {
-    const c = at(p, k);
-    if (!fieldHasLetter(entry, 0, c)) continue;
-    const command = fieldHasLetter(entry, 2, c);
-    if (k + 1 < n) {
-      if (command) shellString(p + k + 1, n - k - 1, depth);
-    } else {
-      setFlag(f, EXPECT_VALUE);
-      if (command) setFlag(f, VALUE_IS_COMMAND);
-    }
-    return;
-  }
-}
-
-// Whether a word fills the wrapper's next positional slot (and consumes it).
-function takePositional(f: usize, p: usize, n: u32): bool {
-  const at0 = get(f, F_POSITIONAL);
-  if (at0 == NONE || fieldEnd(at0)) return false;
-  if (!positionalFits(syntaxAt(at0), p, n)) return false;
-  set(f, F_POSITIONAL, at0 + 1);
-  return true;
 }
 
 // xargs' replace string (-I {}): a word of the command it runs that holds it is what xargs reads
@@ -2084,15 +1955,17 @@ function startProgram(f: usize, p: usize, n: u32, depth: u32): void {
   addTargetCopy(SUBJ_PROGRAM, name, len);
   const h = fnv1a(name, len);
   const keep = get(f, F_FLAGS) & (UNTIL_END | PIPED_IN | APPENDS | PROGRAM_SEEN | ASSIGNS);
-  if (wordValueHashed(wrappers, name, len, h) >= 0 || isWord(name, len, "busybox")) {
+  const spec = programSpec(name, len, h);
+  const mode = specMode(spec);
+  if ((mode & SHM_RUNS) != 0 || wordValueHashed(wrappers, name, len, h) >= 0 || isWord(name, len, "busybox")) {
+    // A wrapper: its options (as its entry describes them), its own operands, then the program.
     set(f, F_PHASE, IN_WRAPPER);
-    const entry = syntaxEntry(name, len);
-    set(f, F_WRAPPER, entry);
-    set(f, F_POSITIONAL, entry == NONE ? NONE : syntaxField(entry, 4));
-    const xargs = isWord(name, len, "xargs");
-    set(f, F_FLAGS, keep | (xargs ? APPENDS | XARGS : 0));
-    const spec = programSpec(name, len, h); // what it writes itself (nohup.out)
-    if ((specMode(spec) & SHM_WRITES) != 0) fixedWrites(f, spec);
+    set(f, F_SPEC, spec);
+    set(f, F_MODE, mode);
+    set(f, F_SKIP, (mode & SHM_AFTER_ONE) != 0 ? 1 : 0);
+    set(f, F_FLAGS, keep | ((mode & SHM_APPENDS) != 0 ? APPENDS : 0));
+    if ((mode & SHM_WRITES) != 0) fixedWrites(f, spec);
+    if ((mode & SHM_OPAQUE) != 0) opaqueWith("program", name, len);
     if (factBase > 0) opaqueWith("program named by a path", p, n);
     return;
   }
@@ -2104,9 +1977,7 @@ function startProgram(f: usize, p: usize, n: u32, depth: u32): void {
   if (builtin == B_SU) flags |= SU;
   set(f, F_FLAGS, flags);
   set(f, F_BUILTIN, builtin);
-  const spec = programSpec(name, len, h);
   set(f, F_SPEC, spec);
-  const mode = specMode(spec);
   set(f, F_MODE, mode);
   if ((mode & SHM_SUBCOMMAND) != 0 || builtin == B_HASH) { // its name outlives the word: "git log", fc
     const copy = scratchAlloc(<usize>len);
@@ -2122,41 +1993,39 @@ function startProgram(f: usize, p: usize, n: u32, depth: u32): void {
 }
 
 function wrapperWord(f: usize, p: usize, n: u32, depth: u32): void {
-  if (hasFlag(f, EXPECT_VALUE)) {
-    const command = hasFlag(f, VALUE_IS_COMMAND);
-    clearFlag(f, EXPECT_VALUE | VALUE_IS_COMMAND);
-    if (command) shellString(p, n, depth);
-    else if (hasFlag(f, XARGS_I)) { clearFlag(f, XARGS_I); keepReplace(p, n); }
+  const expect = get(f, F_EXPECT_N);
+  if (expect > 0) { // an option's value
+    set(f, F_EXPECT_N, expect - 1);
+    optionValue(f, get(f, F_EXPECT), p, n, depth);
+    return;
+  }
+  if (!hasFlag(f, OPTIONS_DONE) && n == 1 && at(p, 0) == 0x2d && !wordPattern) {
+    addTargetCopy(SUBJ_PROGRAM, p, 1); // `env -` is env -i; to another wrapper "-" may be the program
+    return;
+  }
+  if (!hasFlag(f, OPTIONS_DONE) && n > 1 && at(p, 0) == 0x2d && !wordPattern) {
+    if (isWord(p, n, "--")) { setFlag(f, OPTIONS_DONE); return; }
+    clearFlag(f, UNCERTAIN);
+    if (get(f, F_SPEC) != NONE) knownOption(f, p, n, depth);
+    else { setFlag(f, UNCERTAIN); wordTargets(p, n); } // a wrapper nobody described
+    // An option the entry does not know may take the next word, or not: where the program starts
+    // is unknown (nice's -5, a value after '=' are no such option).
+    if (hasFlag(f, UNCERTAIN) && !hasByte(p, n, 0x3d) && !allDigits(p + 1, n - 1)) opaqueWith("wrapper option", p, n);
+    clearFlag(f, UNCERTAIN);
+    return;
+  }
+  const skip = get(f, F_SKIP);
+  if (skip > 0) { // its own operand: timeout's duration, chroot's directory, flock's lock file
+    set(f, F_SKIP, skip - 1);
+    if ((get(f, F_MODE) & SHM_AFTER_FILE) != 0) { usePath(p, n, wordPattern, USE_WRITE); writes(f); }
     else wordTargets(p, n);
     return;
   }
-  if (hasFlag(f, XARGS) && !hasFlag(f, OPTIONS_DONE) && n > 1 && at(p, 0) == 0x2d && at(p, 1) != 0x2d) {
-    // xargs -I REPL (-iREPL, --replace=REPL): the words that hold REPL are what it reads.
-    const i = n == 2 ? n : 2;
-    if (at(p, 1) == 0x49 || at(p, 1) == 0x69) {
-      if (n > 2) keepReplace(p + 2, n - 2);
-      else if (at(p, 1) == 0x69) keepReplace(BRACES, 2);
-      else { setFlag(f, EXPECT_VALUE | XARGS_I); return; }
-      if (i > 0) return;
-    }
-  }
-  if (hasFlag(f, XARGS) && startsWithLit(p, n, "--replace")) {
-    keepReplace(n > 10 ? p + 10 : BRACES, n > 10 ? n - 10 : 2);
-    return;
-  }
-  if (!hasFlag(f, OPTIONS_DONE) && n > 0 && at(p, 0) == 0x2d) {
-    if (isWord(p, n, "--")) setFlag(f, OPTIONS_DONE);
-    else wrapperOption(f, p, n, depth);
-    return;
-  }
-  const slot = get(f, F_POSITIONAL);
-  if (takePositional(f, p, n)) {
-    if (syntaxAt(slot) == 0x66) { usePath(p, n, wordPattern, USE_WRITE); writes(f); }
-    else wordTargets(p, n);
-    return;
-  }
-  // The wrapped program: an assignment (`env X=1 cmd`) before it is one of its environment.
+  // The program it runs: an assignment (`env X=1 cmd`) before it is one of its environment.
   set(f, F_PHASE, AT_START);
+  set(f, F_SPEC, NONE);
+  set(f, F_MODE, 0);
+  set(f, F_OPTS, 0);
   set(f, F_FLAGS, get(f, F_FLAGS) & (UNTIL_END | PIPED_IN | APPENDS | ASSIGNS));
   if (assignmentName(p, n) > 0 && wordLiteral) { wordAssign = assignmentName(p, n); assignment(f, p, n); return; }
   startProgram(f, p, n, depth);
@@ -2220,6 +2089,7 @@ function optionValue(f: usize, flags: u32, p: usize, n: u32, depth: u32): void {
     writes(f);
   } else if ((flags & SHO_DIRECTORY) != 0) keepValue(f, F_DIR, p, n);
   else if ((flags & SHO_ARCHIVE) != 0) keepValue(f, F_ARCHIVE, p, n);
+  else if ((flags & SHO_REPLACE) != 0) keepReplace(p, n);
   else if ((flags & SHO_COMMAND) != 0) {
     if (!wordPattern) shellString(p, n, depth);
     else opaqueWith("command", p, n);
@@ -2279,13 +2149,15 @@ function knownOption(f: usize, p: usize, n: u32, depth: u32): void {
     let eq: u32 = 1;
     while (eq < n && at(p, eq) != 0x3d) eq++;
     const plus = at(p, 0) == 0x2b;
-    const flags = plus ? specFlags(spec, p, 1) : specFlags(spec, p, eq);
+    let flags = plus ? specFlags(spec, p, 1) : specFlags(spec, p, eq);
+    if (flags < 0 && long) flags = abbreviated(spec, p, eq);
     if (flags < 0) { set(f, F_FLAGS, get(f, F_FLAGS) | UNCERTAIN); wordTargets(p, n); return; }
     const fl = <u32>flags;
     applyOption(f, fl, p, n);
     if (plus) { if (n > 1) optionValue(f, fl, p + 1, n - 1, depth); return; }
     if (eq < n) optionValue(f, fl, p + eq + 1, n - eq - 1, depth);
-    else expectValues(f, fl);
+    else if ((fl & (SHO_VALUE | SHO_VALUE2)) != 0) expectValues(f, fl);
+    else if ((fl & SHO_REPLACE) != 0) keepReplace(BRACES, 2); // xargs --replace: {}
     return;
   }
   let unknown = false;
@@ -2298,7 +2170,8 @@ function knownOption(f: usize, p: usize, n: u32, depth: u32): void {
       if (k + 1 < n) {
         optionValue(f, fl, p + k + 1, n - k - 1, depth);
         if ((fl & SHO_VALUE2) != 0) { set(f, F_EXPECT, fl); set(f, F_EXPECT_N, 1); }
-      } else expectValues(f, fl);
+      } else if ((fl & (SHO_VALUE | SHO_VALUE2)) != 0) expectValues(f, fl);
+      else if ((fl & SHO_REPLACE) != 0) keepReplace(BRACES, 2); // xargs -i: {}
       break;
     }
   }
@@ -2307,6 +2180,22 @@ function knownOption(f: usize, p: usize, n: u32, depth: u32): void {
     wordFacts(p, n);
     wordTargets(p, n);
   }
+}
+
+// A long option abbreviated (getopt_long and git take any prefix: `sort --out=FILE`): the flags
+// of every option of the set it can stand for, or -1.
+function abbreviated(spec: u32, p: usize, n: u32): i64 {
+  let flags: i64 = -1;
+  const buckets = setBucketCount(spec);
+  for (let b: u32 = 0; b < buckets; b++) {
+    const key = setBucketKey(spec, b);
+    if (key == NONE) continue;
+    const kp = strPtr(key), kn = strLen(key);
+    if (kn <= n || !sameBytes(kp, p, n)) continue;
+    const v = specFlags(spec, kp, kn);
+    flags = flags < 0 ? v : flags | v;
+  }
+  return flags;
 }
 
 // The subcommand of a program whose entry says so (git log): PROGRAM "git log", and its entry.
@@ -2941,10 +2830,19 @@ function handleWord(depth: u32, p: usize, n: u32): void {
   }
   if (hasFlag(f, UNTIL_END) && !wordPattern && (isWord(p, n, ";") || isWord(p, n, "+"))) { endSub(depth); return; }
   if (hasFlag(f, APPENDS) && replaceLen > 0 && get(f, F_PHASE) != IN_WRAPPER && holdsReplace(p, n)) {
-    wordPattern = true; // xargs -I {}: what its input puts there
-    wordSplit = false;
-    p = ANY;
-    n = 2;
+    // xargs -I {}: what its input puts there, any text: `**` in the word's place of it.
+    const t = scratchAlloc(<usize>n * 2);
+    if (t == 0) { fail(TARGETS_OOM); return; }
+    let m: u32 = 0;
+    for (let k: u32 = 0; k < n;) {
+      if (k + replaceLen <= n && sameBytes(p + k, replacePtr, replaceLen)) {
+        store<u8>(t + m, 0x2a); store<u8>(t + m + 1, 0x2a);
+        m += 2; k += replaceLen;
+      } else { store<u8>(t + m, at(p, k)); m++; k++; }
+    }
+    wordPattern = true;
+    p = t;
+    n = m;
     wordFacts(p, n);
   }
   if (hasFlag(f, UNTIL_END) && !wordPattern && isWord(p, n, "{}")) { // the files find passes

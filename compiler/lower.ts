@@ -7,9 +7,9 @@ import {
   SUBJ_RECIPIENT, SUBJ_URL, SUBJ_WRITE,
   SHO_VALUE, SHO_VALUE2, SHO_ATTACHED, SHO_OPAQUE, SHO_OUTPUT, SHO_RECURSIVE, SHO_IN_PLACE, SHO_COMMAND,
   SHO_COMMAND_UNTIL, SHO_SUPPLIES, SHO_SCRIPT, SHO_DIRECTORY, SHO_OUTPUT_DIR, SHO_EXTRACT, SHO_LIST, SHO_ARCHIVE,
-  SHO_ARCHIVE_OUT, SHM_TREES, SHM_WRITTEN, SHM_LAST_WRITTEN, SHM_SECOND_WRITTEN, SHM_FIRST_SCRIPT, SHM_FIRST_DATA,
+  SHO_ARCHIVE_OUT, SHO_REPLACE, SHM_TREES, SHM_WRITTEN, SHM_LAST_WRITTEN, SHM_SECOND_WRITTEN, SHM_FIRST_SCRIPT, SHM_FIRST_DATA,
   SHM_NO_FILES, SHM_SUBCOMMAND, SHM_EXTRACTS, SHM_OLD_STYLE, SHM_KEYS, SHM_LONG_SINGLE, SHM_OPERANDS_OPAQUE,
-  SHM_OPAQUE, SHM_REMOTE, SHM_WRITES, SHM_REV_PATHS,
+  SHM_OPAQUE, SHM_REMOTE, SHM_WRITES, SHM_REV_PATHS, SHM_RUNS, SHM_AFTER_ONE, SHM_AFTER_FILE, SHM_APPENDS,
 } from "../assembly/format";
 import type { CheckedFile } from "./check";
 import { globMatches, isGlob } from "./glob";
@@ -73,6 +73,7 @@ const OPTION_FLAGS: Record<(typeof SHELL_OPTION_KINDS)[number], number> = {
   list: SHO_LIST,
   archive: SHO_ARCHIVE | SHO_VALUE,
   archive_out: SHO_ARCHIVE_OUT,
+  replace: SHO_REPLACE,
 };
 
 const OPERAND_FLAGS: Record<(typeof SHELL_OPERAND_KINDS)[number], number> = {
@@ -92,6 +93,10 @@ const OPERAND_FLAGS: Record<(typeof SHELL_OPERAND_KINDS)[number], number> = {
   opaque: SHM_OPAQUE,
   remote: SHM_REMOTE,
   rev_paths: SHM_REV_PATHS,
+  runs: SHM_RUNS,
+  runs_after_one: SHM_RUNS | SHM_AFTER_ONE,
+  runs_after_file: SHM_RUNS | SHM_AFTER_ONE | SHM_AFTER_FILE,
+  appends: SHM_APPENDS,
 };
 
 /** A program entry as its option set: each option with the OR of its kinds' flags, "@" with the
@@ -100,6 +105,10 @@ function programOptions(entry: ShellProgram): Array<[string, number]> {
   const flags = new Map<string, number>();
   for (const kind of SHELL_OPTION_KINDS) {
     for (const option of entry[kind] ?? []) flags.set(option, (flags.get(option) ?? 0) | OPTION_FLAGS[kind]);
+  }
+  // A replace string is the option's value: the next word, unless the option's value is attached.
+  for (const [option, f] of flags) {
+    if ((f & SHO_REPLACE) !== 0 && (f & SHO_ATTACHED) === 0) flags.set(option, f | SHO_VALUE);
   }
   let operands = (entry.operands ?? []).reduce((m, kind) => m | OPERAND_FLAGS[kind], 0);
   if (entry.writes !== undefined) operands |= SHM_WRITES;

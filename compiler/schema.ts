@@ -201,11 +201,13 @@ const Intent = z.strictObject({
 export const SHELL_OPTION_KINDS = [
   "flag", "value", "two_values", "attached_value", "opaque", "output", "recursive", "in_place", "command",
   "command_until", "supplies", "script", "directory", "output_dir", "extract", "list", "archive", "archive_out",
+  "replace",
 ] as const;
 /** What a program's operands are (bytecode.md §3.5). */
 export const SHELL_OPERAND_KINDS = [
   "trees", "written", "last_written", "second_written", "first_script", "first_data", "no_files", "subcommand",
-  "extracts", "old_style", "keys", "long_single", "operands_opaque", "opaque", "remote", "rev_paths",
+  "extracts", "old_style", "keys", "long_single", "operands_opaque", "opaque", "remote", "rev_paths", "runs",
+  "runs_after_one", "runs_after_file", "appends",
 ] as const;
 
 // -x, --long, -long (find's), + (less +cmd), key= (dd's operands).

