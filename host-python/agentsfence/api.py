@@ -91,6 +91,28 @@ class Budget:
         return max(0, self.limit - self.spent - self.reserved)
 
 
+@dataclass(frozen=True, slots=True)
+class Binding:
+    """How the user's words placed one value (§7.3): its role (destination, source, mention,
+    quoted), the mood of its clause (request, question, condition, negated, statement,
+    unknown-language, uncertain), the turn that last changed it, what it grants (destination,
+    destination-maybe, source, source-maybe, named, revoked), the turn that took its destination
+    back (0: none) and the clause it came from (for a condition: the condition)."""
+
+    kind: str  # email, url, domain, path, recipient, name
+    value: str
+    role: str
+    mood: str
+    turn: int
+    grants: tuple[str, ...]
+    revoked_turn: int
+    clause: str
+
+    @property
+    def revoked(self) -> bool:
+        return "revoked" in self.grants
+
+
 # The summary record's kinds (§8 `intent`), in Intent's field order.
 _SUMMARY_KINDS = ("email", "url", "domain", "path", "recipient", "name", "prohibit", "grant", "ask")
 _INTENT_FIELDS = ("emails", "urls", "domains", "paths", "recipients", "names", "prohibited", "granted", "asked")
@@ -139,6 +161,16 @@ class Intent:
     prohibited = property(lambda self: self._values()[6])
     granted = property(lambda self: self._values()[7])
     asked = property(lambda self: self._values()[8])
+
+    @property
+    def bindings(self) -> tuple[Binding, ...]:
+        """Each named value with its role, mood, turn and clause (empty for an Intent built by hand)."""
+        return _parse_bindings(self._summary)
+
+    @property
+    def revoked(self) -> tuple[Binding, ...]:
+        """The values a later turn took back."""
+        return tuple(b for b in self.bindings if b.revoked)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Intent) and self._values() == other._values()
@@ -758,20 +790,33 @@ def _i32(value: int) -> int:
 
 
 def _parse_summary(summary: str) -> tuple[tuple[Any, ...], ...]:
-    """An intent summary record's lines (`kind\tvalue`, `kind\tcapability\tverb`) as Intent's fields."""
+    """An intent summary record's lines (`kind\tvalue\t…`, `kind\tcapability\tverb\t…`) as Intent's fields."""
     columns: list[list[Any]] = [[] for _ in _SUMMARY_KINDS]
     for line in summary.splitlines():
-        kind, _, value = line.partition("\t")
+        kind, *rest = line.split("\t")
         i = _SUMMARY_INDEX.get(kind)  # other kinds: a newer evaluator's lines; the binding itself lives in the wasm
-        if i is None:
+        if i is None or not rest:
             continue
         if i in _VERB_FIELDS:
-            capability, _, verb = value.partition("\t")
             # The policy's own words: every session shares one copy of each.
-            columns[i].append((sys.intern(capability), sys.intern(verb)))
+            columns[i].append((sys.intern(rest[0]), sys.intern(rest[1] if len(rest) > 1 else "")))
         else:
-            columns[i].append(value)
+            columns[i].append(rest[0])
     return tuple(tuple(column) for column in columns)
+
+
+_BINDING_KINDS = frozenset(("email", "url", "domain", "path", "recipient", "name"))
+
+
+def _parse_bindings(summary: str) -> tuple[Binding, ...]:
+    found = []
+    for line in summary.splitlines():
+        fields = line.split("\t")
+        if fields[0] not in _BINDING_KINDS or len(fields) < 8:
+            continue
+        kind, value, role, mood, turn, grants, revoked, clause = fields[:8]
+        found.append(Binding(kind, value, role, mood, int(turn or 0), tuple(grants.split(",")), int(revoked or 0), clause))
+    return tuple(found)
 
 
 _DERIVED_PREFIX = "derived-"
