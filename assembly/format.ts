@@ -136,7 +136,7 @@ export const G_VERB = 536870912;      // bit 29
 export const G_NEGATION = 1073741824; // bit 30
 export const G_NOTHING = 2147483648;  // bit 31
 // A verb word's object direction, in bits 26-28 of its grammar value.
-export const G_OBJECT_SHIFT = 26;
+export const GRAMMAR_OBJECT_SHIFT = 26;
 export const OBJECT_NONE = 0;
 export const OBJECT_DESTINATION = 1;  // send, tell: the addressee receives
 export const OBJECT_WRITTEN = 2;      // write, save: the file named is written
@@ -144,10 +144,10 @@ export const OBJECT_SOURCE = 3;       // read, summarize: the object is read
 export const OBJECT_INCLUDED = 4;     // add, invite: joins the destination (unless a file receives)
 
 // How the user's words place a value (§7.3), shown in the intent summary (§8).
-export const ROLE_DESTINATION = 1;
-export const ROLE_SOURCE = 2;
-export const ROLE_MENTION = 3;
-export const ROLE_QUOTED = 4;   // in quoted, pasted or forwarded material
+export const BOUND_DESTINATION = 1;
+export const BOUND_SOURCE = 2;
+export const BOUND_MENTION = 3;
+export const BOUND_QUOTED = 4;   // in quoted, pasted or forwarded material
 export const MOOD_REQUEST = 1;
 export const MOOD_QUESTION = 2; // a question or an explanation
 export const MOOD_CONDITION = 3;

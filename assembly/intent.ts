@@ -13,7 +13,7 @@
 //   slots    open-addressing index over the named items: item offset + 1, 0 empty
 import {
   SUBJ_ARG, SUBJ_EMAIL, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_RECIPIENT, SUBJ_WRITE, SUBJ_OBJECT,
-  SET_MAX_INTENT_BYTES, INTENT_NAMED, INTENT_SOURCE, ROLE_DESTINATION, ROLE_SOURCE, ROLE_QUOTED, MOOD_REQUEST,
+  SET_MAX_INTENT_BYTES, INTENT_NAMED, INTENT_SOURCE, BOUND_DESTINATION, BOUND_SOURCE, BOUND_QUOTED, MOOD_REQUEST,
   MOOD_QUESTION, MOOD_CONDITION, MOOD_NEGATED, MOOD_UNKNOWN, MOOD_UNCERTAIN, MOOD_STATEMENT,
 } from "./format";
 import { NO, YES, MAYBE, either } from "./tri";
@@ -436,17 +436,17 @@ function collectWith(kind: u32, cls: u32, s: u64, attributes: u32): bool {
 
 // What the user's words grant a value of this role and mood (§7.3).
 function attributesOf(role: u32, mood: u32): u32 {
-  if (role == ROLE_QUOTED) return 0;
+  if (role == BOUND_QUOTED) return 0;
   if (mood == MOOD_UNKNOWN) return A_DEST_MAYBE | A_SOURCE_MAYBE | A_NAMED;
-  if (mood == MOOD_UNCERTAIN) return role == ROLE_DESTINATION ? A_DEST_MAYBE | A_SOURCE | A_NAMED : A_NAMED;
+  if (mood == MOOD_UNCERTAIN) return role == BOUND_DESTINATION ? A_DEST_MAYBE | A_SOURCE | A_NAMED : A_NAMED;
   if (mood == MOOD_NEGATED || mood == MOOD_STATEMENT) return A_NAMED;
   if (mood == MOOD_QUESTION) return A_SOURCE | A_NAMED;
   if (mood == MOOD_CONDITION) {
-    if (role == ROLE_DESTINATION) return A_DEST_MAYBE | A_SOURCE_MAYBE | A_NAMED;
-    return role == ROLE_SOURCE ? A_SOURCE_MAYBE | A_NAMED : A_NAMED;
+    if (role == BOUND_DESTINATION) return A_DEST_MAYBE | A_SOURCE_MAYBE | A_NAMED;
+    return role == BOUND_SOURCE ? A_SOURCE_MAYBE | A_NAMED : A_NAMED;
   }
-  if (role == ROLE_DESTINATION) return A_DEST | A_SOURCE | A_NAMED;
-  return role == ROLE_SOURCE ? A_SOURCE | A_NAMED : A_NAMED;
+  if (role == BOUND_DESTINATION) return A_DEST | A_SOURCE | A_NAMED;
+  return role == BOUND_SOURCE ? A_SOURCE | A_NAMED : A_NAMED;
 }
 
 let attrsNow: u32 = 0; // what the value being collected is granted (derived items: 0)
@@ -868,13 +868,6 @@ function rebuild(intent: usize): usize {
   buildUsed = 0;
   buildCount = 0;
   planFollowUps();
-  // This turn's prohibitions first: a grant it also makes of the class does not lift them.
-  for (let k: u32 = 0; k < foundCount; k++) {
-    const rec = found + <usize>k * FOUND;
-    if (load<u32>(rec) != PROHIBITED) continue;
-    insert(PROHIBITED, load<u32>(rec + 4), <usize>load<u32>(rec + 8), load<u32>(rec + 12), 0, load<u32>(rec + 20),
-      <usize>load<u32>(rec + 24), load<u32>(rec + 28));
-  }
   if (intent != 0) {
     const items = intent + field(intent, H_ITEMS);
     let off: u32 = 0;
@@ -889,7 +882,6 @@ function rebuild(intent: usize): usize {
   }
   for (let k: u32 = 0; k < foundCount; k++) {
     const rec = found + <usize>k * FOUND;
-    if (load<u32>(rec) == PROHIBITED) continue;
     insert(load<u32>(rec), load<u32>(rec + 4), <usize>load<u32>(rec + 8), load<u32>(rec + 12), load<u32>(rec + 16),
       load<u32>(rec + 20), <usize>load<u32>(rec + 24), load<u32>(rec + 28));
   }
@@ -950,9 +942,9 @@ function outDecimalU(n: u32): void {
 }
 
 function roleWord(role: u32): Text {
-  if (role == ROLE_DESTINATION) return "destination";
-  if (role == ROLE_SOURCE) return "source";
-  if (role == ROLE_QUOTED) return "quoted";
+  if (role == BOUND_DESTINATION) return "destination";
+  if (role == BOUND_SOURCE) return "source";
+  if (role == BOUND_QUOTED) return "quoted";
   return "mention";
 }
 

@@ -9,9 +9,9 @@
 import {
   SUBJ_RECIPIENT, G_DEST, G_SOURCE, G_MENTION, G_RELATIVE, G_AUX, G_DEST_AFTER, G_SOURCE_AFTER, G_DEST_BEFORE,
   G_QUESTION, G_POLITE, G_ADDRESSEE, G_CONDITION, G_CONDITION_AFTER, G_SUBJECT, G_DETERMINER, G_BARRIER, G_LEAD,
-  G_CONJ, G_ONLY, G_INSTEAD, G_REVOKE, G_EXCLUDE, G_RESTORE, G_QUOTE_MARKER, G_HEADER, G_PHRASE_HEAD, G_OBJECT_SHIFT,
+  G_CONJ, G_ONLY, G_INSTEAD, G_REVOKE, G_EXCLUDE, G_RESTORE, G_QUOTE_MARKER, G_HEADER, G_PHRASE_HEAD, GRAMMAR_OBJECT_SHIFT,
   G_VERB, G_NEGATION, G_NOTHING, OBJECT_DESTINATION, OBJECT_WRITTEN, OBJECT_SOURCE, OBJECT_INCLUDED,
-  ROLE_DESTINATION, ROLE_SOURCE, ROLE_MENTION, ROLE_QUOTED, MOOD_REQUEST, MOOD_QUESTION, MOOD_CONDITION,
+  BOUND_DESTINATION, BOUND_SOURCE, BOUND_MENTION, BOUND_QUOTED, MOOD_REQUEST, MOOD_QUESTION, MOOD_CONDITION,
   MOOD_NEGATED, MOOD_STATEMENT, MOOD_UNKNOWN, MOOD_UNCERTAIN, SUBJ_EMAIL, SUBJ_PATH,
 } from "./format";
 import { scratchAlloc } from "./mem";
@@ -790,7 +790,7 @@ function negatedVerb(k: u32): bool {
 }
 
 function objectOf(k: u32): u32 {
-  return (tG(k) >>> G_OBJECT_SHIFT) & 7;
+  return (tG(k) >>> GRAMMAR_OBJECT_SHIFT) & 7;
 }
 
 // ---- roles ----
@@ -798,14 +798,14 @@ function objectOf(k: u32): u32 {
 // The role a verb's object direction gives a value of kind `kind`.
 function roleFor(object: u32, kind: u32, clauseHasFile: bool): u32 {
   const person = kind == SUBJ_EMAIL || kind == SUBJ_RECIPIENT || kind == NAME_KIND;
-  if (object == OBJECT_DESTINATION) return person ? ROLE_DESTINATION : ROLE_SOURCE;
-  if (object == OBJECT_WRITTEN) return kind == SUBJ_PATH ? ROLE_DESTINATION : ROLE_MENTION;
-  if (object == OBJECT_SOURCE) return ROLE_SOURCE;
+  if (object == OBJECT_DESTINATION) return person ? BOUND_DESTINATION : BOUND_SOURCE;
+  if (object == OBJECT_WRITTEN) return kind == SUBJ_PATH ? BOUND_DESTINATION : BOUND_MENTION;
+  if (object == OBJECT_SOURCE) return BOUND_SOURCE;
   if (object == OBJECT_INCLUDED) {
-    if (kind == SUBJ_PATH) return ROLE_DESTINATION;
-    return person && !clauseHasFile ? ROLE_DESTINATION : ROLE_MENTION;
+    if (kind == SUBJ_PATH) return BOUND_DESTINATION;
+    return person && !clauseHasFile ? BOUND_DESTINATION : BOUND_MENTION;
   }
-  return ROLE_MENTION;
+  return BOUND_MENTION;
 }
 
 // Whether the clause of token k has a file after a destination word ("add eve@x to contacts.csv").
@@ -833,11 +833,11 @@ function readRole(k: u32, kind: u32): void {
   const cjk = (sFlags(sent) & S_CJK) != 0;
   // Particles glued to the value in a script without spaces.
   if (k + 1 < sEnd(sent) && isWord(k + 1) && tCjk(k + 1) && tStart(k + 1) == tEnd(k)) {
-    if (wordHas(k + 1, G_DEST_AFTER)) { roleNow = ROLE_DESTINATION; findCjkVerb(sent); return; }
-    if (wordHas(k + 1, G_SOURCE_AFTER)) { roleNow = ROLE_SOURCE; findCjkVerb(sent); return; }
+    if (wordHas(k + 1, G_DEST_AFTER)) { roleNow = BOUND_DESTINATION; findCjkVerb(sent); return; }
+    if (wordHas(k + 1, G_SOURCE_AFTER)) { roleNow = BOUND_SOURCE; findCjkVerb(sent); return; }
   }
   if (k > 0 && isWord(k - 1) && tCjk(k - 1) && tEnd(k - 1) == tStart(k) && wordHas(k - 1, G_DEST_BEFORE)) {
-    roleNow = ROLE_DESTINATION;
+    roleNow = BOUND_DESTINATION;
     findCjkVerb(sent);
     return;
   }
@@ -885,12 +885,12 @@ function readRole(k: u32, kind: u32): void {
     if ((g & G_CONJ) != 0 && prep == 0) break; // "… and send": a new clause
   }
   if (cjk && verbNow < 0) findCjkVerb(sent);
-  if (embedded) roleNow = ROLE_MENTION;
-  else if (prep == G_DEST) roleNow = ROLE_DESTINATION;
-  else if (prep == G_SOURCE) roleNow = ROLE_SOURCE;
-  else if (prep == G_MENTION) roleNow = ROLE_MENTION;
+  if (embedded) roleNow = BOUND_MENTION;
+  else if (prep == G_DEST) roleNow = BOUND_DESTINATION;
+  else if (prep == G_SOURCE) roleNow = BOUND_SOURCE;
+  else if (prep == G_MENTION) roleNow = BOUND_MENTION;
   else if (verbNow >= 0 && !cjk) roleNow = roleFor(objectOf(<u32>verbNow), kind, clauseHasFile(k));
-  else roleNow = ROLE_MENTION;
+  else roleNow = BOUND_MENTION;
   verbless = verbNow < 0 && prep == G_DEST;
   prepFirst = false;
   if (verbless) {
@@ -1038,7 +1038,7 @@ function inDestinationSlot(k: u32): bool {
   if (wordHas(j, G_VERB) && verbIndexOf(j) != 0 && (objectOf(j) == OBJECT_DESTINATION || objectOf(j) == OBJECT_INCLUDED)) return true;
   if ((isPunct(j, P_COMMA) || wordHas(j, G_CONJ)) && j > 0 && isThing(j - 1)) {
     const b = tA(j - 1);
-    return boundKind(b) == NAME_KIND && boundRole(b) == ROLE_DESTINATION;
+    return boundKind(b) == NAME_KIND && boundRole(b) == BOUND_DESTINATION;
   }
   return false;
 }
@@ -1114,7 +1114,7 @@ export function readMessage(p: usize, len: u32): bool {
   if (uses == 0 || ops == 0) return false;
   // Values in quoted material: quoted, and no note.
   for (let b: u32 = 0; b < boundCount; b++) {
-    if (load<u8>(quoted + boundStart(b)) != 0) { noteS = 0; noteE = 0; setBound(b, ROLE_QUOTED, MOOD_STATEMENT); }
+    if (load<u8>(quoted + boundStart(b)) != 0) { noteS = 0; noteE = 0; setBound(b, BOUND_QUOTED, MOOD_STATEMENT); }
   }
   for (let k: u32 = 0; k < tokCount; k++) {
     if (isThing(k)) {
@@ -1136,7 +1136,7 @@ export function readMessage(p: usize, len: u32): bool {
       store<u32>(tk(k) + 8, 1);
       inherited = false;
       readRole(k, NAME_KIND);
-      if (roleNow != ROLE_DESTINATION) roleNow = ROLE_DESTINATION;
+      if (roleNow != BOUND_DESTINATION) roleNow = BOUND_DESTINATION;
       if (!inherited) readMood(k);
       if (moodNow == MOOD_CONDITION && condNow >= 0) conditionNote(<u32>condNow); else clauseNote(k);
       setBound(b, roleNow, moodNow);
