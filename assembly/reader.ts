@@ -550,7 +550,7 @@ function tokenize(): bool {
     }
     // '+' before digits belongs to the word: a phone number.
     const plus = c == 0x2b && i + 1 < msgLen && isAsciiDigit(at(msg, i + 1));
-    if (!plus && wordByteLen(i) == 0) { i++; continue; }
+    if (!plus && wordByteLen(i) == 0) { i += c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1; continue; }
     let e = plus ? i + 1 : i;
     while (e < msgLen && load<u8>(quoted + e) == 0 && (next >= boundCount || e < boundStart(next))) {
       if (wordByteLen(e) > 0) { e++; continue; }
@@ -886,6 +886,9 @@ function readRole(k: u32, kind: u32): void {
   }
   if (cjk && verbNow < 0) findCjkVerb(sent);
   if (embedded) roleNow = BOUND_MENTION;
+  // "set the contact to x@y", "change it to …": after a verb that writes, "to" gives the new
+  // value, and only a file receives.
+  else if (prep == G_DEST && verbNow >= 0 && !cjk && objectOf(<u32>verbNow) == OBJECT_WRITTEN && kind != SUBJ_PATH) roleNow = BOUND_MENTION;
   else if (prep == G_DEST) roleNow = BOUND_DESTINATION;
   else if (prep == G_SOURCE) roleNow = BOUND_SOURCE;
   else if (prep == G_MENTION) roleNow = BOUND_MENTION;
