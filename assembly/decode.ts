@@ -86,6 +86,11 @@ export function setFindHashed(i: u32, p: usize, len: u32, fnv: u32): i64 {
   return -1;
 }
 
+// The number of sets in SETS (§4).
+export function setCount(): u32 {
+  return load<u32>(section(2));
+}
+
 // The key of bucket b of a HASH or KEYS set (§4): its string index, or NONE for an empty bucket.
 // A walk over every bucket visits every member once.
 export function setBucketCount(i: u32): u32 {

@@ -97,8 +97,9 @@ export function roleName(r: u32): Text {
     case 10: return "text";
     case 11: return "written";
     case 12: return "object";
+    case 13: return "data";
   }
-  return "data";
+  return "tree";
 }
 
 function effectName(e: u32): Text {

@@ -82,6 +82,9 @@ export const SUBJECT_COUNT = 11;
 // with an unknown variable): its value is a pattern of §6.4 over the normal forms (§6.7). The
 // bit is or-ed into the subject byte of witness and target entries (§8.1).
 export const TARGET_PATTERN = 0x80;
+// A path target that stands for a directory and everything below it (a recursive read or
+// write): UNDER holds when a member lies below it too (§6.9). Or-ed in like TARGET_PATTERN.
+export const TARGET_TREE = 0x40;
 
 // Argument roles (§5.2).
 export const ROLE_EMAIL = 1;
@@ -97,7 +100,8 @@ export const ROLE_TEXT = 10;
 export const ROLE_WRITTEN = 11; // a path the call writes: PATH and WRITE
 export const ROLE_OBJECT = 12;  // the object of the action (a name, an id): OBJECT
 export const ROLE_DATA = 13;    // content, no target: exempt from reading by shape (§5.2)
-export const ROLE_MAX = 13;
+export const ROLE_TREE = 14;    // a directory read with everything below it: PATH, and the pattern DIR/**
+export const ROLE_MAX = 14;
 
 // IN_INTENT and INTENT_ANY operands (§5, §7): which of the user's words count.
 export const INTENT_DESTINATION = 0; // asked for as the destination of a plain request
@@ -165,6 +169,9 @@ export const DECISION_HEAD_SIZE = 24;
 export const DECISION_POSSIBLE = 1; // an ask: a block rule held possibly, on a value not read to the end
 export const DECISION_OPAQUE = 2;   // an ask: the call would be allowed, but a reader could not read all of it
 
+// configure's flags (§8).
+export const CONFIGURE_FOLD_CASE = 1; // the file system compares names ASCII case aside (macOS, Windows)
+
 // Fuel the host grants one call (§8).
 export const FUEL_BASE = 20000000;
-export const FUEL_PER_BYTE = 400;
+export const FUEL_PER_BYTE = 1000;

@@ -30,18 +30,18 @@ export function load(len: i32): i32 {
   return <i32>loadPolicy(<u32>len);
 }
 
-export function configure(homeLen: i32, cwdLen: i32, hermesLen: i32): i32 {
+export function configure(homeLen: i32, cwdLen: i32, hermesLen: i32, flags: i32): i32 {
   scratchReset();
   outBegin();
   outByte(1);
   const h = <u32>homeLen, c = <u32>cwdLen;
   if (!inputHolds(<u64>h + <u64>c + <u64><u32>hermesLen)) {
     outAscii("the directories do not fit the input buffer");
-  } else if (configureEnv(inputPtr(), h, inputPtr() + h, c, inputPtr() + h + c, <u32>hermesLen)) {
+  } else if (configureEnv(inputPtr(), h, inputPtr() + h, c, inputPtr() + h + c, <u32>hermesLen, <u32>flags)) {
     outPatchU8(0, 0);
     outAscii("ok");
   } else {
-    outAscii("home, working directory and Hermes homes must be absolute paths");
+    outAscii("home, working directory and Hermes homes must be absolute paths, and flags known");
   }
   return <i32>outFinish();
 }

@@ -3,7 +3,7 @@
 // other roles), extractTargets per role value, then the table's accessors.
 import {
   ROLE_EMAIL, ROLE_URL, ROLE_DOMAIN, ROLE_PATH, ROLE_COMMAND, ROLE_CODE, ROLE_RECIPIENT, ROLE_PATCH,
-  ROLE_WORKDIR, ROLE_TEXT, ROLE_WRITTEN, ROLE_OBJECT, SUBJ_EMAIL, SUBJ_URL, SUBJ_DOMAIN, SUBJ_RECIPIENT, SUBJ_OBJECT,
+  ROLE_WORKDIR, ROLE_TEXT, ROLE_WRITTEN, ROLE_OBJECT, ROLE_TREE, SUBJ_EMAIL, SUBJ_URL, SUBJ_DOMAIN, SUBJ_RECIPIENT, SUBJ_OBJECT,
   SET_SHELL_WRAPPERS, SET_SHELL_NETWORK, SET_SHELL_SHELLS, SET_MAX_SHELL_DEPTH,
 } from "./format";
 import { settingValue, intentExtensionSet } from "./decode";
@@ -12,7 +12,7 @@ import { lowerAscii, isSpace, equalsAsciiFold } from "./bytes";
 import { policyWords } from "./wordset";
 import { spanPtr, spanLen, resolvePath, normalizeEmail, isAddress, takeOutOfMemory } from "./normalize";
 import {
-  TARGETS_OOM, tableBegin, tableStatus, fail, addTarget, addPath, addHost, addUrl, pathBase, addWrittenIn,
+  TARGETS_OOM, tableBegin, tableStatus, fail, addTarget, addPath, addHost, addUrl, pathBase, addWrittenIn, addTreeIn,
   setWorkdir as setTableWorkdir,
 } from "./targettable";
 import { shellTargets } from "./shell";
@@ -21,7 +21,7 @@ import { v4aBegin, v4aNext, foundStart, foundEnd, nextFrom } from "./v4a";
 
 export { configureEnv, homePtr, homeLen } from "./normalize";
 export {
-  targetCount, targetKind, targetIsPattern, targetEntryKind, targetPtr, targetLen, hasTargetOf,
+  targetCount, targetKind, targetIsPattern, targetIsTree, targetEntryKind, targetPtr, targetLen, hasTargetOf,
 } from "./targettable";
 
 export function targetsBegin(maxTargets: u32): void {
@@ -241,6 +241,7 @@ export function extractTargets(role: u32, p: usize, len: u32): i32 {
     case ROLE_TEXT: textTargets(p, len); break;
     case ROLE_WRITTEN: addWrittenIn(p, len, pathBase()); break;
     case ROLE_OBJECT: addObject(p, len); break;
+    case ROLE_TREE: addTreeIn(p, len, pathBase(), false); break;
     case 0: shapeTargets(p, len); break; // no role (ROLE_DATA: none either, and no reading)
   }
   return tableStatus();

@@ -2,7 +2,7 @@
 // ("extends"), enumerates the classes, resolves selectors and normalizes constants.
 import {
   ROLE_CODE, ROLE_COMMAND, ROLE_DOMAIN, ROLE_EMAIL, ROLE_PATCH, ROLE_PATH, ROLE_RECIPIENT, ROLE_URL,
-  ROLE_TEXT, ROLE_WORKDIR, ROLE_WRITTEN, ROLE_OBJECT, ROLE_DATA, SUBJ_DOMAIN, SUBJ_EMAIL, SUBJ_OBJECT, SUBJ_PATH,
+  ROLE_TEXT, ROLE_WORKDIR, ROLE_WRITTEN, ROLE_OBJECT, ROLE_DATA, ROLE_TREE, SUBJ_DOMAIN, SUBJ_EMAIL, SUBJ_OBJECT, SUBJ_PATH,
   SUBJ_RECIPIENT, SUBJ_URL, SUBJ_WRITE, INTENT_DESTINATION, INTENT_NAMED, INTENT_SOURCE,
   G_PHRASE_HEAD, GRAMMAR_OBJECT_SHIFT, G_DEST, G_SOURCE, G_MENTION, G_RELATIVE, G_AUX, G_DEST_AFTER, G_SOURCE_AFTER,
   G_DEST_BEFORE, G_QUESTION, G_POLITE, G_ADDRESSEE, G_CONDITION, G_CONDITION_AFTER, G_SUBJECT, G_DETERMINER, G_BARRIER,
@@ -12,7 +12,7 @@ import type { CheckedFile } from "./check";
 import { globMatches, isGlob } from "./glob";
 import type { BudgetIR, ClassIR, ConditionIR, IntentVerbIR, PolicyIR, RuleIR, TestIR, ToolIR } from "./ir";
 import {
-  asciiLower, grammarLower, homeToTilde, normalizeDomain, normalizeEmail, normalizePath, normalizeUrl,
+  asciiLower, grammarLower, HERMES_HOME, homeToTilde, normalizeDomain, normalizeEmail, normalizePath, normalizeUrl,
 } from "./normalize";
 import type { YamlPath } from "./parse";
 import { subjectOf, type TestName } from "./predicates";
@@ -35,6 +35,7 @@ const ROLE_CODES: Record<RoleName, number> = {
   written: ROLE_WRITTEN,
   object: ROLE_OBJECT,
   data: ROLE_DATA,
+  tree: ROLE_TREE,
 };
 
 // The values docs/policy.md shows; a policy that says nothing about the shell still reads
@@ -310,14 +311,23 @@ function lowerPredicate(subject: number, arg: string | null, predicate: Predicat
       test = { kind: name };
       negated = negate === given;
     } else if (name === "equals") {
-      test = { kind: "equals", value: normalizeConstant(subject, name, String(given)) };
+      const value = normalizeConstant(subject, name, String(given));
+      const folded = caseFolded(subject, [value]);
+      test = folded.length === 1 ? { kind: "equals", value } : { kind: "in", values: folded };
     } else {
       const values = (given as Array<string | number | boolean>).map((v) => normalizeConstant(subject, name, String(v)));
-      test = { kind: name, values: unique(values) };
+      test = { kind: name, values: caseFolded(subject, unique(values)) };
     }
     conditions.push({ subject, arg, test, negate: negated });
   }
   return conditions;
+}
+
+// A path constant also in its ASCII lower-case form: where the file system compares names case
+// aside, the evaluator lower-cases every path (docs/bytecode.md §6.5, configure's FOLD_CASE).
+function caseFolded(subject: number, values: string[]): string[] {
+  if (subject !== SUBJ_PATH && subject !== SUBJ_WRITE) return values;
+  return unique([...values, ...values.map((v) => (v.startsWith(HERMES_HOME) ? HERMES_HOME + asciiLower(v.slice(HERMES_HOME.length)) : asciiLower(v)))]);
 }
 
 // Constants in the forms of docs/bytecode.md §6, so the evaluator compares bytes.

@@ -6,6 +6,7 @@ import * as z from "zod";
 const EFFECTS = ["allow", "block", "ask", "warn"] as const;
 const ROLES = [
   "email", "url", "domain", "path", "command", "code", "recipient", "patch", "workdir", "text", "written", "object", "data",
+  "tree",
 ] as const;
 /** Subjects of a `when` condition besides `args.NAME`. */
 export const SUBJECTS = ["tool", "email", "domain", "url", "path", "program", "recipient", "write", "opaque", "object"] as const;

@@ -82,8 +82,12 @@ describe("intent: named items", () => {
     expect(has(i, SUBJ_DOMAIN, "com")).toBe(false);
     expect(has(i, SUBJ_DOMAIN, "github.com")).toBe(true);
     expect(has(i, SUBJ_URL, "https://github.com/example/repo")).toBe(true);
-    expect(has(i, SUBJ_URL, "https://github.com/other/thing")).toBe(true);
-    expect(has(i, SUBJ_URL, "https://user@github.com:443/x")).toBe(true);
+    expect(has(i, SUBJ_URL, "https://github.com/example/repo/issues")).toBe(true);
+    // A URL names itself and the paths below it, not every page of its host; a host named as
+    // itself names every URL on it.
+    expect(has(i, SUBJ_URL, "https://github.com/other/thing")).toBe(false);
+    expect(has(i, SUBJ_URL, "https://github.com/example/repository")).toBe(false);
+    expect(has(i, SUBJ_URL, "https://user@example.com:443/x")).toBe(true);
     expect(has(i, SUBJ_URL, "https://gitlab.com/example/repo")).toBe(false);
     expect(has(i, SUBJ_URL, "https://github.com.evil.io/")).toBe(false);
     intentFree(i);

@@ -3,12 +3,12 @@
 // evaluator's tests, the cross-language vector runner, `agentsfence test` and the playground
 // page drive the engine through it.
 
-import { DECISION_HEAD_SIZE, DECISION_OPAQUE, DECISION_POSSIBLE, TARGET_PATTERN } from "../format";
+import { DECISION_HEAD_SIZE, DECISION_OPAQUE, DECISION_POSSIBLE, TARGET_PATTERN, TARGET_TREE } from "../format";
 
 export type Kind = "allow" | "block" | "ask";
 
-/** [subject, value], and `true` third when the value is a pattern (§6.7). */
-export type Entry = [number, string] | [number, string, true];
+/** [subject, value], and third the entry's TARGET_PATTERN / TARGET_TREE bits when it has any (§8.1). */
+export type Entry = [number, string] | [number, string, number];
 
 export interface Decision {
   kind: Kind;
@@ -47,7 +47,7 @@ export interface Fence {
   readonly memory: WebAssembly.Memory;
   load(bytecode: Uint8Array): Status;
   /** `hermesHomes`: HERMES_HOME first, then the root whose profiles are homes too (§6.5); none: ~/.hermes. */
-  configure(home: string, cwd: string, hermesHomes?: string[]): Status;
+  configure(home: string, cwd: string, hermesHomes?: string[], flags?: number): Status;
   openSession(): number;
   closeSession(handle: number): boolean;
   intent(handle: number, message: string): Status;
@@ -69,7 +69,7 @@ interface Exports {
   memory: WebAssembly.Memory;
   input(size: number): number;
   load(len: number): number;
-  configure(homeLen: number, cwdLen: number, hermesLen: number): number;
+  configure(homeLen: number, cwdLen: number, hermesLen: number, flags: number): number;
   session_open(): number;
   session_close(handle: number): number;
   intent(handle: number, len: number): number;
@@ -125,8 +125,9 @@ function subjectValues(record: Uint8Array, view: DataView, at: number, end: numb
   while (at < end) {
     const n = view.getUint32(at + 1, true);
     const value = text.decode(record.subarray(at + 5, at + 5 + n));
-    const subject = record[at] & ~TARGET_PATTERN;
-    values.push((record[at] & TARGET_PATTERN) !== 0 ? [subject, value, true] : [subject, value]);
+    const flags = record[at] & (TARGET_PATTERN | TARGET_TREE);
+    const subject = record[at] & ~flags;
+    values.push(flags !== 0 ? [subject, value, flags] : [subject, value]);
     at += 5 + n;
   }
   if (at !== end) throw new Error(`decision record is ${record.length} bytes, its entries end at ${at}`);
@@ -185,9 +186,9 @@ export function loadFence(wasm: BufferSource | WebAssembly.Module): Fence {
       const [n] = put(bytecode);
       return status(record(x.load(n)));
     },
-    configure(home, cwd, hermesHomes = []) {
+    configure(home, cwd, hermesHomes = [], flags = 0) {
       const [h, c, hh] = put(utf8.encode(home), utf8.encode(cwd), utf8.encode(hermesHomes.join("\n")));
-      return status(record(x.configure(h, c, hh)));
+      return status(record(x.configure(h, c, hh, flags)));
     },
     openSession: () => x.session_open(),
     closeSession: (handle) => x.session_close(handle) === 1,

@@ -101,8 +101,10 @@ describe("docs/bytecode.md tables match assembly/format.ts", () => {
   });
 
   it("§6.7: the pattern bit of a target entry", () => {
-    const bit = Number(sectionText("### 8.1").match(/bit (\d), `TARGET_PATTERN`/)![1]);
-    expectConstant("TARGET_PATTERN", 1 << bit);
+    for (const name of ["TARGET_PATTERN", "TARGET_TREE"]) {
+      const bit = Number(sectionText("### 8.1").match(new RegExp(`bit (\\d), \`${name}\``))![1]);
+      expectConstant(name, 1 << bit);
+    }
   });
 
   it("§5.2: argument roles", () => {
@@ -118,6 +120,11 @@ describe("docs/bytecode.md tables match assembly/format.ts", () => {
     expectConstant("DECISION_HEAD_SIZE", head);
     const flags = tableRows("### 8.1").find(([, field]) => field.startsWith("flags:"))![1];
     for (const [, bit, name] of flags.matchAll(/bit (\d) (DECISION_\w+)/g)) expectConstant(name, 1 << Number(bit));
+  });
+
+  it("§8: configure's flags", () => {
+    const flag = Number(sectionText("## 8.").match(/`flags` bit (\d), `CONFIGURE_FOLD_CASE`/)![1]);
+    expectConstant("CONFIGURE_FOLD_CASE", 1 << flag);
   });
 
   it("§8: the fuel constants live in format.ts, as the spec says", () => {

@@ -40,9 +40,13 @@ _HEAD_SIZE = _DECISION_HEAD.size
 _ENTRY_HEAD_SIZE = _SUBJECT_ENTRY.size
 # Subject names by number (docs/bytecode.md §5.1; test_api checks them against assembly/format.ts).
 SUBJECTS = ("tool", "args", "email", "domain", "url", "path", "program", "recipient", "write", "opaque", "object")
-# A target whose value is a pattern (§6.7) is named with this suffix: ("path:pattern", "/home/u/**").
+# A target whose value is a pattern (§6.7) is named with this suffix: ("path:pattern", "/home/u/**");
+# one that stands for a directory and everything below it (§6.9) with TREE_SUFFIX ("path:tree").
 PATTERN_SUFFIX = ":pattern"
+TREE_SUFFIX = ":tree"
 _PATTERN_BIT = 0x80
+_TREE_BIT = 0x40
+_CONFIGURE_FOLD_CASE = 1
 _DECISION_POSSIBLE = 1
 _DECISION_OPAQUE = 2
 _WARNED_ENTRY = struct.Struct("<H")
@@ -357,6 +361,7 @@ class Fence:
         home: str | None = None,
         cwd: str | None = None,
         hermes_homes: Iterable[str] = (),
+        fold_case: bool | None = None,
     ):
         """policy: None (the shipped default), the bytecode itself, or a path to a .afb or a .yaml
         (compiled with Node). wasm: the evaluator (default: the shipped fence.wasm). cache_dir:
@@ -365,7 +370,8 @@ class Fence:
         what `~` and relative paths mean to the evaluator (default: this user's home and the
         process's working directory). hermes_homes: the folders a policy's `$HERMES_HOME` stands
         for, HERMES_HOME first, then the root whose profiles/<name> are homes too (default:
-        `~/.hermes`)."""
+        `~/.hermes`). fold_case: whether paths compare ASCII case aside (default: on macOS and
+        Windows, whose file systems do)."""
         self._policy = _policy_bytes(policy)
         wasm_bytes = _read(wasm if wasm is not None else data.path("fence.wasm"), "fence.wasm")
         try:
@@ -379,6 +385,8 @@ class Fence:
         self._home = home if home is not None else os.path.expanduser("~")
         self._cwd = cwd if cwd is not None else os.getcwd()
         self._hermes_homes = "\n".join(hermes_homes).encode("utf-8")
+        # macOS and Windows compare file names case aside: so does the evaluator there (§6.5).
+        self._fold_case = _CONFIGURE_FOLD_CASE if (fold_case if fold_case is not None else sys.platform in ("darwin", "win32")) else 0
         self._configured_cwd = self._cwd
         self._lock = threading.Lock()
         self._sessions: dict[str, Session] = {}
@@ -412,6 +420,23 @@ class Fence:
                     self._wasm.call_plain("session_close", (handle,))
                 except EngineFault as fault:
                     self._recover(fault)
+
+    def install(self, policy: bytes | str | os.PathLike[str] | None) -> None:
+        """Puts another policy in place (None: the shipped default), keeping every session: its
+        messages, narrowings and budget counts are given to an evaluator with the new policy
+        (calls still under way count as made, as after a trap). A policy the evaluator rejects
+        raises FenceError and leaves the old one in place."""
+        bytecode = _policy_bytes(policy)
+        with self._lock:
+            previous = self._policy, self.policy_name, self.policy_hash
+            self._policy = bytecode
+            try:
+                self._rebuild()
+            except (EngineFault, FenceError) as error:
+                self._policy, self.policy_name, self.policy_hash = previous
+                raise FenceError(str(error)) from error
+            finally:
+                self._decisions.clear()
 
     def decide(self, tool_name: str, args: dict[str, Any], cwd: str | None = None) -> Decision:
         """Decides with an empty intent (handle 0): for calls that belong to no known session."""
@@ -512,7 +537,8 @@ class Fence:
     def _configure(self, wasm: WasmInstance, cwd: str) -> str | None:
         """Tells the evaluator what `~` and relative paths mean; the evaluator's reason on failure."""
         home, directory, hermes = self._home.encode("utf-8"), cwd.encode("utf-8"), self._hermes_homes
-        record = wasm.invoke("configure", (len(home), len(directory), len(hermes)), home + directory + hermes)
+        record = wasm.invoke("configure", (len(home), len(directory), len(hermes), self._fold_case),
+                             home + directory + hermes)
         if record[:1] != b"\x00":
             return record[1:].decode("utf-8", "replace")
         self._configured_cwd = cwd
@@ -525,7 +551,7 @@ class Fence:
         reservations are counted as spent: the calls may have run, and their ids mean nothing to
         the new instance. A session whose counters cannot be read blocks every call."""
         spent = {name: self._spent_in_old(session) for name, session in self._sessions.items()}
-        wasm, _, _ = self._instantiate()
+        wasm, self.policy_name, self.policy_hash = self._instantiate()
         for lengths, payload in self._described.values():
             wasm.invoke("describe", lengths, payload)
         for name, session in self._sessions.items():
@@ -748,10 +774,14 @@ def _subject_values(record: bytes, offset: int, end: int, what: str) -> tuple[tu
     while offset < end:
         subject, length = _SUBJECT_ENTRY.unpack_from(record, offset)
         offset += _ENTRY_HEAD_SIZE
-        number = subject & ~_PATTERN_BIT
+        number = subject & ~(_PATTERN_BIT | _TREE_BIT)
         if number >= len(SUBJECTS) or offset + length > end:
             raise ValueError(f"its {what} is malformed")
-        name = SUBJECTS[number] + PATTERN_SUFFIX if subject & _PATTERN_BIT else SUBJECTS[number]
+        name = SUBJECTS[number]
+        if subject & _TREE_BIT:
+            name += TREE_SUFFIX
+        if subject & _PATTERN_BIT:
+            name += PATTERN_SUFFIX
         values.append((name, record[offset:offset + length].decode("utf-8")))
         offset += length
     return tuple(values)

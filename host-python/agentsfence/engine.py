@@ -25,7 +25,7 @@ from wasmtime import _ffi as ffi
 
 # assembly/format.ts: the fuel the host grants one call (tests/test_engine.py checks these).
 FUEL_BASE = 20_000_000
-FUEL_PER_BYTE = 400
+FUEL_PER_BYTE = 1000
 
 DEFAULT_MEMORY_LIMIT = 256 * 1024 * 1024
 FIRST_INPUT_CAPACITY = 64 * 1024
@@ -44,7 +44,7 @@ PRECOMPILED_MANIFEST = "fence.cwasm.json"
 EXPORT_PARAMS = {
     "input": 1,
     "load": 1,
-    "configure": 3,
+    "configure": 4,
     "session_open": 0,
     "session_close": 1,
     "intent": 2,

@@ -214,7 +214,7 @@ def test_a_policy_given_as_bytes_or_as_a_path(tmp_path):
     assert Fence(path).policy_name == "hermes-defaults"
 
 
-def test_a_yaml_policy_compiles_with_node(tmp_path):
+def test_a_yaml_policy_compiles_in_process(tmp_path):
     policy = tmp_path / "mine.yaml"
     policy.write_text("version: 1\nname: mine\nextends: [defaults]\nrules:\n"
                       "  - {id: no-terminal, effect: block, tool: [terminal]}\n")
@@ -230,12 +230,11 @@ def test_a_yaml_policy_with_an_error_names_it(tmp_path):
         Fence(policy)
 
 
-def test_yaml_without_node_says_what_to_do(tmp_path, monkeypatch):
+def test_yaml_compiles_with_no_node_on_path(tmp_path, monkeypatch):
     policy = tmp_path / "mine.yaml"
-    policy.write_text("version: 1\n")
+    policy.write_text("version: 1\nname: bare\n")
     monkeypatch.setenv("PATH", str(tmp_path))
-    with pytest.raises(FenceError, match="agentsfence compile"):
-        Fence(policy)
+    assert Fence(policy).policy_name == "bare"
 
 
 def test_a_corrupt_policy_is_rejected_with_the_evaluators_reason():
@@ -356,3 +355,17 @@ def test_a_decision_record_gives_its_targets_and_a_malformed_one_blocks():
     assert (decision.kind, decision.targets, decision.witness) == ("allow", (("path", "/a/b.c"), ("email", "x@y.z")), ())
     for broken in (targets[:-1], b"\x0b" + targets[1:], targets + b"\x05"):  # cut short, no such subject, a stray byte
         assert _parse_decision(head + reason + message + broken, "t").reason == "engine_fault"
+
+
+@pytest.mark.parametrize("fold_case, kind", [(True, "ask"), (False, "allow")])
+def test_a_file_system_that_ignores_case_reaches_credentials_in_any_case(fold_case, kind):
+    """macOS and Windows open ~/.AWS/Credentials as ~/.aws/credentials: there the fence compares paths case
+    aside, constants included (the compiler writes their lower-case forms too)."""
+    fence = Fence(home="/Users/Ana", cwd="/Users/Ana/Project", fold_case=fold_case)
+    session = fence.session("s")
+    session.intent("Summarize NOTES.md into Summary.md")
+    assert session.decide("read_file", {"path": "~/.AWS/Credentials"}).kind == kind
+    assert session.decide("write_file", {"path": "/users/ana/project/summary.MD", "content": "x"}).kind == ("allow" if fold_case else "ask")
+    blocked = session.decide("write_file", {"path": "~/Library/LaunchAgents/x.plist", "content": "x"})
+    assert blocked.kind == "block"
+    assert session.decide("write_file", {"path": "~/LIBRARY/launchagents/x.plist", "content": "x"}).kind == ("block" if fold_case else "ask")
