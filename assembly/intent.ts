@@ -959,7 +959,7 @@ function moodWord(mood: u32): Text {
 }
 
 // The grants of attributes `a`: a comma-separated list of destination, destination-maybe,
-// source, source-maybe, named, revoked (or "none").
+// source, source-maybe, named, named-maybe, revoked, whole-host (or "none").
 function outGrants(a: u32): void {
   let any = false;
   if ((a & A_DEST) != 0) { outAscii("destination"); any = true; }
@@ -967,7 +967,9 @@ function outGrants(a: u32): void {
   if ((a & A_SOURCE) != 0) { if (any) outByte(0x2c); outAscii("source"); any = true; }
   if ((a & A_SOURCE_MAYBE) != 0) { if (any) outByte(0x2c); outAscii("source-maybe"); any = true; }
   if ((a & A_NAMED) != 0) { if (any) outByte(0x2c); outAscii("named"); any = true; }
+  if ((a & A_NAMED_MAYBE) != 0) { if (any) outByte(0x2c); outAscii("named-maybe"); any = true; }
   if ((a & A_REVOKED) != 0) { if (any) outByte(0x2c); outAscii("revoked"); any = true; }
+  if ((a & A_BARE_HOST) != 0) { if (any) outByte(0x2c); outAscii("whole-host"); any = true; }
   if (!any) outAscii("none");
 }
 

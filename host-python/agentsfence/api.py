@@ -100,7 +100,7 @@ class Binding:
     """How the user's words placed one value (§7.3): its role (destination, source, mention,
     quoted), the mood of its clause (request, question, condition, negated, statement,
     unknown-language, uncertain), the turn that last changed it, what it grants (destination,
-    destination-maybe, source, source-maybe, named, revoked), the turn that took its destination
+    destination-maybe, source, source-maybe, named, named-maybe, revoked, whole-host), the turn that took its destination
     back (0: none) and the clause it came from (for a condition: the condition)."""
 
     kind: str  # email, url, domain, path, recipient, name
