@@ -235,12 +235,23 @@ def block(message: str) -> Directive:
 
 
 def message_text(user_message: Any) -> str:
-    """The text of the user's message: a string, or the text parts of a multimodal list."""
+    """The text of the user's message: a string, or the text parts of a multimodal list. Parts
+    an image splits ("Summarize notes.txt into", image, "summary.md") are one sentence: two
+    one-line parts join with a space, unless the later one opens a block of its own (a quote,
+    code, a tag, pasted JSON, a list); other parts join with a line break."""
     if isinstance(user_message, str):
         return user_message
     if isinstance(user_message, list):
         parts = [p.get("text") for p in user_message if isinstance(p, dict) and p.get("type") == "text"]
-        return "\n".join(p for p in parts if isinstance(p, str))
+        text = ""
+        for part in (p for p in parts if isinstance(p, str) and p.strip()):
+            if not text:
+                text = part
+                continue
+            head = part.lstrip()[:1]
+            inline = "\n" not in text.strip() and "\n" not in part.strip() and (head.isalnum() or head in "~/.#@$\"'(")
+            text = text.rstrip() + " " + part.lstrip() if inline else text + "\n" + part
+        return text
     return ""
 
 
