@@ -33,8 +33,8 @@ import {
 import { itemsBegin, nextItem, itemStart, itemEnd, itemNext, itemIsWordHost } from "./scan";
 import {
   readMessage, boundCount, boundKind, boundStart, boundEnd, boundRole, boundMood, boundNoteStart, boundNoteEnd,
-  boundWordHost, useCount, useVerb, useWord, useWordLen, useEffect, useNoteStart, useNoteEnd, USE_PROHIBIT,
-  USE_GRANT_MAYBE, opCount, opCode, opMatch, opA, opB, OP_REVOKE_ALL, OP_KEEP, OP_EXCLUDE, OP_RESTORE, MATCH_BOUND,
+  boundWordHost, useCount, useVerb, useWord, useWordLen, useEffect, useNoteStart, useNoteEnd, USE_PROHIBIT, USE_RESTRICT,
+  USE_GRANT, USE_GRANT_MAYBE, opCount, opCode, opMatch, opA, opB, OP_REVOKE_ALL, OP_KEEP, OP_EXCLUDE, OP_RESTORE, MATCH_BOUND,
   MATCH_WORD, insteadSeen, messagePtr,
 } from "./reader";
 
@@ -522,6 +522,18 @@ function collectDerived(p: usize, len: u32): bool {
   return true;
 }
 
+// Whether a verb of the message being read grants class `cls`, plainly or under a condition.
+function messageGrants(cls: u32): bool {
+  for (let k: u32 = 0; k < useCount; k++) {
+    const effect = useEffect(k);
+    if (effect != USE_GRANT && effect != USE_GRANT_MAYBE) continue;
+    const start = intentVerbClassStart(useVerb(k));
+    const end = start + intentVerbClassCount(useVerb(k));
+    for (let c = start; c < end; c++) if (intentClass(c) == cls) return true;
+  }
+  return false;
+}
+
 // Collects what message [p, p+len) names, grants, prohibits and takes back (reader.ts);
 // false when out of memory.
 function collectMessage(p: usize, len: u32): bool {
@@ -538,14 +550,18 @@ function collectMessage(p: usize, len: u32): bool {
   for (let k: u32 = 0; k < useCount; k++) {
     const verb = useVerb(k);
     const effect = useEffect(k);
-    const kind = effect == USE_PROHIBIT ? PROHIBITED : effect == USE_GRANT_MAYBE ? GRANTED_MAYBE : GRANTED;
+    const kind = effect == USE_PROHIBIT || effect == USE_RESTRICT ? PROHIBITED : effect == USE_GRANT_MAYBE ? GRANTED_MAYBE : GRANTED;
     const word = span(useWord(k), useWordLen(k));
     noteP = p + useNoteStart(k);
     noteL = useNoteEnd(k) - useNoteStart(k);
     const start = intentVerbClassStart(verb);
     const end = start + intentVerbClassCount(verb);
     for (let c = start; c < end; c++) {
-      if (!collectWith(kind, intentClass(c), word, 0)) return false;
+      const cls = intentClass(c);
+      // "Send it to ana, don't email carol": the request's class stays granted; carol, negated,
+      // is no destination.
+      if (effect == USE_RESTRICT && messageGrants(cls)) continue;
+      if (!collectWith(kind, cls, word, 0)) return false;
     }
   }
   noteL = 0;

@@ -10,7 +10,7 @@ import {
   SUBJ_RECIPIENT, G_DEST, G_SOURCE, G_MENTION, G_RELATIVE, G_AUX, G_DEST_AFTER, G_SOURCE_AFTER, G_DEST_BEFORE,
   G_QUESTION, G_POLITE, G_ADDRESSEE, G_CONDITION, G_CONDITION_AFTER, G_SUBJECT, G_DETERMINER, G_BARRIER, G_LEAD,
   G_CONJ, G_ONLY, G_INSTEAD, G_REVOKE, G_EXCLUDE, G_RESTORE, G_QUOTE_MARKER, G_HEADER, G_PHRASE_HEAD, GRAMMAR_OBJECT_SHIFT,
-  G_VERB, G_NEGATION, G_NOTHING, OBJECT_DESTINATION, OBJECT_WRITTEN, OBJECT_SOURCE, OBJECT_INCLUDED,
+  G_VERB, G_NEGATION, G_NOTHING, OBJECT_DESTINATION, OBJECT_WRITTEN, OBJECT_SOURCE, OBJECT_INCLUDED, OBJECT_CONVERTED,
   BOUND_DESTINATION, BOUND_SOURCE, BOUND_MENTION, BOUND_QUOTED, MOOD_REQUEST, MOOD_QUESTION, MOOD_CONDITION,
   MOOD_NEGATED, MOOD_STATEMENT, MOOD_UNKNOWN, MOOD_UNCERTAIN, SUBJ_EMAIL, SUBJ_PATH,
 } from "./format";
@@ -48,6 +48,9 @@ export function boundWordHost(k: u32): bool { return load<u32>(bound + <usize>k 
 export const USE_GRANT: u32 = 1;
 export const USE_GRANT_MAYBE: u32 = 2;
 export const USE_PROHIBIT: u32 = 3;
+// A negation of the verb's objects, not of the act: "don't email carol@x", "no need to copy
+// anyone else". It prohibits the verb's classes only where the message grants none of them.
+export const USE_RESTRICT: u32 = 4;
 const VU: u32 = 24;
 let uses: usize = 0;
 export let useCount: u32 = 0;
@@ -789,6 +792,14 @@ function negatedVerb(k: u32): bool {
   return false;
 }
 
+// Whether negated verb k negates its objects: a value after it in its clause, or an EXCLUDE
+// word ("else") after it there ("anyone else").
+function restrictsObjects(k: u32): bool {
+  const ce = clauseEnd(k);
+  for (let j = k + 1; j < ce; j++) if (isThing(j) || wordHas(j, G_EXCLUDE)) return true;
+  return false;
+}
+
 function objectOf(k: u32): u32 {
   return (tG(k) >>> GRAMMAR_OBJECT_SHIFT) & 7;
 }
@@ -800,12 +811,18 @@ function roleFor(object: u32, kind: u32, clauseHasFile: bool): u32 {
   const person = kind == SUBJ_EMAIL || kind == SUBJ_RECIPIENT || kind == NAME_KIND;
   if (object == OBJECT_DESTINATION) return person ? BOUND_DESTINATION : BOUND_SOURCE;
   if (object == OBJECT_WRITTEN) return kind == SUBJ_PATH ? BOUND_DESTINATION : BOUND_MENTION;
-  if (object == OBJECT_SOURCE) return BOUND_SOURCE;
+  if (object == OBJECT_SOURCE || object == OBJECT_CONVERTED) return BOUND_SOURCE;
   if (object == OBJECT_INCLUDED) {
     if (kind == SUBJ_PATH) return BOUND_DESTINATION;
     return person && !clauseHasFile ? BOUND_DESTINATION : BOUND_MENTION;
   }
   return BOUND_MENTION;
+}
+
+// Whether a path lies between tokens a and b.
+function pathBetween(a: u32, b: u32): bool {
+  for (let j = a + 1; j < b; j++) if (isThing(j) && boundKind(tA(j)) == SUBJ_PATH) return true;
+  return false;
 }
 
 // Whether the clause of token k has a file after a destination word ("add eve@x to contacts.csv").
@@ -892,6 +909,9 @@ function readRole(k: u32, kind: u32): void {
   else if (prep == G_DEST) roleNow = BOUND_DESTINATION;
   else if (prep == G_SOURCE) roleNow = BOUND_SOURCE;
   else if (prep == G_MENTION) roleNow = BOUND_MENTION;
+  // "convert data.csv to JSON in data.json": the file after the input is the output.
+  else if (prep == G_RELATIVE && kind == SUBJ_PATH && verbNow >= 0 && !cjk && objectOf(<u32>verbNow) == OBJECT_CONVERTED &&
+    pathBetween(<u32>verbNow, k)) roleNow = BOUND_DESTINATION;
   else if (verbNow >= 0 && !cjk) roleNow = roleFor(objectOf(<u32>verbNow), kind, clauseHasFile(k));
   else roleNow = BOUND_MENTION;
   verbless = verbNow < 0 && prep == G_DEST;
@@ -1153,7 +1173,7 @@ export function readMessage(p: usize, len: u32): bool {
     const imp = imperative(k);
     if (!imp) continue;
     const c = conditionOf(k);
-    let effect = negated ? USE_PROHIBIT : c >= 0 ? USE_GRANT_MAYBE : USE_GRANT;
+    let effect = negated ? (restrictsObjects(k) ? USE_RESTRICT : USE_PROHIBIT) : c >= 0 ? USE_GRANT_MAYBE : USE_GRANT;
     if (c >= 0 && effect == USE_GRANT_MAYBE) conditionNote(<u32>c); else clauseNote(k);
     const r = uses + <usize>useCount * VU;
     store<u32>(r, verbIndexOf(k) - 1);

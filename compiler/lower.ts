@@ -6,7 +6,7 @@ import {
   SUBJ_RECIPIENT, SUBJ_URL, SUBJ_WRITE, INTENT_DESTINATION, INTENT_NAMED, INTENT_SOURCE,
   G_PHRASE_HEAD, GRAMMAR_OBJECT_SHIFT, G_DEST, G_SOURCE, G_MENTION, G_RELATIVE, G_AUX, G_DEST_AFTER, G_SOURCE_AFTER,
   G_DEST_BEFORE, G_QUESTION, G_POLITE, G_ADDRESSEE, G_CONDITION, G_CONDITION_AFTER, G_SUBJECT, G_DETERMINER, G_BARRIER,
-  G_LEAD, G_CONJ, G_ONLY, G_INSTEAD, G_REVOKE, G_EXCLUDE, G_RESTORE, G_QUOTE_MARKER, G_HEADER, G_VERB, G_NEGATION, G_NOTHING, OBJECT_DESTINATION, OBJECT_WRITTEN, OBJECT_SOURCE, OBJECT_INCLUDED,
+  G_LEAD, G_CONJ, G_ONLY, G_INSTEAD, G_REVOKE, G_EXCLUDE, G_RESTORE, G_QUOTE_MARKER, G_HEADER, G_VERB, G_NEGATION, G_NOTHING, OBJECT_DESTINATION, OBJECT_WRITTEN, OBJECT_SOURCE, OBJECT_INCLUDED, OBJECT_CONVERTED,
 } from "../assembly/format";
 import type { CheckedFile } from "./check";
 import { globMatches, isGlob } from "./glob";
@@ -410,7 +410,7 @@ const GRAMMAR_BITS: Record<(typeof GRAMMAR_CATEGORIES)[number], number> = {
   quote_markers: G_QUOTE_MARKER, headers: G_HEADER,
 };
 
-const OBJECT_CODES = { destination: OBJECT_DESTINATION, written: OBJECT_WRITTEN, source: OBJECT_SOURCE, included: OBJECT_INCLUDED };
+const OBJECT_CODES = { destination: OBJECT_DESTINATION, written: OBJECT_WRITTEN, source: OBJECT_SOURCE, included: OBJECT_INCLUDED, converted: OBJECT_CONVERTED };
 
 /** The grammar set (docs/bytecode.md §7.3): each word or phrase (its words joined with no space)
  *  with the OR of its categories' bits, a phrase's first word marked as a phrase head, and each
