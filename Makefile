@@ -21,7 +21,7 @@ demo: setup
 	$(PY) tests/e2e/demo.py
 
 # tests/e2e/test_wheel.py installs the wheel into a clean virtualenv with no Node on its PATH.
-test: setup chromium wheel bashdiff-tools
+test: setup chromium bashdiff-tools wheel
 	npm run --silent typecheck
 	npx vitest run
 	npm run --silent test:as

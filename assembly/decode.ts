@@ -9,8 +9,18 @@ import { fnv1a, sameBytes } from "./bytes";
 export let policyBase: usize = 0;
 const sectionAddr: usize = memory.data(4 * (SECTION_COUNT + 1));
 
+// Counts installs: what was worked out from an earlier policy (even one at the same address) is
+// not this one's.
+export let policyGeneration: u32 = 0;
+
 export function setPolicyBase(base: usize): void {
   policyBase = base;
+  policyGeneration++;
+}
+
+// Whether [p, p+len) lies inside the installed policy's bytes (which never change while it is).
+export function inPolicy(p: usize, len: u32): bool {
+  return policyBase != 0 && p >= policyBase && <u64>(p - policyBase) + <u64>len <= <u64>load<u32>(policyBase + 8);
 }
 
 export function setSection(kind: u32, addr: usize): void {
@@ -252,7 +262,7 @@ export function codeCount(): u32 {
   return load<u32>(insnAddr(i) + 12);
 }
 
-// ---- CLASSIFY: word_map, entry_count, entries × (class), role_map ----
+// ---- CLASSIFY: word_map, entry_count, entries × (class, flags, roles), role_map, trusted ----
 @inline export function classifyWordSet(): u32 {
   return load<u32>(section(7));
 }
@@ -262,11 +272,23 @@ export function codeCount(): u32 {
 }
 
 export function classifyEntryClass(e: u32): u32 {
-  return load<u32>(section(7) + 8 + ((<usize>e) << 2));
+  return load<u32>(section(7) + 8 + (<usize>e) * 12);
+}
+
+export function classifyEntryFlags(e: u32): u32 {
+  return load<u32>(section(7) + 12 + (<usize>e) * 12);
+}
+
+export function classifyEntryRoles(e: u32): u32 {
+  return load<u32>(section(7) + 16 + (<usize>e) * 12);
 }
 
 export function classifyRoleSet(): u32 {
-  return load<u32>(section(7) + 8 + ((<usize>classifyEntryCount()) << 2));
+  return load<u32>(section(7) + 8 + (<usize>classifyEntryCount()) * 12);
+}
+
+export function classifyTrustedSet(): u32 {
+  return load<u32>(section(7) + 12 + (<usize>classifyEntryCount()) * 12);
 }
 
 // ---- INTENT: negations, nothing_words, file_extensions, verb_map, negation_cancels, verb_count,

@@ -1,21 +1,32 @@
-// `describe` (docs/bytecode.md §8): what the host knows of a tool the policy does not map, its
-// description and the JSON schema of its parameters (what MCP servers publish), classifies it
-// for the later decisions of this instance. The class is the first CLASSIFY entry, in policy
-// order, that a word of the description or of a parameter's name or description maps to; each
-// parameter's role comes from its `format`, else role_map by its name, else by its last word.
-import { ROLE_EMAIL, ROLE_URL, ROLE_DOMAIN, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES } from "./format";
-import { strPtr, strLen, classCapability, classRisk, classifyEntryClass, classifyRoleSet, setFind, settingValue } from "./decode";
+// `describe` (docs/bytecode.md §8): what the host knows of a tool the policy does not map (its
+// MCP server, description, the JSON schema of its parameters and the server's annotations)
+// classifies it for the later decisions of this instance, by the order of evidence of §3
+// CLASSIFY: the verbs of the tool's own name first; the description's first word, the roles of
+// its parameters, the verbs among their enum values and the annotations can only raise that
+// class; a read needs the name's own verb (or a trusted server's readOnlyHint). Each parameter's
+// role comes from its `format`, else role_map by its name, else by its last word; a path
+// parameter whose name or description has a verb is `written`.
+import {
+  ROLE_EMAIL, ROLE_URL, ROLE_DOMAIN, ROLE_PATH, ROLE_WRITTEN, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES,
+  CLASSIFY_HINT_DESTRUCTIVE, CLASSIFY_HINT_NOT_READ_ONLY, CLASSIFY_HINT_OPEN_WORLD, CLASSIFY_HINT_READ_ONLY,
+  ANNOTATION_READ_ONLY, ANNOTATION_DESTRUCTIVE, ANNOTATION_OPEN_WORLD, ANNOTATION_MAX,
+} from "./format";
+import {
+  strPtr, strLen, classCapability, classRisk, classifyEntryClass, classifyEntryCount, classifyEntryFlags,
+  classifyEntryRoles, classifyRoleSet, classifyTrustedSet, setFind, settingValue,
+} from "./decode";
 import { outBegin, outByte, outAscii, outBytes, outDecimal, outPatchU8, outFinish, outFailure, Text, textLen, textPtr } from "./out";
 import { inputPtr, inputHolds } from "./input";
 import { hasPolicy } from "./policy";
 import {
-  classifyTool, classifiedByPolicy, classSource, lowestWordEntry, lastWordRole, learnClass, learnRoles, forgetRoles,
-  rolesBegin, rolesAdd, roleTableOf, WORDS_OOM, DESCRIBED_NAME_MAX,
+  classifyTool, classSource, lastWordRole, learnClass, learnRoles, forgetRoles, rolesBegin, rolesAdd, roleTableOf,
+  nameEntry, ownNameStart, nextWord, wordStart, wordEnd, lowerWord, verbEntry, entryIsRead, WORDS_OOM,
+  DESCRIBED_NAME_MAX,
 } from "./classify";
 import { parseArgs, leafCount, leafPath, leafPathLen, leafValue, leafValueLen, leafIsString, JSON_OK } from "./json";
-import { bytesEqual, equalsAscii, indexOfByte, sameBytes } from "./bytes";
+import { bytesEqual, equalsAscii, indexOfByte, sameBytes, copyLower, isAsciiAlpha, isAsciiDigit } from "./bytes";
 import { roleName } from "./disasm";
-import { free } from "./mem";
+import { free, scratchAlloc } from "./mem";
 
 const PROPERTIES: Text = "properties.";
 
@@ -28,17 +39,13 @@ let leafRestLen: u32 = 0;
 function propertyOf(i: u32): bool {
   const p = leafPath(i), len = leafPathLen(i);
   const prefix = textLen(PROPERTIES);
-  if (len <= prefix || !startsWithProperties(p)) return false;
+  if (len <= prefix || !sameBytes(p, textPtr(PROPERTIES), prefix)) return false;
   const dot = indexOfByte(p + prefix, len - prefix, 0x2e, 0);
   leafName = p + prefix;
   leafNameLen = dot < 0 ? len - prefix : <u32>dot;
   leafRest = leafName + leafNameLen + (dot < 0 ? 0 : 1);
   leafRestLen = dot < 0 ? 0 : len - prefix - leafNameLen - 1;
   return true;
-}
-
-function startsWithProperties(p: usize): bool {
-  return sameBytes(p, textPtr(PROPERTIES), textLen(PROPERTIES));
 }
 
 // The role a JSON-schema `format` names, 0 for any other.
@@ -49,22 +56,72 @@ function formatRole(p: usize, len: u32): u32 {
   return 0;
 }
 
-// The role of the property named [name, name+len) whose `format` gave `format` (0: none): that,
-// else role_map by the name, else by its last word (WORDS_OOM when out of memory).
-function propertyRole(name: usize, len: u32, format: u32): i32 {
-  if (format != 0) return <i32>format;
-  const mapped = setFind(classifyRoleSet(), name, len);
-  if (mapped >= 0) return <i32>mapped;
-  return lastWordRole(name, len);
+function lower(a: i32, b: i32): i32 {
+  return b >= 0 && (a < 0 || b < a) ? b : a;
 }
 
-function better(best: i32, entry: i32): i32 {
-  return entry >= 0 && (best < 0 || entry < best) ? entry : best;
+// The riskiest entry a verb among the words of [p, p+len) gives (endings folded), -1, WORDS_OOM.
+function verbIn(p: usize, len: u32): i32 {
+  let best: i32 = -1;
+  let i: u32 = 0;
+  while (nextWord(p, len, i)) {
+    i = wordEnd;
+    const w = lowerWord(p);
+    if (w == 0) return WORDS_OOM;
+    const e = verbEntry(w, wordEnd - wordStart, true);
+    if (e == WORDS_OOM) return WORDS_OOM;
+    best = lower(best, e);
+  }
+  return best;
+}
+
+// The first (riskiest) entry whose roles include `role`, -1 when none.
+function roleEntry(role: u32): i32 {
+  const n = classifyEntryCount();
+  for (let e: u32 = 0; e < n; e++) if ((classifyEntryRoles(e) & (1 << role)) != 0) return <i32>e;
+  return -1;
+}
+
+// The first (riskiest) entry with one of `flags`, -1 when none.
+function flaggedEntry(flags: u32): i32 {
+  if (flags == 0) return -1;
+  const n = classifyEntryCount();
+  for (let e: u32 = 0; e < n; e++) if ((classifyEntryFlags(e) & flags) != 0) return <i32>e;
+  return -1;
+}
+
+// The role of property [name, name+len): its `format`'s, else role_map's by its name (ASCII
+// lower-case), else by its last word; 0 for a property that can only be a number; a path that
+// its name or description says is acted on (a verb: "save", "to edit") is written. `stated`
+// tells whether the schema states the role (a format, the name itself, a boolean flag named for
+// it like "isUrl", or a written path) rather than the role being guessed from the name's last
+// word: only a stated role is evidence of the tool's class. WORDS_OOM.
+let stated = false;
+function propertyRole(name: usize, len: u32, format: u32, numeric: bool, flag: bool, text: usize, textLength: u32): i32 {
+  stated = false;
+  if (numeric) return 0;
+  let role: i32 = <i32>format;
+  stated = role != 0;
+  if (role == 0) {
+    const lowered = scratchAlloc(max<usize>(len, 1));
+    if (lowered == 0) return WORDS_OOM;
+    copyLower(lowered, name, len);
+    const mapped = setFind(classifyRoleSet(), lowered, len);
+    stated = mapped >= 0 || flag;
+    role = mapped >= 0 ? <i32>mapped : lastWordRole(name, len);
+  }
+  if (role != <i32>ROLE_PATH) return role;
+  const byName = verbIn(name, len);
+  const byText = byName == WORDS_OOM ? WORDS_OOM : verbIn(text, textLength);
+  if (byText == WORDS_OOM) return WORDS_OOM;
+  if (byName < 0 && byText < 0) return role;
+  stated = true;
+  return <i32>ROLE_WRITTEN;
 }
 
 // Reads the schema's properties (a parser lists each property's leaves together), in one pass:
-// with `learn`, adds each one's role to the roles block and returns the best CLASSIFY entry
-// their names and descriptions give; without, counts them (propertyCount, propertyBytes).
+// with `learn`, adds each one's role to the roles block and returns the riskiest entry their
+// roles and enum values give; without, counts them (propertyCount, propertyBytes).
 let propertyCount: u32 = 0;
 let propertyBytes: u32 = 0;
 function readProperties(leaves: u32, learn: bool): i32 {
@@ -72,6 +129,9 @@ function readProperties(leaves: u32, learn: bool): i32 {
   let current: usize = 0;
   let currentLen: u32 = 0;
   let format: u32 = 0;
+  let text: usize = 0;
+  let textLength: u32 = 0;
+  let typed = false, nonNumeric = false, boolean = false;
   let open = false;
   propertyCount = 0;
   propertyBytes = 0;
@@ -80,11 +140,12 @@ function readProperties(leaves: u32, learn: bool): i32 {
     if (open && (i == leaves || !isProperty || !bytesEqual(leafName, leafNameLen, current, currentLen))) {
       open = false;
       if (learn) {
-        const role = propertyRole(current, currentLen, format);
-        const e = lowestWordEntry(current, currentLen);
-        if (role == WORDS_OOM || e == WORDS_OOM) return WORDS_OOM;
-        if (role > 0) rolesAdd(current, currentLen, <u32>role);
-        best = better(best, e);
+        const role = propertyRole(current, currentLen, format, typed && !nonNumeric, boolean, text, textLength);
+        if (role == WORDS_OOM) return WORDS_OOM;
+        if (role > 0) {
+          rolesAdd(current, currentLen, <u32>role);
+          if (stated) best = lower(best, roleEntry(<u32>role));
+        }
       }
     }
     if (!isProperty) continue;
@@ -94,77 +155,136 @@ function readProperties(leaves: u32, learn: bool): i32 {
       current = leafName;
       currentLen = leafNameLen;
       format = 0;
+      text = 0;
+      textLength = 0;
+      typed = false;
+      nonNumeric = false;
+      boolean = false;
       propertyCount++;
       propertyBytes += currentLen;
     }
     if (!learn || !leafIsString(i)) continue;
+    const value = leafValue(i), valueLen = leafValueLen(i);
     if (equalsAscii(leafRest, leafRestLen, "format")) {
-      const role = formatRole(leafValue(i), leafValueLen(i));
+      const role = formatRole(value, valueLen);
       if (role != 0) format = role;
     } else if (equalsAscii(leafRest, leafRestLen, "description")) {
-      const e = lowestWordEntry(leafValue(i), leafValueLen(i));
+      text = value;
+      textLength = valueLen;
+    } else if (equalsAscii(leafRest, leafRestLen, "type")) {
+      typed = true;
+      if (!equalsAscii(value, valueLen, "number") && !equalsAscii(value, valueLen, "integer")) nonNumeric = true;
+      if (equalsAscii(value, valueLen, "boolean")) boolean = true;
+    } else if (equalsAscii(leafRest, leafRestLen, "enum")) {
+      // An operation picked by value ("action": "list" | "add" | "remove"): its verbs, as written.
+      const lowered = scratchAlloc(max<usize>(valueLen, 1));
+      if (lowered == 0) return WORDS_OOM;
+      copyLower(lowered, value, valueLen);
+      const e = verbEntry(lowered, valueLen, false);
       if (e == WORDS_OOM) return WORDS_OOM;
-      best = better(best, e);
+      best = lower(best, e);
     }
   }
   return best;
 }
 
+// The riskiest entry the server's annotations give (§3): destructiveHint true and openWorldHint
+// true unless readOnlyHint is true, readOnlyHint false.
+function hintEntry(a: u32): i32 {
+  const readOnly = (a & ANNOTATION_READ_ONLY) != 0 && (a & (ANNOTATION_READ_ONLY << 1)) != 0;
+  let flags: u32 = 0;
+  if ((a & ANNOTATION_DESTRUCTIVE) != 0 && (a & (ANNOTATION_DESTRUCTIVE << 1)) != 0 && !readOnly) flags |= CLASSIFY_HINT_DESTRUCTIVE;
+  if ((a & ANNOTATION_READ_ONLY) != 0 && (a & (ANNOTATION_READ_ONLY << 1)) == 0) flags |= CLASSIFY_HINT_NOT_READ_ONLY;
+  if ((a & ANNOTATION_OPEN_WORLD) != 0 && (a & (ANNOTATION_OPEN_WORLD << 1)) != 0 && !readOnly) flags |= CLASSIFY_HINT_OPEN_WORLD;
+  return flaggedEntry(flags);
+}
+
+// Whether the server [p, p+len) is one the policy trusts (names compared in Hermes' spelling).
+function trusted(p: usize, len: u32): bool {
+  if (len == 0) return false;
+  const safe = scratchAlloc(len);
+  if (safe == 0) return false;
+  for (let k: u32 = 0; k < len; k++) {
+    const c = <u32>load<u8>(p + k);
+    store<u8>(safe + k, <u8>(isAsciiAlpha(c) || isAsciiDigit(c) || c == 0x5f ? c : 0x5f));
+  }
+  return setFind(classifyTrustedSet(), safe, len) >= 0;
+}
+
 // Answers the class the tool now has, `capability<TAB>risk`, then a line `role<TAB>NAME<TAB>role`
-// per parameter role learned: a name the policy maps or its own words classify keeps that class;
-// else the words of the description and schema give one (remembered), if any.
-export function describeTool(nameLen: u32, textLen: u32, schemaLen: u32): u32 {
+// per parameter role learned. A name the policy maps keeps its class and learns nothing.
+export function describeTool(nameLen: u32, textLen: u32, schemaLen: u32, serverLen: u32, annotations: u32): u32 {
   outBegin();
   outByte(1);
-  if (!inputHolds(<u64>nameLen + <u64>textLen + <u64>schemaLen)) return outFailure("the call does not fit the input buffer");
+  if (!inputHolds(<u64>nameLen + <u64>textLen + <u64>schemaLen + <u64>serverLen)) return outFailure("the call does not fit the input buffer");
   if (!hasPolicy()) return outFailure("no policy is loaded");
+  if ((annotations & ~ANNOTATION_MAX) != 0) return outFailure("unknown annotation bits");
   const name = inputPtr();
   if (nameLen > DESCRIBED_NAME_MAX) {
     outAscii("the tool name is longer than ");
     outDecimal(DESCRIBED_NAME_MAX);
     return outFailure(" bytes");
   }
-  const schema = name + nameLen + textLen;
+  const text = name + nameLen;
+  const schema = text + textLen;
+  const server = schema + schemaLen;
   if (schemaLen > 0 && parseArgs(schema, schemaLen, settingValue(SET_MAX_JSON_DEPTH), settingValue(SET_MAX_LEAVES)) != JSON_OK) {
     return outFailure("the parameter schema is not a JSON object within the policy's limits");
   }
   const leaves = schemaLen > 0 ? leafCount() : 0;
-  let entry = lowestWordEntry(name + nameLen, textLen);
-  if (entry == WORDS_OOM) return outFailure("out of memory");
-  readProperties(leaves, false);
-  const roles = rolesBegin(propertyCount, propertyBytes);
-  if (roles == 0) return outFailure("out of memory");
-  const fromSchema = readProperties(leaves, true);
-  if (fromSchema == WORDS_OOM) {
-    free(roles);
-    return outFailure("out of memory");
-  }
-  entry = better(entry, fromSchema);
   let cls = classifyTool(name, nameLen);
-  if (cls == WORDS_OOM) {
-    free(roles);
-    return outFailure("out of memory");
-  }
-  // A tool the policy maps takes its roles from the map: only others learn them.
-  if (classSource() == 1 || load<u32>(roles) == 0) {
-    free(roles);
+  if (cls == WORDS_OOM) return outFailure("out of memory");
+  const mapped = classSource() == 1;
+  if (mapped) {
     forgetRoles(name, nameLen);
   } else {
-    const learned = learnRoles(name, nameLen, roles);
-    if (learned == 2) return outFailure("too many described tools");
-    if (learned == 3) return outFailure("out of memory");
-  }
-  if (!classifiedByPolicy() && entry >= 0) {
-    cls = <i32>classifyEntryClass(<u32>entry);
-    const learned = learnClass(name, nameLen, <u32>cls);
-    if (learned == 2) return outFailure("too many described tools");
-    if (learned == 3) return outFailure("out of memory");
+    const own = ownNameStart(name, nameLen, server, serverLen);
+    const byName = nameEntry(name + own, nameLen - own);
+    if (byName == WORDS_OOM) return outFailure("out of memory");
+    let best = byName;
+    if (nextWord(text, textLen, 0)) {
+      const w = lowerWord(text);
+      const lead = w == 0 ? WORDS_OOM : verbEntry(w, wordEnd - wordStart, true, true);
+      if (lead == WORDS_OOM) return outFailure("out of memory");
+      best = lower(best, lead);
+    }
+    readProperties(leaves, false);
+    const roles = rolesBegin(propertyCount, propertyBytes);
+    if (roles == 0) return outFailure("out of memory");
+    const fromSchema = readProperties(leaves, true);
+    if (fromSchema == WORDS_OOM) {
+      free(roles);
+      return outFailure("out of memory");
+    }
+    best = lower(best, fromSchema);
+    best = lower(best, hintEntry(annotations));
+    const readOnly = (annotations & ANNOTATION_READ_ONLY) != 0 && (annotations & (ANNOTATION_READ_ONLY << 1)) != 0;
+    const vouched = readOnly && trusted(server, serverLen) ? flaggedEntry(CLASSIFY_HINT_READ_ONLY) : -1;
+    if (vouched >= 0) best = vouched;
+    // A read needs the name's own read verb, or a trusted server's word for it.
+    else if (best >= 0 && entryIsRead(<u32>best) && !(byName >= 0 && entryIsRead(<u32>byName))) best = -1;
+    cls = best >= 0 ? <i32>classifyEntryClass(<u32>best) : 0;
+    if (load<u32>(roles) == 0) {
+      free(roles);
+      forgetRoles(name, nameLen);
+    } else {
+      const learned = learnRoles(name, nameLen, roles);
+      if (learned == 2) return outFailure("too many described tools");
+      if (learned == 3) return outFailure("out of memory");
+    }
+    // A tool whose own name already gives its class needs no slot unless it has one.
+    const byNameClass = byName >= 0 ? <i32>classifyEntryClass(<u32>byName) : 0;
+    if (cls != byNameClass || roleTableOf(name, nameLen) != 0 || classSource() == 3) {
+      const learned = learnClass(name, nameLen, <u32>cls);
+      if (learned == 2) return outFailure("too many described tools");
+      if (learned == 3) return outFailure("out of memory");
+    }
   }
   outPatchU8(0, 0);
   outBytes(strPtr(classCapability(<u32>cls)), strLen(classCapability(<u32>cls)));
   outByte(0x09);
   outBytes(strPtr(classRisk(<u32>cls)), strLen(classRisk(<u32>cls)));
-  const kept = classSource() == 1 ? 0 : roleTableOf(name, nameLen);
+  const kept: usize = mapped ? 0 : roleTableOf(name, nameLen);
   const n: u32 = kept == 0 ? 0 : load<u32>(kept);
   for (let k: u32 = 0; k < n; k++) {
     const e = kept + 4 + <usize>k * 12;

@@ -13,7 +13,7 @@ import {
 } from "./format";
 import {
   classCodeStart, insnOp, insnSubject, insnFlags, insnArg, insnOperand, insnJump, strPtr, strLen,
-  setFind, setFindHashed, setMemberCount, listKey, setBucketCount, setBucketKey, setCount, policyBase,
+  setFind, setFindHashed, setMemberCount, listKey, setBucketCount, setBucketKey, setCount, policyGeneration,
 } from "./decode";
 import { bytesEqual, startsWith, indexOfByte, sameBytes } from "./bytes";
 import { alloc, free, scratchAlloc, scratchEpoch } from "./mem";
@@ -228,16 +228,16 @@ function ancestorsOf(p: usize, len: u32): usize {
 
 // The longest member of each set of the installed policy (+1; 0: not yet measured), so a deep
 // path is looked up only at the ancestors short enough to be a member.
-let longestFor: usize = 0; // the policy the table belongs to
+let longestFor: u32 = 0; // the policy generation the table belongs to
 let longest: usize = 0;
 
 function longestMember(set: u32): u32 {
-  if (longestFor != policyBase) {
+  if (longestFor != policyGeneration) {
     free(longest);
     longest = alloc(max<usize>(<usize>setCount() << 2, 4));
     if (longest == 0) return 0xffffffff;
     memory.fill(longest, 0, <usize>setCount() << 2);
-    longestFor = policyBase;
+    longestFor = policyGeneration;
   }
   const at = longest + (<usize>set << 2);
   let m = load<u32>(at);

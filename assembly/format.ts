@@ -2,7 +2,7 @@
 // AssemblyScript evaluator and the TypeScript compiler can both import this file.
 
 export const MAGIC = 0x43424641; // "AFBC" read as a little-endian u32
-export const FORMAT_VERSION = 4;
+export const FORMAT_VERSION = 5;
 export const HEADER_SIZE = 48;
 export const DIR_ENTRY_SIZE = 12;
 export const HASH_OFFSET = 16;
@@ -102,6 +102,20 @@ export const ROLE_OBJECT = 12;  // the object of the action (a name, an id): OBJ
 export const ROLE_DATA = 13;    // content, no target: exempt from reading by shape (§5.2)
 export const ROLE_TREE = 14;    // a directory read with everything below it: PATH, and the pattern DIR/**
 export const ROLE_MAX = 14;
+
+// CLASSIFY entry flags (§3): the entry is a read (only the tool's own name gives it), and the
+// MCP annotations that are evidence for it.
+export const CLASSIFY_READ = 1;
+export const CLASSIFY_HINT_DESTRUCTIVE = 2;   // destructiveHint true, readOnlyHint not true
+export const CLASSIFY_HINT_NOT_READ_ONLY = 4; // readOnlyHint false
+export const CLASSIFY_HINT_OPEN_WORLD = 8;    // openWorldHint true, readOnlyHint not true
+export const CLASSIFY_HINT_READ_ONLY = 16;    // readOnlyHint true, from a trusted server: the class
+export const CLASSIFY_FLAG_MAX = 31;
+// The annotations `describe` is given (§8): two bits each, known and value.
+export const ANNOTATION_READ_ONLY = 1;        // readOnlyHint given; its value in bit << 1
+export const ANNOTATION_DESTRUCTIVE = 4;      // destructiveHint given; its value in bit << 1
+export const ANNOTATION_OPEN_WORLD = 16;      // openWorldHint given; its value in bit << 1
+export const ANNOTATION_MAX = 63;
 
 // IN_INTENT and INTENT_ANY operands (§5, §7): which of the user's words count.
 export const INTENT_DESTINATION = 0; // asked for as the destination of a plain request

@@ -4,6 +4,7 @@
 // position, so no pattern or value costs more than O(|pattern| · |value|): there is no
 // backtracking to blow up.
 import { scratchAlloc } from "./mem";
+import { inPolicy, policyGeneration } from "./decode";
 import { sameBytes } from "./bytes";
 
 const STAR: u32 = 0x2a;
@@ -79,19 +80,46 @@ function occursIn(lit: usize, litLen: u32, s: usize, sLen: u32): bool {
   return false;
 }
 
+// The shape of a pattern literalsFit needs: where its literal head ends, where its literal tail
+// starts, and whether literals lie between. Patterns of the installed policy are matched again
+// and again, so their shapes are kept by address and policy generation; a pattern elsewhere (an
+// input, scratch memory, whose bytes change between calls) is measured every time.
+const SHAPES: u32 = 256;
+const shapes: usize = memory.data(<i32>(SHAPES * 20)); // ptr, len, generation, head, tailStart | middle << 31
+const transient: usize = memory.data(20); // the shape of a pattern outside the policy
+
+function shapeOf(pat: usize, patLen: u32): usize {
+  const kept = inPolicy(pat, patLen);
+  const e = kept ? shapes + <usize>((<u32>pat >> 2) & (SHAPES - 1)) * 20 : transient;
+  if (kept && <usize>load<u32>(e) == pat && load<u32>(e + 4) == patLen && load<u32>(e + 8) == policyGeneration) return e + 4;
+  let head: u32 = 0;
+  while (head < patLen && !isWildcardAt(pat, head)) head++;
+  let tailStart = patLen;
+  if (head < patLen) while (!isWildcardAt(pat, tailStart - 1)) tailStart--;
+  let middle = false;
+  for (let i = head; i < tailStart && !middle; i++) middle = !isWildcardAt(pat, i);
+  store<u32>(e, <u32>pat);
+  store<u32>(e + 4, patLen);
+  store<u32>(e + 8, policyGeneration);
+  store<u32>(e + 12, head);
+  store<u32>(e + 16, tailStart | (middle ? 0x80000000 : 0));
+  return e + 4;
+}
+
 // A necessary condition, cheap to test: the literal bytes before the first wildcard start the
 // value, those after the last one end it, and every literal run between lies in what is left.
 // Most values fail it, so the automaton below only runs on near-matches; it decides alone.
 function literalsFit(pat: usize, patLen: u32, s: usize, sLen: u32): bool {
-  let head: u32 = 0;
-  while (head < patLen && !isWildcardAt(pat, head)) head++;
+  const e = shapeOf(pat, patLen);
+  const head = load<u32>(e + 8);
   if (head == patLen) return sLen == patLen && sameBytes(pat, s, patLen);
-  let tailStart = patLen;
-  while (!isWildcardAt(pat, tailStart - 1)) tailStart--;
+  const word = load<u32>(e + 12);
+  const tailStart = word & 0x7fffffff;
   const tail = patLen - tailStart;
   if (<u64>head + <u64>tail > <u64>sLen) return false;
-  if (!sameBytes(pat, s, head)) return false;
   if (!sameBytes(pat + tailStart, s + sLen - tail, tail)) return false;
+  if (!sameBytes(pat, s, head)) return false;
+  if ((word & 0x80000000) == 0) return true;
   const middle = s + head, middleLen = sLen - head - tail;
   let i = head;
   while (i < tailStart) {

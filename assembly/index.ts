@@ -96,9 +96,9 @@ export function derive(h: i32, nameLen: i32, argsLen: i32, outputLen: i32): i32 
   return <i32>deriveFromOutput(h, <u32>nameLen, <u32>argsLen, <u32>outputLen);
 }
 
-export function describe(nameLen: i32, textLen: i32, schemaLen: i32): i32 {
+export function describe(nameLen: i32, textLen: i32, schemaLen: i32, serverLen: i32, annotations: i32): i32 {
   scratchReset();
-  return <i32>describeTool(<u32>nameLen, <u32>textLen, <u32>schemaLen);
+  return <i32>describeTool(<u32>nameLen, <u32>textLen, <u32>schemaLen, <u32>serverLen, <u32>annotations);
 }
 
 export function fail_mode(nameLen: i32): i32 {

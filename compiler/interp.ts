@@ -5,7 +5,7 @@
 // values are already in normal form, and an intent given as the items it names. Nothing at
 // run time uses it.
 import {
-  ROLE_COMMAND, ROLE_DOMAIN, ROLE_EMAIL, ROLE_PATH, ROLE_RECIPIENT, ROLE_URL, SUBJ_ARG, SUBJ_DOMAIN, SUBJ_EMAIL,
+  CLASSIFY_READ, ROLE_COMMAND, ROLE_DOMAIN, ROLE_EMAIL, ROLE_PATH, ROLE_RECIPIENT, ROLE_URL, SUBJ_ARG, SUBJ_DOMAIN, SUBJ_EMAIL,
   SUBJ_PATH, SUBJ_PROGRAM, SUBJ_RECIPIENT, SUBJ_TOOL, SUBJ_URL, INTENT_NAMED, INTENT_SOURCE,
 } from "../assembly/format";
 import { globMatches } from "./glob";
@@ -99,15 +99,76 @@ function classify(ir: PolicyIR, tool: string, args: Record<string, unknown>): Ca
     cls = ir.tools[glob[1]].class;
     roles = ir.tools[glob[1]].roles;
   } else {
-    // The first verb entry that has one of the name's lower-case words (split at '_').
-    const words = new Set(tool.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean));
-    const entries = ir.classify.words.filter(([word]) => words.has(word)).map(([, entry]) => entry);
-    if (entries.length > 0) cls = ir.classify.entryClasses[Math.min(...entries)];
+    const entry = nameEntry(ir, ownName(tool));
+    if (entry >= 0) cls = ir.classify.entryClasses[entry];
   }
   const leaves = leavesOf(args, "");
   const call: Call = { cls, roles, tool, leaves, targets: new Map() };
   for (const leaf of leaves) addTargets(call, roleOf(ir, call, leaf.path), leaf.value);
   return call;
+}
+
+// ---- classification by the tool's own name (docs/bytecode.md §3 CLASSIFY) ----
+
+/** The name after `mcp__<server>__` (`mcp_<server>_`), else the whole name. */
+function ownName(tool: string): string {
+  const m = /^mcp__.+?__(.+)$/s.exec(tool) ?? /^mcp_[^_]+_(.+)$/s.exec(tool);
+  return m ? m[1] : tool;
+}
+
+/** Words: runs of letters, digits and non-ASCII characters, split at camelCase (an upper-case
+ * run's plural, "URLs", stays one word), ASCII lower-cased. */
+function nameWords(name: string): string[] {
+  const runs = name.match(/[A-Za-z0-9\u0080-\uffff]+/g) ?? [];
+  return runs.flatMap((run) => run.match(/[A-Z]+s(?![a-z])|[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z0-9\u0080-\uffff]+|[A-Z]+|[0-9]+/g) ?? [run])
+    .map((w) => w.replace(/[A-Z]/g, (c) => c.toLowerCase()));
+}
+
+const ENDINGS: Array<[string, string]> = [
+  ["ies", "y"], ["ied", "y"], ["es", ""], ["s", ""], ["ing", ""], ["ing", "e"], ["ed", ""], ["ed", "e"], ["d", ""], ["er", ""], ["r", ""],
+];
+
+/** The word_map value of a word, else of its first folded form (then folded). */
+function wordValue(ir: PolicyIR, w: string): { value: number; folded: boolean } | undefined {
+  const map = new Map(ir.classify.words);
+  const direct = map.get(w);
+  if (direct !== undefined) return { value: direct, folded: false };
+  if (utf8Length(w) < 4) return undefined;
+  for (const [suffix, added] of ENDINGS) {
+    if (utf8Length(w) < suffix.length + 2 || !w.endsWith(suffix)) continue;
+    const base = w.slice(0, w.length - suffix.length);
+    let found = map.get(base + added);
+    if (found === undefined && added === "" && suffix.length >= 2 && base.length >= 3 && base.at(-1) === base.at(-2)) {
+      found = map.get(base.slice(0, -1));
+    }
+    if (found !== undefined) return { value: found, folded: true };
+  }
+  return undefined;
+}
+
+function utf8Length(s: string): number {
+  return new TextEncoder().encode(s).length;
+}
+
+/** The riskiest verb's entry; a read verb holds against object words and folded words. */
+function nameEntry(ir: PolicyIR, own: string): number {
+  let verb = -1, object = -1, readVerb = -1, readObject = -1;
+  const lower = (a: number, b: number) => (a < 0 || b < a ? b : a);
+  for (const w of nameWords(own)) {
+    const hit = wordValue(ir, w);
+    if (hit === undefined) continue;
+    const entry = hit.value >> 1;
+    const weak = (hit.value & 1) !== 0 || hit.folded;
+    const read = (ir.classify.entryFlags[entry] & CLASSIFY_READ) !== 0;
+    if (read) {
+      if (weak) readObject = lower(readObject, entry);
+      else readVerb = lower(readVerb, entry);
+    } else if (weak) object = lower(object, entry);
+    else verb = lower(verb, entry);
+  }
+  if (verb >= 0) return object >= 0 ? Math.min(verb, object) : verb;
+  if (readVerb >= 0) return readVerb;
+  return object >= 0 ? object : readObject;
 }
 
 function leavesOf(value: unknown, path: string): Array<{ path: string; value: string }> {

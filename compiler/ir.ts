@@ -41,10 +41,15 @@ export interface ArgRoleIR {
 }
 
 export interface ClassifyIR {
-  /** Class of each verb entry, in lookup order. */
+  /** Class of each verb entry, in lookup order (riskiest first). */
   entryClasses: number[];
-  /** Lower-case word -> entry; the first entry that has a word wins. */
-  words: Array<[word: string, entry: number]>;
+  /** Each entry's CLASSIFY_* flags (read, hints) and its roles as a bit set (bit r: role r). */
+  entryFlags: number[];
+  entryRoles: number[];
+  /** Lower-case word -> entry·2 + 1 when the word is one of the entry's objects; the first entry that has a word wins. */
+  words: Array<[word: string, value: number]>;
+  /** MCP server names whose read_only annotation may lower a class, in Hermes' spelling. */
+  trustedServers: string[];
   /** Top-level argument name -> ROLE_*, for tools nobody mapped. */
   argRoles: Array<[name: string, role: number]>;
 }

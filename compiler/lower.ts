@@ -2,7 +2,8 @@
 // ("extends"), enumerates the classes, resolves selectors and normalizes constants.
 import {
   ROLE_CODE, ROLE_COMMAND, ROLE_DOMAIN, ROLE_EMAIL, ROLE_PATCH, ROLE_PATH, ROLE_RECIPIENT, ROLE_URL,
-  ROLE_TEXT, ROLE_WORKDIR, ROLE_WRITTEN, ROLE_OBJECT, ROLE_DATA, ROLE_TREE, SUBJ_DOMAIN, SUBJ_EMAIL, SUBJ_OBJECT, SUBJ_PATH,
+  ROLE_TEXT, ROLE_WORKDIR, ROLE_WRITTEN, ROLE_OBJECT, ROLE_DATA, ROLE_TREE, CLASSIFY_READ, CLASSIFY_HINT_DESTRUCTIVE,
+  CLASSIFY_HINT_NOT_READ_ONLY, CLASSIFY_HINT_OPEN_WORLD, CLASSIFY_HINT_READ_ONLY, SUBJ_DOMAIN, SUBJ_EMAIL, SUBJ_OBJECT, SUBJ_PATH,
   SUBJ_RECIPIENT, SUBJ_URL, SUBJ_WRITE, INTENT_DESTINATION, INTENT_NAMED, INTENT_SOURCE,
   G_PHRASE_HEAD, GRAMMAR_OBJECT_SHIFT, G_DEST, G_SOURCE, G_MENTION, G_RELATIVE, G_AUX, G_DEST_AFTER, G_SOURCE_AFTER,
   G_DEST_BEFORE, G_QUESTION, G_POLITE, G_ADDRESSEE, G_CONDITION, G_CONDITION_AFTER, G_SUBJECT, G_DETERMINER, G_BARRIER,
@@ -16,6 +17,7 @@ import {
 } from "./normalize";
 import type { YamlPath } from "./parse";
 import { subjectOf, type TestName } from "./predicates";
+import { HINTS } from "./schema";
 import type {
   Budget, ClassifyVerb, DefaultEffect, IntentVerb, Limits, PolicyFile, Predicate, RoleName, Rule, ToolEntry,
 } from "./schema";
@@ -69,6 +71,7 @@ interface MergedPolicy {
   defaults: Map<string, DefaultEffect>;
   tools: ToolEntry[];
   classifyVerbs: ClassifyVerb[];
+  trustedServers: string[];
   argRoles: Map<string, RoleName>;
   rules: Located<Rule>[];
   budgets: Located<Budget>[];
@@ -100,6 +103,7 @@ function mergePolicies(files: CheckedFile[]): MergedPolicy {
     defaults: new Map(),
     tools: [],
     classifyVerbs: [],
+    trustedServers: [],
     argRoles: new Map(),
     rules: [],
     budgets: [],
@@ -114,6 +118,7 @@ function mergePolicies(files: CheckedFile[]): MergedPolicy {
     // An operator's mappings beat the shipped ones: later files' entries come first.
     merged.tools = [...(p.tools ?? []), ...merged.tools];
     merged.classifyVerbs = [...(p.classify?.verbs ?? []), ...merged.classifyVerbs];
+    merged.trustedServers.push(...(p.classify?.trusted_servers ?? []));
     // Lower-case: the evaluator looks argument names up ASCII case aside (bytecode.md §5.2).
     for (const [name, role] of Object.entries(p.classify?.arg_roles ?? {})) merged.argRoles.set(asciiLower(name), role);
     merged.rules.push(...located(file, ["rules"], p.rules));
@@ -147,7 +152,7 @@ export function lowerPolicy(files: CheckedFile[], name: string): PolicyIR {
   const exactTools = firstWins(toolNames.flat().filter(([name]) => !isGlob(name)));
   const globTools = firstWins(toolNames.flat().filter(([name]) => isGlob(name)));
   const entryClasses = merged.classifyVerbs.map((verb) => classes.of(verb.capability, verb.risk));
-  const classifyWords = firstWins(wordsOf(merged.classifyVerbs));
+  const classifyWords = firstWins(classifyWordsOf(merged.classifyVerbs));
 
   const classList: ClassIR[] = classes.list.map(({ capability, risk }) => ({
     capability,
@@ -180,7 +185,10 @@ export function lowerPolicy(files: CheckedFile[], name: string): PolicyIR {
     globTools,
     classify: {
       entryClasses,
+      entryFlags: merged.classifyVerbs.map(classifyFlags),
+      entryRoles: merged.classifyVerbs.map((verb) => (verb.roles ?? []).reduce((bits, r) => bits | (1 << ROLE_CODES[r]), 0)),
       words: classifyWords,
+      trustedServers: unique(merged.trustedServers.map(mcpNameComponent)),
       argRoles: [...merged.argRoles].map(([name, role]) => [name, ROLE_CODES[role]]),
     },
     rules,
@@ -354,9 +362,32 @@ function normalizeConstant(subject: number, test: TestName, value: string): stri
   }
 }
 
-/** (lower-case word, index of the entry that lists it) for each word of each entry. */
-function wordsOf(entries: Array<{ words: string[] }>): Array<[string, number]> {
-  return entries.flatMap(({ words }, entry) => words.map((w) => [asciiLower(w), entry] as [string, number]));
+/** Each entry's objects, then its words (a word that is both is an object), in entry order:
+ * value entry·2 + 1 for an object, entry·2 for a verb (docs/bytecode.md §3 CLASSIFY). */
+function classifyWordsOf(entries: ClassifyVerb[]): Array<[string, number]> {
+  return entries.flatMap((verb, entry) => [
+    ...(verb.objects ?? []).map((w) => [asciiLower(w), entry * 2 + 1] as [string, number]),
+    ...verb.words.map((w) => [asciiLower(w), entry * 2] as [string, number]),
+  ]);
+}
+
+function classifyFlags(verb: ClassifyVerb): number {
+  let flags = verb.read ? CLASSIFY_READ : 0;
+  for (const hint of verb.hints ?? []) flags |= HINT_FLAGS[hint];
+  return flags;
+}
+
+const HINT_FLAGS: Record<(typeof HINTS)[number], number> = {
+  destructive: CLASSIFY_HINT_DESTRUCTIVE,
+  not_read_only: CLASSIFY_HINT_NOT_READ_ONLY,
+  open_world: CLASSIFY_HINT_OPEN_WORLD,
+  read_only: CLASSIFY_HINT_READ_ONLY,
+};
+
+/** A server name as Hermes writes it into `mcp__<server>__<tool>`: each byte outside
+ * [A-Za-z0-9_] becomes `_` (tools/mcp_tool.py sanitize_mcp_name_component). */
+export function mcpNameComponent(name: string): string {
+  return name.replace(/[^A-Za-z0-9_]/g, "_");
 }
 
 function firstWins<T>(pairs: Array<[string, T]>): Array<[string, T]> {

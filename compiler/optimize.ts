@@ -51,6 +51,7 @@ export interface TableSets {
   globTools: number;
   classifyWords: number;
   argRoles: number;
+  trustedServers: number;
   negations: number;
   nothingWords: number;
   negationCancels: number;
@@ -82,6 +83,7 @@ export function optimize(ir: PolicyIR): Plan {
     globTools: pool.list(ir.globTools),
     classifyWords: pool.hash(ir.classify.words),
     argRoles: pool.hash(ir.classify.argRoles),
+    trustedServers: pool.keys(ir.classify.trustedServers),
     negations: pool.keys(ir.intent.negations),
     nothingWords: pool.keys(ir.intent.nothingWords),
     negationCancels: pool.keys(ir.intent.negationCancels),

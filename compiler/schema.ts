@@ -124,10 +124,34 @@ export const ToolEntry = z.strictObject({
   args: z.record(argPath, role).optional().describe("argument path -> role"),
 });
 
-export const ClassifyVerb = z.strictObject({ words, capability, risk });
+/** MCP tool annotations a classify entry can take as evidence (docs/policy.md "classify"). */
+export const HINTS = ["destructive", "not_read_only", "open_world", "read_only"] as const;
+
+export const ClassifyVerb = z.strictObject({
+  words: words.describe("verbs: in the tool's own name, and as the first word of its description"),
+  objects: words
+    .optional()
+    .describe("words that may name the object rather than the action (get_order): they classify only a name with no read verb"),
+  capability,
+  risk,
+  read: z
+    .boolean()
+    .optional()
+    .describe("a read: only the tool's own name gives it, never its description, schema or annotations alone"),
+  hints: z
+    .array(z.enum(HINTS))
+    .min(1)
+    .optional()
+    .describe("MCP annotations that are evidence for this entry (read_only: from trusted servers only)"),
+  roles: z.array(role).min(1).optional().describe("a parameter of one of these roles (from the schema) is evidence for this entry"),
+});
 
 const Classify = z.strictObject({
-  verbs: z.array(ClassifyVerb).optional(),
+  verbs: z.array(ClassifyVerb).optional().describe("riskiest first: where evidence conflicts, the earlier entry wins"),
+  trusted_servers: z
+    .array(nonEmpty)
+    .optional()
+    .describe("MCP servers whose read_only annotation may lower a tool's class"),
   arg_roles: z
     .record(z.string().regex(ARG_NAME_RE, { error: "a top-level argument name (no dots)" }), role)
     .optional(),

@@ -54,7 +54,7 @@ export interface Fence {
   /** `tool` as bytes lets a test pass a name that is not UTF-8; `args` as a string or bytes is sent as is. */
   decide(handle: number, tool: string | Uint8Array, args: unknown): Decision;
   /** `schema`: the JSON schema of the tool's parameters, sent as JSON; none when omitted. */
-  describe(tool: string, description: string, schema?: unknown): Status;
+  describe(tool: string, description: string, schema?: unknown, server?: string, annotations?: number): Status;
   derive(handle: number, tool: string, args: unknown, output: string): Status;
   narrow(handle: number, lines: string): Status;
   explain(handle: number, tool: string, args: unknown): Status;
@@ -74,7 +74,7 @@ interface Exports {
   session_close(handle: number): number;
   intent(handle: number, len: number): number;
   decide(handle: number, nameLen: number, argsLen: number): number;
-  describe(nameLen: number, textLen: number, schemaLen: number): number;
+  describe(nameLen: number, textLen: number, schemaLen: number, serverLen: number, annotations: number): number;
   derive(handle: number, nameLen: number, argsLen: number, outputLen: number): number;
   narrow(handle: number, len: number): number;
   explain(handle: number, nameLen: number, argsLen: number): number;
@@ -202,10 +202,10 @@ export function loadFence(wasm: BufferSource | WebAssembly.Module): Fence {
       const [n, a] = put(name, json);
       return parseDecision(record(x.decide(handle, n, a)));
     },
-    describe(tool, description, schema) {
+    describe(tool, description, schema, server = "", annotations = 0) {
       const json = schema === undefined ? new Uint8Array() : utf8.encode(JSON.stringify(schema));
-      const [n, d, s] = put(utf8.encode(tool), utf8.encode(description), json);
-      return status(record(x.describe(n, d, s)));
+      const [n, d, s, v] = put(utf8.encode(tool), utf8.encode(description), json, utf8.encode(server));
+      return status(record(x.describe(n, d, s, v, annotations)));
     },
     narrow(handle, lines) {
       const [n] = put(utf8.encode(lines));

@@ -60,6 +60,21 @@ describe("docs/bytecode.md tables match assembly/format.ts", () => {
     expectConstant("DIR_ENTRY_SIZE", Number(directory[1].match(/^(\d+)·N$/)![1]));
   });
 
+  it("§3.3: classify entry flags, §8: describe's annotation bits", () => {
+    expectTable("### 3.3", "CLASSIFY_");
+    expect(sectionText("### 3.3")).toContain(`\`CLASSIFY_FLAG_MAX\` (${format.CLASSIFY_FLAG_MAX})`);
+    checked.add("CLASSIFY_FLAG_MAX");
+    const rows = tableRows("## 8.").filter(([bit]) => /^\d+$/.test(bit));
+    const listed = rows.map(([, name]) => "ANNOTATION_" + name).sort();
+    expect(Object.keys(format).filter((k) => k.startsWith("ANNOTATION_") && k !== "ANNOTATION_MAX").sort()).toEqual(listed);
+    for (const [bit, name] of rows) {
+      expect((format as Record<string, number>)["ANNOTATION_" + name]).toBe(Number(bit));
+      checked.add("ANNOTATION_" + name);
+    }
+    expect(sectionText("## 8.")).toContain(`\`ANNOTATION_MAX\` (${format.ANNOTATION_MAX})`);
+    checked.add("ANNOTATION_MAX");
+  });
+
   it("§3: section kinds", () => {
     const rows = expectTable("## 3.", "SEC_");
     expectConstant("SECTION_COUNT", rows.length);

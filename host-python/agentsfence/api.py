@@ -233,6 +233,23 @@ def _added(before: Intent, after: Intent) -> Intent:
     return Intent(**fields)
 
 
+# MCP tool annotations as `describe` takes them (docs/bytecode.md §8): two bits each, given and value.
+_ANNOTATIONS = (("readOnlyHint", 1), ("destructiveHint", 4), ("openWorldHint", 16))
+
+
+def annotation_bits(annotations: Any) -> int:
+    """The hints of an MCP tool's annotations (a mapping, or an object such as the SDK's
+    ToolAnnotations) that are booleans; anything else is not a claim and is left out."""
+    if annotations is None:
+        return 0
+    bits = 0
+    for key, bit in _ANNOTATIONS:
+        value = annotations.get(key) if isinstance(annotations, dict) else getattr(annotations, key, None)
+        if isinstance(value, bool):
+            bits |= bit | (bit << 1 if value else 0)
+    return bits
+
+
 def host_decision(tool_name: str, reason: str, text: str) -> Decision:
     """A block the host makes itself, worded like the evaluator's messages (§8.1)."""
     return Decision("block", reason, "", "", "", f"AgentsFence blocked {tool_name}: {text} [{reason}]")
@@ -390,7 +407,7 @@ class Fence:
         self._configured_cwd = self._cwd
         self._lock = threading.Lock()
         self._sessions: dict[str, Session] = {}
-        self._described: dict[str, tuple[int, bytes]] = {}  # name -> (name length, payload), replayed
+        self._described: dict[str, tuple[tuple[int, ...], bytes]] = {}  # name -> (lengths, payload), replayed
         self._decisions: dict[bytes, Decision] = {}
         self._broken: str | None = None
         self.rebuilds = 0
@@ -442,11 +459,15 @@ class Fence:
         """Decides with an empty intent (handle 0): for calls that belong to no known session."""
         return self._decide(None, tool_name, encode_call(tool_name, args), cwd)
 
-    def describe_tool(self, name: str, description: str, schema: dict[str, Any] | None = None) -> tuple[str, str]:
-        """Classifies a tool the policy does not map from its description and the JSON schema of
-        its parameters (an MCP tool's inputSchema), and learns its parameters' roles:
-        (capability, risk)."""
-        lengths, payload = self._describe_payload(name, description, schema)
+    def describe_tool(self, name: str, description: str, schema: dict[str, Any] | None = None, *,
+                      server: str | None = None, annotations: Any = None) -> tuple[str, str]:
+        """Classifies a tool the policy does not map from what its host knows of it: the MCP
+        server it comes from (its own name then starts after `mcp__<server>__`, and the policy's
+        `trusted_servers` are looked up), its description, the JSON schema of its parameters (an
+        MCP tool's inputSchema) and the server's annotations (a mapping or an object with
+        readOnlyHint, destructiveHint, openWorldHint); learns its parameters' roles.
+        Returns (capability, risk)."""
+        lengths, payload = self._describe_payload(name, description, schema, server, annotations)
         with self._lock:
             status, text = self._status_call("describe", lengths, payload)
             if status == 0:
@@ -457,8 +478,8 @@ class Fence:
         return capability, risk
 
     @staticmethod
-    def _describe_payload(name: str, description: str,
-                          schema: dict[str, Any] | None) -> tuple[tuple[int, int, int], bytes]:
+    def _describe_payload(name: str, description: str, schema: dict[str, Any] | None, server: str | None,
+                          annotations: Any) -> tuple[tuple[int, ...], bytes]:
         parts = [name.encode("utf-8"), description.encode("utf-8")]
         if schema is not None:
             encoded = encode_call(name, schema)
@@ -467,7 +488,8 @@ class Fence:
             parts.append(encoded[1])
         else:
             parts.append(b"")
-        return (len(parts[0]), len(parts[1]), len(parts[2])), b"".join(parts)
+        parts.append((server or "").encode("utf-8"))
+        return (*(len(part) for part in parts), annotation_bits(annotations)), b"".join(parts)
 
     def fails_open(self, tool_name: str) -> bool:
         """Whether the policy lets this tool's calls run when deciding them failed (its risk class

@@ -49,7 +49,7 @@ EXPORT_PARAMS = {
     "session_close": 1,
     "intent": 2,
     "decide": 3,
-    "describe": 3,
+    "describe": 5,
     "derive": 4,
     "narrow": 2,
     "fail_mode": 1,
@@ -63,7 +63,7 @@ EXPORT_PARAMS = {
 # Exports whose result is a record address, bit 0 telling that memory grew.
 RECORD_EXPORTS = frozenset({"load", "configure", "intent", "decide", "describe", "derive", "narrow", "fail_mode", "explain",
                             "commit", "release", "budgets", "budget_restore", "disasm"})
-MAX_PARAMS = 4
+MAX_PARAMS = 5
 
 _U32 = struct.Struct("<I")
 _SLOTS_PER_VALUE = ctypes.sizeof(ffi.wasmtime_val_raw_t) // ctypes.sizeof(ctypes.c_int32)

@@ -707,8 +707,10 @@ class HermesFence:
         return session, session.decide(tool_name, decided, directory), encoded[1]
 
     def _describe(self, tool_name: str) -> None:
-        """Tells the fence, once, the description and parameter schema Hermes' tool registry holds
-        for the tool (an MCP server's inputSchema among them): a tool the policy never named is
+        """Tells the fence, once, what Hermes knows of the tool: the description and parameter
+        schema its registry holds (an MCP server's inputSchema among them) and, for an MCP tool,
+        its server and the server's annotations (readOnlyHint, destructiveHint, openWorldHint),
+        which the registry drops but the MCP client keeps. A tool the policy never named is
         classified from them, and its parameters' roles are learned."""
         if tool_name in self._described:
             return
@@ -722,9 +724,11 @@ class HermesFence:
         if not isinstance(schema, dict):
             return
         parameters = schema.get("parameters")
+        server, annotations = mcp_provenance(tool_name)
         try:
             self.fence.describe_tool(tool_name, str(schema.get("description") or ""),
-                                     parameters if isinstance(parameters, dict) else None)
+                                     parameters if isinstance(parameters, dict) else None,
+                                     server=server, annotations=annotations)
         except Exception as error:  # the tool keeps the class its name gives it
             logger.warning("AgentsFence could not read the schema of %s: %s", tool_name, error)
 
@@ -879,3 +883,30 @@ class HermesFence:
         if task_id and self._tasks.get(task_id) is not session:
             with self._lock:
                 self._tasks[task_id] = session
+
+
+def mcp_provenance(tool_name: str) -> tuple[str | None, Any]:
+    """The MCP server a registered tool comes from and that server's annotations of it, as
+    Hermes' MCP client holds them (tools/mcp_tool.py: the server each prefixed name was
+    registered for, and each server's raw Tool objects); (None, None) for other tools or when
+    the client is not loaded."""
+    try:
+        from tools import mcp_tool
+    except Exception:
+        return None, None
+    try:
+        with mcp_tool._lock:
+            server = mcp_tool._mcp_tool_server_names.get(tool_name)
+            task = mcp_tool._servers.get(server) if server else None
+            tools = list(getattr(task, "_tools", None) or ())
+    except Exception:
+        return None, None
+    if not server:
+        return None, None
+    for tool in tools:
+        try:
+            if mcp_tool.mcp_prefixed_tool_name(server, tool.name) == tool_name:
+                return server, getattr(tool, "annotations", None)
+        except Exception:
+            continue
+    return server, None
