@@ -161,6 +161,7 @@ export const OBJECT_WRITTEN = 2;      // write, save: the file named is written
 export const OBJECT_SOURCE = 3;       // read, summarize: the object is read
 export const OBJECT_INCLUDED = 4;     // add, invite: joins the destination (unless a file receives)
 export const OBJECT_CONVERTED = 5;    // convert, translate: the object is read, what it makes written
+export const OBJECT_DELEGATED = 6;    // do, perform: what the object says is the request (granted maybe)
 
 // How the user's words place a value (§7.3), shown in the intent summary (§8).
 export const BOUND_DESTINATION = 1;

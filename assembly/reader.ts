@@ -10,7 +10,7 @@ import {
   SUBJ_RECIPIENT, G_DEST, G_SOURCE, G_MENTION, G_RELATIVE, G_AUX, G_DEST_AFTER, G_SOURCE_AFTER, G_DEST_BEFORE,
   G_QUESTION, G_POLITE, G_ADDRESSEE, G_CONDITION, G_CONDITION_AFTER, G_SUBJECT, G_DETERMINER, G_BARRIER, G_LEAD,
   G_CONJ, G_ONLY, G_INSTEAD, G_REVOKE, G_EXCLUDE, G_RESTORE, G_QUOTE_MARKER, G_HEADER, G_PHRASE_HEAD, GRAMMAR_OBJECT_SHIFT,
-  G_VERB, G_NEGATION, G_NOTHING, OBJECT_DESTINATION, OBJECT_WRITTEN, OBJECT_SOURCE, OBJECT_INCLUDED, OBJECT_CONVERTED,
+  G_VERB, G_NEGATION, G_NOTHING, OBJECT_DESTINATION, OBJECT_WRITTEN, OBJECT_SOURCE, OBJECT_INCLUDED, OBJECT_CONVERTED, OBJECT_DELEGATED,
   BOUND_DESTINATION, BOUND_SOURCE, BOUND_MENTION, BOUND_QUOTED, MOOD_REQUEST, MOOD_QUESTION, MOOD_CONDITION,
   MOOD_NEGATED, MOOD_STATEMENT, MOOD_UNKNOWN, MOOD_UNCERTAIN, SUBJ_EMAIL, SUBJ_PATH,
 } from "./format";
@@ -811,7 +811,7 @@ function roleFor(object: u32, kind: u32, clauseHasFile: bool): u32 {
   const person = kind == SUBJ_EMAIL || kind == SUBJ_RECIPIENT || kind == NAME_KIND;
   if (object == OBJECT_DESTINATION) return person ? BOUND_DESTINATION : BOUND_SOURCE;
   if (object == OBJECT_WRITTEN) return kind == SUBJ_PATH ? BOUND_DESTINATION : BOUND_MENTION;
-  if (object == OBJECT_SOURCE || object == OBJECT_CONVERTED) return BOUND_SOURCE;
+  if (object == OBJECT_SOURCE || object == OBJECT_CONVERTED || object == OBJECT_DELEGATED) return BOUND_SOURCE;
   if (object == OBJECT_INCLUDED) {
     if (kind == SUBJ_PATH) return BOUND_DESTINATION;
     return person && !clauseHasFile ? BOUND_DESTINATION : BOUND_MENTION;
@@ -1169,11 +1169,14 @@ export function readMessage(p: usize, len: u32): bool {
     const sent = sentenceOf(k);
     const f = sFlags(sent);
     if ((f & S_QUESTION) != 0 || (f & S_KNOWN) == 0) continue;
+    if (wordHas(k, G_AUX) && k + 1 < tokCount && wordHas(k + 1, G_NEGATION)) continue; // "do not …"
     const negated = negatedVerb(k);
     const imp = imperative(k);
     if (!imp) continue;
     const c = conditionOf(k);
     let effect = negated ? (restrictsObjects(k) ? USE_RESTRICT : USE_PROHIBIT) : c >= 0 ? USE_GRANT_MAYBE : USE_GRANT;
+    // "Do the actions in the email from x@y": the request is what that says.
+    if (effect == USE_GRANT && objectOf(k) == OBJECT_DELEGATED) effect = USE_GRANT_MAYBE;
     if (c >= 0 && effect == USE_GRANT_MAYBE) conditionNote(<u32>c); else clauseNote(k);
     const r = uses + <usize>useCount * VU;
     store<u32>(r, verbIndexOf(k) - 1);

@@ -179,14 +179,14 @@ export const Budget = z.strictObject({
   limit: z.int().min(1).max(MAX_U32).describe("calls of the covered classes allowed per session"),
 });
 
-const OBJECTS = ["destination", "written", "source", "included", "converted"] as const;
+const OBJECTS = ["destination", "written", "source", "included", "converted", "delegated"] as const;
 export const IntentVerb = z.strictObject({
   words,
   capabilities: z.array(capabilityGlob).min(1),
   object: z
     .enum(OBJECTS)
     .optional()
-    .describe("what the verb's object is: destination (send, tell: it receives), written (write, save), source (read, summarize), included (add, invite: it joins the destination, unless a file receives), converted (convert, translate: the object is read; a later file after in, into or to receives)"),
+    .describe("what the verb's object is: destination (send, tell: it receives), written (write, save), source (read, summarize), included (add, invite: it joins the destination, unless a file receives), converted (convert, translate: the object is read; a later file after in, into or to receives), delegated (do, perform: the request is what the object says, so the verb grants its capabilities only maybe)"),
 });
 
 // A grammar word or a phrase of a few words ("in case", "never mind"), matched ASCII and
