@@ -117,6 +117,58 @@ class Binding:
         return "revoked" in self.grants
 
 
+@dataclass(frozen=True, slots=True)
+class VerbUse:
+    """A verb of the user's words as the binder read it (§8 `intent`): `grant`, `grant-maybe`
+    (under a condition, or a request whose content lies elsewhere), `prohibit` or `ask`."""
+
+    kind: str
+    capability: str
+    verb: str
+    turn: int
+    revoked_turn: int  # a prohibition a later turn's "stop" made of a grant: that turn
+    clause: str
+
+
+_MOODS = {"request": "a request", "question": "a question: grants nothing", "condition": "under a condition",
+          "negated": "negated", "statement": "a statement", "unknown-language": "in words the fence cannot place",
+          "uncertain": "uncertain"}
+_KIND_WORDS = {"email": "e-mail", "url": "URL", "domain": "domain", "path": "path", "recipient": "channel or handle",
+               "name": "name"}
+
+
+def describe_intent(intent: Intent) -> list[str]:
+    """Intent.describe: each bound value with role, mood, turn and clause, the verbs' grants and
+    prohibitions, and what a follow-up took back."""
+    bindings = intent.bindings
+    if not bindings and not intent.verb_uses:  # built by hand, or no summary
+        named = [("e-mail addresses", intent.emails), ("URLs", intent.urls), ("domains", intent.domains),
+                 ("paths", intent.paths), ("channels and handles", intent.recipients), ("names", intent.names)]
+        lines = [f"  named {what}: {', '.join(values)}" for what, values in named if values]
+        lines += [f"  granted {capability} (\"{verb}\")" for capability, verb in intent.granted]
+        lines += [f"  prohibited {capability} (\"{verb}\")" for capability, verb in intent.prohibited]
+        return lines or ["  nothing: no target named, no verb read"]
+    lines = []
+    for b in bindings:
+        grants = "grants nothing" if b.grants == ("none",) else "grants " + ", ".join(b.grants)
+        taken = f"; taken back by turn {b.revoked_turn}" if b.revoked_turn else ""
+        clause = f" \u00ab{b.clause}\u00bb" if b.clause else ""
+        lines.append(f"  {b.value} ({_KIND_WORDS.get(b.kind, b.kind)}): {b.role}, {_MOODS.get(b.mood, b.mood)}, "
+                     f"turn {b.turn}{taken} ({grants}){clause}")
+    words = {"grant": "granted", "grant-maybe": "granted maybe", "prohibit": "prohibited", "ask": "asked about"}
+    grouped: dict[tuple[str, str, int, int, str], list[str]] = {}
+    for use in intent.verb_uses:
+        grouped.setdefault((use.kind, use.verb, use.turn, use.revoked_turn, use.clause), []).append(use.capability)
+    for (kind, verb, turn, revoked, clause), capabilities in grouped.items():
+        by = f", turned into a prohibition by turn {revoked}" if revoked else ""
+        said = f" \u00ab{clause}\u00bb" if clause else ""
+        lines.append(f"  {words.get(kind, kind)} {', '.join(capabilities)} (\"{verb}\", turn {turn}{by}){said}")
+    revoked = intent.revoked
+    if revoked:
+        lines.append("  a follow-up took back: " + ", ".join(f"{b.value} (turn {b.revoked_turn})" for b in revoked))
+    return lines or ["  nothing: no target named, no verb read"]
+
+
 # The summary record's kinds (§8 `intent`), in Intent's field order.
 _SUMMARY_KINDS = ("email", "url", "domain", "path", "recipient", "name", "prohibit", "grant", "ask")
 _INTENT_FIELDS = ("emails", "urls", "domains", "paths", "recipients", "names", "prohibited", "granted", "asked")
@@ -175,6 +227,17 @@ class Intent:
     def revoked(self) -> tuple[Binding, ...]:
         """The values a later turn took back."""
         return tuple(b for b in self.bindings if b.revoked)
+
+    @property
+    def verb_uses(self) -> tuple[VerbUse, ...]:
+        """What the user's verbs granted, granted under a condition, prohibited or a narrowing asks
+        about, each with its turn and clause (empty for an Intent built by hand)."""
+        return _parse_verb_uses(self._summary)
+
+    def describe(self) -> list[str]:
+        """The intent in plain words, one line a value or verb: its role, mood, turn and clause,
+        and what a later turn took back (agentsfence explain and /fence show these)."""
+        return describe_intent(self)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Intent) and self._values() == other._values()
@@ -868,6 +931,22 @@ def _parse_bindings(summary: str) -> tuple[Binding, ...]:
             continue
         kind, value, role, mood, turn, grants, revoked, clause = fields[:8]
         found.append(Binding(kind, value, role, mood, int(turn or 0), tuple(grants.split(",")), int(revoked or 0), clause))
+    return tuple(found)
+
+
+_VERB_KINDS = frozenset(("grant", "grant-maybe", "prohibit", "ask"))
+
+
+def _parse_verb_uses(summary: str) -> tuple[VerbUse, ...]:
+    found = []
+    for line in summary.splitlines():
+        fields = line.split("\t")
+        if fields[0] not in _VERB_KINDS or len(fields) < 3:
+            continue
+        kind, capability, verb, *rest = fields
+        turn, revoked, clause = (rest + ["0", "0", ""])[:3]
+        found.append(VerbUse(kind, capability, verb, int(turn) if turn.isdigit() else 0,
+                             int(revoked) if revoked.isdigit() else 0, clause))
     return tuple(found)
 
 

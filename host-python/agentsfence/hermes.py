@@ -854,6 +854,8 @@ class HermesFence:
             named = [*intent.paths, *intent.emails, *intent.recipients, *intent.urls, *intent.domains]
             lines.append("Allowed where the policy lets the user decide: " + (", ".join(named) if named else "nothing named"))
             lines.append("Prohibited: " + (", ".join(f"{c} ('{v}')" for c, v in intent.prohibited) or "nothing"))
+            lines.append("The request, as the fence reads it (role, mood, turn, clause):")
+            lines += intent.describe()
         budgets = self.fence.session(session_id).budgets()
         if budgets:
             lines.append("Budgets: " + "; ".join(f"{b.id}: {b.remaining} of {b.limit} left ({b.spent} made, {b.reserved} under way)"
