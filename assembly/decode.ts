@@ -293,7 +293,7 @@ export function classifyTrustedSet(): u32 {
 
 // ---- INTENT: negations, nothing_words, file_extensions, verb_map, negation_cancels, verb_count,
 // verbs × (class_start, class_count), class_total, classes × (class), derive_count,
-// derive classes × (class) ----
+// derive classes × (class), grammar ----
 @inline export function intentNegationSet(): u32 {
   return load<u32>(section(8));
 }
@@ -344,6 +344,11 @@ export function intentDeriveCount(): u32 {
 
 export function intentDeriveClass(k: u32): u32 {
   return load<u32>(intentDeriveAt() + 4 + ((<usize>k) << 2));
+}
+
+// The grammar set (§7.3): word or phrase -> its G_* categories and a verb's object direction.
+export function intentGrammarSet(): u32 {
+  return load<u32>(intentDeriveAt() + 4 + ((<usize>intentDeriveCount()) << 2));
 }
 
 // ---- SETTINGS ----

@@ -169,6 +169,61 @@ export const ANNOTATION_MAX = 63;
 // IN_INTENT and INTENT_ANY operands (§5, §7): which of the user's words count.
 export const INTENT_DESTINATION = 0; // asked for as the destination of a plain request
 export const INTENT_NAMED = 1;       // named anywhere in the user's own words
+export const INTENT_SOURCE = 2;      // asked for as a source or a destination (reads, fetches)
+
+// Categories of the INTENT section's grammar set (§7.3): a word's value is the OR of them.
+export const G_DEST = 1;              // a preposition whose object receives: to, cc, into
+export const G_SOURCE = 2;            // its object is where data comes from: from, by, of
+export const G_MENTION = 4;           // its object is only talked about: about, regarding
+export const G_RELATIVE = 8;          // takes its role from the governing verb: in, with, on, for
+export const G_AUX = 16;              // an auxiliary that opens a question: do, did, is, should
+export const G_DEST_AFTER = 32;       // a postposition after the item: に, 에게
+export const G_SOURCE_AFTER = 64;     // から, 에서
+export const G_DEST_BEFORE = 128;     // glued before the item in a script without spaces: 给
+export const G_QUESTION = 256;        // a sentence it opens asks or asks for an explanation: how, explain
+export const G_POLITE = 512;          // with "you" it makes a question a request: could, can, would
+export const G_ADDRESSEE = 1024;      // the agent addressed: "could you", "I need you to"
+export const G_CONDITION = 2048;      // opens a condition: if, when, once, unless
+export const G_CONDITION_AFTER = 4096; // closes a condition: たら, 면
+export const G_SUBJECT = 8192;        // a subject before a verb makes it a statement: i, someone
+export const G_DETERMINER = 16384;    // a verb word after it is a noun: the, a, an
+export const G_BARRIER = 32768;       // opens an embedded clause: that, what, whether, sent
+export const G_LEAD = 65536;          // may stand before an imperative: please, just, also
+export const G_CONJ = 131072;         // joins items or clauses: and, or
+export const G_ONLY = 262144;         // a later turn keeps only what it names: only
+export const G_INSTEAD = 524288;      // a later turn replaces the earlier destinations: instead
+export const G_REVOKE = 1048576;      // alone, a later turn takes earlier grants back: stop, cancel
+export const G_EXCLUDE = 2097152;     // takes what it names out: leave out, except
+export const G_RESTORE = 4194304;     // puts a taken-out destination back: back, again
+export const G_QUOTE_MARKER = 8388608; // a line with it begins pasted mail: forwarded, wrote
+export const G_HEADER = 16777216;     // a mail header name: from, subject (two lines begin a paste)
+export const G_PHRASE_HEAD = 33554432; // the first word of a phrase of the grammar
+// The binder's own words: verbs (VERB_MAP), negations and nothing words, looked up once.
+export const G_VERB = 536870912;      // bit 29
+export const G_NEGATION = 1073741824; // bit 30
+export const G_NOTHING = 2147483648;  // bit 31
+// A verb word's object direction, in bits 26-28 of its grammar value.
+export const GRAMMAR_OBJECT_SHIFT = 26;
+export const OBJECT_NONE = 0;
+export const OBJECT_DESTINATION = 1;  // send, tell: the addressee receives
+export const OBJECT_WRITTEN = 2;      // write, save: the file named is written
+export const OBJECT_SOURCE = 3;       // read, summarize: the object is read
+export const OBJECT_INCLUDED = 4;     // add, invite: joins the destination (unless a file receives)
+export const OBJECT_CONVERTED = 5;    // convert, translate: the object is read, what it makes written
+export const OBJECT_DELEGATED = 6;    // do, perform: what the object says is the request (granted maybe)
+
+// How the user's words place a value (§7.3), shown in the intent summary (§8).
+export const BOUND_DESTINATION = 1;
+export const BOUND_SOURCE = 2;
+export const BOUND_MENTION = 3;
+export const BOUND_QUOTED = 4;   // in quoted, pasted or forwarded material
+export const MOOD_REQUEST = 1;
+export const MOOD_QUESTION = 2; // a question or an explanation
+export const MOOD_CONDITION = 3;
+export const MOOD_NEGATED = 4;
+export const MOOD_STATEMENT = 5;
+export const MOOD_UNKNOWN = 6;  // a language the grammar does not know
+export const MOOD_UNCERTAIN = 7; // a destination with no verb to read it by
 
 // Decision kinds in the decision record (§8.1).
 export const KIND_ALLOW = 0;

@@ -928,9 +928,26 @@ function scriptIsOpaque(spec: u32, p: usize, n: u32): bool {
     if (key == NONE) continue;
     const kp = strPtr(key), kn = strLen(key);
     if (kn < 2 || load<u8>(kp) != 0x25) continue;
-    const tp = kp + 1, tn = kn - 1;
+    let tp = kp + 1, tn = kn - 1;
+    // "%{TOKEN": TOKEN counts only inside braces and outside parentheses (awk's `print > file`,
+    // not its `NR > 1` nor `if (a > b)`); anywhere in a script with a string, a regex or an
+    // escape, which may hold braces and parentheses that are no nesting.
+    let nested = tn > 1 && load<u8>(tp) == 0x7b;
+    if (nested) {
+      tp++; tn--;
+      if (hasByte(p, n, 0x22) || hasByte(p, n, 0x27) || hasByte(p, n, 0x2f) || hasByte(p, n, 0x5c)) nested = false;
+    }
+    let braces: i32 = 0, parens: i32 = 0;
     for (let i: u32 = 0; i + tn <= n; i++) {
-      if (at(p, i) == <u32>load<u8>(tp) && sameBytes(p + i, tp, tn)) return true;
+      const c = at(p, i);
+      if (nested) {
+        if (c == 0x7b || c == 0x7d || c == 0x3b || c == 0x0a) { // a statement ends: no parentheses open
+          parens = 0;
+          if (c == 0x7b) braces++; else if (c == 0x7d) braces--;
+        } else if (c == 0x28) parens++; else if (c == 0x29) parens--;
+        if (braces <= 0 || parens > 0) continue;
+      }
+      if (c == <u32>load<u8>(tp) && sameBytes(p + i, tp, tn)) return true;
     }
   }
   return false;

@@ -6,25 +6,36 @@
 // run time uses it.
 import {
   CLASSIFY_READ, ROLE_COMMAND, ROLE_DOMAIN, ROLE_EMAIL, ROLE_PATH, ROLE_RECIPIENT, ROLE_URL, SUBJ_ARG, SUBJ_DOMAIN, SUBJ_EMAIL,
-  SUBJ_PATH, SUBJ_PROGRAM, SUBJ_RECIPIENT, SUBJ_TOOL, SUBJ_URL,
+  SUBJ_PATH, SUBJ_PROGRAM, SUBJ_RECIPIENT, SUBJ_TOOL, SUBJ_URL, INTENT_NAMED, INTENT_SOURCE,
 } from "../assembly/format";
 import { globMatches } from "./glob";
 import type { ConditionIR, PolicyIR, RuleIR, TestIR } from "./ir";
 import type { Effect } from "./schema";
 
-/** What the user's messages named and granted (the evaluator's intent summary, §8). */
-export interface IntentFacts {
-  emails: string[];
-  urls: string[];
-  domains: string[];
-  paths: string[];
-  recipients: string[];
-  names: string[];
-  /** Capabilities a verb of the messages granted. */
-  granted: string[];
+/** One value the user's messages named, with what it grants (the summary's grants column, §8). */
+export interface IntentItem {
+  kind: "email" | "url" | "domain" | "path" | "recipient" | "name";
+  value: string;
+  /** destination, destination-maybe, source, source-maybe, named, named-maybe, revoked, whole-host */
+  grants: string[];
 }
 
-export const NO_INTENT: IntentFacts = { emails: [], urls: [], domains: [], paths: [], recipients: [], names: [], granted: [] };
+/** What the user's messages named and granted (the evaluator's intent summary, §8). */
+export interface IntentFacts {
+  items: IntentItem[];
+  /** Capabilities a verb of the messages granted, and those it granted under a condition. */
+  granted: string[];
+  grantedMaybe: string[];
+}
+
+export const NO_INTENT: IntentFacts = { items: [], granted: [], grantedMaybe: [] };
+
+// Three-valued results (§5.4): a test holds, fails, or holds maybe.
+type Tri = "no" | "yes" | "maybe";
+const best = (a: Tri, b: Tri): Tri => (a === "yes" || b === "yes" ? "yes" : a === "maybe" || b === "maybe" ? "maybe" : "no");
+const worst = (a: Tri, b: Tri): Tri => (a === "no" || b === "no" ? "no" : a === "maybe" || b === "maybe" ? "maybe" : "yes");
+const not = (a: Tri): Tri => (a === "yes" ? "no" : a === "no" ? "yes" : "maybe");
+const tri = (b: boolean): Tri => (b ? "yes" : "no");
 
 export interface InterpDecision {
   kind: Effect;
@@ -49,16 +60,32 @@ interface Call {
 export function interpret(ir: PolicyIR, tool: string, args: Record<string, unknown>, intent: IntentFacts): InterpDecision {
   const call = classify(ir, tool, args);
   const cls = ir.classes[call.cls];
+  const decided = (kind: Effect, rule: RuleIR | null): InterpDecision => ({
+    kind, reason: rule === null ? `default_${kind}` : rule.reason, rule: rule?.id ?? "", capability: cls.capability, risk: cls.risk,
+  });
+  // §5.4: a block that holds decides; one that holds maybe is kept and becomes the ask of the
+  // first later rule that would decide (or of the default); an ask that holds maybe asks; an
+  // allow that holds maybe does not allow.
+  let maybeBlock: RuleIR | null = null;
+  const asked = (rule: RuleIR): InterpDecision => decided("ask", maybeBlock ?? rule);
   const order: Effect[] = ["block", "ask", "allow"]; // warn rules decide nothing
   for (const effect of order) {
     for (const rule of ir.rules) {
       if (rule.effect !== effect || !rule.classes.includes(call.cls)) continue;
-      if (ruleHolds(ir, rule, call, intent)) {
-        return { kind: effect, reason: rule.reason, rule: rule.id, capability: cls.capability, risk: cls.risk };
+      const r = ruleHolds(ir, rule, call, intent);
+      if (r === "no") continue;
+      if (effect === "block") {
+        if (r === "yes") return decided("block", rule);
+        maybeBlock ??= rule;
+      } else if (effect === "ask") {
+        return asked(rule);
+      } else if (r === "yes") {
+        return maybeBlock !== null ? asked(maybeBlock) : decided("allow", rule);
       }
     }
   }
-  return { kind: cls.defaultEffect, reason: `default_${cls.defaultEffect}`, rule: "", capability: cls.capability, risk: cls.risk };
+  if (maybeBlock !== null) return asked(maybeBlock);
+  return decided(cls.defaultEffect, null);
 }
 
 // ---- the call: class, roles, targets ----
@@ -219,10 +246,10 @@ function addTargets(call: Call, role: number, value: string): void {
 
 // ---- rules and tests (§5) ----
 
-function ruleHolds(ir: PolicyIR, rule: RuleIR, call: Call, intent: IntentFacts): boolean {
+function ruleHolds(ir: PolicyIR, rule: RuleIR, call: Call, intent: IntentFacts): Tri {
   const all = rule.effect === "allow"; // the safe reading: ALL in allow rules, ANY in block and ask
-  if (rule.tools !== null && !quantified(all, [call.tool], (name) => rule.tools!.some((s) => globMatches(s, name)))) return false;
-  return rule.conditions.every((condition) => conditionHolds(ir, condition, call, intent, all));
+  if (rule.tools !== null && quantified(all, [call.tool], (name) => tri(rule.tools!.some((s) => globMatches(s, name)))) === "no") return "no";
+  return rule.conditions.reduce<Tri>((r, condition) => (r === "no" ? r : worst(r, conditionHolds(ir, condition, call, intent, all))), "yes");
 }
 
 function valuesOf(call: Call, condition: ConditionIR): string[] {
@@ -231,38 +258,47 @@ function valuesOf(call: Call, condition: ConditionIR): string[] {
   return call.targets.get(condition.subject) ?? [];
 }
 
-function quantified(all: boolean, values: string[], pass: (value: string) => boolean): boolean {
-  return all ? values.length > 0 && values.every(pass) : values.some(pass);
+// ALL: every value passes (none: fails), the worst result counts; ANY: the best one counts.
+function quantified(all: boolean, values: string[], pass: (value: string) => Tri): Tri {
+  if (all) return values.length === 0 ? "no" : values.map(pass).reduce(worst, "yes");
+  return values.map(pass).reduce(best, "no");
 }
 
-function conditionHolds(ir: PolicyIR, condition: ConditionIR, call: Call, intent: IntentFacts, all: boolean): boolean {
+function conditionHolds(ir: PolicyIR, condition: ConditionIR, call: Call, intent: IntentFacts, all: boolean): Tri {
   const { test, negate, subject } = condition;
   const values = valuesOf(call, condition);
-  if (test.kind === "present") return (values.length > 0) === test.present;
-  if (test.kind === "truthy") return values.some((v) => v !== "") === test.truthy; // the model's leaves are strings
-  if (test.kind === "intent_any") return namesKind(intent, subject) !== negate;
-  if (test.kind === "granted") return intent.granted.includes(ir.classes[call.cls].capability) !== negate;
-  return quantified(all, values, (value) => valueHolds(test, subject, value, intent) !== negate);
+  if (test.kind === "present") return tri((values.length > 0) === test.present);
+  if (test.kind === "truthy") return tri(values.some((v) => v !== "") === test.truthy); // the model's leaves are strings
+  if (test.kind === "intent_any") return tri(namesKind(intent, subject, test.reading) !== negate);
+  if (test.kind === "granted") {
+    const capability = ir.classes[call.cls].capability;
+    const r: Tri = intent.granted.includes(capability) ? "yes" : intent.grantedMaybe.includes(capability) ? "maybe" : "no";
+    return negate ? not(r) : r;
+  }
+  return quantified(all, values, (value) => {
+    const r = valueHolds(test, subject, value, intent);
+    return negate ? not(r) : r;
+  });
 }
 
-function valueHolds(test: TestIR, subject: number, value: string, intent: IntentFacts): boolean {
+function valueHolds(test: TestIR, subject: number, value: string, intent: IntentFacts): Tri {
   switch (test.kind) {
     case "equals":
-      return value === test.value;
+      return tri(value === test.value);
     case "in":
-      return test.values.includes(value);
+      return tri(test.values.includes(value));
     case "glob":
-      return test.values.some((pattern) => globMatches(pattern, value));
+      return tri(test.values.some((pattern) => globMatches(pattern, value)));
     case "prefix":
-      return test.values.some((prefix) => value.startsWith(prefix));
+      return tri(test.values.some((prefix) => value.startsWith(prefix)));
     case "domain": {
       const host = hostOf(value);
-      return test.values.some((domain) => host === domain || host.endsWith(`.${domain}`));
+      return tri(test.values.some((domain) => host === domain || host.endsWith(`.${domain}`)));
     }
     case "under":
-      return test.values.some((dir) => value === dir || value.startsWith(dir === "/" ? "/" : `${dir}/`));
+      return tri(test.values.some((dir) => value === dir || value.startsWith(dir === "/" ? "/" : `${dir}/`)));
     case "in_intent":
-      return inIntent(subject, value, intent);
+      return inIntent(subject, value, intent, test.reading);
     default:
       throw new OutsideModel(`test ${test.kind} has no per-value reading`);
   }
@@ -288,33 +324,55 @@ function ancestorsOf(path: string): string[] {
   return found;
 }
 
-// §7: what IN_INTENT holds for, by subject.
-function inIntent(subject: number, value: string, intent: IntentFacts): boolean {
+// §7: what a reading makes of an item's grants. The destination reading (0) grants a
+// destination, the named reading (1) anything the user's words named, the source reading (2) a
+// destination or a source; each maybe for the maybe forms.
+function reading(item: IntentItem, flavor: number): Tri {
+  const g = new Set(item.grants);
+  const yes = flavor === INTENT_NAMED ? ["destination", "source", "named"] : flavor === INTENT_SOURCE ? ["destination", "source"] : ["destination"];
+  if (yes.some((w) => g.has(w))) return "yes";
+  return yes.some((w) => g.has(`${w}-maybe`)) ? "maybe" : "no";
+}
+
+function look(intent: IntentFacts, flavor: number, kind: IntentItem["kind"], test: (item: IntentItem) => boolean): Tri {
+  return intent.items.filter((item) => item.kind === kind && test(item)).map((item) => reading(item, flavor)).reduce(best, "no");
+}
+
+// §7: what IN_INTENT holds for, by subject; of several items that could grant the value, the best.
+function inIntent(subject: number, value: string, intent: IntentFacts, flavor: number): Tri {
+  const is = (kind: IntentItem["kind"], v: string) => look(intent, flavor, kind, (item) => item.value === v);
   switch (subject) {
     case SUBJ_EMAIL:
-      return intent.emails.includes(value);
+      return is("email", value);
     case SUBJ_DOMAIN:
-      return parentsOf(value).some((host) => intent.domains.includes(host));
-    case SUBJ_URL:
-      return intent.urls.includes(value) || intent.domains.includes(hostOf(value));
+      return parentsOf(value).map((host) => is("domain", host)).reduce(best, "no");
+    case SUBJ_URL: {
+      // The URL itself or one above it ("…/a" opens "…/a/b" and "…/a#x"), or its host named as itself.
+      const below = look(intent, flavor, "url", (item) => item.value === value ||
+        (value.startsWith(item.value) && (item.value.endsWith("/") || value[item.value.length] === "/" || value[item.value.length] === "#")));
+      return best(below, look(intent, flavor, "domain", (item) => item.value === hostOf(value) && item.grants.includes("whole-host")));
+    }
     case SUBJ_PATH:
-      return ancestorsOf(value).some((path) => intent.paths.includes(path));
-    case SUBJ_RECIPIENT:
-      return intent.recipients.includes(value) || intent.emails.includes(value) ||
-        (!/^[#@]/.test(value) && (intent.names.includes(value) || intent.recipients.includes(`#${value}`) || intent.recipients.includes(`@${value}`)));
+      return ancestorsOf(value).map((path) => is("path", path)).reduce(best, "no");
+    case SUBJ_RECIPIENT: {
+      let r = best(is("recipient", value), is("email", value));
+      if (!/^[#@]/.test(value)) r = [is("name", value), is("recipient", `#${value}`), is("recipient", `@${value}`)].reduce(best, r);
+      return r;
+    }
     case SUBJ_ARG:
-      return [intent.emails, intent.urls, intent.domains, intent.paths, intent.recipients].some((items) => items.includes(value));
+      return (["email", "url", "domain", "path", "recipient"] as const).map((kind) => is(kind, value)).reduce(best, "no");
     default:
       throw new OutsideModel(`in_intent on subject ${subject}`);
   }
 }
 
-function namesKind(intent: IntentFacts, subject: number): boolean {
-  const kinds: Record<number, string[]> = {
-    [SUBJ_EMAIL]: intent.emails, [SUBJ_URL]: intent.urls, [SUBJ_DOMAIN]: intent.domains,
-    [SUBJ_PATH]: intent.paths, [SUBJ_RECIPIENT]: intent.recipients,
+// INTENT_ANY: the user's words named at least one item of the subject's kind that the reading
+// does not read as NO.
+function namesKind(intent: IntentFacts, subject: number, flavor: number): boolean {
+  const kinds: Record<number, IntentItem["kind"]> = {
+    [SUBJ_EMAIL]: "email", [SUBJ_URL]: "url", [SUBJ_DOMAIN]: "domain", [SUBJ_PATH]: "path", [SUBJ_RECIPIENT]: "recipient",
   };
-  const items = kinds[subject];
-  if (items === undefined) throw new OutsideModel(`intent_any on subject ${subject}`);
-  return items.length > 0;
+  const kind = kinds[subject];
+  if (kind === undefined) throw new OutsideModel(`intent_any on subject ${subject}`);
+  return look(intent, flavor, kind, () => true) !== "no";
 }

@@ -91,12 +91,15 @@ export interface ConditionIR {
 export type TestIR =
   | { kind: "present"; present: boolean }
   | { kind: "truthy"; truthy: boolean }
-  | { kind: "in_intent"; named: boolean }
+  | { kind: "in_intent"; reading: IntentReading }
   | { kind: "in_derived" }
   | { kind: "granted" }
-  | { kind: "intent_any"; named: boolean }
+  | { kind: "intent_any"; reading: IntentReading }
   | { kind: "equals"; value: string }
   | { kind: Exclude<TestName, "present" | "truthy" | "in_intent" | "in_derived" | "granted" | "intent_any" | "equals">; values: string[] };
+
+/** IN_INTENT's readings (docs/bytecode.md §7): INTENT_DESTINATION, INTENT_NAMED or INTENT_SOURCE. */
+export type IntentReading = 0 | 1 | 2;
 
 export interface IntentIR {
   negations: string[];
@@ -109,6 +112,8 @@ export interface IntentIR {
   verbs: IntentVerbIR[];
   /** Lower-case word -> verb; the first verb that has a word wins. */
   words: Array<[word: string, verb: number]>;
+  /** Lower-case word or phrase (words joined) -> the OR of its G_* categories and object bits. */
+  grammar: Array<[word: string, value: number]>;
 }
 
 export interface IntentVerbIR {

@@ -4,18 +4,21 @@ import {
   ROLE_CODE, ROLE_COMMAND, ROLE_DOMAIN, ROLE_EMAIL, ROLE_PATCH, ROLE_PATH, ROLE_RECIPIENT, ROLE_URL,
   ROLE_TEXT, ROLE_WORKDIR, ROLE_WRITTEN, ROLE_OBJECT, ROLE_DATA, ROLE_TREE, CLASSIFY_READ, CLASSIFY_HINT_DESTRUCTIVE,
   CLASSIFY_HINT_NOT_READ_ONLY, CLASSIFY_HINT_OPEN_WORLD, CLASSIFY_HINT_READ_ONLY, SUBJ_DOMAIN, SUBJ_EMAIL, SUBJ_OBJECT, SUBJ_PATH,
-  SUBJ_RECIPIENT, SUBJ_URL, SUBJ_WRITE,
   SHO_VALUE, SHO_VALUE2, SHO_ATTACHED, SHO_OPAQUE, SHO_OUTPUT, SHO_RECURSIVE, SHO_IN_PLACE, SHO_COMMAND,
   SHO_COMMAND_UNTIL, SHO_SUPPLIES, SHO_SCRIPT, SHO_DIRECTORY, SHO_OUTPUT_DIR, SHO_EXTRACT, SHO_LIST, SHO_ARCHIVE,
   SHO_ARCHIVE_OUT, SHO_REPLACE, SHM_TREES, SHM_WRITTEN, SHM_LAST_WRITTEN, SHM_SECOND_WRITTEN, SHM_FIRST_SCRIPT, SHM_FIRST_DATA,
   SHM_NO_FILES, SHM_SUBCOMMAND, SHM_EXTRACTS, SHM_OLD_STYLE, SHM_KEYS, SHM_LONG_SINGLE, SHM_OPERANDS_OPAQUE,
   SHM_OPAQUE, SHM_REMOTE, SHM_WRITES, SHM_REV_PATHS, SHM_RUNS, SHM_AFTER_ONE, SHM_AFTER_FILE, SHM_APPENDS,
+  SUBJ_RECIPIENT, SUBJ_URL, SUBJ_WRITE, INTENT_DESTINATION, INTENT_NAMED, INTENT_SOURCE,
+  G_PHRASE_HEAD, GRAMMAR_OBJECT_SHIFT, G_DEST, G_SOURCE, G_MENTION, G_RELATIVE, G_AUX, G_DEST_AFTER, G_SOURCE_AFTER,
+  G_DEST_BEFORE, G_QUESTION, G_POLITE, G_ADDRESSEE, G_CONDITION, G_CONDITION_AFTER, G_SUBJECT, G_DETERMINER, G_BARRIER,
+  G_LEAD, G_CONJ, G_ONLY, G_INSTEAD, G_REVOKE, G_EXCLUDE, G_RESTORE, G_QUOTE_MARKER, G_HEADER, G_VERB, G_NEGATION, G_NOTHING, OBJECT_DESTINATION, OBJECT_WRITTEN, OBJECT_SOURCE, OBJECT_INCLUDED, OBJECT_CONVERTED, OBJECT_DELEGATED,
 } from "../assembly/format";
 import type { CheckedFile } from "./check";
 import { globMatches, isGlob } from "./glob";
 import type { BudgetIR, ClassIR, ConditionIR, IntentVerbIR, PolicyIR, RuleIR, TestIR, ToolIR } from "./ir";
 import {
-  asciiLower, HERMES_HOME, homeToTilde, normalizeDomain, normalizeEmail, normalizePath, normalizeUrl,
+  asciiLower, grammarLower, HERMES_HOME, homeToTilde, normalizeDomain, normalizeEmail, normalizePath, normalizeUrl,
 } from "./normalize";
 import type { YamlPath } from "./parse";
 import { subjectOf, type TestName } from "./predicates";
@@ -25,6 +28,7 @@ import type {
   ToolEntry,
 } from "./schema";
 import { SHELL_OPERAND_KINDS, SHELL_OPTION_KINDS } from "./schema";
+import { GRAMMAR_CATEGORIES } from "./schema";
 
 const ROLE_CODES: Record<RoleName, number> = {
   email: ROLE_EMAIL,
@@ -162,6 +166,7 @@ interface MergedPolicy {
     derive_from?: string[];
     file_extensions?: string[];
     verbs?: Located<IntentVerb>[];
+    grammar: Map<string, Set<string>>;
   };
   shell: NonNullable<PolicyFile["shell"]>;
   shellPrograms: ShellProgram[];
@@ -187,7 +192,7 @@ function mergePolicies(files: CheckedFile[]): MergedPolicy {
     argRoles: new Map(),
     rules: [],
     budgets: [],
-    intent: {},
+    intent: { grammar: new Map() },
     shell: {},
     shellPrograms: [],
     limits: {},
@@ -204,8 +209,14 @@ function mergePolicies(files: CheckedFile[]): MergedPolicy {
     for (const [name, role] of Object.entries(p.classify?.arg_roles ?? {})) merged.argRoles.set(asciiLower(name), role);
     merged.rules.push(...located(file, ["rules"], p.rules));
     merged.budgets.push(...located(file, ["budgets"], p.budgets));
-    const { verbs, ...wordLists } = p.intent ?? {};
+    const { verbs, grammar, ...wordLists } = p.intent ?? {};
     Object.assign(merged.intent, definedEntries(wordLists));
+    // The grammar grows with each file: an operator adds the words of a language or a phrase.
+    for (const [category, list] of Object.entries(grammar ?? {})) {
+      const known = merged.intent.grammar.get(category) ?? new Set<string>();
+      for (const phrase of list ?? []) known.add(phrase);
+      merged.intent.grammar.set(category, known);
+    }
     // Like classify verbs: an operator's intent verbs come first, so their words win.
     if (verbs !== undefined) merged.intent.verbs = [...located(file, ["intent", "verbs"], verbs), ...(merged.intent.verbs ?? [])];
     const { programs, ...shellLists } = p.shell ?? {};
@@ -272,13 +283,15 @@ export function lowerPolicy(files: CheckedFile[], name: string): PolicyIR {
     rules,
     budgets,
     intent: {
-      negations: unique((merged.intent.negations ?? []).map(asciiLower)),
-      nothingWords: unique((merged.intent.nothing_words ?? []).map(asciiLower)),
-      negationCancels: unique((merged.intent.negation_cancels ?? []).map(asciiLower)),
+      negations: unique((merged.intent.negations ?? []).map(grammarLower)),
+      nothingWords: unique((merged.intent.nothing_words ?? []).map(grammarLower)),
+      negationCancels: unique((merged.intent.negation_cancels ?? []).map(grammarLower)),
       deriveFrom: selectClasses(classList, byCapability, merged.intent.derive_from ?? [], () => true),
       fileExtensions: unique((merged.intent.file_extensions ?? []).map((e) => asciiLower(e.replace(/^\./, "")))),
       verbs,
-      words: firstWins(wordsOf(intentVerbs.map(({ value }) => value))),
+      words: firstWins(intentVerbs.flatMap(({ value }, entry) => value.words.map((w) => [grammarLower(w), entry] as [string, number]))),
+      grammar: grammarWords(merged.intent.grammar, intentVerbs.map(({ value }) => value),
+        (merged.intent.negations ?? []).map(grammarLower), (merged.intent.nothing_words ?? []).map(grammarLower)),
     },
     shell: {
       wrappers: unique(shell.wrappers),
@@ -389,8 +402,8 @@ function lowerPredicate(subject: number, arg: string | null, predicate: Predicat
       test = { kind: "truthy", truthy: given !== negate }; // as PRESENT
       negated = false;
     } else if (name === "in_intent" || name === "intent_any") {
-      // `named` reads the user's words more widely than `true` (docs/policy.md, intent).
-      test = { kind: name, named: given === "named" };
+      // `named` and `source` read the user's words more widely than `true` (docs/policy.md, intent).
+      test = { kind: name, reading: given === "named" ? INTENT_NAMED : given === "source" ? INTENT_SOURCE : INTENT_DESTINATION };
       negated = negate === (given !== false);
     } else if (name === "in_derived" || name === "granted") {
       test = { kind: name };
@@ -437,11 +450,6 @@ function normalizeConstant(subject: number, test: TestName, value: string): stri
     default:
       return value;
   }
-}
-
-/** (lower-case word, index of the entry that lists it) for each word of each entry. */
-function wordsOf(entries: Array<{ words: string[] }>): Array<[string, number]> {
-  return entries.flatMap(({ words }, entry) => words.map((w) => [asciiLower(w), entry] as [string, number]));
 }
 
 /** Each entry's objects, then its words (a word that is both is an object), in entry order:
@@ -512,4 +520,41 @@ function selectClasses(classes: ClassIR[], byCapability: CapabilityIndex, patter
 
 function indicesWhere<T>(items: T[], keep: (item: T, index: number) => boolean): number[] {
   return items.flatMap((item, i) => (keep(item, i) ? [i] : []));
+}
+
+const GRAMMAR_BITS: Record<(typeof GRAMMAR_CATEGORIES)[number], number> = {
+  destination: G_DEST, source: G_SOURCE, mention: G_MENTION, relative: G_RELATIVE, auxiliary: G_AUX,
+  destination_after: G_DEST_AFTER, source_after: G_SOURCE_AFTER, destination_before: G_DEST_BEFORE,
+  question: G_QUESTION, explain: G_QUESTION, polite: G_POLITE, addressee: G_ADDRESSEE, condition: G_CONDITION,
+  condition_after: G_CONDITION_AFTER, subject: G_SUBJECT, determiner: G_DETERMINER, barrier: G_BARRIER, lead: G_LEAD,
+  conjunction: G_CONJ, only: G_ONLY, instead: G_INSTEAD, revoke: G_REVOKE, exclude: G_EXCLUDE, restore: G_RESTORE,
+  quote_markers: G_QUOTE_MARKER, headers: G_HEADER,
+};
+
+const OBJECT_CODES = { destination: OBJECT_DESTINATION, written: OBJECT_WRITTEN, source: OBJECT_SOURCE, included: OBJECT_INCLUDED, converted: OBJECT_CONVERTED, delegated: OBJECT_DELEGATED };
+
+/** The grammar set (docs/bytecode.md §7.3): each word or phrase (its words joined with no space)
+ *  with the OR of its categories' bits, a phrase's first word marked as a phrase head, and each
+ *  verb word with its object direction (the first verb that has the word decides it). */
+function grammarWords(grammar: Map<string, Set<string>>, verbs: IntentVerb[], negations: string[], nothing: string[]): Array<[string, number]> {
+  const values = new Map<string, number>();
+  const add = (key: string, bits: number) => values.set(key, ((values.get(key) ?? 0) | bits) >>> 0);
+  for (const category of GRAMMAR_CATEGORIES) {
+    for (const phrase of grammar.get(category) ?? []) {
+      const parts = grammarLower(phrase).split(" ");
+      add(parts.join(""), GRAMMAR_BITS[category]);
+      if (parts.length > 1) add(parts[0], G_PHRASE_HEAD);
+    }
+  }
+  for (const word of negations) add(word, G_NEGATION);
+  for (const word of nothing) add(word, G_NOTHING);
+  const seen = new Set<string>();
+  for (const verb of verbs) {
+    for (const word of verb.words.map(grammarLower)) {
+      if (seen.has(word)) continue;
+      seen.add(word);
+      add(word, G_VERB | ((verb.object === undefined ? 0 : OBJECT_CODES[verb.object]) << GRAMMAR_OBJECT_SHIFT));
+    }
+  }
+  return [...values];
 }

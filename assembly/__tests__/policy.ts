@@ -5,10 +5,12 @@ import {
   SEC_STRINGS, SEC_SETS, SEC_CLASSES, SEC_INTENT, SEC_SETTINGS, SETKIND_HASH, SETTINGS_COUNT,
   SET_POLICY_NAME, SET_MAX_ARGS_BYTES, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES, SET_MAX_TARGETS,
   SET_MAX_INTENT_BYTES, SET_MAX_SESSIONS, SET_SHELL_WRAPPERS, SET_SHELL_NETWORK, SET_SHELL_SHELLS,
-  SET_MAX_SHELL_DEPTH, SET_FAIL_OPEN, SET_SHELL_PROGRAMS,
-  SHO_VALUE, SHO_OPAQUE, SHO_OUTPUT, SHO_RECURSIVE, SHO_IN_PLACE, SHO_COMMAND_UNTIL, SHO_SUPPLIES, SHO_SCRIPT,
-  SHO_OUTPUT_DIR, SHO_ATTACHED, SHM_LONG_SINGLE, SHM_FIRST_DATA, SHM_WRITTEN, SHM_LAST_WRITTEN, SHM_FIRST_SCRIPT,
-  SHM_SUBCOMMAND, SHO_COMMAND, SHO_REPLACE, SHM_RUNS, SHM_AFTER_ONE, SHM_APPENDS,
+  SET_MAX_SHELL_DEPTH, SET_FAIL_OPEN, G_DEST, G_SOURCE, G_MENTION, G_RELATIVE, G_QUESTION, G_AUX, G_POLITE,
+  G_ADDRESSEE, G_CONDITION, G_SUBJECT, G_DETERMINER, G_BARRIER, G_LEAD, G_CONJ, G_ONLY, G_INSTEAD, G_REVOKE, G_EXCLUDE,
+  G_RESTORE, G_QUOTE_MARKER, G_HEADER, G_VERB, G_NEGATION, G_NOTHING, GRAMMAR_OBJECT_SHIFT, OBJECT_DESTINATION, OBJECT_WRITTEN,
+  SET_SHELL_PROGRAMS, SHO_VALUE, SHO_OPAQUE, SHO_OUTPUT, SHO_RECURSIVE, SHO_IN_PLACE, SHO_COMMAND_UNTIL, SHO_SUPPLIES,
+  SHO_SCRIPT, SHO_OUTPUT_DIR, SHO_ATTACHED, SHM_LONG_SINGLE, SHM_FIRST_DATA, SHM_WRITTEN, SHM_LAST_WRITTEN,
+  SHM_FIRST_SCRIPT, SHM_SUBCOMMAND, SHO_COMMAND, SHO_REPLACE, SHM_RUNS, SHM_AFTER_ONE, SHM_APPENDS,
 } from "../format";
 import { setSection } from "../decode";
 import { fnv1a } from "../bytes";
@@ -33,6 +35,22 @@ const VERB_WORDS = [
   ["run", "execute"],
 ];
 const VERB_CLASSES = [[CLASS_SEND], [CLASS_DELETE], [CLASS_WRITE], [CLASS_SHELL, CLASS_CODE]];
+const VERB_OBJECTS: u32[] = [OBJECT_DESTINATION, OBJECT_WRITTEN, OBJECT_WRITTEN, 0];
+// A small English grammar (§7.3): word, categories.
+const GRAMMAR_WORDS = [
+  "to", "cc", "into", "from", "by", "about", "in", "with", "on", "for", "of", "how", "what", "why", "is", "do", "did",
+  "could", "can", "would", "you", "if", "when", "once", "unless", "i", "we", "it", "the", "a", "an", "my", "this",
+  "that", "which", "whether", "please", "just", "also", "and", "or", "but", "only", "instead", "stop", "except", "back",
+  "forwarded", "wrote", "subject", "explain",
+];
+const GRAMMAR_VALUES: u32[] = [
+  G_DEST, G_DEST, G_DEST, G_SOURCE, G_SOURCE, G_MENTION, G_RELATIVE, G_RELATIVE, G_RELATIVE, G_RELATIVE, G_RELATIVE,
+  G_QUESTION, G_QUESTION | G_BARRIER, G_QUESTION, G_AUX, G_AUX, G_AUX, G_POLITE, G_POLITE, G_POLITE, G_ADDRESSEE,
+  G_CONDITION, G_CONDITION | G_QUESTION, G_CONDITION, G_CONDITION, G_SUBJECT, G_SUBJECT, G_SUBJECT, G_DETERMINER,
+  G_DETERMINER | G_DEST, G_DETERMINER, G_DETERMINER, G_DETERMINER, G_BARRIER | G_DETERMINER, G_BARRIER, G_BARRIER,
+  G_LEAD, G_LEAD, G_LEAD, G_CONJ, G_CONJ, G_CONJ, G_ONLY, G_INSTEAD, G_REVOKE, G_EXCLUDE, G_RESTORE, G_QUOTE_MARKER,
+  G_QUOTE_MARKER | G_BARRIER, G_HEADER, G_QUESTION,
+];
 const WRAPPERS = ["sudo", "env", "xargs", "nohup", "timeout", "nice"];
 const NETWORK = ["curl", "wget", "nc", "ssh", "scp"];
 const SHELLS = ["sh", "bash"];
@@ -41,7 +59,7 @@ const CANCELS = ["forget", "hesitate", "fail"];
 const kept: ArrayBuffer[] = [];
 const strings: string[] = [];
 // The set SHELL_PROGRAMS names (§3.3): find, grep, tee, cp, sed, git and "git log" described.
-export const PROGRAMS_SET: u32 = 26;
+export const PROGRAMS_SET: u32 = 27;
 
 function stringIndex(s: string): u32 {
   let i = strings.indexOf(s);
@@ -125,6 +143,14 @@ function installSets(sets: WordSet[]): void {
   setSection(SEC_SETS, p);
 }
 
+let grammarWords: string[] = [];
+let grammarValues: u32[] = [];
+function addGrammar(word: string, value: u32): void {
+  const i = grammarWords.indexOf(word);
+  if (i >= 0) grammarValues[i] |= value;
+  else { grammarWords.push(word); grammarValues.push(value); }
+}
+
 // Installs the policy with these limits.
 export function installPolicy(maxTargets: u32 = 100, maxIntentBytes: u32 = 65536, maxShellDepth: u32 = 4): void {
   const capability: u32[] = [];
@@ -141,13 +167,22 @@ export function installPolicy(maxTargets: u32 = 100, maxIntentBytes: u32 = 65536
       verbValues.push(<u32>v);
     }
   }
+  // The grammar: its words, the verbs with their object direction, negations and nothing words.
+  grammarWords = [];
+  grammarValues = [];
+  for (let i = 0; i < GRAMMAR_WORDS.length; i++) addGrammar(GRAMMAR_WORDS[i], GRAMMAR_VALUES[i]);
+  for (let v = 0; v < VERB_WORDS.length; v++) {
+    for (let w = 0; w < VERB_WORDS[v].length; w++) addGrammar(VERB_WORDS[v][w], G_VERB | (VERB_OBJECTS[v] << GRAMMAR_OBJECT_SHIFT));
+  }
+  for (let i = 0; i < NEGATIONS.length; i++) addGrammar(NEGATIONS[i], G_NEGATION);
+  for (let i = 0; i < NOTHING.length; i++) addGrammar(NOTHING[i], G_NOTHING);
   // Set indices: 0 negations, 1 nothing, 2 extensions, 3 verbs, 4 wrappers, 5 network, 6 shells,
-  // 7 negation cancels, 8-14 the options of find, grep, tee, cp, sed, git and git log, 15-25 those
-  // of the wrappers sudo, env, xargs, timeout, nice, ionice, stdbuf, exec, chroot, watch and the
-  // wrappers without options, 26 the shell programs (PROGRAMS_SET) that map those names to them.
+  // 7 negation cancels, 8 grammar, 9-15 the options of find, grep, tee, cp, sed, git and git log,
+  // 16-26 those of the wrappers sudo, env, xargs, timeout, nice, ionice, stdbuf, exec, chroot, watch
+  // and the wrappers without options, 27 the shell programs (PROGRAMS_SET) that map those names.
   const sets = [
     wordSet(NEGATIONS), wordSet(NOTHING), wordSet(EXTENSIONS), wordSet(verbWords, verbValues),
-    wordSet(WRAPPERS), wordSet(NETWORK), wordSet(SHELLS), wordSet(CANCELS),
+    wordSet(WRAPPERS), wordSet(NETWORK), wordSet(SHELLS), wordSet(CANCELS), wordSet(grammarWords, grammarValues),
     wordSet(["@", "-exec", "-name", "-delete"], [SHM_LONG_SINGLE, SHO_COMMAND_UNTIL, SHO_VALUE, SHO_IN_PLACE | SHO_RECURSIVE]),
     wordSet(["@", "-r", "-e", "-n"], [SHM_FIRST_DATA, SHO_RECURSIVE, SHO_VALUE | SHO_SUPPLIES, 0]),
     wordSet(["@", "-a"], [SHM_WRITTEN, 0]),
@@ -168,7 +203,7 @@ export function installPolicy(maxTargets: u32 = 100, maxIntentBytes: u32 = 65536
     wordSet(["@"], [SHM_RUNS]),
     wordSet(["find", "grep", "tee", "cp", "sed", "git", "git log", "sudo", "env", "xargs", "timeout", "nice", "ionice",
       "stdbuf", "exec", "chroot", "watch", "nohup", "time", "setsid", "command"],
-      [8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 25, 25, 25]),
+      [9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 26, 26, 26]),
   ];
   const name = stringIndex("test-policy");
   installStrings();
@@ -184,7 +219,7 @@ export function installPolicy(maxTargets: u32 = 100, maxIntentBytes: u32 = 65536
 
   let classTotal = 0;
   for (let v = 0; v < VERB_CLASSES.length; v++) classTotal += VERB_CLASSES[v].length;
-  const intent = block(24 + 8 * VERB_CLASSES.length + 4 + 4 * classTotal + 4);
+  const intent = block(24 + 8 * VERB_CLASSES.length + 4 + 4 * classTotal + 4 + 4);
   store<u32>(intent, 0);
   store<u32>(intent + 4, 1);
   store<u32>(intent + 8, 2);
@@ -203,6 +238,8 @@ export function installPolicy(maxTargets: u32 = 100, maxIntentBytes: u32 = 65536
   for (let v = 0; v < VERB_CLASSES.length; v++) {
     for (let c = 0; c < VERB_CLASSES[v].length; c++) store<u32>(list + 4 + 4 * k++, VERB_CLASSES[v][c]);
   }
+  store<u32>(list + 4 + 4 * classTotal, 0); // no derive classes
+  store<u32>(list + 8 + 4 * classTotal, 8); // the grammar set
   setSection(SEC_INTENT, intent);
 
   const values: u32[] = [name, 1 << 20, 64, 1000, maxTargets, maxIntentBytes, 16, 4, 5, 6, maxShellDepth, 4, PROGRAMS_SET];

@@ -156,7 +156,7 @@ describe("rules", () => {
     ]);
     expect(negations.rules[0].conditions.map(({ test, negate }) => ({ test, negate }))).toEqual([
       { test: { kind: "present", present: false }, negate: false },
-      { test: { kind: "in_intent", named: false }, negate: true },
+      { test: { kind: "in_intent", reading: 0 }, negate: true },
       { test: { kind: "equals", value: "3" }, negate: false },
     ]);
   });

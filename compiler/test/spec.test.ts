@@ -155,6 +155,14 @@ describe("docs/bytecode.md tables match assembly/format.ts", () => {
     checked.add("FUEL_BASE").add("FUEL_PER_BYTE");
   });
 
+  it("§7.3: grammar categories, object directions, roles and moods", () => {
+    expectTable("#### 7.3.1", "G_");
+    expectTable("#### 7.3.2", "OBJECT_");
+    expectTable("#### 7.3.3", "BOUND_");
+    expectTable("#### 7.3.4", "MOOD_");
+    expectConstant("GRAMMAR_OBJECT_SHIFT", Number(sectionText("### 7.3").match(/`GRAMMAR_OBJECT_SHIFT` \((\d+)\)/)![1]));
+  });
+
   it("leaves no constant of format.ts unchecked", () => {
     expect(Object.keys(constants).filter((k) => !checked.has(k))).toEqual([]);
   });

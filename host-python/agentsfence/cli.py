@@ -59,12 +59,7 @@ _SOURCE_WORDS = {
 
 
 def _intent_lines(intent: Intent) -> list[str]:
-    named = [("e-mail addresses", intent.emails), ("URLs", intent.urls), ("domains", intent.domains),
-             ("paths", intent.paths), ("channels and handles", intent.recipients), ("names", intent.names)]
-    lines = [f"  named {what}: {', '.join(values)}" for what, values in named if values]
-    lines += [f"  granted {capability} (\"{verb}\")" for capability, verb in intent.granted]
-    lines += [f"  prohibited {capability} (\"{verb}\")" for capability, verb in intent.prohibited]
-    return lines or ["  nothing: no target named, no verb read"]
+    return intent.describe()
 
 
 def _step_line(step: TraceStep) -> str:

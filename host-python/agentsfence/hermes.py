@@ -235,12 +235,23 @@ def block(message: str) -> Directive:
 
 
 def message_text(user_message: Any) -> str:
-    """The text of the user's message: a string, or the text parts of a multimodal list."""
+    """The text of the user's message: a string, or the text parts of a multimodal list. Parts
+    an image splits ("Summarize notes.txt into", image, "summary.md") are one sentence: two
+    one-line parts join with a space, unless the later one opens a block of its own (a quote,
+    code, a tag, pasted JSON, a list); other parts join with a line break."""
     if isinstance(user_message, str):
         return user_message
     if isinstance(user_message, list):
         parts = [p.get("text") for p in user_message if isinstance(p, dict) and p.get("type") == "text"]
-        return "\n".join(p for p in parts if isinstance(p, str))
+        text = ""
+        for part in (p for p in parts if isinstance(p, str) and p.strip()):
+            if not text:
+                text = part
+                continue
+            head = part.lstrip()[:1]
+            inline = "\n" not in text.strip() and "\n" not in part.strip() and (head.isalnum() or head in "~/.#@$\"'(")
+            text = text.rstrip() + " " + part.lstrip() if inline else text + "\n" + part
+        return text
     return ""
 
 
@@ -843,6 +854,8 @@ class HermesFence:
             named = [*intent.paths, *intent.emails, *intent.recipients, *intent.urls, *intent.domains]
             lines.append("Allowed where the policy lets the user decide: " + (", ".join(named) if named else "nothing named"))
             lines.append("Prohibited: " + (", ".join(f"{c} ('{v}')" for c, v in intent.prohibited) or "nothing"))
+            lines.append("The request, as the fence reads it (role, mood, turn, clause):")
+            lines += intent.describe()
         budgets = self.fence.session(session_id).budgets()
         if budgets:
             lines.append("Budgets: " + "; ".join(f"{b.id}: {b.remaining} of {b.limit} left ({b.spent} made, {b.reserved} under way)"

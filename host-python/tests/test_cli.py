@@ -167,11 +167,25 @@ def test_explain_prints_the_intent_the_class_and_the_rule_trace_from_the_evaluat
                "--args", json.dumps({"to": "dave@example.com"}))
     assert done.returncode == EXIT_ASK, done.stderr
     out = done.stdout
-    assert 'granted message.send ("email")' in out
+    assert 'granted message.send, email.send ("email", turn 1) \u00abEmail the minutes to the people they list\u00bb' in out
     assert "message.send (send), mapped by the policy" in out
     # Tested in policy order: the block rules failed, the ask rule held and decided.
     assert out.index("email-unnamed-recipient") < out.index("email-beside-named") < out.index("-> ask by email-recipient-from-content")
     assert "tool: not granted" in out and "failed" in out
+
+
+def test_explain_shows_each_value_with_role_mood_turn_and_clause_and_what_a_follow_up_took_back():
+    done = run("explain", "--intent", "Email bob@example.com the notes. If the build is green, also fetch https://ci.example.org/log",
+               "--intent", "only carol@example.com from now on", "--tool", "mcp__gmail__send_email",
+               "--args", json.dumps({"to": "bob@example.com"}))
+    out = done.stdout
+    assert ("  bob@example.com (e-mail): destination, a request, turn 1; taken back by turn 2 (grants source, named, revoked) "
+            "\u00abEmail bob@example.com the notes\u00bb") in out
+    assert "  carol@example.com (e-mail): destination, a request, turn 2 (grants destination, source, named)" in out
+    assert "  https://ci.example.org/log (URL): source, under a condition, turn 1" in out
+    assert "\u00abIf the build is green\u00bb" in out
+    assert "  a follow-up took back: bob@example.com (turn 2)" in out
+    assert done.returncode == EXIT_BLOCK
 
 
 def test_explain_says_a_class_was_inferred_from_the_description():
@@ -188,4 +202,4 @@ def test_explain_says_when_no_rule_ran():
     done = run("explain", "--intent", "Read my mail, send nothing", "--tool", "mcp__gmail__send_email",
                "--args", json.dumps({"to": "bob@example.com"}))
     assert done.returncode == EXIT_BLOCK
-    assert "No rule ran" in done.stdout and 'prohibited message.send ("send")' in done.stdout
+    assert "No rule ran" in done.stdout and 'prohibited message.send, email.send ("send", turn 1) \u00absend nothing\u00bb' in done.stdout

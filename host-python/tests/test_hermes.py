@@ -721,6 +721,17 @@ def test_the_gateway_sender_is_recorded_on_the_session(manager, hermes_home):
     assert "Senders: alice, bob" in fence_plugin(manager).describe_session(SESSION)
 
 
+def test_fence_shows_each_bound_value_and_what_a_follow_up_took_back(manager):
+    user_turn("Write the summary to summary.md and notes.md")
+    plugin = fence_plugin(manager)
+    plugin.amend(SESSION, "only summary.md from now on")
+    shown = plugin.describe_session(SESSION)
+    assert "The request, as the fence reads it (role, mood, turn, clause):" in shown
+    assert "summary.md (path): destination, a request, turn 1" in shown
+    assert "notes.md (path): destination, a request, turn 1; taken back by turn 2" in shown
+    assert "a follow-up took back: " in shown and "notes.md (turn 2)" in shown
+
+
 # ---- fail mode per risk class (the policy's fail_open) ----
 
 def test_a_failure_blocks_unless_the_policy_lets_the_risk_class_fail_open(hermes_home, monkeypatch, tmp_path):
