@@ -73,6 +73,7 @@ const W_QUOTED: u32 = 16;
 const W_TILDE: u32 = 32;
 const W_SPLIT: u32 = 64;
 const W_SUBST: u32 = 128; // a command or process substitution's output
+const W_BRACED: u32 = 256; // a word a brace list made: no longer like an assignment, so `a=~` keeps its '~'
 
 let buf: usize = 0;
 let half: usize = 0;
@@ -624,8 +625,20 @@ function pathIn(p: usize, n: u32, b: u64, pattern: bool, use: u32): void {
 // relative path is the pattern `**/path`.
 function usePath(p: usize, n: u32, pattern: bool, use: u32): void {
   if (n == 0 || (pattern && pipeFile(p, n))) return;
+  // A '~' left in a word is one bash did not expand ('~/x', `-d @~/x`, `--out=~/x`): a relative
+  // name to the kernel, and the home to a program that expands it itself; where the host gave no
+  // home, the reader's own `~`.
   const c = at(p, 0);
-  if (c == 0x2f || c == 0x7e) { pathIn(p, n, span(0, 0), pattern, use); return; }
+  if (c == 0x2f || c == 0x7e) pathIn(p, n, span(0, 0), pattern, use);
+  if (c == 0x2f || (c == 0x7e && homeLen() == 0)) return;
+  if (c == 0x7e) {
+    const t = scratchAlloc(<usize>n + 2);
+    if (t == 0) { fail(TARGETS_OOM); return; }
+    store<u8>(t, 0x2e); store<u8>(t + 1, 0x2f); // ./~x
+    memory.copy(t + 2, p, n);
+    p = t;
+    n += 2;
+  }
   for (let k: u32 = 0; k < baseCount; k++) pathIn(p, n, baseAt(k), pattern, use);
   if (baseUnknown) {
     const t = scratchAlloc(<usize>n + 3);
@@ -980,7 +993,8 @@ function fixedWrites(f: usize, spec: u32): void {
     }
     let pattern = false;
     for (let k: u32 = 0; k < n; k++) if (at(p, k) == 0x2a || at(p, k) == 0x3f) pattern = true;
-    usePath(p, n, pattern, USE_TREE_WRITE);
+    if (at(p, 0) == 0x7e) pathIn(p, n, span(0, 0), pattern, USE_TREE_WRITE); // ~ is the home here
+    else usePath(p, n, pattern, USE_TREE_WRITE);
     writes(f);
   }
 }
@@ -1584,7 +1598,7 @@ function braceExpand(p: usize, n: u32, h: usize, level: u32, depth: u32, mask: u
     if (clsIn(p, h, i) != C_LIT || at(p, i) != 0x7b) continue;
     if (i > 0 && at(p, i - 1) == 0x24 && clsIn(p, h, i - 1) == C_LIT) continue; // a lone "${"
     const close = braceGroup(p, h, n, i);
-    if (close < 0) { afterBrace(p, n, h, depth, mask, 0); return; }
+    if (close < 0) { afterBrace(p, n, h, depth, level > 0 ? mask | W_BRACED : mask, 0); return; }
     const e = <u32>close;
     if (braceCommas == 0 && !braceSequence) continue; // {x} and {} are literal
     if (braceSequence || many || level >= 8 || braceWords + braceCommas + 1 > BRACE_MAX) {
@@ -1609,7 +1623,7 @@ function braceExpand(p: usize, n: u32, h: usize, level: u32, depth: u32, mask: u
       }
       appendRange(p, h, from, n);
       const q = wStart, m = <u32>(bufTop - wStart), qh = half;
-      if (all) afterBrace(q, m, qh, depth, mask, 0);
+      if (all) afterBrace(q, m, qh, depth, mask | W_BRACED, 0);
       else braceExpand(q, m, qh, level + 1, depth, mask);
       popTo(q);
       return;
@@ -1636,7 +1650,7 @@ function braceExpand(p: usize, n: u32, h: usize, level: u32, depth: u32, mask: u
     return;
   }
   braceWords++;
-  afterBrace(p, n, h, depth, mask, 0);
+  afterBrace(p, n, h, depth, level > 0 ? mask | W_BRACED : mask, 0);
 }
 
 // The value a tilde prefix [s, e) of the word stands for (after the '~'): HOME, PWD for `~+`;
@@ -1663,7 +1677,9 @@ function tildeEnd(p: usize, h: usize, n: u32, i: u32, assignment: bool): i32 {
 // after each ':' that follows.
 function afterBrace(p: usize, n: u32, h: usize, depth: u32, mask: u32, assign: u32): void {
   if ((mask & W_TILDE) == 0) { splitFields(p, n, h, depth, mask, assign); return; }
-  const name = assignmentName(p, n);
+  // bash expands a tilde after '=' in a word like an assignment, but not in one a brace list made
+  // (the new word loses the flag).
+  const name = (mask & W_BRACED) != 0 ? 0 : assignmentName(p, n);
   let eq = n; // the assignment's '='
   if (name > 0) { eq = name; while (eq < n && at(p, eq) != 0x3d) eq++; }
   let any = false;
