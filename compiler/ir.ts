@@ -66,7 +66,10 @@ export interface RuleIR {
 
 export interface BudgetIR {
   id: string;
+  /** Calls per session; 0 for a budget of sums. */
   limit: number;
+  /** The cap of a budget of sums (an AMOUNT in normal form, §6.9), else null. */
+  amount: string | null;
   at: SourcePos;
   idAt: SourcePos;
   /** The classes whose calls this budget counts, ascending. */
@@ -91,7 +94,8 @@ export type TestIR =
   | { kind: "granted" }
   | { kind: "intent_any"; named: boolean }
   | { kind: "equals"; value: string }
-  | { kind: Exclude<TestName, "present" | "truthy" | "in_intent" | "in_derived" | "granted" | "intent_any" | "equals">; values: string[] };
+  | { kind: "at_most"; value: string }
+  | { kind: Exclude<TestName, "present" | "truthy" | "in_intent" | "in_derived" | "granted" | "intent_any" | "equals" | "at_most">; values: string[] };
 
 export interface IntentIR {
   negations: string[];

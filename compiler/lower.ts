@@ -2,14 +2,15 @@
 // ("extends"), enumerates the classes, resolves selectors and normalizes constants.
 import {
   ROLE_CODE, ROLE_COMMAND, ROLE_DOMAIN, ROLE_EMAIL, ROLE_PATCH, ROLE_PATH, ROLE_RECIPIENT, ROLE_URL,
-  ROLE_TEXT, ROLE_WORKDIR, ROLE_WRITTEN, ROLE_OBJECT, ROLE_DATA, SUBJ_DOMAIN, SUBJ_EMAIL, SUBJ_OBJECT, SUBJ_PATH,
+  ROLE_TEXT, ROLE_WORKDIR, ROLE_WRITTEN, ROLE_OBJECT, ROLE_DATA, ROLE_AMOUNT, ROLE_AMOUNT_MINOR, SUBJ_AMOUNT, SUBJ_DOMAIN,
+  SUBJ_EMAIL, SUBJ_OBJECT, SUBJ_PATH,
   SUBJ_RECIPIENT, SUBJ_URL, SUBJ_WRITE,
 } from "../assembly/format";
 import type { CheckedFile } from "./check";
 import { globMatches, isGlob } from "./glob";
 import type { BudgetIR, ClassIR, ConditionIR, IntentVerbIR, PolicyIR, RuleIR, TestIR, ToolIR } from "./ir";
 import {
-  asciiLower, homeToTilde, normalizeDomain, normalizeEmail, normalizePath, normalizeUrl,
+  asciiLower, homeToTilde, normalizeAmount, normalizeDomain, normalizeEmail, normalizePath, normalizeUrl,
 } from "./normalize";
 import type { YamlPath } from "./parse";
 import { subjectOf, type TestName } from "./predicates";
@@ -31,6 +32,8 @@ const ROLE_CODES: Record<RoleName, number> = {
   written: ROLE_WRITTEN,
   object: ROLE_OBJECT,
   data: ROLE_DATA,
+  amount: ROLE_AMOUNT,
+  amount_minor: ROLE_AMOUNT_MINOR,
 };
 
 // The values docs/policy.md shows; a policy that says nothing about the shell still reads
@@ -147,7 +150,8 @@ export function lowerPolicy(files: CheckedFile[], name: string): PolicyIR {
   const rules = merged.rules.map((rule) => lowerRule(rule, classList, byCapability, reach));
   const budgets: BudgetIR[] = merged.budgets.map(({ value, file, path }) => ({
     id: value.id,
-    limit: value.limit,
+    limit: value.amount === undefined ? value.limit! : 0,
+    amount: value.amount === undefined ? null : normalizeAmount(value.amount)!,
     at: file.locate(path),
     idAt: file.locate([...path, "id"]),
     classes: selectClasses(classList, byCapability, value.capability, (c) => !value.risk || value.risk.includes(c.risk)),
@@ -298,6 +302,8 @@ function lowerPredicate(subject: number, arg: string | null, predicate: Predicat
       negated = negate === given;
     } else if (name === "equals") {
       test = { kind: "equals", value: normalizeConstant(subject, name, String(given)) };
+    } else if (name === "at_most") {
+      test = { kind: "at_most", value: normalizeAmount(given as string | number)! };
     } else {
       const values = (given as Array<string | number | boolean>).map((v) => normalizeConstant(subject, name, String(v)));
       test = { kind: name, values: unique(values) };
@@ -326,6 +332,8 @@ function normalizeConstant(subject: number, test: TestName, value: string): stri
       return asciiLower(value.trim());
     case SUBJ_OBJECT:
       return asciiLower(value.trim().replace(/\s+/g, " "));
+    case SUBJ_AMOUNT:
+      return normalizeAmount(value) ?? value;
     default:
       return value;
   }

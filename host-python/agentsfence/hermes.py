@@ -711,8 +711,9 @@ class HermesFence:
             lines.append("Prohibited: " + (", ".join(f"{c} ('{v}')" for c, v in intent.prohibited) or "nothing"))
         budgets = self.fence.session(session_id).budgets()
         if budgets:
-            lines.append("Budgets: " + "; ".join(f"{b.id}: {b.remaining} of {b.limit} left ({b.spent} made, {b.reserved} under way)"
-                                                  for b in budgets))
+            lines.append("Budgets: " + "; ".join(
+                f"{b.id}: {b.remaining} of {b.limit}{' ' + b.currency if b.currency else ''} left ({b.spent} spent, {b.reserved} under way)"
+                if b.sums else f"{b.id}: {b.remaining} of {b.limit} left ({b.spent} made, {b.reserved} under way)" for b in budgets))
         grants = self.approvals.session_grants(session_id)
         lines.append(f"Approvals granted for this session: {len(grants)}")
         if record is not None and record.senders:
@@ -728,7 +729,7 @@ class HermesFence:
                 return
             record.grants = self.approvals.session_grants(session_id)
             try:
-                record.budgets = {b.id: b.spent for b in self.fence.session(session_id).budgets() if b.spent}
+                record.budgets = {b.id: b.saved for b in self.fence.session(session_id).budgets() if b.spent}
                 self.store.save(record)
             except (OSError, FenceError) as error:
                 logger.error("AgentsFence could not save session %s: %s", session_id, error)

@@ -354,5 +354,5 @@ def test_a_decision_record_gives_its_targets_and_a_malformed_one_blocks():
     targets = b"\x05" + struct.pack("<I", 6) + b"/a/b.c" + b"\x02" + struct.pack("<I", 5) + b"x@y.z"
     decision = _parse_decision(head + reason + message + targets, "t")
     assert (decision.kind, decision.targets, decision.witness) == ("allow", (("path", "/a/b.c"), ("email", "x@y.z")), ())
-    for broken in (targets[:-1], b"\x0b" + targets[1:], targets + b"\x05"):  # cut short, no such subject, a stray byte
+    for broken in (targets[:-1], b"\x0c" + targets[1:], targets + b"\x05"):  # cut short, no such subject, a stray byte
         assert _parse_decision(head + reason + message + broken, "t").reason == "engine_fault"
