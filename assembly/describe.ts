@@ -3,7 +3,7 @@
 // for the later decisions of this instance. The class is the first CLASSIFY entry, in policy
 // order, that a word of the description or of a parameter's name or description maps to; each
 // parameter's role comes from its `format`, else role_map by its name, else by its last word.
-import { ROLE_EMAIL, ROLE_URL, ROLE_DOMAIN, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES } from "./format";
+import { ROLE_EMAIL, ROLE_URL, ROLE_DOMAIN, ROLE_OBJECT, ROLE_AMOUNT, ROLE_AMOUNT_MINOR, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES } from "./format";
 import { strPtr, strLen, classCapability, classRisk, classifyEntryClass, classifyRoleSet, setFind, settingValue } from "./decode";
 import { outBegin, outByte, outAscii, outBytes, outDecimal, outPatchU8, outFinish, outFailure, Text, textLen, textPtr } from "./out";
 import { inputPtr, inputHolds } from "./input";
@@ -13,7 +13,9 @@ import {
   rolesBegin, rolesAdd, roleTableOf, WORDS_OOM, DESCRIBED_NAME_MAX,
 } from "./classify";
 import { parseArgs, leafCount, leafPath, leafPathLen, leafValue, leafValueLen, leafIsString, JSON_OK } from "./json";
-import { bytesEqual, equalsAscii, indexOfByte, sameBytes } from "./bytes";
+import { bytesEqual, equalsAscii, indexOfByte, sameBytes, copyLower } from "./bytes";
+import { scratchAlloc } from "./mem";
+import { listWords, hasWord } from "./wordset";
 import { roleName } from "./disasm";
 import { free } from "./mem";
 
@@ -41,21 +43,116 @@ function startsWithProperties(p: usize): bool {
   return sameBytes(p, textPtr(PROPERTIES), textLen(PROPERTIES));
 }
 
-// The role a JSON-schema `format` names, 0 for any other.
+// The role a JSON-schema `format` names, 0 for any other: a date is what pins the action down.
 function formatRole(p: usize, len: u32): u32 {
   if (equalsAscii(p, len, "email") || equalsAscii(p, len, "idn-email")) return ROLE_EMAIL;
   if (equalsAscii(p, len, "uri") || equalsAscii(p, len, "url") || equalsAscii(p, len, "iri")) return ROLE_URL;
   if (equalsAscii(p, len, "hostname") || equalsAscii(p, len, "idn-hostname")) return ROLE_DOMAIN;
+  if (equalsAscii(p, len, "date") || equalsAscii(p, len, "date-time")) return ROLE_OBJECT;
   return 0;
 }
 
-// The role of the property named [name, name+len) whose `format` gave `format` (0: none): that,
-// else role_map by the name, else by its last word (WORDS_OOM when out of memory).
-function propertyRole(name: usize, len: u32, format: u32): i32 {
-  if (format != 0) return <i32>format;
-  const mapped = setFind(classifyRoleSet(), name, len);
-  if (mapped >= 0) return <i32>mapped;
-  return lastWordRole(name, len);
+// Words that end a description's head phrase ("ID of the page", "Name to show", "Amount in cents").
+const STOPS: Text = "of\nfor\nto\nin\non\nat\nby\nwith\nfrom\nthat\nwhich\nwho\nwhose\nwhen\nif\nis\nare\nas\nor\nand\nused\nthis\nthe\na\nan";
+const LEADS: Text = "the\na\nan\noptional\nrequired";
+
+// Reads a description: the role CLASSIFY's role_map gives the head noun of its head phrase (its
+// last word, the phrase being the words before the first punctuation or STOPS word, LEADS
+// skipped before it: "IBAN of the recipient", "The repository name", not "Repository
+// description"), in headRoleFound (0: none); and whether a word of it is one role_map marks as
+// the smallest unit of a currency ("in cents"), in saysMinor. False when out of memory.
+let headRoleFound: i32 = 0;
+let saysMinor = false;
+function readDescription(p: usize, len: u32): bool {
+  let i: u32 = 0;
+  let start: u32 = 0, end: u32 = 0; // the head noun
+  let lead = true;
+  let inHead = true;
+  headRoleFound = 0;
+  saysMinor = false;
+  while (i < len) {
+    const c = <u32>load<u8>(p + i);
+    if (!isWordStart(c)) {
+      if (c != 0x20 && c != 0x27 && c != 0x2d && c != 0x5f && c != 0x60 && c != 0x22 && !lead) inHead = false;
+      i++;
+      continue;
+    }
+    let j = i + 1;
+    while (j < len && isWordStart(<u32>load<u8>(p + j))) j++;
+    const w = lowerWord(p + i, j - i);
+    if (w == 0) return false;
+    if (setFind(classifyRoleSet(), w, j - i) == <i64>ROLE_AMOUNT_MINOR) saysMinor = true;
+    if (inHead) {
+      if (lead && hasWord(listWords(textPtr(LEADS), textLen(LEADS)), w, j - i)) { i = j; continue; }
+      if (hasWord(listWords(textPtr(STOPS), textLen(STOPS)), w, j - i)) inHead = false;
+      else { lead = false; start = i; end = j; }
+    }
+    i = j;
+  }
+  if (end > start) {
+    const w = lowerWord(p + start, end - start);
+    if (w == 0) return false;
+    const role = setFind(classifyRoleSet(), w, end - start);
+    if (role >= 0) headRoleFound = <i32>role;
+  }
+  return true;
+}
+
+function isWordStart(c: u32): bool {
+  return (c | 0x20) - 0x61 < 26 || c - 0x30 < 10;
+}
+
+function lowerWord(p: usize, n: u32): usize {
+  const w = scratchAlloc(max<usize>(<usize>n, 1));
+  if (w != 0) copyLower(w, p, n);
+  return w;
+}
+
+// The role of the property named [name, name+len) from what its schema gave (its `format`'s
+// role, the role of its description's head phrase, whether its type is a number, whether the
+// description speaks of minor units): the format's; else role_map by the name (ASCII case
+// aside), by the name's words (the last first: "user_email", "account_id"), by the description's
+// head phrase; else OBJECT for a number (a count or id the action is made with). An AMOUNT
+// whose description says "cents" is an AMOUNT_MINOR. WORDS_OOM when out of memory.
+function propertyRole(name: usize, len: u32, format: u32, described: i32, numeric: bool, minor: bool): i32 {
+  let role: i32 = <i32>format;
+  if (role == 0) {
+    const lower = lowerWord(name, len);
+    if (lower == 0) return WORDS_OOM;
+    const mapped = setFind(classifyRoleSet(), lower, len);
+    role = mapped >= 0 ? <i32>mapped : nameWordRole(name, len);
+  }
+  if (role == 0) role = described;
+  if (role == 0 && numeric) role = ROLE_OBJECT;
+  if (role == <i32>ROLE_AMOUNT && minor) role = ROLE_AMOUNT_MINOR;
+  return role;
+}
+
+// role_map's role for a word of the name, the last word first ("amount_off" by "amount"): words
+// are runs of letters and digits, split where a lower-case letter meets a capital ("unitAmount").
+const nameWords: usize = memory.data(64); // up to 16 (start, end) u16 pairs
+function nameWordRole(name: usize, len: u32): i32 {
+  let n: u32 = 0;
+  let i: u32 = 0;
+  while (i < len && n < 16) {
+    if (!isWordStart(<u32>load<u8>(name + i))) { i++; continue; }
+    let j = i + 1;
+    while (j < len && isWordStart(<u32>load<u8>(name + j)) &&
+      !((<u32>load<u8>(name + j)) - 0x41 < 26 && (<u32>load<u8>(name + j - 1)) - 0x61 < 26)) j++;
+    store<u16>(nameWords + (n << 2), <u16>i);
+    store<u16>(nameWords + (n << 2) + 2, <u16>j);
+    n++;
+    i = j;
+  }
+  while (n > 0) {
+    n--;
+    const a = <u32>load<u16>(nameWords + (n << 2)), b = <u32>load<u16>(nameWords + (n << 2) + 2);
+    const w = lowerWord(name + a, b - a);
+    if (w == 0) return WORDS_OOM;
+    const role = setFind(classifyRoleSet(), w, b - a);
+    if (role >= 0) return <i32>role;
+  }
+  return 0;
 }
 
 function better(best: i32, entry: i32): i32 {
@@ -72,6 +169,9 @@ function readProperties(leaves: u32, learn: bool): i32 {
   let current: usize = 0;
   let currentLen: u32 = 0;
   let format: u32 = 0;
+  let described: i32 = 0;
+  let numeric = false;
+  let minor = false;
   let open = false;
   propertyCount = 0;
   propertyBytes = 0;
@@ -80,7 +180,7 @@ function readProperties(leaves: u32, learn: bool): i32 {
     if (open && (i == leaves || !isProperty || !bytesEqual(leafName, leafNameLen, current, currentLen))) {
       open = false;
       if (learn) {
-        const role = propertyRole(current, currentLen, format);
+        const role = propertyRole(current, currentLen, format, described, numeric, minor);
         const e = lowestWordEntry(current, currentLen);
         if (role == WORDS_OOM || e == WORDS_OOM) return WORDS_OOM;
         if (role > 0) rolesAdd(current, currentLen, <u32>role);
@@ -94,6 +194,9 @@ function readProperties(leaves: u32, learn: bool): i32 {
       current = leafName;
       currentLen = leafNameLen;
       format = 0;
+      described = 0;
+      numeric = false;
+      minor = false;
       propertyCount++;
       propertyBytes += currentLen;
     }
@@ -103,8 +206,13 @@ function readProperties(leaves: u32, learn: bool): i32 {
       if (role != 0) format = role;
     } else if (equalsAscii(leafRest, leafRestLen, "description")) {
       const e = lowestWordEntry(leafValue(i), leafValueLen(i));
-      if (e == WORDS_OOM) return WORDS_OOM;
+      if (e == WORDS_OOM || !readDescription(leafValue(i), leafValueLen(i))) return WORDS_OOM;
       best = better(best, e);
+      if (described == 0) described = headRoleFound;
+      minor = minor || saysMinor;
+    } else if (equalsAscii(leafRest, leafRestLen, "type") || equalsAscii(leafRest, leafRestLen, "items.type")) {
+      const v = leafValue(i), n = leafValueLen(i);
+      if (equalsAscii(v, n, "integer") || equalsAscii(v, n, "number")) numeric = true;
     }
   }
   return best;

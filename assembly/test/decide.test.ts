@@ -324,9 +324,10 @@ describe("classification", () => {
         count: { type: "integer" },
       },
     };
-    // Nothing in the name or the description classifies it; "update" in a property's description does.
+    // Nothing in the name or the description classifies it; "update" in a property's description
+    // does. A number is what the action is made with: an object.
     expect(fence.describe("frobnicate", "Does a thing.", schema)).toEqual({
-      ok: true, text: "data.write\twrite\nrole\tsite\turl\nrole\tbackup_path\tpath\nrole\tto\temail",
+      ok: true, text: "data.write\twrite\nrole\tsite\turl\nrole\tbackup_path\tpath\nrole\tto\temail\nrole\tcount\tobject",
     });
     expect(fence.decide(0, "frobnicate", { backup_path: "../.ssh/id" })).toMatchObject({ capability: "data.write", rule: "shell-ssh" });
     // A tool its own name classifies learns its parameters' roles too (a relative path has no
