@@ -97,7 +97,9 @@ def test_a_subagents_calls_count_against_its_parents_budget(budgeted):
 def test_slash_fence_shows_the_remaining_budgets(budgeted):
     th.user_turn()
     th.call("write_file", SUMMARY)
-    assert "one-write: 0 of 1 left (1 made, 0 under way)" in th.slash("")
+    shown = th.slash("")
+    assert "one-write: 0 of 1 left (1 made, 0 under way)" in shown
+    assert "money-per-session: 1000 of 1000 left (0 spent, 0 under way)" in shown  # the shipped budget of sums
 
 
 def test_a_shutdown_keeps_the_spent_units_for_resume_and_new_session_drops_them(budgeted, hermes_home, monkeypatch):
