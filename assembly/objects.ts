@@ -24,6 +24,10 @@ import { Text, textPtr, textLen } from "./out";
 import { textNumber, textNumberEnd, jsonDecimal, currencySymbolAt, symbolLen, currencyOf, amountText } from "./amount";
 
 export const OBJECT_MAX: u32 = 128; // a longer quoted text is prose, not a name
+// Objects are read in the first OBJECTS_READ bytes of a message (cut at white space): a message
+// that long is a pasted document more than a request, and an object named only past it is not
+// granted (asked about), never the reverse. It bounds the reading's cost.
+export const OBJECTS_READ: u32 = 16384;
 
 @inline function at(p: usize, i: u32): u32 {
   return <u32>load<u8>(p + i);
@@ -82,22 +86,14 @@ function isIban(p: usize, len: u32): bool {
   // The first four characters move to the end; letters count as 10..35.
   let r: u32 = 0;
   for (let pass: u32 = 0; pass < 2; pass++) {
+    let k: u32 = 0; // the character's index, spaces not counted
     for (let i: u32 = 0; i < len; i++) {
       const c = at(p, i);
       if (c == 0x20) continue;
-      const k = ibanIndex(p, i);
-      if ((pass == 0) == (k < 4)) continue;
-      r = isAsciiDigit(c) ? (r * 10 + c - 0x30) % 97 : (r * 100 + c - 0x61 + 10) % 97;
+      if ((pass == 0) != (k++ < 4)) r = isAsciiDigit(c) ? (r * 10 + c - 0x30) % 97 : (r * 100 + c - 0x61 + 10) % 97;
     }
   }
   return r == 1;
-}
-
-// The index of character i among the IBAN's characters (spaces not counted).
-function ibanIndex(p: usize, i: u32): u32 {
-  let k: u32 = 0;
-  for (let j: u32 = 0; j < i; j++) if (at(p, j) != 0x20) k++;
-  return k;
 }
 
 // ---- words of the message ----
@@ -108,6 +104,13 @@ const W_OPENS: u32 = 2;     // opens a sentence
 const W_BREAK_AFTER: u32 = 4; // punctuation or a quote mark ends it: no name runs on past it
 const W_BREAK_BEFORE: u32 = 8; // an opening quote or bracket starts it
 const W_USED: u32 = 16;     // read as part of a date or a sum
+const W_DIGIT: u32 = 32;    // holds a digit
+const W_MARK: u32 = 64;     // holds one of # / : @ _ - (an id, a path, a URL)
+const W_NEWLINE: u32 = 128; // a line break comes before it
+// The quote mark that opens a phrase at a word's start (bits 8..10) or closes one at its end
+// (bits 11..13), innermost: 1 ', 2 ", 3 `, 4 ‘ ’, 5 “ ”, 6 « ».
+const OPEN_SHIFT: u32 = 8;
+const CLOSE_SHIFT: u32 = 11;
 const WORD: usize = 12;
 let words: usize = 0;
 let count: u32 = 0;
@@ -134,42 +137,75 @@ function capitalAt(p: usize, len: u32, i: u32): bool {
   return c == 0xc3 && i + 1 < len && at(p, i + 1) >= 0x80 && at(p, i + 1) <= 0x9e && at(p, i + 1) != 0x97;
 }
 
-// Splits [p, p+len) into words at white space; false when out of memory.
+// The kind of the quote mark at i (of q bytes) as it opens (opening) or closes a phrase; 0 none.
+function quoteKind(p: usize, i: u32, q: u32, opening: bool): u32 {
+  const c = at(p, i);
+  if (q == 1) return c == 0x27 ? 1 : c == 0x22 ? 2 : c == 0x60 ? 3 : 0;
+  const d = at(p, i + q - 1);
+  if (q == 2) return (opening ? d == 0xab : d == 0xbb) ? 6 : 0; // « »
+  if (opening) return d == 0x98 ? 4 : d == 0x9c ? 5 : 0; // ‘ “
+  return d == 0x99 ? 4 : d == 0x9d ? 5 : 0;            // ’ ”
+}
+
+// Splits [p, p+len) into words at white space, without the punctuation and quote marks that
+// wrap them; false when out of memory.
 function splitWords(p: usize, len: u32): bool {
   words = scratchAlloc((<usize>(len / 2 + 1)) * WORD);
   if (words == 0) return false;
   count = 0;
   let i: u32 = 0;
   let sentence = true; // the next word opens a sentence
+  let newline = false;
   while (i < len) {
     const w = at(p, i) <= 0x20 ? 1 : at(p, i) < 0x80 ? 0 : pyWhitespace(p, len, i);
     if (w > 0) {
-      if (at(p, i) == 0x0a) sentence = true;
+      if (at(p, i) == 0x0a) { sentence = true; newline = true; }
       i += w;
       continue;
     }
     let e = i;
-    while (e < len && !(at(p, e) <= 0x20 || (at(p, e) >= 0x80 && pyWhitespace(p, len, e) > 0))) e++;
+    let flags: u32 = newline ? W_NEWLINE : 0;
+    newline = false;
+    while (e < len) {
+      const c = at(p, e);
+      if (c > 0x20 && c < 0x80) { // the common case: ASCII, not white space
+        if (c - 0x30 < 10) flags |= W_DIGIT;
+        else if (c == 0x23 || c == 0x2f || c == 0x3a || c == 0x40 || c == 0x5f || c == 0x2d) flags |= W_MARK;
+        e++;
+        continue;
+      }
+      if (c <= 0x20 || pyWhitespace(p, len, e) > 0) break;
+      e++;
+    }
     let s = i, t = e;
-    let flags: u32 = 0;
-    while (s < t) {
-      const q = quoteMarkLen(p, t, s);
-      if (q > 0) { s += q; flags |= W_BREAK_BEFORE; continue; }
-      if (isOpening(at(p, s))) { s++; flags |= W_BREAK_BEFORE; continue; }
-      break;
+    // The common case, a word with letters or digits at both ends, has nothing to strip.
+    const plain = isAsciiAlpha(at(p, s)) || isAsciiDigit(at(p, s));
+    while (!plain && s < t) {
+      let q = quoteMarkLen(p, t, s);
+      if (q == 0 && isOpening(at(p, s))) q = 1;
+      if (q == 0) break;
+      const kind = quoteKind(p, s, q, true);
+      if (kind != 0) flags = (flags & ~(7 << OPEN_SHIFT)) | (kind << OPEN_SHIFT);
+      flags |= W_BREAK_BEFORE;
+      s += q;
     }
     let endsSentence = false;
-    while (t > s) {
-      if (t >= s + 3 && quoteMarkLen(p, t, t - 3) == 3) { t -= 3; flags |= W_BREAK_AFTER; continue; }
-      if (t >= s + 2 && quoteMarkLen(p, t, t - 2) == 2) { t -= 2; flags |= W_BREAK_AFTER; continue; }
-      const c = at(p, t - 1);
-      if (!isClosing(c)) break;
-      if (c == 0x2e || c == 0x21 || c == 0x3f || c == 0x3a) endsSentence = true;
+    while (t > s && !(isAsciiAlpha(at(p, t - 1)) || isAsciiDigit(at(p, t - 1)))) {
+      let q: u32 = t >= s + 3 && quoteMarkLen(p, t, t - 3) == 3 ? 3 : t >= s + 2 && quoteMarkLen(p, t, t - 2) == 2 ? 2 : 0;
+      if (q == 0) {
+        const c = at(p, t - 1);
+        if (!isClosing(c)) break;
+        if (c == 0x2e || c == 0x21 || c == 0x3f || c == 0x3a) endsSentence = true;
+        q = 1;
+      }
+      const kind = quoteKind(p, t - q, q, false);
+      if (kind != 0) flags = (flags & ~(7 << CLOSE_SHIFT)) | (kind << CLOSE_SHIFT);
       flags |= W_BREAK_AFTER;
-      t--;
+      t -= q;
     }
     if (t > s) {
-      if (capitalAt(p, t, s)) flags |= W_CAPITAL;
+      const c0 = at(p, s);
+      if ((c0 - 0x41 < 26 || c0 == 0xc3) && capitalAt(p, t, s)) flags |= W_CAPITAL;
       if (sentence) flags |= W_OPENS;
       const rec = words + <usize>count * WORD;
       store<u32>(rec, s);
@@ -189,8 +225,7 @@ function splitWords(p: usize, len: u32): bool {
 // ---- small word lists (newline-separated; a word's line is its value) ----
 const CONNECTORS: Text = "of\nde\ndu\ndes\nla\nle\ndel\nder\nvan\nvon\ndi\nda\n&";
 const ARTICLES: Text = "the\na\nan";
-const MONTHS: Text = "january\nfebruary\nmarch\napril\nmay\njune\njuly\naugust\nseptember\noctober\nnovember\ndecember\njan\nfeb\nmar\napr\nmay\njun\njul\naug\nsep\noct\nnov\ndec\nsept";
-const NUMBERS: Text = "zero\none\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\neleven\ntwelve";
+const MONTHS: Text = "january\nfebruary\nmarch\napril\nmay\njune\njuly\naugust\nseptember\noctober\nnovember\ndecember";
 const CURRENCY_WORDS: Text = "euro\neuros\ndollar\ndollars\npound\npounds\nyen";
 const CURRENCY_CODES: usize = memory.data<u8>([0x45, 0x55, 0x52, 0x55, 0x53, 0x44, 0x47, 0x42, 0x50, 0x4a, 0x50, 0x59]); // EUR USD GBP JPY
 
@@ -200,10 +235,10 @@ function list(t: Text): u64 {
 
 const lowerBuf: usize = memory.data(16);
 
-// The value of word k in the list (lower-cased; -1: not in it, or longer than 15 bytes).
-function listed(p: usize, k: u32, words_: u64): i64 {
+// The value of word k in the list (lower-cased; -1: not in it, or not min..max bytes long).
+function listed(p: usize, k: u32, words_: u64, min: u32, max: u32): i64 {
   const n = wLen(k);
-  if (n > 15) return -1;
+  if (n < min || n > max || n > 15) return -1;
   for (let i: u32 = 0; i < n; i++) store<u8>(lowerBuf + i, <u8>lowerAscii(at(p, wStart(k) + i)));
   return wordValue(words_, lowerBuf, n);
 }
@@ -252,7 +287,7 @@ function names(p: usize): bool {
       if ((wFlags(b + 1) & W_CAPITAL) != 0) { b++; continue; }
       // A connector between two capitalized words.
       if (b + 2 < count && (wFlags(b + 1) & W_BREAK_AFTER) == 0 && (wFlags(b + 2) & (W_CAPITAL | W_BREAK_BEFORE)) == W_CAPITAL &&
-          listed(p, b + 1, connectors) >= 0) { b += 2; continue; }
+          listed(p, b + 1, connectors, 1, 3) >= 0) { b += 2; continue; }
       break;
     }
     const opens = (wFlags(k) & W_OPENS) != 0;
@@ -263,8 +298,8 @@ function names(p: usize): bool {
     // Without its first word (a capitalized verb that opens a sentence, or an article), and
     // without an article after that ("Book The Ritz": "the ritz", "ritz").
     let j = k;
-    while (j < b && (j == k ? opens || listed(p, j, list(ARTICLES)) >= 0 : listed(p, j, list(ARTICLES)) >= 0) &&
-        listed(p, j + 1, connectors) < 0) {
+    while (j < b && (j == k ? opens || listed(p, j, list(ARTICLES), 1, 3) >= 0 : listed(p, j, list(ARTICLES), 1, 3) >= 0) &&
+        listed(p, j + 1, connectors, 1, 3) < 0) {
       j++;
       if (!runObject(p, j, b)) return false;
     }
@@ -279,7 +314,7 @@ function names(p: usize): bool {
 function ibans(p: usize): bool {
   for (let k: u32 = 0; k < count; k++) {
     const s = wStart(k), n = wLen(k);
-    if (n < 4 || n > 34 || !isAsciiAlpha(at(p, s)) || !isAsciiAlpha(at(p, s + 1)) || !isAsciiDigit(at(p, s + 2)) || !isAsciiDigit(at(p, s + 3))) continue;
+    if ((wFlags(k) & W_DIGIT) == 0 || n < 4 || n > 34 || !isAsciiAlpha(at(p, s)) || !isAsciiAlpha(at(p, s + 1)) || !isAsciiDigit(at(p, s + 2)) || !isAsciiDigit(at(p, s + 3))) continue;
     let b = k;
     let total = n;
     while ((wFlags(b) & W_BREAK_AFTER) == 0 && b + 1 < count && total < 34) {
@@ -310,37 +345,19 @@ function alnum(p: usize, k: u32): bool {
   return true;
 }
 
-// Quoted phrases: a straight quote at a word's edge closed by the same quote at a word's edge,
-// or a typographic pair, on one line.
-function quoted(p: usize, len: u32): bool {
-  let i: u32 = 0;
-  while (i < len) {
-    const c = at(p, i);
-    const q = quoteMarkLen(p, len, i);
-    const straight = c == 0x22 || c == 0x27 || c == 0x60;
-    if (!straight && q == 0) { i++; continue; }
-    const open = straight ? 1 : q;
-    const boundary = i == 0 || !(isAsciiAlpha(at(p, i - 1)) || isAsciiDigit(at(p, i - 1)));
-    // A typographic opening mark: “ ‘ «; its closing one: ” ’ ».
-    const closer: u32 = straight ? c : c == 0xc2 ? 0xbb : at(p, i + 2) == 0x9c ? 0x9d : 0x99;
-    const opener = straight || (c == 0xc2 ? at(p, i + 1) == 0xab : at(p, i + 2) == 0x9c || at(p, i + 2) == 0x98);
-    if (!boundary || !opener) { i += open; continue; }
-    let j = i + open;
-    let found = false;
-    while (j < len && at(p, j) != 0x0a && j - i <= OBJECT_MAX + 3) {
-      const d = at(p, j);
-      if (straight ? d == closer : (quoteMarkLen(p, len, j) > 0 && at(p, j + (c == 0xc2 ? 1 : 2)) == closer)) {
-        const after = j + (straight ? 1 : q);
-        if (!straight || after >= len || !(isAsciiAlpha(at(p, after)) || isAsciiDigit(at(p, after)))) { found = true; break; }
-      }
-      j++;
+// Quoted phrases: from a word a quote mark opens to the next word the same kind of mark closes,
+// on one line, at most OBJECT_MAX bytes.
+function quoted(p: usize): bool {
+  for (let k: u32 = 0; k < count; k++) {
+    const kind = (wFlags(k) >> OPEN_SHIFT) & 7;
+    if (kind == 0) continue;
+    for (let b = k; b < count && wEnd(b) - wStart(k) <= OBJECT_MAX; b++) {
+      if (b > k && (wFlags(b) & W_NEWLINE) != 0) break;
+      if (((wFlags(b) >> CLOSE_SHIFT) & 7) != kind) continue;
+      if (!object(p + wStart(k), wEnd(b) - wStart(k))) return false;
+      k = b;
+      break;
     }
-    if (found && j > i + open) {
-      if (!object(p + i + open, j - i - open)) return false;
-      i = j + (straight ? 1 : q);
-      continue;
-    }
-    i += open;
   }
   return true;
 }
@@ -352,7 +369,7 @@ function currencyWord(p: usize, k: u32): usize {
   if (n == 3 && at(p, s) - 0x41 < 26 && at(p, s + 1) - 0x41 < 26 && at(p, s + 2) - 0x41 < 26) return currencyOf(p + s, 3);
   const sym = currencySymbolAt(p, wEnd(k), s);
   if (sym != 0 && symbolLen == n) return sym;
-  const w = listed(p, k, list(CURRENCY_WORDS));
+  const w = listed(p, k, list(CURRENCY_WORDS), 3, 7);
   if (w < 0) return 0;
   return CURRENCY_CODES + <usize>(w < 2 ? 0 : w < 4 ? 3 : w < 6 ? 6 : 9);
 }
@@ -403,11 +420,30 @@ function yearOf(p: usize, k: u32): u32 {
   return y >= 1900 && y <= 2999 ? y : 0;
 }
 
+// The month word k names (1..12), 0 for none: its first three letters pick the month, and the
+// word must be those three, "sept", or the whole name.
 function monthOf(p: usize, k: u32): u32 {
   if (k >= count) return 0;
-  const m = listed(p, k, list(MONTHS));
-  if (m < 0) return 0;
-  return m < 12 ? <u32>m + 1 : m < 24 ? <u32>m - 11 : 9;
+  const s = wStart(k), n = wLen(k);
+  if (n < 3 || n > 9) return 0;
+  const f = (at(p, s) | 0x20) - 0x61;
+  if (f >= 26 || ((1 << f) & 0x47229) == 0) return 0; // months start with one of a d f j m n o s
+  const key = lower3(p, s);
+  let m: u32 = 0;
+  if (key == 0x6e616a) m = 1; // jan
+  else if (key == 0x626566) m = 2; // feb
+  else if (key == 0x72616d) m = 3; // mar
+  else if (key == 0x727061) m = 4; // apr
+  else if (key == 0x79616d) m = 5; // may
+  else if (key == 0x6e756a) m = 6; // jun
+  else if (key == 0x6c756a) m = 7; // jul
+  else if (key == 0x677561) m = 8; // aug
+  else if (key == 0x706573) m = 9; // sep
+  else if (key == 0x74636f) m = 10; // oct
+  else if (key == 0x766f6e) m = 11; // nov
+  else if (key == 0x636564) m = 12; // dec
+  if (m == 0 || n == 3 || (m == 9 && n == 4 && (at(p, s + 3) | 0x20) == 0x74)) return m;
+  return listed(p, k, list(MONTHS), 3, 9) == <i64>(m - 1) ? m : 0;
 }
 
 function dates(p: usize): bool {
@@ -424,7 +460,7 @@ function dates(p: usize): bool {
       continue;
     }
     // "3 June", "3rd of June 2025"
-    const ofWord = k >= 2 && listed(p, k - 1, list(CONNECTORS)) == 0;
+    const ofWord = k >= 2 && listed(p, k - 1, list(CONNECTORS), 2, 2) == 0;
     const d = ofWord ? k - 2 : k - 1;
     day = k >= 1 ? dayOf(p, d) : 0;
     if (day > 0 && (wFlags(d) & W_BREAK_AFTER) == 0) {
@@ -438,11 +474,55 @@ function dates(p: usize): bool {
 }
 
 // Sums and numbers, word by word.
+// The object a number word names: its digits ("two": 2).
+function numberWordObject(w: i32): bool {
+  const digit = scratchAlloc(2);
+  if (digit == 0) return false;
+  let n: u32 = 1;
+  if (w >= 10) { store<u8>(digit, 0x31); store<u8>(digit + 1, <u8>(0x30 + w - 10)); n = 2; }
+  else store<u8>(digit, <u8>(0x30 + w));
+  return sink(SUBJ_OBJECT, 0, span(digit, n));
+}
+
+// The number word k is ("two": 2), -1 for none: its first four bytes (three for a word of
+// three), lower-cased, and for a longer word its last ones, compared with each word of its length.
+function numberWord(p: usize, k: u32): i32 {
+  const s = wStart(k), n = wLen(k);
+  if (n < 3 || n > 6) return -1;
+  const head = n == 3 ? lower3(p, s) : lower3(p, s) | ((at(p, s + 3) | 0x20) << 24);
+  const last = at(p, s + n - 1) | 0x20;
+  if (n == 3 && head == 0x656e6f) return 1; // one
+  if (n == 3 && head == 0x6f7774) return 2; // two
+  if (n == 3 && head == 0x786973) return 6; // six
+  if (n == 3 && head == 0x6e6574) return 10; // ten
+  if (n == 4 && head == 0x6f72657a) return 0; // zero
+  if (n == 4 && head == 0x72756f66) return 4; // four
+  if (n == 4 && head == 0x65766966) return 5; // five
+  if (n == 4 && head == 0x656e696e) return 9; // nine
+  if (n == 5 && head == 0x65726874 && last == 0x65) return 3; // three
+  if (n == 5 && head == 0x65766573 && last == 0x6e) return 7; // seven
+  if (n == 5 && head == 0x68676965 && last == 0x74) return 8; // eight
+  if (n == 6 && head == 0x76656c65 && last == 0x6e && (at(p, s + 4) | 0x20) == 0x65) return 11; // eleven
+  if (n == 6 && head == 0x6c657774 && last == 0x65 && (at(p, s + 4) | 0x20) == 0x76) return 12; // twelve
+  return -1;
+}
+
+// The first three bytes at s, each with 0x20 or-ed in (ASCII letters lower-cased), little-endian.
+@inline function lower3(p: usize, s: u32): u32 {
+  return (at(p, s) | 0x20) | ((at(p, s + 1) | 0x20) << 8) | ((at(p, s + 2) | 0x20) << 16);
+}
+
 function sums(p: usize): bool {
-  const numbers = list(NUMBERS);
   for (let k: u32 = 0; k < count; k++) {
     if ((wFlags(k) & W_USED) != 0) continue;
     const s = wStart(k), e = wEnd(k);
+    const c0 = at(p, s);
+    if ((wFlags(k) & W_DIGIT) == 0 && c0 != 0x24 && c0 != 0xe2 && c0 != 0xc2) {
+      // No number in it: a number word, or nothing.
+      const w = isAsciiAlpha(c0) ? numberWord(p, k) : -1;
+      if (w >= 0 && !numberWordObject(w)) return false;
+      continue;
+    }
     // A symbol glued before the number: "€200", "$1,250.50".
     let code = currencySymbolAt(p, e, s);
     let from = s;
@@ -461,18 +541,7 @@ function sums(p: usize): bool {
       continue;
     }
     const d = textNumber(p, e, from);
-    if (d == 0) {
-      const w = listed(p, k, numbers);
-      if (w >= 0) {
-        const digit = scratchAlloc(2);
-        if (digit == 0) return false;
-        let n: u32 = 1;
-        if (w >= 10) { store<u8>(digit, 0x31); store<u8>(digit + 1, <u8>(0x30 + w - 10)); n = 2; }
-        else store<u8>(digit, <u8>(0x30 + w));
-        if (!sink(SUBJ_OBJECT, 0, span(digit, n))) return false;
-      }
-      continue;
-    }
+    if (d == 0) continue;
     let end = textNumberEnd;
     if (code != 0) wMark(k, W_USED);
     if (code == 0 && end < e) { // a symbol glued after it: "200€"
@@ -498,7 +567,7 @@ function sums(p: usize): bool {
 // Ids: words with a digit and a letter, '-' or '_'; "#123"; owner/name; a URL's path segments.
 function ids(p: usize, len: u32): bool {
   for (let k: u32 = 0; k < count; k++) {
-    if ((wFlags(k) & W_USED) != 0) continue;
+    if ((wFlags(k) & W_USED) != 0 || (wFlags(k) & (W_DIGIT | W_MARK)) == 0) continue;
     const s = wStart(k), e = wEnd(k);
     let digit = false, joiner = false, letter = false, other = false;
     let slash: i32 = -1, slashes: u32 = 0;
@@ -558,8 +627,12 @@ function urlSegments(p: usize, s: u32, e: u32): bool {
 // the item kind, class 0 and the value); false when out of memory or when it refused one.
 export function bindObjects(p: usize, len: u32, collect: Collector): bool {
   sink = collect;
+  if (len > OBJECTS_READ) {
+    len = OBJECTS_READ;
+    while (len > 0 && at(p, len) > 0x20) len--; // not inside a word (bytes past len are the message's)
+  }
   if (!splitWords(p, len)) return false;
-  return quoted(p, len) && ibans(p) && dates(p) && sums(p) && names(p) && ids(p, len);
+  return quoted(p) && ibans(p) && dates(p) && sums(p) && names(p) && ids(p, len);
 }
 
 // A JSON number leaf's value as an object: its canonical decimal ("2.0" is "2").

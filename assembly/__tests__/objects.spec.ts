@@ -1,5 +1,5 @@
 import { SUBJ_OBJECT, SUBJ_AMOUNT, INTENT_NAMED } from "../format";
-import { bindObjects, objectNormal } from "../objects";
+import { bindObjects, objectNormal, OBJECTS_READ } from "../objects";
 import { intentBind, intentFree, intentHas } from "../intent";
 import { NO, YES, MAYBE } from "../tri";
 import { scratchReset } from "../mem";
@@ -47,6 +47,16 @@ describe("objects: what a message names", () => {
   beforeAll(() => {
     installPolicy();
     configureTestEnv();
+  });
+
+  it("reads the first OBJECTS_READ bytes of a message, never inside a word", () => {
+    let message = "";
+    while (message.length < <i32>OBJECTS_READ - 20) message += "some words ";
+    message += "Hotel Lumen and Acme Corp then";
+    const b = bound(message);
+    expect(has(b, "object:hotel lumen")).toBe(true); // wholly before the cut
+    expect(has(b, "object:acme corp")).toBe(false); // past it
+    expect(has(b, "object:ac")).toBe(false);
   });
 
   it("reads proper names as runs, with connectors, a sentence's verb and an article dropped", () => {

@@ -356,3 +356,16 @@ def test_a_decision_record_gives_its_targets_and_a_malformed_one_blocks():
     assert (decision.kind, decision.targets, decision.witness) == ("allow", (("path", "/a/b.c"), ("email", "x@y.z")), ())
     for broken in (targets[:-1], b"\x0c" + targets[1:], targets + b"\x05"):  # cut short, no such subject, a stray byte
         assert _parse_decision(head + reason + message + broken, "t").reason == "engine_fault"
+
+
+def test_a_message_as_long_as_the_policy_reads_binds_within_its_fuel_however_many_objects_it_names():
+    """The objects and sums a message names are read in one pass each (assembly/objects.ts): the
+    longest message the shipped policy reads, dense with names, ids, IBANs, dates and sums, binds."""
+    fence = Fence(home="/home/user", cwd="/home/user/project")
+    units = ["Alpha Beta 'Quoted Thing' 1,250.50 EUR #12 octo/widgets INV-2024-17 ",
+             "DE89 3704 0044 0532 0130 00 ", "June 3 ", "€200 ", "12 ", "Hotel Lumen, Paris; "]
+    for unit in units:
+        session = fence.session(unit)
+        intent = session.intent((unit * (65536 // len(unit) + 1))[:65536])
+        assert intent.objects or intent.amounts
+        fence.drop_session(unit)
