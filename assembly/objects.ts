@@ -137,6 +137,19 @@ function capitalAt(p: usize, len: u32, i: u32): bool {
   return c == 0xc3 && i + 1 < len && at(p, i + 1) >= 0x80 && at(p, i + 1) <= 0x9e && at(p, i + 1) != 0x97;
 }
 
+// Per ASCII byte, what a word learns of it: 0x80 white space (and controls), W_DIGIT, W_MARK for
+// # / : @ _ -, else 0.
+const ASCII_CLASS: usize = memory.data<u8>([
+  0x80,0x80,0x80,0x80,0x80,0x80,0x80,0x80,0x80,0x80,0x80,0x80,0x80,0x80,0x80,0x80,
+  0x80,0x80,0x80,0x80,0x80,0x80,0x80,0x80,0x80,0x80,0x80,0x80,0x80,0x80,0x80,0x80,
+  0x80,0,0,64,0,0,0,0,0,0,0,0,0,64,0,64,      // space ! " # $ % & ' ( ) * + , - . /
+  32,32,32,32,32,32,32,32,32,32,64,0,0,0,0,0,  // 0-9 : ; < = > ?
+  64,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,            // @ A-O
+  0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,64,            // P-Z [ \ ] ^ _
+  0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+  0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+]);
+
 // The kind of the quote mark at i (of q bytes) as it opens (opening) or closes a phrase; 0 none.
 function quoteKind(p: usize, i: u32, q: u32, opening: bool): u32 {
   const c = at(p, i);
@@ -168,13 +181,14 @@ function splitWords(p: usize, len: u32): bool {
     newline = false;
     while (e < len) {
       const c = at(p, e);
-      if (c > 0x20 && c < 0x80) { // the common case: ASCII, not white space
-        if (c - 0x30 < 10) flags |= W_DIGIT;
-        else if (c == 0x23 || c == 0x2f || c == 0x3a || c == 0x40 || c == 0x5f || c == 0x2d) flags |= W_MARK;
+      if (c < 0x80) { // ASCII: its class says white space, a digit, an id's mark, or nothing
+        const k = <u32>load<u8>(ASCII_CLASS + c);
+        if (k == 0x80) break;
+        flags |= k;
         e++;
         continue;
       }
-      if (c <= 0x20 || pyWhitespace(p, len, e) > 0) break;
+      if (pyWhitespace(p, len, e) > 0) break;
       e++;
     }
     let s = i, t = e;
@@ -489,6 +503,8 @@ function numberWordObject(w: i32): bool {
 function numberWord(p: usize, k: u32): i32 {
   const s = wStart(k), n = wLen(k);
   if (n < 3 || n > 6) return -1;
+  const f = (at(p, s) | 0x20) - 0x61;
+  if (f >= 26 || ((1 << f) & 0x20c6030) == 0) return -1; // zero..twelve start with one of e f n o s t z
   const head = n == 3 ? lower3(p, s) : lower3(p, s) | ((at(p, s + 3) | 0x20) << 24);
   const last = at(p, s + n - 1) | 0x20;
   if (n == 3 && head == 0x656e6f) return 1; // one
