@@ -149,6 +149,8 @@ function nameWordRole(name: usize, len: u32): i32 {
     const a = <u32>load<u16>(nameWords + (n << 2)), b = <u32>load<u16>(nameWords + (n << 2) + 2);
     const w = lowerWord(name + a, b - a);
     if (w == 0) return WORDS_OOM;
+    // A word that only links others ("note_to_payer") says nothing of the value.
+    if (hasWord(listWords(textPtr(STOPS), textLen(STOPS)), w, b - a)) continue;
     const role = setFind(classifyRoleSet(), w, b - a);
     if (role >= 0) return <i32>role;
   }
