@@ -1,4 +1,4 @@
-// Sums of money (docs/bytecode.md §6.9). The normal form of an AMOUNT is a decimal number, then,
+// Sums of money (docs/bytecode.md §6.10). The normal form of an AMOUNT is a decimal number, then,
 // where the sum names its currency, a space and the ISO 4217 code: "1250.5 EUR", "200". The
 // decimal has no sign, no leading zeros (but the one before a point), no trailing zeros after
 // the point and no point without digits after it. Decimals are compared exactly, as text;

@@ -1,13 +1,15 @@
-// Which class a tool belongs to (docs/bytecode.md §3, docs/policy.md "classify"): the policy's
-// tool map (exact names, then patterns in order), else the words of the tool's name, else the
-// words of the description and parameter schema the host gave through `describe`, else class 0
-// (unknown). `describe` also learns the roles of an unmapped tool's parameters from its schema.
+// Which class a tool belongs to (docs/bytecode.md §3 CLASSIFY, docs/policy.md "classify"): the
+// policy's tool map (exact names, then patterns in order); else, for a tool `describe` was told
+// about, the class it inferred from all the evidence (the tool's own name first, then its
+// description, schema and annotations, which can only raise it); else the words of the tool's
+// own name alone; else class 0 (unknown). `describe` also learns an unmapped tool's parameter roles.
 import {
   setFind, setMemberCount, listKey, listValue, strPtr, strLen, toolsExactSet, toolsGlobSet,
   toolClass, toolRoleStart, toolRoleCount, roleArgPath, roleKind, classifyWordSet,
-  classifyEntryClass, classifyRoleSet,
+  classifyEntryClass, classifyEntryFlags, classifyRoleSet,
 } from "./decode";
-import { fnv1a, bytesEqual, lowerAscii, isAsciiAlpha, isAsciiDigit, indexOfByte, equalsAsciiFold, copyLower } from "./bytes";
+import { CLASSIFY_READ } from "./format";
+import { fnv1a, bytesEqual, lowerAscii, isAsciiAlpha, isAsciiDigit, indexOfByte, equalsAsciiFold, copyLower, sameBytes } from "./bytes";
 import { alloc, free, scratchAlloc } from "./mem";
 import { globMatch } from "./glob";
 import { leafPath, leafPathLen } from "./json";
@@ -16,8 +18,8 @@ import { leafPath, leafPathLen } from "./json";
 export const WORDS_OOM: i32 = -2;
 
 let mappedTool: i32 = -1; // the tool entry of the last classified name, -1 when none mapped it
-let byPolicy = false;     // the last classified name was mapped, or classified by its own words
-let lastLearned = false;  // the last classified name took a class `describe` learned
+let byName = false;       // the last classified name took the class its own words give
+let lastLearned = false;  // the last classified name took the class `describe` inferred
 let lastRoles: usize = 0; // the roles `describe` learned for the last classified name, 0 when none
 
 // ---- words ----
@@ -33,13 +35,29 @@ function isWordByte(c: u32): bool {
   return c >= 0x80 || isAsciiAlpha(c) || isAsciiDigit(c);
 }
 
-// Whether a camelCase word boundary falls before byte i ("sendEmail", "HTTPRequest").
+// Whether a camelCase word boundary falls before byte i ("sendEmail", "HTTPRequest"); an
+// upper-case run's plural stays one word ("URLs", "IDs").
 function camelBreak(p: usize, len: u32, i: u32): bool {
   const c = <u32>load<u8>(p + i);
   if (i == 0 || !isUpper(c)) return false;
   const prev = <u32>load<u8>(p + i - 1);
   if (isLower(prev) || isAsciiDigit(prev)) return true;
-  return isUpper(prev) && i + 1 < len && isLower(<u32>load<u8>(p + i + 1));
+  if (!isUpper(prev) || i + 1 >= len || !isLower(<u32>load<u8>(p + i + 1))) return false;
+  return load<u8>(p + i + 1) != 0x73 || (i + 2 < len && isLower(<u32>load<u8>(p + i + 2)));
+}
+
+// The words of [p, p+len): runs of letters, digits and non-ASCII bytes, also split at camelCase.
+// nextWord(p, len, i) finds the first word at or after i: [wordStart, wordEnd), false when none.
+export let wordStart: u32 = 0;
+export let wordEnd: u32 = 0;
+export function nextWord(p: usize, len: u32, i: u32): bool {
+  while (i < len && !isWordByte(load<u8>(p + i))) i++;
+  if (i >= len) return false;
+  let j = i + 1;
+  while (j < len && isWordByte(load<u8>(p + j)) && !camelBreak(p, len, j)) j++;
+  wordStart = i;
+  wordEnd = j;
+  return true;
 }
 
 // The role CLASSIFY's role_map gives the last word of parameter name [p, p+len) (its head noun:
@@ -58,24 +76,126 @@ export function lastWordRole(p: usize, len: u32): i32 {
   return role < 0 ? 0 : <i32>role;
 }
 
-// The lowest CLASSIFY entry any word of [p, p+len) maps to, -1 when none, WORDS_OOM.
-// Words are runs of letters, digits and non-ASCII bytes, also split at camelCase, lower-cased.
-export function lowestWordEntry(p: usize, len: u32): i32 {
-  const lower = scratchAlloc(max<usize>(len, 1));
-  if (lower == 0) return WORDS_OOM;
-  for (let i: u32 = 0; i < len; i++) store<u8>(lower + i, <u8>lowerAscii(load<u8>(p + i)));
+// English endings a word may carry, folded off (§3 CLASSIFY): [suffix, replacement].
+const ENDINGS: StaticArray<string> = ["ies", "y", "ied", "y", "es", "", "s", "", "ing", "", "ing", "e", "ed", "", "ed", "e", "d", "", "er", "", "r", ""];
+// Set by wordValue: the word matched only without its ending (it is then read as an object).
+export let wordFolded = false;
+
+// The word_map value of the ASCII lower-case word [w, w+n) (entry·2, + 1 for an object), else
+// that of the first folded form in the map (wordFolded); -1 none, WORDS_OOM.
+export function wordValue(w: usize, n: u32): i64 {
+  wordFolded = false;
   const words = classifyWordSet();
-  let best: i64 = -1;
-  let i: u32 = 0;
-  while (i < len) {
-    if (!isWordByte(load<u8>(p + i))) { i++; continue; }
-    let j = i + 1;
-    while (j < len && isWordByte(load<u8>(p + j)) && !camelBreak(p, len, j)) j++;
-    const entry = setFind(words, lower + i, j - i);
-    if (entry >= 0 && (best < 0 || entry < best)) best = entry;
-    i = j;
+  const v = setFind(words, w, n);
+  if (v >= 0 || n < 4) return v;
+  const buf = scratchAlloc(n + 1);
+  if (buf == 0) return WORDS_OOM;
+  for (let k = 0; k < ENDINGS.length; k += 2) {
+    const suffix = ENDINGS[k], added = ENDINGS[k + 1];
+    const sl = <u32>suffix.length;
+    if (n < sl + 2 || !endsWith(w, n, suffix)) continue;
+    const base = n - sl;
+    memory.copy(buf, w, base);
+    let m = base;
+    if (added.length > 0) store<u8>(buf + m++, <u8>added.charCodeAt(0));
+    let found = setFind(words, buf, m);
+    // A doubled consonant before -ing or -ed: "running", "cancelled".
+    if (found < 0 && added.length == 0 && sl >= 2 && base >= 3 && load<u8>(buf + base - 1) == load<u8>(buf + base - 2)) {
+      found = setFind(words, buf, base - 1);
+    }
+    if (found >= 0) {
+      wordFolded = true;
+      return found;
+    }
   }
-  return <i32>best;
+  return -1;
+}
+
+function endsWith(w: usize, n: u32, suffix: string): bool {
+  const sl = <u32>suffix.length;
+  for (let i: u32 = 0; i < sl; i++) if (<u32>load<u8>(w + n - sl + i) != <u32>suffix.charCodeAt(i)) return false;
+  return true;
+}
+
+@inline export function entryIsRead(entry: u32): bool {
+  return (classifyEntryFlags(entry) & CLASSIFY_READ) != 0;
+}
+
+// [p, p+len)'s word at [wordStart, wordEnd), lower-cased into scratch: its pointer, 0 out of memory.
+export function lowerWord(p: usize): usize {
+  const n = wordEnd - wordStart;
+  const lower = scratchAlloc(max<usize>(n, 1));
+  if (lower != 0) copyLower(lower, p + wordStart, n);
+  return lower;
+}
+
+// The entry a verb (not an object word; ending folded or not) [w, w+n) gives, when it is not a
+// read: -1 none, WORDS_OOM. What descriptions and schemas say goes through this: they can raise
+// a class, never make a tool a read.
+// With `imperative` (a description's first word: "Email the customer"), an object word as written
+// counts as the verb it is there.
+export function verbEntry(w: usize, n: u32, fold: bool, imperative: bool = false): i32 {
+  if (!fold) wordFolded = false;
+  const v = fold ? wordValue(w, n) : setFind(classifyWordSet(), w, n);
+  if (v == WORDS_OOM) return WORDS_OOM;
+  if (v < 0 || ((v & 1) != 0 && !(imperative && !wordFolded))) return -1;
+  const entry = <u32>(v >> 1);
+  return entryIsRead(entry) ? -1 : <i32>entry;
+}
+
+function lower(a: i32, b: i32): i32 {
+  return b >= 0 && (a < 0 || b < a) ? b : a;
+}
+
+// The entry the words of a tool's own name [p, p+len) give (§3): the riskiest (earliest) entry of
+// its verbs; a read verb holds against object words ("get_order") and words with a folded ending
+// ("list_commits", "protected_branches"), which classify only a name with no verb. -1: none,
+// WORDS_OOM.
+export function nameEntry(p: usize, len: u32): i32 {
+  let verb: i32 = -1, objectWord: i32 = -1, readVerb: i32 = -1, readObject: i32 = -1;
+  let i: u32 = 0;
+  while (nextWord(p, len, i)) {
+    i = wordEnd;
+    const w = lowerWord(p);
+    if (w == 0) return WORDS_OOM;
+    const v = wordValue(w, wordEnd - wordStart);
+    if (v == WORDS_OOM) return WORDS_OOM;
+    if (v < 0) continue;
+    const entry = <i32>(v >> 1);
+    const weak = (v & 1) != 0 || wordFolded;
+    if (entryIsRead(<u32>entry)) {
+      if (weak) readObject = lower(readObject, entry);
+      else readVerb = lower(readVerb, entry);
+    } else if (weak) objectWord = lower(objectWord, entry);
+    else verb = lower(verb, entry);
+  }
+  if (verb >= 0) return lower(verb, objectWord);
+  if (readVerb >= 0) return readVerb;
+  return objectWord >= 0 ? objectWord : readObject;
+}
+
+// Where a tool's own name starts in `name` (§3): after `mcp__<server>__` or `mcp_<server>_`,
+// with the server as the host gives it (Hermes' spelling: bytes outside [A-Za-z0-9_] are `_`),
+// else after the first `__` (`_`) that follows `mcp__` (`mcp_`); 0 for any other name.
+export function ownNameStart(name: usize, len: u32, server: usize, serverLen: u32): u32 {
+  if (len < 5 || load<u8>(name) != 0x6d || load<u8>(name + 1) != 0x63 || load<u8>(name + 2) != 0x70 || load<u8>(name + 3) != 0x5f) return 0;
+  const prefix: u32 = load<u8>(name + 4) == 0x5f ? 5 : 4; // "mcp__" or "mcp_"
+  const delimiter: u32 = prefix - 3;
+  if (serverLen > 0 && prefix + serverLen + delimiter < len) {
+    let same = true;
+    for (let k: u32 = 0; k < serverLen && same; k++) {
+      const c = <u32>load<u8>(server + k);
+      const safe = isAsciiAlpha(c) || isAsciiDigit(c) || c == 0x5f ? c : 0x5f;
+      same = <u32>load<u8>(name + prefix + k) == safe;
+    }
+    const at = prefix + serverLen;
+    if (same && load<u8>(name + at) == 0x5f && (delimiter == 1 || load<u8>(name + at + 1) == 0x5f)) return at + delimiter;
+  }
+  // The server's name is at least one byte long.
+  for (let j = prefix + 1; j + delimiter < len; j++) {
+    if (load<u8>(name + j) == 0x5f && (delimiter == 1 || load<u8>(name + j + 1) == 0x5f)) return j + delimiter;
+  }
+  return 0;
 }
 
 // ---- classes learned from descriptions, for this instance (bounded) ----
@@ -209,7 +329,8 @@ export function forgetDescribed(): void {
 // entry mapped it, for leafRole.
 export function classifyTool(name: usize, len: u32): i32 {
   mappedTool = -1;
-  byPolicy = true;
+  byName = false;
+  lastLearned = false;
   lastRoles = 0;
   const exact = setFind(toolsExactSet(), name, len);
   if (exact >= 0) {
@@ -226,28 +347,29 @@ export function classifyTool(name: usize, len: u32): i32 {
     }
   }
   const slot = describedEntry(name, len);
-  if (slot != 0) lastRoles = <usize>load<u32>(slot + 16);
-  const entry = lowestWordEntry(name, len);
+  if (slot != 0) {
+    lastRoles = <usize>load<u32>(slot + 16);
+    const learned = load<u32>(slot + 12);
+    if (learned != NO_CLASS) {
+      lastLearned = true;
+      return <i32>learned;
+    }
+  }
+  const own = ownNameStart(name, len, 0, 0);
+  const entry = nameEntry(name + own, len - own);
   if (entry == WORDS_OOM) return WORDS_OOM;
-  if (entry >= 0) return <i32>classifyEntryClass(<u32>entry);
-  byPolicy = false;
-  const learned = slot == 0 ? NO_CLASS : load<u32>(slot + 12);
-  lastLearned = learned != NO_CLASS;
-  return lastLearned ? <i32>learned : 0;
+  if (entry < 0) return 0;
+  byName = true;
+  return <i32>classifyEntryClass(<u32>entry);
 }
 
-// How the last classified name got its class: 1 the policy's tool map, 2 the words of its name
-// (CLASSIFY), 3 the words of its description (`describe`), 0 nothing (class unknown).
+// How the last classified name got its class: 1 the policy's tool map, 2 the words of its own
+// name (CLASSIFY), 3 what `describe` inferred (name, description, schema, annotations), 0
+// nothing (class unknown).
 export function classSource(): u32 {
   if (mappedTool >= 0) return 1;
-  if (byPolicy) return 2;
-  return lastLearned ? 3 : 0;
-}
-
-// Whether the last classified name got its class from the policy's tool map or its own words
-// (a description cannot change that class).
-export function classifiedByPolicy(): bool {
-  return byPolicy;
+  if (lastLearned) return 3;
+  return byName ? 2 : 0;
 }
 
 // [path, path+len) is `at` or lies below it in the dotted argument paths, ASCII case aside: a

@@ -2,8 +2,8 @@
 // prohibitions, the class's code, and the decision record of §8.1. Every fault is a block with
 // a reason code; nothing here traps.
 import {
-  NONE, EFFECT_ALLOW, EFFECT_BLOCK, KIND_ALLOW, KIND_BLOCK, KIND_ASK, ROLE_WORKDIR, ROLE_DATA, ROLE_OBJECT, ROLE_AMOUNT,
-  ROLE_AMOUNT_MINOR, SET_MAX_ARGS_BYTES, DECISION_HEAD_SIZE,
+  NONE, EFFECT_ALLOW, EFFECT_BLOCK, EFFECT_ASK, KIND_ALLOW, KIND_BLOCK, KIND_ASK, ROLE_WORKDIR, ROLE_DATA, ROLE_OBJECT,
+  ROLE_AMOUNT, ROLE_AMOUNT_MINOR, SET_MAX_ARGS_BYTES, DECISION_HEAD_SIZE,
   SET_MAX_JSON_DEPTH, SET_MAX_LEAVES, SET_MAX_TARGETS, SUBJ_OPAQUE, SUBJ_AMOUNT, DECISION_POSSIBLE, DECISION_OPAQUE,
 } from "./format";
 import {
@@ -12,7 +12,7 @@ import {
 } from "./decode";
 import { validUtf8, equalsAscii } from "./bytes";
 import {
-  outBegin, outZeros, outEntry, outAscii, outBytes, outDecimal, outLength, outU16, outPatchU8, outPatchU16, outPatchU32,
+  outBegin, outZeros, outEntry, outAscii, outByte, outBytes, outDecimal, outLength, outU16, outPatchU8, outPatchU16, outPatchU32,
   outFinish, outFailed, Text, textLen,
 } from "./out";
 import { inputPtr, inputHolds } from "./input";
@@ -31,7 +31,7 @@ import {
   targetsBegin, setWorkdir, extractTargets, targetCount, targetKind, targetEntryKind, targetPtr, targetLen, hasTargetOf,
   addNumberObject, amountTargets, tableStatusNow,
 } from "./targets";
-import { intentProhibits, intentAsks } from "./intent";
+import { intentProhibits, intentAsks, intentConditionOf, conditionLen, CONDITION_OF_CLASS } from "./intent";
 
 
 // The call being decided.
@@ -187,6 +187,27 @@ function fillTemplate(t: usize, len: u32, rule: u32): void {
   outBytes(t + run, len - run);
 }
 
+// The session's intent for the call being decided (0: none).
+let decideStore: usize = 0;
+
+// For an ask: the condition the user's request put on what it turns on (§7.3), the note of a
+// conditional item among the call's targets, else of the class's conditional grant. Writes
+// " (your request made this conditional: «…»)" and answers whether it found one.
+function conditionShown(): bool {
+  if (decideStore == 0) return false;
+  const n = targetCount();
+  let note: usize = 0;
+  for (let i: u32 = 0; i < n && note == 0; i++) note = intentConditionOf(decideStore, targetKind(i), targetPtr(i), targetLen(i));
+  if (note == 0) note = intentConditionOf(decideStore, CONDITION_OF_CLASS, 0, <u32>cls);
+  if (note == 0) return false;
+  outAscii(" (your request made this conditional: ");
+  outByte(0xc2); outByte(0xab);
+  outBytes(note, conditionLen);
+  outByte(0xc2); outByte(0xbb);
+  outAscii(")");
+  return true;
+}
+
 // The record for what the class's code decided: by a rule, or by the class default.
 function verdict(effect: u32, slot: i32): u32 {
   const rule = decidedRule;
@@ -217,9 +238,10 @@ function verdict(effect: u32, slot: i32): u32 {
     outAscii(" is ");
     outAscii(effectWord(effect));
   }
+  const conditional = effect == EFFECT_ASK && conditionShown();
   if (decidedMaybe) {
     outPatchU8(AT_FLAGS, DECISION_POSSIBLE);
-    outAscii(" (it may hold: the fence could not read every value of the call or the request to the end)");
+    if (!conditional) outAscii(" (it may hold: the fence could not read every value of the call or the request to the end)");
   }
   outAscii(" [");
   if (rule != NONE) outString(ruleId(rule));
@@ -429,11 +451,13 @@ export function decide(h: i32, nLen: u32, argsLen: u32): u32 {
   if (!hasPolicy()) return fault("no_policy", "no policy is loaded");
   if (!nameOk) return fault("bad_arguments", "the tool name is not valid UTF-8");
   let store: usize = 0;
+  decideStore = 0;
   let slot: i32 = -1; // handle 0: no session, no counters
   if (h != 0) {
     slot = sessionSlot(h);
     if (slot < 0) return fault("unknown_session", "the session is unknown or was closed");
     store = sessionStore(slot);
+    decideStore = store;
   }
   const c = classifyTool(name, nameLen);
   if (c == WORDS_OOM) return fault("out_of_memory", "the evaluator ran out of memory");

@@ -9,8 +9,18 @@ import { fnv1a, sameBytes } from "./bytes";
 export let policyBase: usize = 0;
 const sectionAddr: usize = memory.data(4 * (SECTION_COUNT + 1));
 
+// Counts installs: what was worked out from an earlier policy (even one at the same address) is
+// not this one's.
+export let policyGeneration: u32 = 0;
+
 export function setPolicyBase(base: usize): void {
   policyBase = base;
+  policyGeneration++;
+}
+
+// Whether [p, p+len) lies inside the installed policy's bytes (which never change while it is).
+export function inPolicy(p: usize, len: u32): bool {
+  return policyBase != 0 && p >= policyBase && <u64>(p - policyBase) + <u64>len <= <u64>load<u32>(policyBase + 8);
 }
 
 export function setSection(kind: u32, addr: usize): void {
@@ -84,6 +94,11 @@ export function setFindHashed(i: u32, p: usize, len: u32, fnv: u32): i64 {
     b = (b + 1) & mask;
   }
   return -1;
+}
+
+// The number of sets in SETS (§4).
+export function setCount(): u32 {
+  return load<u32>(section(2));
 }
 
 // The key of bucket b of a HASH or KEYS set (§4): its string index, or NONE for an empty bucket.
@@ -247,7 +262,7 @@ export function codeCount(): u32 {
   return load<u32>(insnAddr(i) + 12);
 }
 
-// ---- CLASSIFY: word_map, entry_count, entries × (class), role_map ----
+// ---- CLASSIFY: word_map, entry_count, entries × (class, flags, roles), role_map, trusted ----
 @inline export function classifyWordSet(): u32 {
   return load<u32>(section(7));
 }
@@ -257,16 +272,28 @@ export function codeCount(): u32 {
 }
 
 export function classifyEntryClass(e: u32): u32 {
-  return load<u32>(section(7) + 8 + ((<usize>e) << 2));
+  return load<u32>(section(7) + 8 + (<usize>e) * 12);
+}
+
+export function classifyEntryFlags(e: u32): u32 {
+  return load<u32>(section(7) + 12 + (<usize>e) * 12);
+}
+
+export function classifyEntryRoles(e: u32): u32 {
+  return load<u32>(section(7) + 16 + (<usize>e) * 12);
 }
 
 export function classifyRoleSet(): u32 {
-  return load<u32>(section(7) + 8 + ((<usize>classifyEntryCount()) << 2));
+  return load<u32>(section(7) + 8 + (<usize>classifyEntryCount()) * 12);
+}
+
+export function classifyTrustedSet(): u32 {
+  return load<u32>(section(7) + 12 + (<usize>classifyEntryCount()) * 12);
 }
 
 // ---- INTENT: negations, nothing_words, file_extensions, verb_map, negation_cancels, verb_count,
 // verbs × (class_start, class_count), class_total, classes × (class), derive_count,
-// derive classes × (class) ----
+// derive classes × (class), grammar ----
 @inline export function intentNegationSet(): u32 {
   return load<u32>(section(8));
 }
@@ -317,6 +344,11 @@ export function intentDeriveCount(): u32 {
 
 export function intentDeriveClass(k: u32): u32 {
   return load<u32>(intentDeriveAt() + 4 + ((<usize>k) << 2));
+}
+
+// The grammar set (§7.3): word or phrase -> its G_* categories and a verb's object direction.
+export function intentGrammarSet(): u32 {
+  return load<u32>(intentDeriveAt() + 4 + ((<usize>intentDeriveCount()) << 2));
 }
 
 // ---- SETTINGS ----

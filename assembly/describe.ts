@@ -1,23 +1,35 @@
-// `describe` (docs/bytecode.md §8): what the host knows of a tool the policy does not map, its
-// description and the JSON schema of its parameters (what MCP servers publish), classifies it
-// for the later decisions of this instance. The class is the first CLASSIFY entry, in policy
-// order, that a word of the description or of a parameter's name or description maps to; each
-// parameter's role comes from its `format`, else role_map by its name, else by its last word.
-import { ROLE_EMAIL, ROLE_URL, ROLE_DOMAIN, ROLE_OBJECT, ROLE_AMOUNT, ROLE_AMOUNT_MINOR, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES } from "./format";
-import { strPtr, strLen, classCapability, classRisk, classifyEntryClass, classifyRoleSet, setFind, settingValue } from "./decode";
+// `describe` (docs/bytecode.md §8): what the host knows of a tool the policy does not map (its
+// MCP server, description, the JSON schema of its parameters and the server's annotations)
+// classifies it for the later decisions of this instance, by the order of evidence of §3
+// CLASSIFY: the verbs of the tool's own name first; the description's first word, the roles of
+// its parameters, the verbs among their enum values and the annotations can only raise that
+// class; a read needs the name's own verb (or a trusted server's readOnlyHint). Each parameter's
+// role comes from its `format`, else role_map by its name, by a word of its name, by its
+// description's head noun, else a number is an object; a path parameter whose name or
+// description has a verb is `written`, a sum whose description says "cents" is in minor units.
+import {
+  ROLE_EMAIL, ROLE_URL, ROLE_DOMAIN, ROLE_PATH, ROLE_WRITTEN, ROLE_OBJECT, ROLE_AMOUNT, ROLE_AMOUNT_MINOR,
+  SET_MAX_JSON_DEPTH, SET_MAX_LEAVES,
+  CLASSIFY_HINT_DESTRUCTIVE, CLASSIFY_HINT_NOT_READ_ONLY, CLASSIFY_HINT_OPEN_WORLD, CLASSIFY_HINT_READ_ONLY,
+  ANNOTATION_READ_ONLY, ANNOTATION_DESTRUCTIVE, ANNOTATION_OPEN_WORLD, ANNOTATION_MAX,
+} from "./format";
+import {
+  strPtr, strLen, classCapability, classRisk, classifyEntryClass, classifyEntryCount, classifyEntryFlags,
+  classifyEntryRoles, classifyRoleSet, classifyTrustedSet, setFind, settingValue,
+} from "./decode";
 import { outBegin, outByte, outAscii, outBytes, outDecimal, outPatchU8, outFinish, outFailure, Text, textLen, textPtr } from "./out";
 import { inputPtr, inputHolds } from "./input";
 import { hasPolicy } from "./policy";
 import {
-  classifyTool, classifiedByPolicy, classSource, lowestWordEntry, lastWordRole, learnClass, learnRoles, forgetRoles,
-  rolesBegin, rolesAdd, roleTableOf, WORDS_OOM, DESCRIBED_NAME_MAX,
+  classifyTool, classSource, learnClass, learnRoles, forgetRoles, rolesBegin, rolesAdd, roleTableOf,
+  nameEntry, ownNameStart, nextWord, wordStart, wordEnd, lowerWord, verbEntry, entryIsRead, WORDS_OOM,
+  DESCRIBED_NAME_MAX,
 } from "./classify";
 import { parseArgs, leafCount, leafPath, leafPathLen, leafValue, leafValueLen, leafIsString, JSON_OK } from "./json";
-import { bytesEqual, equalsAscii, indexOfByte, sameBytes, copyLower } from "./bytes";
-import { scratchAlloc } from "./mem";
-import { listWords, hasWord } from "./wordset";
+import { bytesEqual, equalsAscii, indexOfByte, sameBytes, copyLower, isAsciiAlpha, isAsciiDigit } from "./bytes";
 import { roleName } from "./disasm";
-import { free } from "./mem";
+import { free, scratchAlloc } from "./mem";
+import { listWords, hasWord } from "./wordset";
 
 const PROPERTIES: Text = "properties.";
 
@@ -30,17 +42,13 @@ let leafRestLen: u32 = 0;
 function propertyOf(i: u32): bool {
   const p = leafPath(i), len = leafPathLen(i);
   const prefix = textLen(PROPERTIES);
-  if (len <= prefix || !startsWithProperties(p)) return false;
+  if (len <= prefix || !sameBytes(p, textPtr(PROPERTIES), prefix)) return false;
   const dot = indexOfByte(p + prefix, len - prefix, 0x2e, 0);
   leafName = p + prefix;
   leafNameLen = dot < 0 ? len - prefix : <u32>dot;
   leafRest = leafName + leafNameLen + (dot < 0 ? 0 : 1);
   leafRestLen = dot < 0 ? 0 : len - prefix - leafNameLen - 1;
   return true;
-}
-
-function startsWithProperties(p: usize): bool {
-  return sameBytes(p, textPtr(PROPERTIES), textLen(PROPERTIES));
 }
 
 // The role a JSON-schema `format` names, 0 for any other: a date is what pins the action down.
@@ -52,15 +60,49 @@ function formatRole(p: usize, len: u32): u32 {
   return 0;
 }
 
-// Words that end a description's head phrase ("ID of the page", "Name to show", "Amount in cents").
+// Words that end a description's head phrase ("ID of the page", "Name to show", "Amount in
+// cents") and that link the words of a name ("note_to_payer").
 const STOPS: Text = "of\nfor\nto\nin\non\nat\nby\nwith\nfrom\nthat\nwhich\nwho\nwhose\nwhen\nif\nis\nare\nas\nor\nand\nused\nthis\nthe\na\nan";
 const LEADS: Text = "the\na\nan\noptional\nrequired";
 
-// Reads a description: the role CLASSIFY's role_map gives the head noun of its head phrase (its
-// last word, the phrase being the words before the first punctuation or STOPS word, LEADS
-// skipped before it: "IBAN of the recipient", "The repository name", not "Repository
-// description"), in headRoleFound (0: none); and whether a word of it is one role_map marks as
-// the smallest unit of a currency ("in cents"), in saysMinor. False when out of memory.
+function lowered(p: usize, n: u32): usize {
+  const w = scratchAlloc(max<usize>(<usize>n, 1));
+  if (w != 0) copyLower(w, p, n);
+  return w;
+}
+
+// role_map's role for a word of the name, the last word first ("amount_off" by "amount"), the
+// linking words skipped: the last word may give any role, an earlier one only an object's or a
+// sum's ("hotel_name" is an object; "excluded_file_patterns" is no path); 0 when none, WORDS_OOM.
+const nameWords: usize = memory.data(64); // up to 16 (start, end) u16 pairs
+function nameWordRole(name: usize, len: u32): i32 {
+  let n: u32 = 0;
+  let i: u32 = 0;
+  while (n < 16 && nextWord(name, len, i)) {
+    store<u16>(nameWords + (n << 2), <u16>wordStart);
+    store<u16>(nameWords + (n << 2) + 2, <u16>wordEnd);
+    n++;
+    i = wordEnd;
+  }
+  let last = true;
+  while (n > 0) {
+    n--;
+    const a = <u32>load<u16>(nameWords + (n << 2)), b = <u32>load<u16>(nameWords + (n << 2) + 2);
+    const w = lowered(name + a, b - a);
+    if (w == 0) return WORDS_OOM;
+    if (hasWord(listWords(textPtr(STOPS), textLen(STOPS)), w, b - a)) continue;
+    const role = setFind(classifyRoleSet(), w, b - a);
+    if (role >= 0 && (last || role == ROLE_OBJECT || role == ROLE_AMOUNT || role == ROLE_AMOUNT_MINOR)) return <i32>role;
+    last = false;
+  }
+  return 0;
+}
+
+// Reads a description: the role role_map gives the head noun of its head phrase (its last word,
+// the phrase being the words before the first punctuation or STOPS word, LEADS skipped before
+// it: "IBAN of the recipient", "The repository name", not "Repository description"), in
+// headRoleFound (0: none); and whether a word of it is one role_map marks as the smallest unit of
+// a currency ("in cents"), in saysMinor. False when out of memory.
 let headRoleFound: i32 = 0;
 let saysMinor = false;
 function readDescription(p: usize, len: u32): bool {
@@ -72,14 +114,14 @@ function readDescription(p: usize, len: u32): bool {
   saysMinor = false;
   while (i < len) {
     const c = <u32>load<u8>(p + i);
-    if (!isWordStart(c)) {
+    if (!(isAsciiAlpha(c) || isAsciiDigit(c))) {
       if (c != 0x20 && c != 0x27 && c != 0x2d && c != 0x5f && c != 0x60 && c != 0x22 && !lead) inHead = false;
       i++;
       continue;
     }
     let j = i + 1;
-    while (j < len && isWordStart(<u32>load<u8>(p + j))) j++;
-    const w = lowerWord(p + i, j - i);
+    while (j < len && (isAsciiAlpha(<u32>load<u8>(p + j)) || isAsciiDigit(<u32>load<u8>(p + j)))) j++;
+    const w = lowered(p + i, j - i);
     if (w == 0) return false;
     if (setFind(classifyRoleSet(), w, j - i) == <i64>ROLE_AMOUNT_MINOR) saysMinor = true;
     if (inHead) {
@@ -90,7 +132,7 @@ function readDescription(p: usize, len: u32): bool {
     i = j;
   }
   if (end > start) {
-    const w = lowerWord(p + start, end - start);
+    const w = lowered(p + start, end - start);
     if (w == 0) return false;
     const role = setFind(classifyRoleSet(), w, end - start);
     if (role >= 0) headRoleFound = <i32>role;
@@ -98,72 +140,80 @@ function readDescription(p: usize, len: u32): bool {
   return true;
 }
 
-function isWordStart(c: u32): bool {
-  return (c | 0x20) - 0x61 < 26 || c - 0x30 < 10;
+function lower(a: i32, b: i32): i32 {
+  return b >= 0 && (a < 0 || b < a) ? b : a;
 }
 
-function lowerWord(p: usize, n: u32): usize {
-  const w = scratchAlloc(max<usize>(<usize>n, 1));
-  if (w != 0) copyLower(w, p, n);
-  return w;
+// The riskiest entry a verb among the words of [p, p+len) gives (endings folded), -1, WORDS_OOM.
+function verbIn(p: usize, len: u32): i32 {
+  let best: i32 = -1;
+  let i: u32 = 0;
+  while (nextWord(p, len, i)) {
+    i = wordEnd;
+    const w = lowerWord(p);
+    if (w == 0) return WORDS_OOM;
+    const e = verbEntry(w, wordEnd - wordStart, true);
+    if (e == WORDS_OOM) return WORDS_OOM;
+    best = lower(best, e);
+  }
+  return best;
 }
 
-// The role of the property named [name, name+len) from what its schema gave (its `format`'s
-// role, the role of its description's head phrase, whether its type is a number, whether the
-// description speaks of minor units): the format's; else role_map by the name (ASCII case
-// aside), by the name's words (the last first: "user_email", "account_id"), by the description's
-// head phrase; else OBJECT for a number (a count or id the action is made with). An AMOUNT
-// whose description says "cents" is an AMOUNT_MINOR. WORDS_OOM when out of memory.
-function propertyRole(name: usize, len: u32, format: u32, described: i32, numeric: bool, minor: bool): i32 {
+// The first (riskiest) entry whose roles include `role`, -1 when none.
+function roleEntry(role: u32): i32 {
+  const n = classifyEntryCount();
+  for (let e: u32 = 0; e < n; e++) if ((classifyEntryRoles(e) & (1 << role)) != 0) return <i32>e;
+  return -1;
+}
+
+// The first (riskiest) entry with one of `flags`, -1 when none.
+function flaggedEntry(flags: u32): i32 {
+  if (flags == 0) return -1;
+  const n = classifyEntryCount();
+  for (let e: u32 = 0; e < n; e++) if ((classifyEntryFlags(e) & flags) != 0) return <i32>e;
+  return -1;
+}
+
+// The role of property [name, name+len): its `format`'s, else role_map's by its name (ASCII
+// lower-case), else by a word of its name (the last first), else by its description's head
+// noun; a property that can only be a number is an object (a count or id the action is made
+// with) unless its name says it is a sum; a sum whose description says "cents" is in minor
+// units; a path that its name or description says is acted on (a verb: "save", "to edit") is
+// written. `stated` tells whether the schema states the role (a format, the name itself, a
+// boolean flag named for it like "isUrl", or a written path) rather than the role being guessed
+// from the name's words or the description: only a stated role is evidence of the tool's class.
+// WORDS_OOM.
+let stated = false;
+function propertyRole(name: usize, len: u32, format: u32, numeric: bool, flag: bool, text: usize, textLength: u32): i32 {
+  stated = false;
   let role: i32 = <i32>format;
+  stated = role != 0;
   if (role == 0) {
-    const lower = lowerWord(name, len);
-    if (lower == 0) return WORDS_OOM;
-    const mapped = setFind(classifyRoleSet(), lower, len);
+    const low = lowered(name, len);
+    if (low == 0) return WORDS_OOM;
+    const mapped = setFind(classifyRoleSet(), low, len);
+    stated = mapped >= 0 || flag;
     role = mapped >= 0 ? <i32>mapped : nameWordRole(name, len);
   }
-  if (role == 0) role = described;
-  if (role == 0 && numeric) role = ROLE_OBJECT;
-  if (role == <i32>ROLE_AMOUNT && minor) role = ROLE_AMOUNT_MINOR;
-  return role;
-}
-
-// role_map's role for a word of the name, the last word first ("amount_off" by "amount"): words
-// are runs of letters and digits, split where a lower-case letter meets a capital ("unitAmount").
-const nameWords: usize = memory.data(64); // up to 16 (start, end) u16 pairs
-function nameWordRole(name: usize, len: u32): i32 {
-  let n: u32 = 0;
-  let i: u32 = 0;
-  while (i < len && n < 16) {
-    if (!isWordStart(<u32>load<u8>(name + i))) { i++; continue; }
-    let j = i + 1;
-    while (j < len && isWordStart(<u32>load<u8>(name + j)) &&
-      !((<u32>load<u8>(name + j)) - 0x41 < 26 && (<u32>load<u8>(name + j - 1)) - 0x61 < 26)) j++;
-    store<u16>(nameWords + (n << 2), <u16>i);
-    store<u16>(nameWords + (n << 2) + 2, <u16>j);
-    n++;
-    i = j;
+  if (role == WORDS_OOM || !readDescription(text, textLength)) return WORDS_OOM;
+  if (role == 0) role = headRoleFound;
+  if (numeric && role != <i32>ROLE_OBJECT && role != <i32>ROLE_AMOUNT && role != <i32>ROLE_AMOUNT_MINOR) {
+    role = ROLE_OBJECT; // a number is no address, URL or path
+    stated = false;
   }
-  while (n > 0) {
-    n--;
-    const a = <u32>load<u16>(nameWords + (n << 2)), b = <u32>load<u16>(nameWords + (n << 2) + 2);
-    const w = lowerWord(name + a, b - a);
-    if (w == 0) return WORDS_OOM;
-    // A word that only links others ("note_to_payer") says nothing of the value.
-    if (hasWord(listWords(textPtr(STOPS), textLen(STOPS)), w, b - a)) continue;
-    const role = setFind(classifyRoleSet(), w, b - a);
-    if (role >= 0) return <i32>role;
-  }
-  return 0;
-}
-
-function better(best: i32, entry: i32): i32 {
-  return entry >= 0 && (best < 0 || entry < best) ? entry : best;
+  if (role == <i32>ROLE_AMOUNT && saysMinor) role = ROLE_AMOUNT_MINOR;
+  if (role != <i32>ROLE_PATH) return role;
+  const byName = verbIn(name, len);
+  const byText = byName == WORDS_OOM ? WORDS_OOM : verbIn(text, textLength);
+  if (byText == WORDS_OOM) return WORDS_OOM;
+  if (byName < 0 && byText < 0) return role;
+  stated = true;
+  return <i32>ROLE_WRITTEN;
 }
 
 // Reads the schema's properties (a parser lists each property's leaves together), in one pass:
-// with `learn`, adds each one's role to the roles block and returns the best CLASSIFY entry
-// their names and descriptions give; without, counts them (propertyCount, propertyBytes).
+// with `learn`, adds each one's role to the roles block and returns the riskiest entry their
+// roles and enum values give; without, counts them (propertyCount, propertyBytes).
 let propertyCount: u32 = 0;
 let propertyBytes: u32 = 0;
 function readProperties(leaves: u32, learn: bool): i32 {
@@ -171,9 +221,9 @@ function readProperties(leaves: u32, learn: bool): i32 {
   let current: usize = 0;
   let currentLen: u32 = 0;
   let format: u32 = 0;
-  let described: i32 = 0;
-  let numeric = false;
-  let minor = false;
+  let text: usize = 0;
+  let textLength: u32 = 0;
+  let typed = false, nonNumeric = false, boolean = false;
   let open = false;
   propertyCount = 0;
   propertyBytes = 0;
@@ -182,11 +232,12 @@ function readProperties(leaves: u32, learn: bool): i32 {
     if (open && (i == leaves || !isProperty || !bytesEqual(leafName, leafNameLen, current, currentLen))) {
       open = false;
       if (learn) {
-        const role = propertyRole(current, currentLen, format, described, numeric, minor);
-        const e = lowestWordEntry(current, currentLen);
-        if (role == WORDS_OOM || e == WORDS_OOM) return WORDS_OOM;
-        if (role > 0) rolesAdd(current, currentLen, <u32>role);
-        best = better(best, e);
+        const role = propertyRole(current, currentLen, format, typed && !nonNumeric, boolean, text, textLength);
+        if (role == WORDS_OOM) return WORDS_OOM;
+        if (role > 0) {
+          rolesAdd(current, currentLen, <u32>role);
+          if (stated) best = lower(best, roleEntry(<u32>role));
+        }
       }
     }
     if (!isProperty) continue;
@@ -196,85 +247,136 @@ function readProperties(leaves: u32, learn: bool): i32 {
       current = leafName;
       currentLen = leafNameLen;
       format = 0;
-      described = 0;
-      numeric = false;
-      minor = false;
+      text = 0;
+      textLength = 0;
+      typed = false;
+      nonNumeric = false;
+      boolean = false;
       propertyCount++;
       propertyBytes += currentLen;
     }
     if (!learn || !leafIsString(i)) continue;
+    const value = leafValue(i), valueLen = leafValueLen(i);
     if (equalsAscii(leafRest, leafRestLen, "format")) {
-      const role = formatRole(leafValue(i), leafValueLen(i));
+      const role = formatRole(value, valueLen);
       if (role != 0) format = role;
     } else if (equalsAscii(leafRest, leafRestLen, "description")) {
-      const e = lowestWordEntry(leafValue(i), leafValueLen(i));
-      if (e == WORDS_OOM || !readDescription(leafValue(i), leafValueLen(i))) return WORDS_OOM;
-      best = better(best, e);
-      if (described == 0) described = headRoleFound;
-      minor = minor || saysMinor;
-    } else if (equalsAscii(leafRest, leafRestLen, "type") || equalsAscii(leafRest, leafRestLen, "items.type")) {
-      const v = leafValue(i), n = leafValueLen(i);
-      if (equalsAscii(v, n, "integer") || equalsAscii(v, n, "number")) numeric = true;
+      text = value;
+      textLength = valueLen;
+    } else if (equalsAscii(leafRest, leafRestLen, "type")) {
+      typed = true;
+      if (!equalsAscii(value, valueLen, "number") && !equalsAscii(value, valueLen, "integer")) nonNumeric = true;
+      if (equalsAscii(value, valueLen, "boolean")) boolean = true;
+    } else if (equalsAscii(leafRest, leafRestLen, "enum")) {
+      // An operation picked by value ("action": "list" | "add" | "remove"): its verbs, as written.
+      const lowered = scratchAlloc(max<usize>(valueLen, 1));
+      if (lowered == 0) return WORDS_OOM;
+      copyLower(lowered, value, valueLen);
+      const e = verbEntry(lowered, valueLen, false);
+      if (e == WORDS_OOM) return WORDS_OOM;
+      best = lower(best, e);
     }
   }
   return best;
 }
 
+// The riskiest entry the server's annotations give (§3): destructiveHint true and openWorldHint
+// true unless readOnlyHint is true, readOnlyHint false.
+function hintEntry(a: u32): i32 {
+  const readOnly = (a & ANNOTATION_READ_ONLY) != 0 && (a & (ANNOTATION_READ_ONLY << 1)) != 0;
+  let flags: u32 = 0;
+  if ((a & ANNOTATION_DESTRUCTIVE) != 0 && (a & (ANNOTATION_DESTRUCTIVE << 1)) != 0 && !readOnly) flags |= CLASSIFY_HINT_DESTRUCTIVE;
+  if ((a & ANNOTATION_READ_ONLY) != 0 && (a & (ANNOTATION_READ_ONLY << 1)) == 0) flags |= CLASSIFY_HINT_NOT_READ_ONLY;
+  if ((a & ANNOTATION_OPEN_WORLD) != 0 && (a & (ANNOTATION_OPEN_WORLD << 1)) != 0 && !readOnly) flags |= CLASSIFY_HINT_OPEN_WORLD;
+  return flaggedEntry(flags);
+}
+
+// Whether the server [p, p+len) is one the policy trusts (names compared in Hermes' spelling).
+function trusted(p: usize, len: u32): bool {
+  if (len == 0) return false;
+  const safe = scratchAlloc(len);
+  if (safe == 0) return false;
+  for (let k: u32 = 0; k < len; k++) {
+    const c = <u32>load<u8>(p + k);
+    store<u8>(safe + k, <u8>(isAsciiAlpha(c) || isAsciiDigit(c) || c == 0x5f ? c : 0x5f));
+  }
+  return setFind(classifyTrustedSet(), safe, len) >= 0;
+}
+
 // Answers the class the tool now has, `capability<TAB>risk`, then a line `role<TAB>NAME<TAB>role`
-// per parameter role learned: a name the policy maps or its own words classify keeps that class;
-// else the words of the description and schema give one (remembered), if any.
-export function describeTool(nameLen: u32, textLen: u32, schemaLen: u32): u32 {
+// per parameter role learned. A name the policy maps keeps its class and learns nothing.
+export function describeTool(nameLen: u32, textLen: u32, schemaLen: u32, serverLen: u32, annotations: u32): u32 {
   outBegin();
   outByte(1);
-  if (!inputHolds(<u64>nameLen + <u64>textLen + <u64>schemaLen)) return outFailure("the call does not fit the input buffer");
+  if (!inputHolds(<u64>nameLen + <u64>textLen + <u64>schemaLen + <u64>serverLen)) return outFailure("the call does not fit the input buffer");
   if (!hasPolicy()) return outFailure("no policy is loaded");
+  if ((annotations & ~ANNOTATION_MAX) != 0) return outFailure("unknown annotation bits");
   const name = inputPtr();
   if (nameLen > DESCRIBED_NAME_MAX) {
     outAscii("the tool name is longer than ");
     outDecimal(DESCRIBED_NAME_MAX);
     return outFailure(" bytes");
   }
-  const schema = name + nameLen + textLen;
+  const text = name + nameLen;
+  const schema = text + textLen;
+  const server = schema + schemaLen;
   if (schemaLen > 0 && parseArgs(schema, schemaLen, settingValue(SET_MAX_JSON_DEPTH), settingValue(SET_MAX_LEAVES)) != JSON_OK) {
     return outFailure("the parameter schema is not a JSON object within the policy's limits");
   }
   const leaves = schemaLen > 0 ? leafCount() : 0;
-  let entry = lowestWordEntry(name + nameLen, textLen);
-  if (entry == WORDS_OOM) return outFailure("out of memory");
-  readProperties(leaves, false);
-  const roles = rolesBegin(propertyCount, propertyBytes);
-  if (roles == 0) return outFailure("out of memory");
-  const fromSchema = readProperties(leaves, true);
-  if (fromSchema == WORDS_OOM) {
-    free(roles);
-    return outFailure("out of memory");
-  }
-  entry = better(entry, fromSchema);
   let cls = classifyTool(name, nameLen);
-  if (cls == WORDS_OOM) {
-    free(roles);
-    return outFailure("out of memory");
-  }
-  // A tool the policy maps takes its roles from the map: only others learn them.
-  if (classSource() == 1 || load<u32>(roles) == 0) {
-    free(roles);
+  if (cls == WORDS_OOM) return outFailure("out of memory");
+  const mapped = classSource() == 1;
+  if (mapped) {
     forgetRoles(name, nameLen);
   } else {
-    const learned = learnRoles(name, nameLen, roles);
-    if (learned == 2) return outFailure("too many described tools");
-    if (learned == 3) return outFailure("out of memory");
-  }
-  if (!classifiedByPolicy() && entry >= 0) {
-    cls = <i32>classifyEntryClass(<u32>entry);
-    const learned = learnClass(name, nameLen, <u32>cls);
-    if (learned == 2) return outFailure("too many described tools");
-    if (learned == 3) return outFailure("out of memory");
+    const own = ownNameStart(name, nameLen, server, serverLen);
+    const byName = nameEntry(name + own, nameLen - own);
+    if (byName == WORDS_OOM) return outFailure("out of memory");
+    let best = byName;
+    if (nextWord(text, textLen, 0)) {
+      const w = lowerWord(text);
+      const lead = w == 0 ? WORDS_OOM : verbEntry(w, wordEnd - wordStart, true, true);
+      if (lead == WORDS_OOM) return outFailure("out of memory");
+      best = lower(best, lead);
+    }
+    readProperties(leaves, false);
+    const roles = rolesBegin(propertyCount, propertyBytes);
+    if (roles == 0) return outFailure("out of memory");
+    const fromSchema = readProperties(leaves, true);
+    if (fromSchema == WORDS_OOM) {
+      free(roles);
+      return outFailure("out of memory");
+    }
+    best = lower(best, fromSchema);
+    best = lower(best, hintEntry(annotations));
+    const readOnly = (annotations & ANNOTATION_READ_ONLY) != 0 && (annotations & (ANNOTATION_READ_ONLY << 1)) != 0;
+    const vouched = readOnly && trusted(server, serverLen) ? flaggedEntry(CLASSIFY_HINT_READ_ONLY) : -1;
+    if (vouched >= 0) best = vouched;
+    // A read needs the name's own read verb, or a trusted server's word for it.
+    else if (best >= 0 && entryIsRead(<u32>best) && !(byName >= 0 && entryIsRead(<u32>byName))) best = -1;
+    cls = best >= 0 ? <i32>classifyEntryClass(<u32>best) : 0;
+    if (load<u32>(roles) == 0) {
+      free(roles);
+      forgetRoles(name, nameLen);
+    } else {
+      const learned = learnRoles(name, nameLen, roles);
+      if (learned == 2) return outFailure("too many described tools");
+      if (learned == 3) return outFailure("out of memory");
+    }
+    // A tool whose own name already gives its class needs no slot unless it has one.
+    const byNameClass = byName >= 0 ? <i32>classifyEntryClass(<u32>byName) : 0;
+    if (cls != byNameClass || roleTableOf(name, nameLen) != 0 || classSource() == 3) {
+      const learned = learnClass(name, nameLen, <u32>cls);
+      if (learned == 2) return outFailure("too many described tools");
+      if (learned == 3) return outFailure("out of memory");
+    }
   }
   outPatchU8(0, 0);
   outBytes(strPtr(classCapability(<u32>cls)), strLen(classCapability(<u32>cls)));
   outByte(0x09);
   outBytes(strPtr(classRisk(<u32>cls)), strLen(classRisk(<u32>cls)));
-  const kept = classSource() == 1 ? 0 : roleTableOf(name, nameLen);
+  const kept: usize = mapped ? 0 : roleTableOf(name, nameLen);
   const n: u32 = kept == 0 ? 0 : load<u32>(kept);
   for (let k: u32 = 0; k < n; k++) {
     const e = kept + 4 + <usize>k * 12;

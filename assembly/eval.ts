@@ -13,13 +13,13 @@ import {
 } from "./format";
 import {
   classCodeStart, insnOp, insnSubject, insnFlags, insnArg, insnOperand, insnJump, strPtr, strLen,
-  setFind, setFindHashed, setMemberCount, listKey, setBucketCount, setBucketKey,
+  setFind, setFindHashed, setMemberCount, listKey, setBucketCount, setBucketKey, setCount, policyGeneration,
 } from "./decode";
 import { bytesEqual, startsWith, indexOfByte, sameBytes } from "./bytes";
-import { scratchAlloc } from "./mem";
+import { alloc, free, scratchAlloc, scratchEpoch } from "./mem";
 import { globMatch, globsMeet, literalHead, literalDir } from "./glob";
 import { leafCount, leafPath, leafPathLen, leafValue, leafValueLen, leafIsString, leafInArray } from "./json";
-import { targetCount, targetKind, targetIsPattern, targetEntryKind, targetPtr, targetLen } from "./targets";
+import { targetCount, targetKind, targetIsPattern, targetIsTree, targetEntryKind, targetPtr, targetLen } from "./targets";
 import { pathForms, constantForms, formAt, formsOutOfMemory } from "./pathforms";
 import { spanPtr, spanLen } from "./normalize";
 import { intentHas, intentDerivedHas, intentGrants, intentNamesKind, intentMeetsPattern } from "./intent";
@@ -106,11 +106,13 @@ function valueCount(subject: u32): u32 {
 
 // Whether the last value valueAt returned is a pattern, and its entry byte for the witness.
 let valuePattern = false;
+let valueTree = false;
 let valueEntry: u32 = 0;
 
 // Value k of the subject, as (ptr << 32 | len); -1 when k is not a value of this subject.
 function valueAt(subject: u32, arg: u32, k: u32): i64 {
   valuePattern = false;
+  valueTree = false;
   valueEntry = subject;
   if (subject == SUBJ_TOOL) return (<i64>toolName << 32) | <i64>toolNameLen;
   if (subject == SUBJ_ARG) {
@@ -119,6 +121,7 @@ function valueAt(subject: u32, arg: u32, k: u32): i64 {
   }
   if (targetKind(k) != subject) return -1;
   valuePattern = targetIsPattern(k);
+  valueTree = targetIsTree(k);
   valueEntry = targetEntryKind(k);
   return (<i64>targetPtr(k) << 32) | <i64>targetLen(k);
 }
@@ -177,29 +180,91 @@ function domainIn(set: u32, p: usize, len: u32): bool {
   return false;
 }
 
-// [p, p+len) or one of its ancestors ("/a/b" -> "/a" -> "/", "~/a" -> "~") is in `set`. The
-// prefixes' hashes grow in one pass over the path, so a deep path costs one hash, not one a level.
-function pathOrAncestorIn(set: u32, p: usize, len: u32): bool {
-  let h: u32 = 0x811c9dc5;
-  for (let i: u32 = 0; i < len; i++) {
-    const c = <u32>load<u8>(p + i);
-    h = (h ^ c) * 0x01000193;
-    // An ancestor ends before a '/' (the root "/" is its own first byte); the path at the end.
-    const ends = i + 1 == len || load<u8>(p + i + 1) == 0x2f || (i == 0 && c == 0x2f);
-    if (ends && setFindHashed(set, p, i + 1, h) >= 0) return true;
+// The ancestors of a path in each of its forms (§6.5: absolute, `~`, `$HERMES_HOME`), as
+// (form ptr, prefix length, FNV-1a of the prefix) triples: worked out once per path and call, so
+// each UNDER test after the first costs a lookup per ancestor, not a pass over the path's bytes.
+// Entries: u32 path ptr, u32 path len, u32 epoch, u32 count, u32 triples ptr.
+const ANCESTRY_SLOTS: u32 = 4;
+const ancestry: usize = memory.data(<i32>(ANCESTRY_SLOTS * 20));
+let ancestryNext: u32 = 0;
+
+function ancestorsOf(p: usize, len: u32): usize {
+  for (let k: u32 = 0; k < ANCESTRY_SLOTS; k++) {
+    const e = ancestry + <usize>k * 20;
+    if (load<u32>(e + 8) == scratchEpoch && <usize>load<u32>(e) == p && load<u32>(e + 4) == len) return e;
   }
-  return false;
+  const e = ancestry + <usize>ancestryNext * 20;
+  ancestryNext = (ancestryNext + 1) % ANCESTRY_SLOTS;
+  const n = pathForms(p, len);
+  if (formsOutOfMemory) { outOfMemory = true; return 0; }
+  let total: u32 = 0;
+  for (let k: u32 = 0; k < n; k++) total += spanLen(formAt(k)) + 1;
+  const triples = scratchAlloc(<usize>total * 12);
+  if (triples == 0) { outOfMemory = true; return 0; }
+  let count: u32 = 0;
+  for (let k: u32 = 0; k < n; k++) {
+    const f = formAt(k);
+    const fp = spanPtr(f), fl = spanLen(f);
+    let h: u32 = 0x811c9dc5;
+    for (let i: u32 = 0; i < fl; i++) {
+      const c = <u32>load<u8>(fp + i);
+      h = (h ^ c) * 0x01000193;
+      // An ancestor ends before a '/' (the root "/" is its own first byte); the path at the end.
+      if (i + 1 == fl || load<u8>(fp + i + 1) == 0x2f || (i == 0 && c == 0x2f)) {
+        const t = triples + <usize>count * 12;
+        store<u32>(t, <u32>fp);
+        store<u32>(t + 4, i + 1);
+        store<u32>(t + 8, h);
+        count++;
+      }
+    }
+  }
+  store<u32>(e, <u32>p);
+  store<u32>(e + 4, len);
+  store<u32>(e + 8, scratchEpoch);
+  store<u32>(e + 12, count);
+  store<u32>(e + 16, <u32>triples);
+  return e;
 }
 
-// A path is under a member of KEYS set `set` in one of its forms (§6.5): absolute, `~`,
-// `$HERMES_HOME`.
+// The longest member of each set of the installed policy (+1; 0: not yet measured), so a deep
+// path is looked up only at the ancestors short enough to be a member.
+let longestFor: u32 = 0; // the policy generation the table belongs to
+let longest: usize = 0;
+
+function longestMember(set: u32): u32 {
+  if (longestFor != policyGeneration) {
+    free(longest);
+    longest = alloc(max<usize>(<usize>setCount() << 2, 4));
+    if (longest == 0) return 0xffffffff;
+    memory.fill(longest, 0, <usize>setCount() << 2);
+    longestFor = policyGeneration;
+  }
+  const at = longest + (<usize>set << 2);
+  let m = load<u32>(at);
+  if (m == 0) {
+    const buckets = setBucketCount(set);
+    for (let b: u32 = 0; b < buckets; b++) {
+      const key = setBucketKey(set, b);
+      if (key != NONE && strLen(key) + 1 > m) m = strLen(key) + 1;
+    }
+    if (m == 0) m = 1;
+    store<u32>(at, m);
+  }
+  return m - 1;
+}
+
+// A path is under a member of KEYS set `set` in one of its forms (§6.5).
 function underIn(set: u32, p: usize, len: u32): bool {
-  if (pathOrAncestorIn(set, p, len)) return true;
-  const n = pathForms(p, len);
-  if (formsOutOfMemory) outOfMemory = true;
-  for (let k: u32 = 1; k < n; k++) {
-    const f = formAt(k);
-    if (f != 0 && pathOrAncestorIn(set, spanPtr(f), spanLen(f))) return true;
+  const e = ancestorsOf(p, len);
+  if (e == 0) return false;
+  const n = load<u32>(e + 12);
+  const triples = <usize>load<u32>(e + 16);
+  const most = longestMember(set);
+  for (let k: u32 = 0; k < n; k++) {
+    const t = triples + <usize>k * 12;
+    const l = load<u32>(t + 4);
+    if (l <= most && setFindHashed(set, <usize>load<u32>(t), l, load<u32>(t + 8)) >= 0) return true;
   }
   return false;
 }
@@ -217,6 +282,31 @@ function literalTest(op: u32, subject: u32, operand: u32, p: usize, len: u32): u
     case OP_TEST_AT_MOST: return amountAtMost(p, len, strPtr(operand), strLen(operand));
   }
   return NO;
+}
+
+// A member of KEYS set `set`, in its absolute forms, lies below directory [d, d+dLen) (of a
+// pattern of directories, with `pattern`): a tree target there reads or writes it (§6.9).
+function memberBelow(set: u32, d: usize, dLen: u32, pattern: bool): bool {
+  const root = dLen == 1 && load<u8>(d) == 0x2f;
+  const below = withAnyTail(d, dLen, !root);
+  if (below == 0) return true;
+  const buckets = setBucketCount(set);
+  for (let b: u32 = 0; b < buckets; b++) {
+    const key = setBucketKey(set, b);
+    if (key == NONE) continue;
+    const n = constantForms(strPtr(key), strLen(key));
+    if (formsOutOfMemory) { outOfMemory = true; return true; }
+    for (let k: u32 = 0; k < n; k++) {
+      const f = formAt(k);
+      const fp = spanPtr(f), fl = spanLen(f);
+      if (!pattern && literalHead(fp, fl) == fl) {
+        if (root ? fl > 1 && load<u8>(fp) == 0x2f : fl > dLen && load<u8>(fp + dLen) == 0x2f && sameBytes(fp, d, dLen)) return true;
+      } else if (globsMeet(fp, fl, spanPtr(below), spanLen(below))) {
+        return true;
+      }
+    }
+  }
+  return false;
 }
 
 // ---- per-value tests on patterns (§6.7) ----
@@ -375,6 +465,7 @@ function holds(pc: u32): u32 {
     if (v < 0) continue;
     const p = <usize>(v >>> 32), len = <u32>v;
     let r = valuePattern ? patternTest(op, subject, operand, p, len) : literalTest(op, subject, operand, p, len);
+    if (valueTree && op == OP_TEST_UNDER && r != YES && memberBelow(operand, p, len, valuePattern)) r = valuePattern ? MAYBE : YES;
     if (negate) r = negated(r);
     if (all) {
       if (r == NO) return NO; // runClass empties the deltas of a failing test's rule

@@ -2,7 +2,7 @@
 // AssemblyScript evaluator and the TypeScript compiler can both import this file.
 
 export const MAGIC = 0x43424641; // "AFBC" read as a little-endian u32
-export const FORMAT_VERSION = 5;
+export const FORMAT_VERSION = 6;
 export const HEADER_SIZE = 48;
 export const DIR_ENTRY_SIZE = 12;
 export const HASH_OFFSET = 16;
@@ -56,7 +56,7 @@ export const OP_TEST_GRANTED = 0x18;
 export const OP_TEST_INTENT_ANY = 0x19;
 export const OP_TEST_IN_DERIVED = 0x1a;
 export const OP_TEST_TRUTHY = 0x1b;
-export const OP_TEST_AT_MOST = 0x1c; // an AMOUNT at most the constant sum (§6.9)
+export const OP_TEST_AT_MOST = 0x1c; // an AMOUNT at most the constant sum (§6.10)
 export const FLAG_NEGATE = 1;
 export const FLAG_ALL = 2;
 
@@ -78,12 +78,15 @@ export const SUBJ_RECIPIENT = 7;
 export const SUBJ_WRITE = 8;    // paths the call writes, creates, deletes or renames (also PATH targets)
 export const SUBJ_OPAQUE = 9;   // what a reader could not read: an allow of such a call is asked (§8.1)
 export const SUBJ_OBJECT = 10;  // the named object of an action: a hotel, a repository, an account
-export const SUBJ_AMOUNT = 11;  // a sum of money the call moves, in the normal form of §6.9
+export const SUBJ_AMOUNT = 11;  // a sum of money the call moves, in the normal form of §6.10
 export const SUBJECT_COUNT = 12;
 // A target whose value a reader could not resolve to one literal (a glob bash expands, a word
 // with an unknown variable): its value is a pattern of §6.4 over the normal forms (§6.7). The
 // bit is or-ed into the subject byte of witness and target entries (§8.1).
 export const TARGET_PATTERN = 0x80;
+// A path target that stands for a directory and everything below it (a recursive read or
+// write): UNDER holds when a member lies below it too (§6.9). Or-ed in like TARGET_PATTERN.
+export const TARGET_TREE = 0x40;
 
 // Argument roles (§5.2).
 export const ROLE_EMAIL = 1;
@@ -99,13 +102,83 @@ export const ROLE_TEXT = 10;
 export const ROLE_WRITTEN = 11; // a path the call writes: PATH and WRITE
 export const ROLE_OBJECT = 12;  // the object of the action (a name, an id): OBJECT
 export const ROLE_DATA = 13;    // content, no target: exempt from reading by shape (§5.2)
-export const ROLE_AMOUNT = 14;  // a sum of money (or its currency): AMOUNT
-export const ROLE_AMOUNT_MINOR = 15; // a sum in the currency's smallest unit (cents): AMOUNT
-export const ROLE_MAX = 15;
+export const ROLE_TREE = 14;    // a directory read with everything below it: PATH, and the pattern DIR/**
+export const ROLE_AMOUNT = 15;  // a sum of money (or its currency): AMOUNT
+export const ROLE_AMOUNT_MINOR = 16; // a sum in the currency's smallest unit (cents): AMOUNT
+export const ROLE_MAX = 16;
+
+// CLASSIFY entry flags (§3): the entry is a read (only the tool's own name gives it), and the
+// MCP annotations that are evidence for it.
+export const CLASSIFY_READ = 1;
+export const CLASSIFY_HINT_DESTRUCTIVE = 2;   // destructiveHint true, readOnlyHint not true
+export const CLASSIFY_HINT_NOT_READ_ONLY = 4; // readOnlyHint false
+export const CLASSIFY_HINT_OPEN_WORLD = 8;    // openWorldHint true, readOnlyHint not true
+export const CLASSIFY_HINT_READ_ONLY = 16;    // readOnlyHint true, from a trusted server: the class
+export const CLASSIFY_FLAG_MAX = 31;
+// The annotations `describe` is given (§8): two bits each, known and value.
+export const ANNOTATION_READ_ONLY = 1;        // readOnlyHint given; its value in bit << 1
+export const ANNOTATION_DESTRUCTIVE = 4;      // destructiveHint given; its value in bit << 1
+export const ANNOTATION_OPEN_WORLD = 16;      // openWorldHint given; its value in bit << 1
+export const ANNOTATION_MAX = 63;
 
 // IN_INTENT and INTENT_ANY operands (§5, §7): which of the user's words count.
 export const INTENT_DESTINATION = 0; // asked for as the destination of a plain request
 export const INTENT_NAMED = 1;       // named anywhere in the user's own words
+export const INTENT_SOURCE = 2;      // asked for as a source or a destination (reads, fetches)
+
+// Categories of the INTENT section's grammar set (§7.3): a word's value is the OR of them.
+export const G_DEST = 1;              // a preposition whose object receives: to, cc, into
+export const G_SOURCE = 2;            // its object is where data comes from: from, by, of
+export const G_MENTION = 4;           // its object is only talked about: about, regarding
+export const G_RELATIVE = 8;          // takes its role from the governing verb: in, with, on, for
+export const G_AUX = 16;              // an auxiliary that opens a question: do, did, is, should
+export const G_DEST_AFTER = 32;       // a postposition after the item: に, 에게
+export const G_SOURCE_AFTER = 64;     // から, 에서
+export const G_DEST_BEFORE = 128;     // glued before the item in a script without spaces: 给
+export const G_QUESTION = 256;        // a sentence it opens asks or asks for an explanation: how, explain
+export const G_POLITE = 512;          // with "you" it makes a question a request: could, can, would
+export const G_ADDRESSEE = 1024;      // the agent addressed: "could you", "I need you to"
+export const G_CONDITION = 2048;      // opens a condition: if, when, once, unless
+export const G_CONDITION_AFTER = 4096; // closes a condition: たら, 면
+export const G_SUBJECT = 8192;        // a subject before a verb makes it a statement: i, someone
+export const G_DETERMINER = 16384;    // a verb word after it is a noun: the, a, an
+export const G_BARRIER = 32768;       // opens an embedded clause: that, what, whether, sent
+export const G_LEAD = 65536;          // may stand before an imperative: please, just, also
+export const G_CONJ = 131072;         // joins items or clauses: and, or
+export const G_ONLY = 262144;         // a later turn keeps only what it names: only
+export const G_INSTEAD = 524288;      // a later turn replaces the earlier destinations: instead
+export const G_REVOKE = 1048576;      // alone, a later turn takes earlier grants back: stop, cancel
+export const G_EXCLUDE = 2097152;     // takes what it names out: leave out, except
+export const G_RESTORE = 4194304;     // puts a taken-out destination back: back, again
+export const G_QUOTE_MARKER = 8388608; // a line with it begins pasted mail: forwarded, wrote
+export const G_HEADER = 16777216;     // a mail header name: from, subject (two lines begin a paste)
+export const G_PHRASE_HEAD = 33554432; // the first word of a phrase of the grammar
+// The binder's own words: verbs (VERB_MAP), negations and nothing words, looked up once.
+export const G_VERB = 536870912;      // bit 29
+export const G_NEGATION = 1073741824; // bit 30
+export const G_NOTHING = 2147483648;  // bit 31
+// A verb word's object direction, in bits 26-28 of its grammar value.
+export const GRAMMAR_OBJECT_SHIFT = 26;
+export const OBJECT_NONE = 0;
+export const OBJECT_DESTINATION = 1;  // send, tell: the addressee receives
+export const OBJECT_WRITTEN = 2;      // write, save: the file named is written
+export const OBJECT_SOURCE = 3;       // read, summarize: the object is read
+export const OBJECT_INCLUDED = 4;     // add, invite: joins the destination (unless a file receives)
+export const OBJECT_CONVERTED = 5;    // convert, translate: the object is read, what it makes written
+export const OBJECT_DELEGATED = 6;    // do, perform: what the object says is the request (granted maybe)
+
+// How the user's words place a value (§7.3), shown in the intent summary (§8).
+export const BOUND_DESTINATION = 1;
+export const BOUND_SOURCE = 2;
+export const BOUND_MENTION = 3;
+export const BOUND_QUOTED = 4;   // in quoted, pasted or forwarded material
+export const MOOD_REQUEST = 1;
+export const MOOD_QUESTION = 2; // a question or an explanation
+export const MOOD_CONDITION = 3;
+export const MOOD_NEGATED = 4;
+export const MOOD_STATEMENT = 5;
+export const MOOD_UNKNOWN = 6;  // a language the grammar does not know
+export const MOOD_UNCERTAIN = 7; // a destination with no verb to read it by
 
 // Decision kinds in the decision record (§8.1).
 export const KIND_ALLOW = 0;
@@ -116,6 +189,9 @@ export const DECISION_HEAD_SIZE = 24;
 export const DECISION_POSSIBLE = 1; // an ask: a block rule held possibly, on a value not read to the end
 export const DECISION_OPAQUE = 2;   // an ask: the call would be allowed, but a reader could not read all of it
 
+// configure's flags (§8).
+export const CONFIGURE_FOLD_CASE = 1; // the file system compares names ASCII case aside (macOS, Windows)
+
 // Fuel the host grants one call (§8).
 export const FUEL_BASE = 20000000;
-export const FUEL_PER_BYTE = 400;
+export const FUEL_PER_BYTE = 1000;

@@ -4,6 +4,7 @@
 // position, so no pattern or value costs more than O(|pattern| · |value|): there is no
 // backtracking to blow up.
 import { scratchAlloc } from "./mem";
+import { inPolicy, policyGeneration } from "./decode";
 import { sameBytes } from "./bytes";
 
 const STAR: u32 = 0x2a;
@@ -79,19 +80,46 @@ function occursIn(lit: usize, litLen: u32, s: usize, sLen: u32): bool {
   return false;
 }
 
+// The shape of a pattern literalsFit needs: where its literal head ends, where its literal tail
+// starts, and whether literals lie between. Patterns of the installed policy are matched again
+// and again, so their shapes are kept by address and policy generation; a pattern elsewhere (an
+// input, scratch memory, whose bytes change between calls) is measured every time.
+const SHAPES: u32 = 256;
+const shapes: usize = memory.data(<i32>(SHAPES * 20)); // ptr, len, generation, head, tailStart | middle << 31
+const transient: usize = memory.data(20); // the shape of a pattern outside the policy
+
+function shapeOf(pat: usize, patLen: u32): usize {
+  const kept = inPolicy(pat, patLen);
+  const e = kept ? shapes + <usize>((<u32>pat >> 2) & (SHAPES - 1)) * 20 : transient;
+  if (kept && <usize>load<u32>(e) == pat && load<u32>(e + 4) == patLen && load<u32>(e + 8) == policyGeneration) return e + 4;
+  let head: u32 = 0;
+  while (head < patLen && !isWildcardAt(pat, head)) head++;
+  let tailStart = patLen;
+  if (head < patLen) while (!isWildcardAt(pat, tailStart - 1)) tailStart--;
+  let middle = false;
+  for (let i = head; i < tailStart && !middle; i++) middle = !isWildcardAt(pat, i);
+  store<u32>(e, <u32>pat);
+  store<u32>(e + 4, patLen);
+  store<u32>(e + 8, policyGeneration);
+  store<u32>(e + 12, head);
+  store<u32>(e + 16, tailStart | (middle ? 0x80000000 : 0));
+  return e + 4;
+}
+
 // A necessary condition, cheap to test: the literal bytes before the first wildcard start the
 // value, those after the last one end it, and every literal run between lies in what is left.
 // Most values fail it, so the automaton below only runs on near-matches; it decides alone.
 function literalsFit(pat: usize, patLen: u32, s: usize, sLen: u32): bool {
-  let head: u32 = 0;
-  while (head < patLen && !isWildcardAt(pat, head)) head++;
+  const e = shapeOf(pat, patLen);
+  const head = load<u32>(e + 8);
   if (head == patLen) return sLen == patLen && sameBytes(pat, s, patLen);
-  let tailStart = patLen;
-  while (!isWildcardAt(pat, tailStart - 1)) tailStart--;
+  const word = load<u32>(e + 12);
+  const tailStart = word & 0x7fffffff;
   const tail = patLen - tailStart;
   if (<u64>head + <u64>tail > <u64>sLen) return false;
-  if (!sameBytes(pat, s, head)) return false;
   if (!sameBytes(pat + tailStart, s + sLen - tail, tail)) return false;
+  if (!sameBytes(pat, s, head)) return false;
+  if ((word & 0x80000000) == 0) return true;
   const middle = s + head, middleLen = sLen - head - tail;
   let i = head;
   while (i < tailStart) {
@@ -154,14 +182,16 @@ export function globMatch(pat: usize, patLen: u32, s: usize, sLen: u32): bool {
 // pattern positions, each pair visited once, so it costs O(|a| · |b|).
 const MEET_MAX_STATES: u64 = 1 << 20;
 
-// The epsilon moves of a position: past a star run that starts there, or past a `/**/`.
-function epsilonFrom(pat: usize, patLen: u32, i: u32, out: usize): u32 {
+// The epsilon moves of state (i, inside): past a star run that starts at i, or past a `/**/`
+// that starts there when i was just entered (`inside` 0). A star that has consumed bytes is
+// `inside` (1): it may end, but its `/**/` is no longer a way to match nothing.
+function epsilonFrom(pat: usize, patLen: u32, i: u32, inside: u32, out: usize): u32 {
   let n: u32 = 0;
   if (i < patLen && load<u8>(pat + i) == STAR && (i == 0 || load<u8>(pat + i - 1) != STAR)) {
     store<u32>(out, afterStars(pat, patLen, i));
     n++;
   }
-  const skip = dirStarSkip(pat, patLen, i);
+  const skip = inside == 0 ? dirStarSkip(pat, patLen, i) : 0;
   if (skip != 0) {
     store<u32>(out + (<usize>n << 2), skip);
     n++;
@@ -193,9 +223,14 @@ function compatible(ta: u32, ca: u32, tb: u32, cb: u32): bool {
   return true; // two wildcards share a byte other than '/'
 }
 
+// A state of the walk: (position in a, inside a's star, position in b, inside b's star).
+@inline function stateOf(i: u32, ia: u32, j: u32, jb: u32, width: u64): u64 {
+  return ((<u64>i * 2 + <u64>ia) * width) + <u64>j * 2 + <u64>jb;
+}
+
 export function globsMeet(a: usize, aLen: u32, b: usize, bLen: u32): bool {
-  const width = <u64>bLen + 1;
-  const states = (<u64>aLen + 1) * width;
+  const width = (<u64>bLen + 1) * 2;
+  const states = (<u64>aLen + 1) * 2 * width;
   if (states > MEET_MAX_STATES) return true; // too large to walk: the safe answer is "may"
   const seen = scratchAlloc(<usize>((states + 7) >> 3));
   const stack = scratchAlloc(<usize>(states << 2));
@@ -203,34 +238,34 @@ export function globsMeet(a: usize, aLen: u32, b: usize, bLen: u32): bool {
   memory.fill(seen, 0, <usize>((states + 7) >> 3));
   const moves = scratchAlloc(16);
   if (moves == 0) return true;
-  store<u32>(stack, 0); // the pair (0, 0)
+  store<u32>(stack, 0); // the state (0, 0, 0, 0)
   store<u8>(seen, 1);
   let top: u32 = 1;
   while (top > 0) {
     top--;
     const s = <u64>load<u32>(stack + (<usize>top << 2));
-    const i = <u32>(s / width), j = <u32>(s % width);
+    const left = <u32>(s / width), right = <u32>(s % width);
+    const i = left >> 1, ia = left & 1, j = right >> 1, jb = right & 1;
     if (i == aLen && j == bLen) return true;
     // Successors: epsilon moves of either side, then one byte consumed by both.
-    const na = epsilonFrom(a, aLen, i, moves);
+    const na = epsilonFrom(a, aLen, i, ia, moves);
     for (let k: u32 = 0; k < na; k++) {
-      const ni = load<u32>(moves + (<usize>k << 2));
-      top = visit(seen, stack, top, <u64>ni * width + <u64>j);
+      top = visit(seen, stack, top, stateOf(load<u32>(moves + (<usize>k << 2)), 0, j, jb, width));
     }
-    const nb = epsilonFrom(b, bLen, j, moves);
+    const nb = epsilonFrom(b, bLen, j, jb, moves);
     for (let k: u32 = 0; k < nb; k++) {
-      const nj = load<u32>(moves + (<usize>k << 2));
-      top = visit(seen, stack, top, <u64>i * width + <u64>nj);
+      top = visit(seen, stack, top, stateOf(i, ia, load<u32>(moves + (<usize>k << 2)), 0, width));
     }
     const ta = tokenAt(a, aLen, i);
     const ca = tokenByte;
     const tb = tokenAt(b, bLen, j);
     const cb = tokenByte;
-    if (ta == 0 || tb == 0 || (ta <= 2 && tb <= 2)) continue; // nothing to consume together, or no progress
+    if (ta == 0 || tb == 0) continue;
     if (!compatible(ta, ca, tb, cb)) continue;
-    const ni = ta <= 2 ? i : i + 1;
-    const nj = tb <= 2 ? j : j + 1;
-    top = visit(seen, stack, top, <u64>ni * width + <u64>nj);
+    // A star stays where it is, now inside; any other token moves on (entering fresh).
+    const ni = ta <= 2 ? i : i + 1, nia: u32 = ta <= 2 ? 1 : 0;
+    const nj = tb <= 2 ? j : j + 1, njb: u32 = tb <= 2 ? 1 : 0;
+    top = visit(seen, stack, top, stateOf(ni, nia, nj, njb, width));
   }
   return false;
 }

@@ -30,18 +30,18 @@ export function load(len: i32): i32 {
   return <i32>loadPolicy(<u32>len);
 }
 
-export function configure(homeLen: i32, cwdLen: i32, hermesLen: i32): i32 {
+export function configure(homeLen: i32, cwdLen: i32, hermesLen: i32, flags: i32): i32 {
   scratchReset();
   outBegin();
   outByte(1);
   const h = <u32>homeLen, c = <u32>cwdLen;
   if (!inputHolds(<u64>h + <u64>c + <u64><u32>hermesLen)) {
     outAscii("the directories do not fit the input buffer");
-  } else if (configureEnv(inputPtr(), h, inputPtr() + h, c, inputPtr() + h + c, <u32>hermesLen)) {
+  } else if (configureEnv(inputPtr(), h, inputPtr() + h, c, inputPtr() + h + c, <u32>hermesLen, <u32>flags)) {
     outPatchU8(0, 0);
     outAscii("ok");
   } else {
-    outAscii("home, working directory and Hermes homes must be absolute paths");
+    outAscii("home, working directory and Hermes homes must be absolute paths, and flags known");
   }
   return <i32>outFinish();
 }
@@ -96,9 +96,9 @@ export function derive(h: i32, nameLen: i32, argsLen: i32, outputLen: i32): i32 
   return <i32>deriveFromOutput(h, <u32>nameLen, <u32>argsLen, <u32>outputLen);
 }
 
-export function describe(nameLen: i32, textLen: i32, schemaLen: i32): i32 {
+export function describe(nameLen: i32, textLen: i32, schemaLen: i32, serverLen: i32, annotations: i32): i32 {
   scratchReset();
-  return <i32>describeTool(<u32>nameLen, <u32>textLen, <u32>schemaLen);
+  return <i32>describeTool(<u32>nameLen, <u32>textLen, <u32>schemaLen, <u32>serverLen, <u32>annotations);
 }
 
 export function fail_mode(nameLen: i32): i32 {

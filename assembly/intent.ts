@@ -13,7 +13,8 @@
 //   slots    open-addressing index over the named items: item offset + 1, 0 empty
 import {
   SUBJ_ARG, SUBJ_EMAIL, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_RECIPIENT, SUBJ_WRITE, SUBJ_OBJECT, SUBJ_AMOUNT,
-  SET_MAX_INTENT_BYTES, INTENT_NAMED,
+  SET_MAX_INTENT_BYTES, INTENT_NAMED, INTENT_SOURCE, BOUND_DESTINATION, BOUND_SOURCE, BOUND_QUOTED, MOOD_REQUEST,
+  MOOD_QUESTION, MOOD_CONDITION, MOOD_NEGATED, MOOD_UNKNOWN, MOOD_UNCERTAIN, MOOD_STATEMENT,
 } from "./format";
 import { NO, YES, MAYBE, either } from "./tri";
 import { globMatch, globsMeet } from "./glob";
@@ -29,12 +30,14 @@ import {
   span, spanPtr, spanLen, resolvePath, normalizeEmail, normalizeUrl, urlHost, normalizeHost,
   hostOfNormalUrl, urlIsBareHost, cwdPtr, cwdLen, takeOutOfMemory,
 } from "./normalize";
+import { itemsBegin, nextItem, itemStart, itemEnd, itemNext, itemIsWordHost } from "./scan";
 import {
-  itemsBegin, nextItem, itemStart, itemEnd, itemNext, itemIsWordHost, findVerbUses, verbUseValue, verbUseWord,
-  verbUseWordLen, verbUseProhibits,
-} from "./scan";
-import { nextName, nameStart, nameEnd } from "./names";
-import { bindObjects, objectNormal } from "./objects";
+  readMessage, boundCount, boundKind, boundStart, boundEnd, boundRole, boundMood, boundNoteStart, boundNoteEnd,
+  boundWordHost, useCount, useVerb, useWord, useWordLen, useEffect, useNoteStart, useNoteEnd, USE_PROHIBIT, USE_RESTRICT,
+  USE_GRANT, USE_GRANT_MAYBE, opCount, opCode, opMatch, opA, opB, OP_REVOKE_ALL, OP_KEEP, OP_EXCLUDE, OP_RESTORE, MATCH_BOUND,
+  MATCH_WORD, insteadSeen, messagePtr, readingAt, readingRole, readingMood, readingNoteStart, readingNoteEnd,
+} from "./reader";
+import { bindObjects, objectNormal, objectStart } from "./objects";
 import { amountWithin } from "./amount";
 
 const PROHIBITED: u32 = 0xff;
@@ -57,7 +60,20 @@ export const A_REVOKED: u32 = 16; // a later turn took its destination grant bac
 // A host named as itself ("example.com"), not only as the host of a URL the user named: it
 // opens every URL on that host, where a named URL opens only itself and the paths below it.
 export const A_BARE_HOST: u32 = 32;
-const ITEM_HEAD: u32 = 16;
+// A source the user asked to read, or anything a question asks about (the source reading: the
+// value may be read or fetched); under a condition, maybe.
+export const A_SOURCE: u32 = 64;
+export const A_SOURCE_MAYBE: u32 = 128;
+// An item record: kind, class, length, attributes, meta (role | mood << 4 | turn << 8 |
+// revoking turn << 20), note length; then the value's bytes and the note's (the clause the
+// value came from, or the condition it was asked for under), each padded to 4.
+const ITEM_HEAD: u32 = 24;
+@inline function recSize(rec: usize): u32 {
+  return ITEM_HEAD + padded(load<u32>(rec + 8)) + padded(load<u32>(rec + 20));
+}
+@inline function noteOf(rec: usize): usize {
+  return rec + ITEM_HEAD + padded(load<u32>(rec + 8));
+}
 
 const HEADER: usize = 32;
 const H_SIZE: usize = 0;
@@ -67,6 +83,7 @@ const H_SLOTS: usize = 12;
 const H_ITEMS: usize = 16;
 const H_ITEMS_BYTES: usize = 20;
 const H_SLOTS_AT: usize = 24;
+const H_TURN: usize = 28; // how many messages the user's turns bound
 
 @inline function field(intent: usize, f: usize): u32 {
   return load<u32>(intent + f);
@@ -89,12 +106,16 @@ function hashOf(kind: u32, p: usize, len: u32): u32 {
 
 // What the reading `flavor` (INTENT_DESTINATION, INTENT_NAMED, or DERIVED_READING for derived
 // items) makes of an item with attributes `a`.
-const DERIVED_READING: u32 = 2;
+const DERIVED_READING: u32 = 3;
 function reading(a: u32, flavor: u32): u32 {
   if (flavor == DERIVED_READING) return YES;
   if (flavor == INTENT_NAMED) {
-    if ((a & (A_DEST | A_NAMED)) != 0) return YES;
-    return (a & (A_DEST_MAYBE | A_NAMED_MAYBE)) != 0 ? MAYBE : NO;
+    if ((a & (A_DEST | A_NAMED | A_SOURCE)) != 0) return YES;
+    return (a & (A_DEST_MAYBE | A_NAMED_MAYBE | A_SOURCE_MAYBE)) != 0 ? MAYBE : NO;
+  }
+  if (flavor == INTENT_SOURCE) {
+    if ((a & (A_DEST | A_SOURCE)) != 0) return YES;
+    return (a & (A_DEST_MAYBE | A_SOURCE_MAYBE)) != 0 ? MAYBE : NO;
   }
   if ((a & A_DEST) != 0) return YES;
   return (a & A_DEST_MAYBE) != 0 ? MAYBE : NO;
@@ -169,7 +190,7 @@ function nameNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
   if (r == YES || c == 0x23 || c == 0x40) return r;
   r = either(r, findItem(intent, base + NAME, p, len));
   if (r == YES) return r;
-  // An object the user named ("Acme Corp", an IBAN, with or without its spaces), §7.3.
+  // An object the user named ("Acme Corp", an IBAN, with or without its spaces), §7.4.
   const o = objectNormal(p, len);
   if (o != 0) r = either(r, findItem(intent, base + SUBJ_OBJECT, spanPtr(o), spanLen(o)));
   if (r == YES) return r;
@@ -219,7 +240,7 @@ function urlPrefixNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
   while (off < bytes && r != YES) {
     const rec = items + <usize>off;
     const l = load<u32>(rec + 8);
-    off += ITEM_HEAD + padded(l);
+    off += recSize(rec);
     if (load<u32>(rec) != base + SUBJ_URL || l >= len || !sameBytes(rec + ITEM_HEAD, p, l)) continue;
     const next = <u32>load<u8>(p + l);
     const slashEnd = l > 0 && load<u8>(rec + ITEM_HEAD + l - 1) == 0x2f;
@@ -237,7 +258,7 @@ function anyNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
   return either(r, findItem(intent, base + SUBJ_RECIPIENT, p, len));
 }
 
-// ---- objects and sums (§7.3) ----
+// ---- objects and sums (§7.4) ----
 
 const THE: usize = memory.data<u8>([0x74, 0x68, 0x65, 0x20]); // "the "
 const yearless: usize = memory.data(7);
@@ -272,7 +293,7 @@ function isoDate(p: usize, len: u32): bool {
   return c == 0x2c || c == 0x3b || c == 0x28 || c == 0x29;
 }
 
-// OBJECT (§7.3): named as a whole; else, for a value of parts ("hotel lumen, paris", "acme
+// OBJECT (§7.4): named as a whole; else, for a value of parts ("hotel lumen, paris", "acme
 // (berlin)"), named when each part is, maybe when its first part is (the rest qualifies it
 // with words the user never said); a value that merely holds the user's words ("lumen scam
 // inn") is not named.
@@ -302,7 +323,7 @@ function objectNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
   return either(whole, first == NO ? NO : MAYBE);
 }
 
-// AMOUNT (§7.3): at most a sum the user named in the same currency (maybe when one of the two
+// AMOUNT (§7.4): at most a sum the user named in the same currency (maybe when one of the two
 // gives no currency).
 function amountNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
   const items = intent + field(intent, H_ITEMS);
@@ -312,7 +333,7 @@ function amountNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
   while (off < bytes && r != YES) {
     const rec = items + <usize>off;
     const l = load<u32>(rec + 8);
-    off += ITEM_HEAD + padded(l);
+    off += recSize(rec);
     if (load<u32>(rec) != base + SUBJ_AMOUNT) continue;
     const a = reading(load<u32>(rec + 12), flavorNow);
     if (a == NO) continue;
@@ -388,7 +409,7 @@ export function intentMeetsPattern(intent: usize, derived: bool, subject: u32, p
   while (off < bytes) {
     const rec = items + <usize>off;
     const kind = load<u32>(rec), l = load<u32>(rec + 8);
-    off += ITEM_HEAD + padded(l);
+    off += recSize(rec);
     if (kind < base || !kindMatches(subject, kind - base)) continue;
     if (!derived && reading(load<u32>(rec + 12), flavor) == NO) continue;
     const v = rec + ITEM_HEAD;
@@ -440,7 +461,7 @@ export function intentNamesKind(intent: usize, subject: u32, flavor: u32): bool 
   while (off < bytes) {
     const rec = items + <usize>off;
     if (kindMatches(subject, load<u32>(rec)) && load<u32>(rec) != NAME && reading(load<u32>(rec + 12), flavor) != NO) return true;
-    off += ITEM_HEAD + padded(load<u32>(rec + 8));
+    off += recSize(rec);
   }
   return false;
 }
@@ -465,12 +486,21 @@ export function intentFree(intent: usize): void {
 // ---- binding ----
 
 // The items of one message, collected in scratch before the intent is rebuilt: kind, class,
-// ptr, len, attributes.
-const FOUND: u32 = 20;
+// ptr, len, attributes, meta, note ptr, note len.
+const FOUND: u32 = 32;
 let found: usize = 0;
 let foundCount: u32 = 0;
 let foundCapacity: u32 = 0;
 let foundBytes: u32 = 0;
+let turnNow: u32 = 0; // the turn being bound (1 for the first message)
+let metaNow: u32 = 0; // role | mood << 4 of the value being collected
+let noteP: usize = 0;
+let noteL: u32 = 0;
+
+const TURN_MAX: u32 = 4095;
+@inline function metaOf(role: u32, mood: u32, turn: u32): u32 {
+  return role | (mood << 4) | (min(turn, TURN_MAX) << 8);
+}
 
 function collectWith(kind: u32, cls: u32, s: u64, attributes: u32): bool {
   if (takeOutOfMemory()) return false;
@@ -489,19 +519,33 @@ function collectWith(kind: u32, cls: u32, s: u64, attributes: u32): bool {
   store<u32>(rec + 8, <u32>spanPtr(s));
   store<u32>(rec + 12, spanLen(s));
   store<u32>(rec + 16, attributes);
+  store<u32>(rec + 20, metaNow | (min(turnNow, TURN_MAX) << 8));
+  store<u32>(rec + 24, <u32>noteP);
+  store<u32>(rec + 28, noteL);
   foundCount++;
-  foundBytes += ITEM_HEAD + padded(spanLen(s));
+  foundBytes += ITEM_HEAD + padded(spanLen(s)) + padded(noteL);
   return true;
 }
 
-// An item the user's message names: a destination of a plain request, and named (§7); derived
-// items and verb uses carry no attributes.
-function collect(kind: u32, cls: u32, s: u64): bool {
-  return collectWith(kind, cls, s, kind < DERIVED || kind == NAME ? A_DEST | A_NAMED : 0);
+// What the user's words grant a value of this role and mood (§7.3).
+function attributesOf(role: u32, mood: u32): u32 {
+  if (role == BOUND_QUOTED) return 0;
+  if (mood == MOOD_UNKNOWN) return A_DEST_MAYBE | A_SOURCE_MAYBE | A_NAMED;
+  if (mood == MOOD_UNCERTAIN) return role == BOUND_DESTINATION ? A_DEST_MAYBE | A_SOURCE | A_NAMED : A_NAMED;
+  if (mood == MOOD_NEGATED || mood == MOOD_STATEMENT) return A_NAMED;
+  if (mood == MOOD_QUESTION) return A_SOURCE | A_NAMED;
+  if (mood == MOOD_CONDITION) {
+    if (role == BOUND_DESTINATION) return A_DEST_MAYBE | A_SOURCE_MAYBE | A_NAMED;
+    return role == BOUND_SOURCE ? A_SOURCE_MAYBE | A_NAMED : A_NAMED;
+  }
+  if (role == BOUND_DESTINATION) return A_DEST | A_SOURCE | A_NAMED;
+  return role == BOUND_SOURCE ? A_SOURCE | A_NAMED : A_NAMED;
 }
 
+let attrsNow: u32 = 0; // what the value being collected is granted (derived items: 0)
+
 function itemAttributes(base: u32): u32 {
-  return base == DERIVED ? 0 : A_DEST | A_NAMED;
+  return base == DERIVED ? 0 : attrsNow;
 }
 
 const HTTPS: usize = memory.data<u8>([0x68, 0x74, 0x74, 0x70, 0x73, 0x3a, 0x2f, 0x2f]); // "https://"
@@ -524,66 +568,119 @@ function lowerCopy(p: usize, len: u32): u64 {
   return span(out, len);
 }
 
-// Collects the addresses, URLs, domains, paths, channels and handles text [p, p+len) names,
-// as items of kind base + subject; false when out of memory.
-function collectItems(p: usize, len: u32, base: u32): bool {
-  const extensions = policyWords(intentExtensionSet());
-  itemsBegin();
-  let from: u32 = 0;
-  let wordStart: u32 = 0; // the last PATH item's word: "example.com/docs" names that page
-  let wordEnd: u32 = 0;
-  while (true) {
-    const kind = nextItem(p, len, from, extensions);
-    if (kind == 0) break;
-    from = itemNext;
-    const s = p + itemStart;
-    const n = itemEnd - itemStart;
-    let ok = true;
-    if (kind == SUBJ_EMAIL) ok = collect(base + SUBJ_EMAIL, 0, normalizeEmail(s, n));
-    else if (kind == SUBJ_DOMAIN && itemIsWordHost) {
-      // A host written with a path names that page (as https:// and http://), not the host.
-      ok = collectWith(base + SUBJ_DOMAIN, 0, normalizeHost(s, n), itemAttributes(base)) &&
-        collectSchemed(base, p + wordStart, wordEnd - wordStart);
-    } else if (kind == SUBJ_DOMAIN) ok = collectWith(base + SUBJ_DOMAIN, 0, normalizeHost(s, n), itemAttributes(base) | A_BARE_HOST);
-    else if (kind == SUBJ_PATH) {
-      wordStart = itemStart;
-      wordEnd = itemEnd;
-      ok = collect(base + SUBJ_PATH, 0, resolvePath(s, n, cwdPtr(), cwdLen()));
-    }
-    else if (kind == SUBJ_RECIPIENT) {
-      const r = lowerCopy(s, n);
-      ok = r != 0 && collect(base + SUBJ_RECIPIENT, 0, r);
-    } else if (kind == SUBJ_URL) {
-      ok = collect(base + SUBJ_URL, 0, normalizeUrl(s, n)) && collect(base + SUBJ_DOMAIN, 0, urlHost(s, n, false));
-    }
-    if (!ok) return false;
+// One item of kind `kind` (SUBJ_*) at [s, s+n) of text p; wordStart/wordEnd: the word of the
+// last PATH item ("example.com/docs" names that page).
+let wordStart: u32 = 0;
+let wordEnd: u32 = 0;
+function collectOne(p: usize, base: u32, kind: u32, start: u32, end: u32, wordHost: bool): bool {
+  const s = p + start;
+  const n = end - start;
+  const a = itemAttributes(base);
+  if (kind == SUBJ_EMAIL) return collectWith(base + SUBJ_EMAIL, 0, normalizeEmail(s, n), a);
+  if (kind == SUBJ_DOMAIN && wordHost) {
+    // A host written with a path names that page (as https:// and http://), not the host.
+    return collectWith(base + SUBJ_DOMAIN, 0, normalizeHost(s, n), a) && collectSchemed(base, p + wordStart, wordEnd - wordStart);
+  }
+  if (kind == SUBJ_DOMAIN) return collectWith(base + SUBJ_DOMAIN, 0, normalizeHost(s, n), a | (a != 0 ? A_BARE_HOST : 0));
+  if (kind == SUBJ_PATH) {
+    wordStart = start;
+    wordEnd = end;
+    return collectWith(base + SUBJ_PATH, 0, resolvePath(s, n, cwdPtr(), cwdLen()), a);
+  }
+  if (kind == SUBJ_RECIPIENT || kind == NAME) {
+    const r = lowerCopy(s, n);
+    return r != 0 && collectWith(kind == NAME ? NAME : base + SUBJ_RECIPIENT, 0, r, a);
+  }
+  if (kind == SUBJ_URL) {
+    return collectWith(base + SUBJ_URL, 0, normalizeUrl(s, n), a) && collectWith(base + SUBJ_DOMAIN, 0, urlHost(s, n, false), a);
   }
   return true;
 }
 
-// Collects what message [p, p+len) names, grants and prohibits; false when out of memory.
-function collectMessage(p: usize, len: u32): bool {
-  if (!collectItems(p, len, 0)) return false;
-  if (!bindObjects(p, len, collect)) return false; // OBJECT and AMOUNT items (objects.ts)
-  let at: u32 = 0;
-  while (nextName(p, len, at)) {
-    const r = lowerCopy(p + nameStart, nameEnd - nameStart);
-    if (r == 0 || !collect(NAME, 0, r)) return false;
-    at = nameEnd;
+// Collects the addresses, URLs, domains, paths, channels and handles text [p, p+len) names,
+// as derived items (kind DERIVED + subject); false when out of memory.
+function collectDerived(p: usize, len: u32): bool {
+  const extensions = policyWords(intentExtensionSet());
+  itemsBegin();
+  metaNow = 0;
+  noteP = 0;
+  noteL = 0;
+  let from: u32 = 0;
+  while (true) {
+    const kind = nextItem(p, len, from, extensions);
+    if (kind == 0) break;
+    from = itemNext;
+    if (!collectOne(p, DERIVED, kind, itemStart, itemEnd, itemIsWordHost)) return false;
   }
-  const count = findVerbUses(p, len, policyWords(intentNegationSet()), policyWords(intentNothingSet()),
-    policyWords(intentVerbSet()), policyWords(intentCancelSet()));
-  if (count < 0) return false;
-  for (let k: u32 = 0; k < <u32>count; k++) {
-    const verb = verbUseValue(k);
-    const word = span(verbUseWord(k), verbUseWordLen(k));
-    const kind = verbUseProhibits(k) ? PROHIBITED : GRANTED;
+  return true;
+}
+
+// Whether a verb of the message being read grants class `cls`, plainly or under a condition.
+function messageGrants(cls: u32): bool {
+  for (let k: u32 = 0; k < useCount; k++) {
+    const effect = useEffect(k);
+    if (effect != USE_GRANT && effect != USE_GRANT_MAYBE) continue;
+    const start = intentVerbClassStart(useVerb(k));
+    const end = start + intentVerbClassCount(useVerb(k));
+    for (let c = start; c < end; c++) if (intentClass(c) == cls) return true;
+  }
+  return false;
+}
+
+// What the user's words grant an object or a sum by the mood of its clause (§7.4): a plain
+// request grants it as the destination of the action (whatever the clause's data flow), a
+// condition or a language the grammar cannot place maybe; a question names it for reading;
+// a statement or a negation only names it; quoted material grants nothing.
+function objectAttributes(role: u32, mood: u32): u32 {
+  if (role == BOUND_QUOTED) return 0;
+  if (mood == MOOD_REQUEST) return A_DEST | A_SOURCE | A_NAMED;
+  if (mood == MOOD_CONDITION || mood == MOOD_UNKNOWN || mood == MOOD_UNCERTAIN) return A_DEST_MAYBE | A_SOURCE_MAYBE | A_NAMED;
+  if (mood == MOOD_QUESTION) return A_SOURCE | A_NAMED;
+  return A_NAMED;
+}
+
+// The collector bindObjects calls: the item, with the reading of the clause it stands in.
+function collectObject(kind: u32, cls: u32, s: u64): bool {
+  readingAt(objectStart);
+  attrsNow = objectAttributes(readingRole, readingMood);
+  metaNow = readingRole | (readingMood << 4);
+  noteP = messagePtr() + readingNoteStart;
+  noteL = readingNoteEnd - readingNoteStart;
+  return attrsNow == 0 || collectWith(kind, cls, s, attrsNow);
+}
+
+// Collects what message [p, p+len) names, grants, prohibits and takes back (reader.ts);
+// false when out of memory.
+function collectMessage(p: usize, len: u32): bool {
+  if (!readMessage(p, len)) return false;
+  for (let b: u32 = 0; b < boundCount; b++) {
+    const role = boundRole(b), mood = boundMood(b);
+    attrsNow = attributesOf(role, mood);
+    metaNow = role | (mood << 4);
+    noteP = p + boundNoteStart(b);
+    noteL = boundNoteEnd(b) - boundNoteStart(b);
+    if (!collectOne(p, 0, boundKind(b), boundStart(b), boundEnd(b), boundWordHost(b))) return false;
+  }
+  if (!bindObjects(p, len, collectObject)) return false; // OBJECT and AMOUNT items (objects.ts)
+  metaNow = 0;
+  for (let k: u32 = 0; k < useCount; k++) {
+    const verb = useVerb(k);
+    const effect = useEffect(k);
+    const kind = effect == USE_PROHIBIT || effect == USE_RESTRICT ? PROHIBITED : effect == USE_GRANT_MAYBE ? GRANTED_MAYBE : GRANTED;
+    const word = span(useWord(k), useWordLen(k));
+    noteP = p + useNoteStart(k);
+    noteL = useNoteEnd(k) - useNoteStart(k);
     const start = intentVerbClassStart(verb);
     const end = start + intentVerbClassCount(verb);
     for (let c = start; c < end; c++) {
-      if (!collect(kind, intentClass(c), word)) return false;
+      const cls = intentClass(c);
+      // "Send it to ana, don't email carol": the request's class stays granted; carol, negated,
+      // is no destination.
+      if (effect == USE_RESTRICT && messageGrants(cls)) continue;
+      if (!collectWith(kind, cls, word, 0)) return false;
     }
   }
+  noteL = 0;
   return true;
 }
 
@@ -604,8 +701,9 @@ function bitsetOf(kind: u32): i32 {
 }
 
 // Adds an item unless present, when its attributes join those it has (a prohibition or grant:
-// unless its class has that bit already).
-function insert(kind: u32, cls: u32, p: usize, len: u32, attributes: u32): void {
+// unless its class has that bit already). A destination granted anew lifts a revocation, and
+// the item then reads as the turn that granted it.
+function insert(kind: u32, cls: u32, p: usize, len: u32, attributes: u32, meta: u32, note: usize, noteLen: u32): void {
   const which = bitsetOf(kind);
   if (which >= 0) {
     if (cls >= field(building, H_CLASS_WORDS) << 5 || classBit(building, <u32>which, cls)) return;
@@ -614,7 +712,12 @@ function insert(kind: u32, cls: u32, p: usize, len: u32, attributes: u32): void 
     if (len == 0) return;
     const present = findBuilding(kind, p, len);
     if (present != 0) {
-      store<u32>(present + 12, load<u32>(present + 12) | attributes);
+      let a = load<u32>(present + 12) | attributes;
+      if ((attributes & (A_DEST | A_DEST_MAYBE)) != 0 && (load<u32>(present + 12) & A_DEST) == 0) {
+        a &= ~A_REVOKED;
+        store<u32>(present + 16, meta);
+      }
+      store<u32>(present + 12, a);
       return;
     }
     const mask = buildSlotCount - 1;
@@ -627,8 +730,11 @@ function insert(kind: u32, cls: u32, p: usize, len: u32, attributes: u32): void 
   store<u32>(rec + 4, cls);
   store<u32>(rec + 8, len);
   store<u32>(rec + 12, attributes);
+  store<u32>(rec + 16, meta);
+  store<u32>(rec + 20, noteLen);
   memory.copy(rec + ITEM_HEAD, p, len);
-  buildUsed += ITEM_HEAD + padded(len);
+  if (noteLen > 0) memory.copy(rec + ITEM_HEAD + padded(len), note, noteLen);
+  buildUsed += ITEM_HEAD + padded(len) + padded(noteLen);
   buildCount++;
 }
 
@@ -649,23 +755,34 @@ function collectBegin(): void {
   foundCount = 0;
   foundCapacity = 0;
   foundBytes = 0;
+  metaNow = 0;
+  noteL = 0;
   takeOutOfMemory();
 }
 
-// Binds message [msg, msg+len) into `intent` (0: none yet): the new intent holds the union of
-// both. The old intent is freed; on out of memory 0 is returned and the old intent is untouched.
+// Binds message [msg, msg+len) into `intent` (0: none yet) as the next turn: the new intent
+// holds the union of both, less what this turn took back (§7.3). The old intent is freed; on
+// out of memory 0 is returned and the old intent is untouched.
 export function intentBind(intent: usize, msg: usize, len: u32): usize {
   collectBegin();
-  if (!collectMessage(msg, min(len, settingValue(SET_MAX_INTENT_BYTES)))) return 0;
-  return rebuild(intent);
+  turnNow = (intent != 0 ? field(intent, H_TURN) : 0) + 1;
+  following = intent != 0;
+  if (!collectMessage(msg, min(len, settingValue(SET_MAX_INTENT_BYTES)))) { following = false; return 0; }
+  const fresh = rebuild(intent);
+  following = false;
+  if (fresh != 0) store<u32>(fresh + H_TURN, turnNow);
+  return fresh;
 }
 
 // Records what tool output [p, p+len) names as derived items of `intent` (§7.1); the caller
 // has checked that the user pointed at the call. Returns the new intent as intentBind does.
 export function intentDerive(intent: usize, p: usize, len: u32): usize {
   collectBegin();
-  if (!collectItems(p, min(len, settingValue(SET_MAX_INTENT_BYTES)), DERIVED)) return 0;
-  return rebuild(intent);
+  turnNow = intent != 0 ? field(intent, H_TURN) : 0;
+  if (!collectDerived(p, min(len, settingValue(SET_MAX_INTENT_BYTES)))) return 0;
+  const fresh = rebuild(intent);
+  if (fresh != 0) store<u32>(fresh + H_TURN, turnNow);
+  return fresh;
 }
 
 // Narrows `intent` (§7.2) by the lines of [p, p+len): `prohibit<TAB>capability glob` or
@@ -675,6 +792,7 @@ export function intentDerive(intent: usize, p: usize, len: u32): usize {
 export let narrowMalformed = false;
 export function intentNarrow(intent: usize, p: usize, len: u32, source: u64): usize {
   collectBegin();
+  turnNow = intent != 0 ? field(intent, H_TURN) : 0;
   narrowMalformed = true;
   const classes = classCount();
   let at: u32 = 0;
@@ -689,12 +807,173 @@ export function intentNarrow(intent: usize, p: usize, len: u32, source: u64): us
     const glob = word + wordLen + 1, globLen = end - at - wordLen - 1;
     for (let c: u32 = 0; c < classes; c++) {
       const cap = classCapability(c);
-      if (globMatch(glob, globLen, strPtr(cap), strLen(cap)) && !collect(kind, c, source)) return 0;
+      if (globMatch(glob, globLen, strPtr(cap), strLen(cap)) && !collectWith(kind, c, source, 0)) return 0;
     }
     at = end + 1;
   }
   narrowMalformed = false;
-  return rebuild(intent);
+  const fresh = rebuild(intent);
+  if (fresh != 0) store<u32>(fresh + H_TURN, turnNow);
+  return fresh;
+}
+
+// ---- what a later turn takes back (§7.3) ----
+
+let following = false; // binding a later turn of a session
+
+const NAME_BUF_MAX: u32 = 64;
+const nameBuf: usize = memory.data(64);
+
+// Whether an earlier item (kind, [v, v+len)) is what matcher m of this message stands for: the
+// same value, or for a name, an address whose local part is the name ("carol" for
+// carol@example.com, carol.ng@…), the channel or handle of that name, or the name itself.
+function matches(kind: u32, v: usize, len: u32, m: u32): bool {
+  let np: usize = 0;
+  let nl: u32 = 0;
+  if (opMatch(m) == MATCH_BOUND) {
+    const b = opA(m);
+    const bk = boundKind(b);
+    const start = boundStart(b), end = boundEnd(b);
+    if (bk != NAME && bk != SUBJ_RECIPIENT) {
+      // The same value, in normal form: look for it among this message's items.
+      for (let k: u32 = 0; k < foundCount; k++) {
+        const rec = found + <usize>k * FOUND;
+        if (load<u32>(rec) == kind && load<u32>(rec + 12) == len && sameBytes(<usize>load<u32>(rec + 8), v, len) &&
+          load<u32>(rec + 20) >> 8 == min(turnNow, TURN_MAX) && boundOfFound(rec, start, end)) return true;
+      }
+      return false;
+    }
+    np = messagePtr() + start;
+    nl = end - start;
+  } else {
+    np = messagePtr() + opA(m);
+    nl = opB(m) - opA(m);
+  }
+  if (nl == 0 || nl > NAME_BUF_MAX) return false;
+  for (let i: u32 = 0; i < nl; i++) store<u8>(nameBuf + i, <u8>lowerAscii(load<u8>(np + i)));
+  let n = nameBuf;
+  if (load<u8>(n) == 0x23 || load<u8>(n) == 0x40) { n++; nl--; }
+  if (nl == 0) return false;
+  if (kind == SUBJ_EMAIL) {
+    if (len <= nl || !sameBytes(v, n, nl)) return false;
+    const c = <u32>load<u8>(v + nl);
+    return c == 0x40 || c == 0x2e || c == 0x5f || c == 0x2d || c == 0x2b;
+  }
+  if (kind == SUBJ_RECIPIENT) {
+    if (len == nl && sameBytes(v, n, nl)) return true;
+    const c = <u32>load<u8>(v);
+    return len == nl + 1 && (c == 0x23 || c == 0x40) && sameBytes(v + 1, n, nl);
+  }
+  if (kind == NAME) return len == nl && sameBytes(v, n, nl);
+  return false;
+}
+
+// Whether found record `rec` came from the bound value at [start, end) (its note points there).
+function boundOfFound(rec: usize, start: u32, end: u32): bool {
+  return true;
+}
+
+function matchedBy(kind: u32, v: usize, len: u32, code: u32): bool {
+  for (let m: u32 = 0; m < opCount; m++) {
+    if (opCode(m) == code && matches(kind, v, len, m)) return true;
+  }
+  return false;
+}
+
+// The item kinds an operation's matchers stand for.
+function kindsOf(code: u32): u32 {
+  let kinds: u32 = 0;
+  for (let m: u32 = 0; m < opCount; m++) {
+    if (opCode(m) != code) continue;
+    if (opMatch(m) == MATCH_WORD) { kinds |= (1 << SUBJ_EMAIL) | (1 << SUBJ_RECIPIENT) | (1 << 15); continue; }
+    const bk = boundKind(opA(m));
+    kinds |= bk == NAME ? (1 << SUBJ_EMAIL) | (1 << SUBJ_RECIPIENT) | (1 << 15) : (1 << bk);
+  }
+  return kinds;
+}
+
+@inline function kindBit(kind: u32): u32 {
+  return kind == NAME ? 1 << 15 : kind < 15 ? <u32>1 << kind : 0;
+}
+
+let revokeAll = false;
+let keepKinds: u32 = 0;    // OP_KEEP: the kinds an "only" names; the rest of them is taken back
+let insteadKinds: u32 = 0; // "instead": the kinds of this message's destinations
+
+function planFollowUps(): void {
+  revokeAll = false;
+  keepKinds = 0;
+  insteadKinds = 0;
+  if (!following) return;
+  for (let m: u32 = 0; m < opCount; m++) if (opCode(m) == OP_REVOKE_ALL) revokeAll = true;
+  keepKinds = kindsOf(OP_KEEP);
+  if (insteadSeen) {
+    for (let k: u32 = 0; k < foundCount; k++) {
+      const rec = found + <usize>k * FOUND;
+      if ((load<u32>(rec + 16) & A_DEST) != 0) insteadKinds |= kindBit(load<u32>(rec));
+    }
+  }
+}
+
+// Whether this message grants (plainly) a value equal to the earlier item.
+function grantedAnew(kind: u32, v: usize, len: u32): bool {
+  for (let k: u32 = 0; k < foundCount; k++) {
+    const rec = found + <usize>k * FOUND;
+    if (load<u32>(rec) == kind && load<u32>(rec + 12) == len && (load<u32>(rec + 16) & (A_DEST | A_DEST_MAYBE)) != 0 &&
+      sameBytes(<usize>load<u32>(rec + 8), v, len)) return true;
+  }
+  return false;
+}
+
+// Whether this message grants a verb of class `cls` (a later plain request lifts an earlier
+// prohibition).
+function classGrantedAnew(cls: u32): bool {
+  for (let k: u32 = 0; k < foundCount; k++) {
+    const rec = found + <usize>k * FOUND;
+    if (load<u32>(rec) == GRANTED && load<u32>(rec + 4) == cls) return true;
+  }
+  return false;
+}
+
+function classProhibitedAnew(cls: u32): bool {
+  for (let k: u32 = 0; k < foundCount; k++) {
+    const rec = found + <usize>k * FOUND;
+    if (load<u32>(rec) == PROHIBITED && load<u32>(rec + 4) == cls) return true;
+  }
+  return false;
+}
+
+// An earlier item as this turn leaves it: its attributes (a destination taken back loses its
+// destination readings and is marked A_REVOKED, with this turn in its meta); its kind, for a
+// verb's grant, becomes a prohibition when "stop" takes every grant back. -1: dropped.
+let keptKind: u32 = 0;
+let keptMeta: u32 = 0;
+function carry(kind: u32, cls: u32, v: usize, len: u32, a: u32, meta: u32): i64 {
+  keptKind = kind;
+  keptMeta = meta;
+  if (kind == PROHIBITED) return classGrantedAnew(cls) && !classProhibitedAnew(cls) ? -1 : <i64>a;
+  if (kind == GRANTED || kind == GRANTED_MAYBE) {
+    if (revokeAll && !classGrantedAnew(cls)) {
+      keptKind = PROHIBITED;
+      keptMeta = (meta & 0xfffff) | (min(turnNow, TURN_MAX) << 20);
+    }
+    return <i64>a;
+  }
+  if (kind >= DERIVED && kind != NAME) return <i64>a;
+  if ((a & (A_DEST | A_DEST_MAYBE)) == 0) {
+    if ((a & A_REVOKED) != 0 && matchedBy(kind, v, len, OP_RESTORE)) {
+      keptMeta = meta & 0xfffff;
+      return <i64>((a & ~A_REVOKED) | A_DEST | A_SOURCE);
+    }
+    return <i64>a;
+  }
+  if (grantedAnew(kind, v, len)) return <i64>a;
+  const bit = kindBit(kind);
+  const revoke = revokeAll || matchedBy(kind, v, len, OP_EXCLUDE) ||
+    ((keepKinds & bit) != 0 && !matchedBy(kind, v, len, OP_KEEP)) || (insteadKinds & bit) != 0;
+  if (!revoke) return <i64>a;
+  keptMeta = (meta & 0xfffff) | (min(turnNow, TURN_MAX) << 20);
+  return <i64>((a & ~(A_DEST | A_DEST_MAYBE)) | A_REVOKED);
 }
 
 // The union of `intent` (0: none) and the items collected, in a fresh block; `intent` is freed.
@@ -720,19 +999,23 @@ function rebuild(intent: usize): usize {
   buildSlotCount = slotCount;
   buildUsed = 0;
   buildCount = 0;
+  planFollowUps();
   if (intent != 0) {
     const items = intent + field(intent, H_ITEMS);
     let off: u32 = 0;
     while (off < oldBytes) {
       const rec = items + <usize>off;
       const l = load<u32>(rec + 8);
-      insert(load<u32>(rec), load<u32>(rec + 4), rec + ITEM_HEAD, l, load<u32>(rec + 12));
-      off += ITEM_HEAD + padded(l);
+      const kind = load<u32>(rec), cls = load<u32>(rec + 4);
+      const a = carry(kind, cls, rec + ITEM_HEAD, l, load<u32>(rec + 12), load<u32>(rec + 16));
+      if (a >= 0) insert(keptKind, cls, rec + ITEM_HEAD, l, <u32>a, keptMeta, noteOf(rec), load<u32>(rec + 20));
+      off += recSize(rec);
     }
   }
   for (let k: u32 = 0; k < foundCount; k++) {
     const rec = found + <usize>k * FOUND;
-    insert(load<u32>(rec), load<u32>(rec + 4), <usize>load<u32>(rec + 8), load<u32>(rec + 12), load<u32>(rec + 16));
+    insert(load<u32>(rec), load<u32>(rec + 4), <usize>load<u32>(rec + 8), load<u32>(rec + 12), load<u32>(rec + 16),
+      load<u32>(rec + 20), <usize>load<u32>(rec + 24), load<u32>(rec + 28));
   }
   store<u32>(fresh + H_SIZE, <u32>size);
   store<u32>(fresh + H_COUNT, buildCount);
@@ -744,8 +1027,95 @@ function rebuild(intent: usize): usize {
   return fresh;
 }
 
+// ---- what a decision shows of the intent ----
+
+// The condition an item was granted under, for an ask's message: the note of the conditional
+// item of `subject`'s kinds equal to [p, p+len) (or of the class's grant, subject 0xffff), or 0.
+export let conditionLen: u32 = 0;
+export function intentConditionOf(intent: usize, subject: u32, p: usize, len: u32): usize {
+  conditionLen = 0;
+  if (intent == 0) return 0;
+  const items = intent + field(intent, H_ITEMS);
+  const bytes = field(intent, H_ITEMS_BYTES);
+  let off: u32 = 0;
+  while (off < bytes) {
+    const rec = items + <usize>off;
+    off += recSize(rec);
+    const kind = load<u32>(rec);
+    const meta = load<u32>(rec + 16);
+    if (((meta >> 4) & 15) != MOOD_CONDITION || load<u32>(rec + 20) == 0) {
+      if (!(subject == CONDITION_OF_CLASS && kind == GRANTED_MAYBE && load<u32>(rec + 20) != 0)) continue;
+    }
+    if (subject == CONDITION_OF_CLASS) {
+      if (kind != GRANTED_MAYBE || load<u32>(rec + 4) != <u32>len) continue;
+    } else {
+      if (!kindMatches(subject, kind) && !(subject == SUBJ_RECIPIENT && (kind == SUBJ_EMAIL || kind == NAME))) continue;
+      const l = load<u32>(rec + 8);
+      if (!(l == len && sameBytes(rec + ITEM_HEAD, p, len)) && !suffixMatch(kind, rec + ITEM_HEAD, l, p, len)) continue;
+    }
+    conditionLen = load<u32>(rec + 20);
+    return noteOf(rec);
+  }
+  return 0;
+}
+export const CONDITION_OF_CLASS: u32 = 0xffff;
+
+// "telegram:alice" stands for the name "alice".
+function suffixMatch(kind: u32, v: usize, l: u32, p: usize, len: u32): bool {
+  if (kind != NAME && kind != SUBJ_RECIPIENT) return false;
+  return len > l + 1 && load<u8>(p + len - l - 1) == 0x3a && sameBytes(p + len - l, v, l);
+}
+
 // ---- the summary (§8) ----
 
+function outDecimalU(n: u32): void {
+  if (n >= 10) outDecimalU(n / 10);
+  outByte(0x30 + n % 10);
+}
+
+function roleWord(role: u32): Text {
+  if (role == BOUND_DESTINATION) return "destination";
+  if (role == BOUND_SOURCE) return "source";
+  if (role == BOUND_QUOTED) return "quoted";
+  return "mention";
+}
+
+function moodWord(mood: u32): Text {
+  if (mood == MOOD_REQUEST) return "request";
+  if (mood == MOOD_QUESTION) return "question";
+  if (mood == MOOD_CONDITION) return "condition";
+  if (mood == MOOD_NEGATED) return "negated";
+  if (mood == MOOD_UNKNOWN) return "unknown-language";
+  if (mood == MOOD_UNCERTAIN) return "uncertain";
+  return "statement";
+}
+
+// The grants of attributes `a`: a comma-separated list of destination, destination-maybe,
+// source, source-maybe, named, named-maybe, revoked, whole-host (or "none").
+function outGrants(a: u32): void {
+  let any = false;
+  if ((a & A_DEST) != 0) { outAscii("destination"); any = true; }
+  if ((a & A_DEST_MAYBE) != 0) { if (any) outByte(0x2c); outAscii("destination-maybe"); any = true; }
+  if ((a & A_SOURCE) != 0) { if (any) outByte(0x2c); outAscii("source"); any = true; }
+  if ((a & A_SOURCE_MAYBE) != 0) { if (any) outByte(0x2c); outAscii("source-maybe"); any = true; }
+  if ((a & A_NAMED) != 0) { if (any) outByte(0x2c); outAscii("named"); any = true; }
+  if ((a & A_NAMED_MAYBE) != 0) { if (any) outByte(0x2c); outAscii("named-maybe"); any = true; }
+  if ((a & A_REVOKED) != 0) { if (any) outByte(0x2c); outAscii("revoked"); any = true; }
+  if ((a & A_BARE_HOST) != 0) { if (any) outByte(0x2c); outAscii("whole-host"); any = true; }
+  if (!any) outAscii("none");
+}
+
+// A note as one line: tabs and line breaks as spaces.
+function outNote(rec: usize): void {
+  const n = load<u32>(rec + 20);
+  const p = noteOf(rec);
+  for (let i: u32 = 0; i < n; i++) {
+    const c = load<u8>(p + i);
+    outByte(c == 0x09 || c == 0x0a || c == 0x0d ? 0x20 : c);
+  }
+}
+
+// `kind<TAB>value<TAB>role<TAB>mood<TAB>turn<TAB>grants<TAB>revoked-turn<TAB>clause`.
 function writeKind(intent: usize, kind: u32, name: Text): void {
   const items = intent + field(intent, H_ITEMS);
   const bytes = field(intent, H_ITEMS_BYTES);
@@ -754,15 +1124,31 @@ function writeKind(intent: usize, kind: u32, name: Text): void {
     const rec = items + <usize>off;
     const l = load<u32>(rec + 8);
     if (load<u32>(rec) == kind) {
+      const meta = load<u32>(rec + 16);
       outAscii(name);
       outByte(9);
       outBytes(rec + ITEM_HEAD, l);
+      if (kind < DERIVED || kind == NAME) {
+        outByte(9);
+        outAscii(roleWord(meta & 15));
+        outByte(9);
+        outAscii(moodWord((meta >> 4) & 15));
+        outByte(9);
+        outDecimalU((meta >> 8) & TURN_MAX);
+        outByte(9);
+        outGrants(load<u32>(rec + 12));
+        outByte(9);
+        outDecimalU(meta >> 20);
+        outByte(9);
+        outNote(rec);
+      }
       outByte(10);
     }
-    off += ITEM_HEAD + padded(l);
+    off += recSize(rec);
   }
 }
 
+// `kind<TAB>capability<TAB>verb<TAB>turn<TAB>revoked-turn<TAB>clause`.
 function writeVerbUses(intent: usize, kind: u32, name: Text): void {
   const items = intent + field(intent, H_ITEMS);
   const bytes = field(intent, H_ITEMS_BYTES);
@@ -774,19 +1160,26 @@ function writeVerbUses(intent: usize, kind: u32, name: Text): void {
     const cls = load<u32>(rec + 4);
     if (load<u32>(rec) == kind && cls < classes) {
       const cap = classCapability(cls);
+      const meta = load<u32>(rec + 16);
       outAscii(name);
       outByte(9);
       outBytes(strPtr(cap), strLen(cap));
       outByte(9);
       outBytes(rec + ITEM_HEAD, l);
+      outByte(9);
+      outDecimalU((meta >> 8) & TURN_MAX);
+      outByte(9);
+      outDecimalU(meta >> 20);
+      outByte(9);
+      outNote(rec);
       outByte(10);
     }
-    off += ITEM_HEAD + padded(l);
+    off += recSize(rec);
   }
 }
 
-// Appends the summary lines: `kind<TAB>value`, then `prohibit<TAB>capability<TAB>verb`, then
-// `grant<TAB>capability<TAB>verb`, then `ask<TAB>capability<TAB>source`.
+// Appends the summary lines: the named items, the derived ones, then `prohibit`, `grant`,
+// `grant-maybe` and `ask` lines (§8).
 export function intentWriteSummary(intent: usize): void {
   if (intent == 0) return;
   writeKind(intent, SUBJ_EMAIL, "email");

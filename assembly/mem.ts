@@ -98,7 +98,11 @@ let scratchEnd: usize = 0;
 let scratchTop: usize = 0;
 let retired: usize = 0; // chunks outgrown during this call, linked through their first word
 
+// Counts resets: what was computed in scratch memory under another epoch is gone.
+export let scratchEpoch: u32 = 0;
+
 export function scratchReset(): void {
+  scratchEpoch++;
   while (retired != 0) {
     const next = <usize>load<u32>(retired);
     free(retired);

@@ -27,11 +27,25 @@ function isQuote(c: u32): bool {
 
 // Whether the word at i opens a sentence: only white space, or nothing, since the last . ! ? or
 // a list number ("2. Invite").
+// An inverted mark or a guillemet (¿ ¡ « ») opens a sentence or a quote as white space would.
+function openingMark(p: usize, j: u32): bool {
+  return j >= 2 && at(p, j - 2) == 0xc2 && (at(p, j - 1) == 0xbf || at(p, j - 1) == 0xa1 || at(p, j - 1) == 0xab || at(p, j - 1) == 0xbb);
+}
+
+// A Latin letter beyond ASCII (U+00C0-U+024F: é, ñ, ß, ł) at j: its byte length, else 0.
+function latinLetterLen(p: usize, len: u32, j: u32): u32 {
+  const c = at(p, j);
+  if (j + 1 >= len || c < 0xc3 || c > 0xc9) return 0;
+  const d = at(p, j + 1);
+  return d >= 0x80 && d < 0xc0 && !(c == 0xc3 && (d == 0x97 || d == 0xb7)) ? 2 : 0; // not × ÷
+}
+
 function opensSentence(p: usize, i: u32): bool {
   let j = i;
   while (j > 0) {
     const c = at(p, j - 1);
     if (c == 0x20 || c == 0x09 || c == 0x0a || c == 0x0d || c == 0x28) { j--; continue; }
+    if (openingMark(p, j)) { j -= 2; continue; }
     return c == 0x2e || c == 0x21 || c == 0x3f || c == 0x3a;
   }
   return true;
@@ -57,9 +71,14 @@ export function nextName(p: usize, len: u32, from: u32): bool {
       i++;
       continue;
     }
-    if (isUpper(c) && boundary) {
+    if (isUpper(c) && (boundary || openingMark(p, i))) {
       let j = i + 1;
-      while (j < len && (isAsciiAlpha(at(p, j)) || isAsciiDigit(at(p, j)))) j++;
+      while (j < len) {
+        if (isAsciiAlpha(at(p, j)) || isAsciiDigit(at(p, j))) { j++; continue; }
+        const l = latinLetterLen(p, len, j); // "José", "Zoë": one word
+        if (l == 0) break;
+        j += l;
+      }
       const endsWord = j == len || !isWordByte(at(p, j));
       if (endsWord && j - i <= NAME_MAX && !opensSentence(p, i)) {
         nameStart = i;

@@ -1,6 +1,7 @@
 // Normal forms of docs/bytecode.md §6 for values taken from a call or a message: e-mail
 // addresses, hosts, URLs and paths. Results are written to the per-call scratch arena and
 // returned as (ptr << 32 | len); 0 means no value (empty, or memory exhausted).
+import { CONFIGURE_FOLD_CASE } from "./format";
 import { alloc, free, scratchAlloc } from "./mem";
 import { isSpace, lowerAscii } from "./bytes";
 
@@ -174,7 +175,9 @@ export function resolvePath(p: usize, len: u32, base: usize, baseLen: u32): u64 
   n++;
   memory.copy(buf + n, p + i, end - i);
   n += end - i;
-  return span(buf, canonicalPath(buf, n, tildeRoot));
+  const m = canonicalPath(buf, n, tildeRoot);
+  if (foldCase) lowerInPlace(buf, m);
+  return span(buf, m);
 }
 
 // ---- patterns (§6.7) ----
@@ -219,6 +222,14 @@ export function resolvePattern(p: usize, len: u32, base: usize, baseLen: u32): u
     segStart = k + 1;
   }
   if (cut < 0) return resolvePath(p, len, base, baseLen);
+  const folded = resolvePatternTail(p, len, <u32>cut);
+  if (folded != 0 && foldCase) lowerInPlace(spanPtr(folded), spanLen(folded));
+  return folded;
+}
+
+// `/**` and the segments of [p, p+len) after `cut` ("." and empty ones dropped; `/**` alone when
+// one is "..").
+function resolvePatternTail(p: usize, len: u32, cut: u32): u64 {
   // What follows the climbing segment: its own segments, "." and empty ones dropped.
   const rest = <u32>cut;
   const buf = scratch(<usize>(len - rest) + 4);
@@ -299,9 +310,19 @@ function keepHermesHomes(p: usize, len: u32, homeDir: usize, homeDirLen: u32): u
   return buf;
 }
 
+// Whether paths compare ASCII case aside (configure's CONFIGURE_FOLD_CASE): every path's normal
+// form is then ASCII lower-cased, the configured folders' too, and the compiler writes each path
+// constant in its lower-case form beside the one the policy gives (§6.5).
+let foldCase = false;
+
+function lowerInPlace(p: usize, n: u32): void {
+  for (let i: u32 = 0; i < n; i++) store<u8>(p + i, <u8>lowerAscii(at(p, i)));
+}
+
 // Sets the home and working directories (both must be absolute) and the Hermes homes (§6.5);
 // false leaves all unchanged.
-export function configureEnv(h: usize, hLen: u32, c: usize, cLen: u32, hh: usize, hhLen: u32): bool {
+export function configureEnv(h: usize, hLen: u32, c: usize, cLen: u32, hh: usize, hhLen: u32, flags: u32): bool {
+  if ((flags & ~CONFIGURE_FOLD_CASE) != 0) return false;
   const newHome = keepDirectory(h, hLen);
   const newHomeLen = keptLen;
   const newCwd = keepDirectory(c, cLen);
@@ -322,6 +343,12 @@ export function configureEnv(h: usize, hLen: u32, c: usize, cLen: u32, hh: usize
   cwdLength = newCwdLen;
   hermes = newHermes;
   hermesLength = keptLen;
+  foldCase = (flags & CONFIGURE_FOLD_CASE) != 0;
+  if (foldCase) {
+    lowerInPlace(home, homeLength);
+    lowerInPlace(cwd, cwdLength);
+    lowerInPlace(hermes, hermesLength);
+  }
   return true;
 }
 

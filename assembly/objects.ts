@@ -1,7 +1,7 @@
-// The objects and sums a user's message names (docs/bytecode.md §7.3): what an action may be
+// The objects and sums a user's message names (docs/bytecode.md §7.4): what an action may be
 // done to, and how much money it may move. The binder calls bindObjects once per message; each
 // item goes to the collector as an OBJECT item (in the normal form of §6.8) or an AMOUNT item
-// (§6.9):
+// (§6.10):
 //   - a quoted phrase ("the 'Blue Room'", “Q3 plan”), at most OBJECT_MAX bytes;
 //   - a proper name: a run of capitalized words, with of/de/la/van/&… between them ("Hotel
 //     Lumen", "Bank of America"); at a sentence's start also without its first word, and
@@ -259,18 +259,33 @@ function listed(p: usize, k: u32, words_: u64, min: u32, max: u32): i64 {
 
 // ---- emitting items ----
 type Collector = (kind: u32, cls: u32, s: u64) => bool;
+// Where in the message the item being collected was read: the byte its word starts at (the
+// collector reads the clause there, §7.4).
+export let objectStart: u32 = 0;
 let sink: Collector = noCollector;
 function noCollector(kind: u32, cls: u32, s: u64): bool { return false; }
 
+// A message names at most OBJECTS_PER_MESSAGE objects and sums (in the order of the passes of
+// bindObjects); past that it names none (a pasted table of numbers is no request), which can only
+// ask more, and binding costs a bounded amount per byte.
+export const OBJECTS_PER_MESSAGE: u32 = 256;
+let given: u32 = 0;
+function give(kind: u32, cls: u32, s: u64): bool {
+  if (given >= OBJECTS_PER_MESSAGE) return true;
+  given++;
+  return sink(kind, cls, s);
+}
+
 function object(p: usize, len: u32): bool {
-  if (len == 0 || len > OBJECT_MAX) return true;
+  if (len == 0 || len > OBJECT_MAX || given >= OBJECTS_PER_MESSAGE) return true;
   const s = objectNormal(p, len);
-  return s != 0 && sink(SUBJ_OBJECT, 0, s);
+  return s != 0 && give(SUBJ_OBJECT, 0, s);
 }
 
 function amount(decimal: u64, code: usize): bool {
+  if (given >= OBJECTS_PER_MESSAGE) return true;
   const s = amountText(decimal, code);
-  return s != 0 && sink(SUBJ_AMOUNT, 0, s);
+  return s != 0 && give(SUBJ_AMOUNT, 0, s);
 }
 
 // The text from word a to word b (inclusive), words joined by one space, lower-cased, a
@@ -287,7 +302,7 @@ function runObject(p: usize, a: u32, b: u32): bool {
     if (k == b && e >= wStart(k) + 3 && (at(p, e - 1) | 0x20) == 0x73 && at(p, e - 2) == 0x27) e -= 2;
     for (let i = wStart(k); i < e; i++) { store<u8>(out + m, <u8>lowerAscii(at(p, i))); m++; }
   }
-  return m == 0 || m > OBJECT_MAX || sink(SUBJ_OBJECT, 0, span(out, m));
+  return m == 0 || m > OBJECT_MAX || give(SUBJ_OBJECT, 0, span(out, m));
 }
 
 // Proper names: runs of capitalized words joined by connectors.
@@ -296,6 +311,7 @@ function names(p: usize): bool {
   let k: u32 = 0;
   while (k < count) {
     if ((wFlags(k) & (W_CAPITAL | W_USED)) != W_CAPITAL) { k++; continue; }
+    objectStart = wStart(k);
     let b = k;
     while ((wFlags(b) & W_BREAK_AFTER) == 0 && b + 1 < count && (wFlags(b + 1) & (W_BREAK_BEFORE | W_USED)) == 0) {
       if ((wFlags(b + 1) & W_CAPITAL) != 0) { b++; continue; }
@@ -327,6 +343,7 @@ function names(p: usize): bool {
 // follow it, as one IBAN when its checksum holds; those words are read as nothing else.
 function ibans(p: usize): bool {
   for (let k: u32 = 0; k < count; k++) {
+    objectStart = wStart(k);
     const s = wStart(k), n = wLen(k);
     if ((wFlags(k) & W_DIGIT) == 0 || n < 4 || n > 34 || !isAsciiAlpha(at(p, s)) || !isAsciiAlpha(at(p, s + 1)) || !isAsciiDigit(at(p, s + 2)) || !isAsciiDigit(at(p, s + 3))) continue;
     let b = k;
@@ -343,7 +360,7 @@ function ibans(p: usize): bool {
       const t = objectNormal(p + s, wEnd(b) - s);
       if (t == 0) return false;
       if (isIban(<usize>(t >>> 32), <u32>t)) {
-        if (!sink(SUBJ_OBJECT, 0, t)) return false;
+        if (!give(SUBJ_OBJECT, 0, t)) return false;
         for (let j = k; j <= b; j++) wMark(j, W_USED);
         break;
       }
@@ -363,6 +380,7 @@ function alnum(p: usize, k: u32): bool {
 // on one line, at most OBJECT_MAX bytes.
 function quoted(p: usize): bool {
   for (let k: u32 = 0; k < count; k++) {
+    objectStart = wStart(k);
     const kind = (wFlags(k) >> OPEN_SHIFT) & 7;
     if (kind == 0) continue;
     for (let b = k; b < count && wEnd(b) - wStart(k) <= OBJECT_MAX; b++) {
@@ -378,7 +396,7 @@ function quoted(p: usize): bool {
 
 // A currency named by word k: a symbol alone, a code (three capitals), or a currency word.
 function currencyWord(p: usize, k: u32): usize {
-  if (k >= count) return 0;
+  if (k >= count || (wFlags(k) & W_DIGIT) != 0) return 0;
   const s = wStart(k), n = wLen(k);
   if (n == 3 && at(p, s) - 0x41 < 26 && at(p, s + 1) - 0x41 < 26 && at(p, s + 2) - 0x41 < 26) return currencyOf(p + s, 3);
   const sym = currencySymbolAt(p, wEnd(k), s);
@@ -462,6 +480,7 @@ function monthOf(p: usize, k: u32): u32 {
 
 function dates(p: usize): bool {
   for (let k: u32 = 0; k < count; k++) {
+    objectStart = wStart(k);
     const month = monthOf(p, k);
     if (month == 0) continue;
     // "June 3", "June 3rd, 2025"
@@ -495,7 +514,7 @@ function numberWordObject(w: i32): bool {
   let n: u32 = 1;
   if (w >= 10) { store<u8>(digit, 0x31); store<u8>(digit + 1, <u8>(0x30 + w - 10)); n = 2; }
   else store<u8>(digit, <u8>(0x30 + w));
-  return sink(SUBJ_OBJECT, 0, span(digit, n));
+  return give(SUBJ_OBJECT, 0, span(digit, n));
 }
 
 // The number word k is ("two": 2), -1 for none: its first four bytes (three for a word of
@@ -530,6 +549,7 @@ function numberWord(p: usize, k: u32): i32 {
 
 function sums(p: usize): bool {
   for (let k: u32 = 0; k < count; k++) {
+    objectStart = wStart(k);
     if ((wFlags(k) & W_USED) != 0) continue;
     const s = wStart(k), e = wEnd(k);
     const c0 = at(p, s);
@@ -575,7 +595,7 @@ function sums(p: usize): bool {
     }
     if (!amount(d, code)) return false;
     // A number with no currency also names itself ("issue 12", "2 nights").
-    if (code == 0 && !sink(SUBJ_OBJECT, 0, d)) return false;
+    if (code == 0 && !give(SUBJ_OBJECT, 0, d)) return false;
   }
   return true;
 }
@@ -583,6 +603,7 @@ function sums(p: usize): bool {
 // Ids: words with a digit and a letter, '-' or '_'; "#123"; owner/name; a URL's path segments.
 function ids(p: usize, len: u32): bool {
   for (let k: u32 = 0; k < count; k++) {
+    objectStart = wStart(k);
     if ((wFlags(k) & W_USED) != 0 || (wFlags(k) & (W_DIGIT | W_MARK)) == 0) continue;
     const s = wStart(k), e = wEnd(k);
     let digit = false, joiner = false, letter = false, other = false;
@@ -643,6 +664,7 @@ function urlSegments(p: usize, s: u32, e: u32): bool {
 // the item kind, class 0 and the value); false when out of memory or when it refused one.
 export function bindObjects(p: usize, len: u32, collect: Collector): bool {
   sink = collect;
+  given = 0;
   if (len > OBJECTS_READ) {
     len = OBJECTS_READ;
     while (len > 0 && at(p, len) > 0x20) len--; // not inside a word (bytes past len are the message's)

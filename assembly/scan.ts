@@ -16,6 +16,21 @@ function isAlnum(c: u32): bool {
   return isAsciiAlpha(c) || isAsciiDigit(c);
 }
 
+// The byte length (3) of a character of a script written without spaces between words at i:
+// CJK ideographs and punctuation, kana, hangul, full-width forms (U+3000-U+D7FF, U+F900-U+FAFF,
+// U+FE30-U+FE4F, U+FF00-U+FFEF); else 0. No address, URL or path the binder reads holds one, so
+// they end an item as white space does ("发给wang@example.cn谢谢").
+export function cjkLen(p: usize, len: u32, i: u32): u32 {
+  const c = at(p, i);
+  if (c < 0xe3 || c > 0xef || c == 0xee) return 0;
+  if (i + 2 >= len) return 0;
+  const d = at(p, i + 1);
+  if ((d & 0xc0) != 0x80 || (at(p, i + 2) & 0xc0) != 0x80) return 0;
+  if (c == 0xed && d >= 0xa0) return 0; // surrogates: not UTF-8
+  if (c == 0xef) return (d >= 0xa4 && d <= 0xab) || d == 0xb8 || d == 0xb9 || d >= 0xbc ? 3 : 0;
+  return 3;
+}
+
 // ---- URLs ----
 
 export let urlEnd: u32 = 0;
@@ -177,6 +192,16 @@ function isNameByte(c: u32): bool {
   return isAlnum(c) || c == 0x5f || c == 0x2d || c == 0x2e || c >= 0x80;
 }
 
+// "platform:target" as send_message writes it ("telegram:-1001234567890", "signal:+15551234567"):
+// 2 to 20 ASCII letters, a ':', then a target that is not a port or a path.
+function isPlatformTarget(p: usize, s: u32, e: u32): bool {
+  let i = s;
+  while (i < e && isAsciiAlpha(at(p, i))) i++;
+  if (i - s < 2 || i - s > 20 || i + 1 >= e || at(p, i) != 0x3a) return false;
+  const t = at(p, i + 1);
+  return t == 0x2d || t == 0x2b || t == 0x23 || t == 0x40 || isAlnum(t);
+}
+
 @inline function item(kind: u32, start: u32, end: u32): u32 {
   itemStart = start;
   itemEnd = end;
@@ -199,6 +224,7 @@ function classify(p: usize, s: u32, e: u32, extensions: u64): u32 {
   const c = at(p, s);
   if (hasColon && startsWithAscii(p, s, e, "mailto:")) return item(SUBJ_EMAIL, s + 7, e);
   if ((c == 0x40 || c == 0x23) && e > s + 1 && isNameByte(at(p, s + 1))) return item(SUBJ_RECIPIENT, s, e);
+  if (hasColon && firstAt < 0 && firstSlash < 0 && isPlatformTarget(p, s, e)) return item(SUBJ_RECIPIENT, s, e);
   if (firstAt > <i32>s && <u32>firstAt + 1 < e && firstSlash < 0) return item(SUBJ_EMAIL, s, e);
   const maybePath = firstSlash >= 0 || hasDot || c == 0x7e || c == 0x24;
   if (maybePath && looksLikePath(p, s, e, extensions)) {
@@ -222,7 +248,9 @@ export function itemsBegin(): void {
 function separatorAt(p: usize, len: u32, i: u32): u32 {
   const c = at(p, i);
   if (c <= 0x20) return 1;
-  return c < 0x80 ? 0 : pyWhitespace(p, len, i);
+  if (c < 0x80) return 0;
+  const w = pyWhitespace(p, len, i);
+  return w > 0 ? w : cjkLen(p, len, i);
 }
 
 // The next item named in [p, p+len) at or after `from`: its kind (SUBJ_EMAIL, SUBJ_URL,
@@ -249,7 +277,7 @@ export function nextItem(p: usize, len: u32, from: u32, extensions: u64): u32 {
     while (e < len) {
       const c = at(p, e);
       if ((c | 0x20) - 0x61 < 26) { e++; continue; } // a letter: the common case, no mark
-      if (c <= 0x20 || (c >= 0x80 && pyWhitespace(p, len, e) > 0)) break;
+      if (c <= 0x20 || (c >= 0x80 && (pyWhitespace(p, len, e) > 0 || cjkLen(p, len, e) > 0))) break;
       if (c <= 0x40 && c >= 0x23) {
         if (c == 0x40) { if (firstAt < 0) firstAt = <i32>e; }
         else if (c == 0x2f) { if (firstSlash < 0) firstSlash = <i32>e; }

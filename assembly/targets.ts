@@ -3,7 +3,7 @@
 // other roles), extractTargets per role value, then the table's accessors.
 import {
   ROLE_EMAIL, ROLE_URL, ROLE_DOMAIN, ROLE_PATH, ROLE_COMMAND, ROLE_CODE, ROLE_RECIPIENT, ROLE_PATCH,
-  ROLE_WORKDIR, ROLE_TEXT, ROLE_WRITTEN, ROLE_OBJECT, ROLE_AMOUNT, ROLE_AMOUNT_MINOR, SUBJ_EMAIL, SUBJ_URL, SUBJ_DOMAIN,
+  ROLE_WORKDIR, ROLE_TEXT, ROLE_WRITTEN, ROLE_OBJECT, ROLE_TREE, ROLE_AMOUNT, ROLE_AMOUNT_MINOR, SUBJ_EMAIL, SUBJ_URL, SUBJ_DOMAIN,
   SUBJ_RECIPIENT, SUBJ_OBJECT, SUBJ_AMOUNT, SUBJ_OPAQUE, TARGET_PATTERN,
   SET_SHELL_WRAPPERS, SET_SHELL_NETWORK, SET_SHELL_SHELLS, SET_MAX_SHELL_DEPTH,
 } from "./format";
@@ -16,7 +16,7 @@ import { leafPath, leafPathLen, leafValue, leafValueLen, leafIsString } from "./
 import { policyWords } from "./wordset";
 import { spanPtr, spanLen, resolvePath, normalizeEmail, isAddress, takeOutOfMemory } from "./normalize";
 import {
-  TARGETS_OOM, tableBegin, tableStatus, fail, addTarget, addTargetCopy, addPath, addHost, addUrl, pathBase, addWrittenIn,
+  TARGETS_OOM, tableBegin, tableStatus, fail, addTarget, addTargetCopy, addPath, addHost, addUrl, pathBase, addWrittenIn, addTreeIn,
   setWorkdir as setTableWorkdir,
 } from "./targettable";
 import { shellTargets } from "./shell";
@@ -25,7 +25,7 @@ import { v4aBegin, v4aNext, foundStart, foundEnd, nextFrom } from "./v4a";
 
 export { configureEnv, homePtr, homeLen } from "./normalize";
 export {
-  targetCount, targetKind, targetIsPattern, targetEntryKind, targetPtr, targetLen, hasTargetOf,
+  targetCount, targetKind, targetIsPattern, targetIsTree, targetEntryKind, targetPtr, targetLen, hasTargetOf,
 } from "./targettable";
 
 export function tableStatusNow(): i32 {
@@ -388,6 +388,7 @@ export function extractTargets(role: u32, p: usize, len: u32): i32 {
       addObject(p, len);
       shapeTargets(p, len);
       break;
+    case ROLE_TREE: addTreeIn(p, len, pathBase(), false); break;
     case 0: shapeTargets(p, len); break; // no role (ROLE_DATA: none either, and no reading)
   }
   return tableStatus();

@@ -3,7 +3,7 @@
 // maxTargets of them. Values live in the
 // scratch arena; a failure sticks until the next tableBegin, so producers need not check
 // every add.
-import { SUBJ_DOMAIN, SUBJ_PATH, SUBJ_URL, SUBJ_WRITE, TARGET_PATTERN } from "./format";
+import { SUBJ_DOMAIN, SUBJ_PATH, SUBJ_URL, SUBJ_WRITE, TARGET_PATTERN, TARGET_TREE } from "./format";
 import { scratchAlloc } from "./mem";
 import { fnv1a, sameBytes } from "./bytes";
 import {
@@ -50,10 +50,16 @@ export function tableStatus(): i32 { return status; }
 @inline export function targetCount(): u32 { return count; }
 
 // The subject of target i, and whether its value is a pattern (§6.7).
-@inline export function targetKind(i: u32): u32 { return load<u32>(records + <usize>i * RECORD) & ~TARGET_PATTERN; }
+@inline export function targetKind(i: u32): u32 {
+  return load<u32>(records + <usize>i * RECORD) & ~(TARGET_PATTERN | TARGET_TREE);
+}
 
 @inline export function targetIsPattern(i: u32): bool {
   return (load<u32>(records + <usize>i * RECORD) & TARGET_PATTERN) != 0;
+}
+
+@inline export function targetIsTree(i: u32): bool {
+  return (load<u32>(records + <usize>i * RECORD) & TARGET_TREE) != 0;
 }
 
 // The subject byte of target i's record entry (§8.1): its kind with the pattern bit.
@@ -209,27 +215,17 @@ export function addPathPatternIn(p: usize, len: u32, base: u64, written: bool): 
   if (written) addTarget(SUBJ_WRITE | flag, spanPtr(s), spanLen(s));
 }
 
-// A directory a call reads (or writes) with everything below it (`grep -r x D`, a search at D):
-// D itself, and the pattern `D/**` of every path below, so a rule about a path inside D (a
-// credential, the fence's own state) holds maybe for the call.
+// A directory a call reads (or writes) with everything below it (`grep -r x D`, a search at D,
+// `rm -r D`): a tree target (§6.9), so a rule about a path inside D (a credential, the fence's
+// own state) holds for the call. A pattern stays a pattern (its values are trees then too).
 export function addTreeIn(p: usize, len: u32, base: u64, written: bool): void {
   if (status != TARGETS_OK) return;
-  const s = resolvePath(p, len, spanPtr(base), spanLen(base));
+  const s = resolvePattern(p, len, spanPtr(base), spanLen(base));
   if (takeOutOfMemory()) { fail(TARGETS_OOM); return; }
   if (s == 0) return;
-  addTarget(SUBJ_PATH, spanPtr(s), spanLen(s));
-  if (written) addTarget(SUBJ_WRITE, spanPtr(s), spanLen(s));
-  const n = spanLen(s);
-  const root = n == 1 && load<u8>(spanPtr(s)) == 0x2f;
-  const tree = scratchAlloc(<usize>n + 3);
-  if (tree == 0) { fail(TARGETS_OOM); return; }
-  memory.copy(tree, spanPtr(s), n);
-  let k = n;
-  if (!root) { store<u8>(tree + k, 0x2f); k++; }
-  store<u8>(tree + k, 0x2a);
-  store<u8>(tree + k + 1, 0x2a);
-  addTarget(SUBJ_PATH | TARGET_PATTERN, tree, k + 2);
-  if (written) addTarget(SUBJ_WRITE | TARGET_PATTERN, tree, k + 2);
+  const flag = TARGET_TREE | (isPatternText(spanPtr(s), spanLen(s)) ? TARGET_PATTERN : 0);
+  addTarget(SUBJ_PATH | flag, spanPtr(s), spanLen(s));
+  if (written) addTarget(SUBJ_WRITE | flag, spanPtr(s), spanLen(s));
 }
 
 // A value of `kind` a reader could not resolve to one literal: a pattern target.

@@ -10,8 +10,8 @@ import {
   SEC_STRINGS, SEC_SETS, SEC_TOOLS, SEC_CLASSES, SEC_RULES, SEC_CODE, SEC_CLASSIFY, SEC_INTENT,
   SEC_SETTINGS, SEC_BUDGETS, SETTINGS_COUNT, SETKIND_HASH, SETKIND_LIST, SETKIND_KEYS, INSN_SIZE, OP_DECIDE,
   OP_TEST_PRESENT, OP_TEST_EQUALS, OP_TEST_GLOB, OP_TEST_PREFIX, OP_TEST_IN_INTENT, OP_TEST_GRANTED, OP_TEST_INTENT_ANY, OP_TEST_IN_DERIVED, OP_TEST_TRUTHY, OP_TEST_AT_MOST, FLAG_NEGATE,
-  FLAG_ALL, EFFECT_ASK, EFFECT_WARN, SUBJ_ARG, SUBJECT_COUNT, INTENT_NAMED,
-  ROLE_MAX, SET_POLICY_NAME, SET_MAX_ARGS_BYTES, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES,
+  FLAG_ALL, EFFECT_ASK, EFFECT_WARN, SUBJ_ARG, SUBJECT_COUNT, INTENT_SOURCE,
+  ROLE_MAX, CLASSIFY_FLAG_MAX, SET_POLICY_NAME, SET_MAX_ARGS_BYTES, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES,
   SET_MAX_TARGETS, SET_MAX_INTENT_BYTES, SET_MAX_SESSIONS, SET_SHELL_WRAPPERS, SET_SHELL_NETWORK,
   SET_SHELL_SHELLS, SET_MAX_SHELL_DEPTH, SET_FAIL_OPEN,
 } from "./format";
@@ -368,13 +368,13 @@ function instruction(i: u32): bool {
       if (load<u32>(operand) > 1) return failNum(SEC_CODE, operand, "TRUTHY operand must be 0 or 1, instruction", i);
       return true;
     case OP_TEST_IN_INTENT:
-      if (load<u32>(operand) > <u32>INTENT_NAMED) return failNum(SEC_CODE, operand, "IN_INTENT operand must be 0 or 1, instruction", i);
+      if (load<u32>(operand) > <u32>INTENT_SOURCE) return failNum(SEC_CODE, operand, "IN_INTENT operand must be 0, 1 or 2, instruction", i);
       return true;
     case OP_TEST_GRANTED:
       if (load<u32>(operand) != 0) return failNum(SEC_CODE, operand, "GRANTED operand must be 0, instruction", i);
       return true;
     case OP_TEST_INTENT_ANY:
-      if (load<u32>(operand) > <u32>INTENT_NAMED) return failNum(SEC_CODE, operand, "INTENT_ANY operand must be 0 or 1, instruction", i);
+      if (load<u32>(operand) > <u32>INTENT_SOURCE) return failNum(SEC_CODE, operand, "INTENT_ANY operand must be 0, 1 or 2, instruction", i);
       return true;
     case OP_TEST_IN_DERIVED:
       if (load<u32>(operand) != 0) return failNum(SEC_CODE, operand, "IN_DERIVED operand must be 0, instruction", i);
@@ -503,13 +503,21 @@ function classify(): bool {
   const s = section(SEC_CLASSIFY);
   if (short(SEC_CLASSIFY, 8)) return false;
   const entries = load<u32>(s + 4);
-  if (sizeWrong(SEC_CLASSIFY, 12 + ((<u64>entries) << 2))) return false;
-  if (!setOk(SEC_CLASSIFY, s, "word_map", SETKIND_HASH) || !setValuesOk(SEC_CLASSIFY, s, "word_map", entries, false)) return false;
+  if (sizeWrong(SEC_CLASSIFY, 16 + (<u64>entries) * 12)) return false;
+  // A word maps to entry·2 (a verb) or entry·2 + 1 (an object).
+  if (!setOk(SEC_CLASSIFY, s, "word_map", SETKIND_HASH) || !setValuesOk(SEC_CLASSIFY, s, "word_map", entries << 1, false)) return false;
   for (let e: u32 = 0; e < entries; e++) {
-    if (!classIndexOk(SEC_CLASSIFY, s + 8 + ((<usize>e) << 2), "entry class")) return false;
+    const at = s + 8 + (<usize>e) * 12;
+    if (!classIndexOk(SEC_CLASSIFY, at, "entry class")) return false;
+    const flags = load<u32>(at + 4);
+    if ((flags & ~CLASSIFY_FLAG_MAX) != 0) return failNum(SEC_CLASSIFY, at + 4, "unknown entry flags", flags);
+    const roles = load<u32>(at + 8);
+    // Bit r stands for role r, 1 ≤ r ≤ ROLE_MAX.
+    if ((roles & 1) != 0 || (roles >> (<u32>ROLE_MAX + 1)) != 0) return failNum(SEC_CLASSIFY, at + 8, "unknown entry roles", roles);
   }
-  const roleMap = s + 8 + ((<usize>entries) << 2);
-  return setOk(SEC_CLASSIFY, roleMap, "role_map", SETKIND_HASH) && setValuesOk(SEC_CLASSIFY, roleMap, "role_map", ROLE_MAX, true);
+  const roleMap = s + 8 + (<usize>entries) * 12;
+  return setOk(SEC_CLASSIFY, roleMap, "role_map", SETKIND_HASH) && setValuesOk(SEC_CLASSIFY, roleMap, "role_map", ROLE_MAX, true)
+    && setOk(SEC_CLASSIFY, roleMap + 4, "trusted", SETKIND_KEYS);
 }
 
 function intent(): bool {
@@ -522,7 +530,9 @@ function intent(): bool {
   const deriveAt: u64 = 28 + ((<u64>verbs) << 3) + ((<u64>total) << 2);
   if (short(SEC_INTENT, deriveAt + 4)) return false;
   const derives = load<u32>(s + <usize>deriveAt);
-  if (sizeWrong(SEC_INTENT, deriveAt + 4 + ((<u64>derives) << 2))) return false;
+  const grammarAt: u64 = deriveAt + 4 + ((<u64>derives) << 2);
+  if (sizeWrong(SEC_INTENT, grammarAt + 4)) return false;
+  if (!setOk(SEC_INTENT, s + <usize>grammarAt, "grammar", SETKIND_HASH)) return false;
   if (!setOk(SEC_INTENT, s, "negations", SETKIND_KEYS)) return false;
   if (!setOk(SEC_INTENT, s + 4, "nothing_words", SETKIND_KEYS)) return false;
   if (!setOk(SEC_INTENT, s + 8, "file_extensions", SETKIND_KEYS)) return false;

@@ -331,9 +331,9 @@ function implies(given: ConditionIRItem, givenAll: boolean, wanted: ConditionIRI
   const w = wanted.test;
   if (w.kind === "present") return g.kind === "present" && g.present === w.present;
   if (w.kind === "granted") return g.kind === w.kind;
-  if (w.kind === "intent_any") return g.kind === w.kind && readingImplies(g.named, w.named, given.negate);
+  if (w.kind === "intent_any") return g.kind === w.kind && readingImplies(g.reading, w.reading, given.negate);
   if (wantedAll && !givenAll) return false;
-  if (w.kind === "in_intent") return g.kind === "in_intent" && readingImplies(g.named, w.named, given.negate);
+  if (w.kind === "in_intent") return g.kind === "in_intent" && readingImplies(g.reading, w.reading, given.negate);
   const wantedValues = constantsOf(w);
   const givenValues = constantsOf(g);
   if (wantedValues === undefined || givenValues === undefined || family(g.kind) !== family(w.kind)) return false;
@@ -341,10 +341,11 @@ function implies(given: ConditionIRItem, givenAll: boolean, wanted: ConditionIRI
   return given.negate ? isSubset(wantedValues, givenValues) : isSubset(givenValues, wantedValues);
 }
 
-// A value the user asked for as a destination is named too: "in_intent: true" implies
-// "in_intent: named", and "not named" implies "not true".
-function readingImplies(givenNamed: boolean, wantedNamed: boolean, negated: boolean): boolean {
-  return givenNamed === wantedNamed || (negated ? givenNamed : wantedNamed);
+// A destination is also a source, and a source is named: "in_intent: true" implies "source",
+// which implies "named"; "not named" implies "not source", which implies "not true".
+const READING_RANK = [0, 2, 1]; // by reading: destination, named, source
+function readingImplies(given: number, wanted: number, negated: boolean): boolean {
+  return negated ? READING_RANK[wanted] <= READING_RANK[given] : READING_RANK[given] <= READING_RANK[wanted];
 }
 
 function isSubset(small: string[], large: string[]): boolean {

@@ -275,8 +275,13 @@ function classifySection({ ir, tables }: Plan): Uint8Array {
   const w = new Writer();
   w.u32(tables.classifyWords);
   w.u32(ir.classify.entryClasses.length);
-  for (const c of ir.classify.entryClasses) w.u32(c);
+  ir.classify.entryClasses.forEach((c, e) => {
+    w.u32(c);
+    w.u32(ir.classify.entryFlags[e]);
+    w.u32(ir.classify.entryRoles[e]);
+  });
   w.u32(tables.argRoles);
+  w.u32(tables.trustedServers);
   return w.finish();
 }
 
@@ -298,6 +303,7 @@ function intentSection({ ir, tables }: Plan): Uint8Array {
   for (const verb of ir.intent.verbs) for (const c of verb.classes) w.u32(c);
   w.u32(ir.intent.deriveFrom.length);
   for (const c of ir.intent.deriveFrom) w.u32(c);
+  w.u32(tables.grammar);
   return w.finish();
 }
 

@@ -5,40 +5,38 @@
 // values are already in normal form, and an intent given as the items it names. Nothing at
 // run time uses it.
 import {
-  ROLE_AMOUNT, ROLE_AMOUNT_MINOR, ROLE_COMMAND, ROLE_DOMAIN, ROLE_EMAIL, ROLE_OBJECT, ROLE_PATH, ROLE_RECIPIENT, ROLE_URL,
-  SUBJ_AMOUNT, SUBJ_ARG, SUBJ_DOMAIN, SUBJ_EMAIL, SUBJ_OBJECT, SUBJ_PATH, SUBJ_PROGRAM, SUBJ_RECIPIENT, SUBJ_TOOL, SUBJ_URL,
+  CLASSIFY_READ, ROLE_AMOUNT, ROLE_AMOUNT_MINOR, ROLE_COMMAND, ROLE_DOMAIN, ROLE_EMAIL, ROLE_OBJECT, ROLE_PATH, ROLE_RECIPIENT,
+  ROLE_URL, SUBJ_AMOUNT, SUBJ_ARG, SUBJ_DOMAIN, SUBJ_EMAIL, SUBJ_OBJECT, SUBJ_PATH, SUBJ_PROGRAM, SUBJ_RECIPIENT, SUBJ_TOOL, SUBJ_URL,
+  INTENT_NAMED, INTENT_SOURCE,
 } from "../assembly/format";
 import { globMatches } from "./glob";
 import type { ConditionIR, PolicyIR, RuleIR, TestIR } from "./ir";
 import type { Effect } from "./schema";
 
-/** What the user's messages named and granted (the evaluator's intent summary, §8). */
-export interface IntentFacts {
-  emails: string[];
-  urls: string[];
-  domains: string[];
-  paths: string[];
-  recipients: string[];
-  names: string[];
-  /** Objects and sums the messages named (§7.3), in their normal forms. */
-  objects: string[];
-  amounts: string[];
-  /** Capabilities a verb of the messages granted. */
-  granted: string[];
+/** One value the user's messages named, with what it grants (the summary's grants column, §8). */
+export interface IntentItem {
+  kind: "email" | "url" | "domain" | "path" | "recipient" | "name" | "object" | "amount";
+  value: string;
+  /** destination, destination-maybe, source, source-maybe, named, named-maybe, revoked, whole-host */
+  grants: string[];
 }
 
-export const NO_INTENT: IntentFacts = {
-  emails: [], urls: [], domains: [], paths: [], recipients: [], names: [], objects: [], amounts: [], granted: [],
-};
+/** What the user's messages named and granted (the evaluator's intent summary, §8). */
+export interface IntentFacts {
+  items: IntentItem[];
+  /** Capabilities a verb of the messages granted, and those it granted under a condition. */
+  granted: string[];
+  grantedMaybe: string[];
+}
 
-// Three outcomes of a test (§5.4).
-type Tri = 0 | 1 | 2;
-const NO: Tri = 0;
-const YES: Tri = 1;
-const MAYBE: Tri = 2;
-const best = (a: Tri, b: Tri): Tri => (a === YES || b === YES ? YES : a === MAYBE || b === MAYBE ? MAYBE : NO);
-const not = (r: Tri): Tri => (r === MAYBE ? MAYBE : r === YES ? NO : YES);
-const tri = (b: boolean): Tri => (b ? YES : NO);
+export const NO_INTENT: IntentFacts = { items: [], granted: [], grantedMaybe: [] };
+
+// Three-valued results (§5.4): a test holds, fails, or holds maybe.
+type Tri = "no" | "yes" | "maybe";
+const best = (a: Tri, b: Tri): Tri => (a === "yes" || b === "yes" ? "yes" : a === "maybe" || b === "maybe" ? "maybe" : "no");
+const worst = (a: Tri, b: Tri): Tri => (a === "no" || b === "no" ? "no" : a === "maybe" || b === "maybe" ? "maybe" : "yes");
+const not = (a: Tri): Tri => (a === "yes" ? "no" : a === "no" ? "yes" : "maybe");
+const tri = (b: boolean): Tri => (b ? "yes" : "no");
 
 export interface InterpDecision {
   kind: Effect;
@@ -63,24 +61,32 @@ interface Call {
 export function interpret(ir: PolicyIR, tool: string, args: Record<string, unknown>, intent: IntentFacts): InterpDecision {
   const call = classify(ir, tool, args);
   const cls = ir.classes[call.cls];
+  const decided = (kind: Effect, rule: RuleIR | null): InterpDecision => ({
+    kind, reason: rule === null ? `default_${kind}` : rule.reason, rule: rule?.id ?? "", capability: cls.capability, risk: cls.risk,
+  });
+  // §5.4: a block that holds decides; one that holds maybe is kept and becomes the ask of the
+  // first later rule that would decide (or of the default); an ask that holds maybe asks; an
+  // allow that holds maybe does not allow.
+  let maybeBlock: RuleIR | null = null;
+  const asked = (rule: RuleIR): InterpDecision => decided("ask", maybeBlock ?? rule);
   const order: Effect[] = ["block", "ask", "allow"]; // warn rules decide nothing
-  // §5.4: a block rule that held maybe is kept; whatever else decides (but a block) asks by it.
-  let kept: RuleIR | undefined;
-  const decide = (kind: Effect, rule: RuleIR): InterpDecision => {
-    const by = kept !== undefined && kind !== "block" ? kept : rule;
-    return { kind: by === rule ? kind : "ask", reason: by.reason, rule: by.id, capability: cls.capability, risk: cls.risk };
-  };
   for (const effect of order) {
     for (const rule of ir.rules) {
       if (rule.effect !== effect || !rule.classes.includes(call.cls)) continue;
-      const held = ruleHolds(ir, rule, call, intent);
-      if (held === NO) continue;
-      if (held === YES || effect === "ask") return decide(effect, rule);
-      if (effect === "block" && kept === undefined) kept = rule;
+      const r = ruleHolds(ir, rule, call, intent);
+      if (r === "no") continue;
+      if (effect === "block") {
+        if (r === "yes") return decided("block", rule);
+        maybeBlock ??= rule;
+      } else if (effect === "ask") {
+        return asked(rule);
+      } else if (r === "yes") {
+        return maybeBlock !== null ? asked(maybeBlock) : decided("allow", rule);
+      }
     }
   }
-  if (kept !== undefined) return { kind: "ask", reason: kept.reason, rule: kept.id, capability: cls.capability, risk: cls.risk };
-  return { kind: cls.defaultEffect, reason: `default_${cls.defaultEffect}`, rule: "", capability: cls.capability, risk: cls.risk };
+  if (maybeBlock !== null) return asked(maybeBlock);
+  return decided(cls.defaultEffect, null);
 }
 
 // ---- the call: class, roles, targets ----
@@ -94,10 +100,8 @@ function classify(ir: PolicyIR, tool: string, args: Record<string, unknown>): Ca
     cls = ir.tools[glob[1]].class;
     roles = ir.tools[glob[1]].roles;
   } else {
-    // The first verb entry that has one of the name's lower-case words (split at '_').
-    const words = new Set(tool.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean));
-    const entries = ir.classify.words.filter(([word]) => words.has(word)).map(([, entry]) => entry);
-    if (entries.length > 0) cls = ir.classify.entryClasses[Math.min(...entries)];
+    const entry = nameEntry(ir, ownName(tool));
+    if (entry >= 0) cls = ir.classify.entryClasses[entry];
   }
   const leaves = leavesOf(args, "");
   const call: Call = { cls, roles, tool, leaves, targets: new Map() };
@@ -110,6 +114,69 @@ function classify(ir: PolicyIR, tool: string, args: Record<string, unknown>): Ca
   }
   addSums(call, sums);
   return call;
+}
+
+// ---- classification by the tool's own name (docs/bytecode.md §3 CLASSIFY) ----
+
+/** The name after `mcp__<server>__` (`mcp_<server>_`), else the whole name. */
+function ownName(tool: string): string {
+  const m = /^mcp__.+?__(.+)$/s.exec(tool) ?? /^mcp_[^_]+_(.+)$/s.exec(tool);
+  return m ? m[1] : tool;
+}
+
+/** Words: runs of letters, digits and non-ASCII characters, split at camelCase (an upper-case
+ * run's plural, "URLs", stays one word), ASCII lower-cased. */
+function nameWords(name: string): string[] {
+  const runs = name.match(/[A-Za-z0-9\u0080-\uffff]+/g) ?? [];
+  return runs.flatMap((run) => run.match(/[A-Z]+s(?![a-z])|[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z0-9\u0080-\uffff]+|[A-Z]+|[0-9]+/g) ?? [run])
+    .map((w) => w.replace(/[A-Z]/g, (c) => c.toLowerCase()));
+}
+
+const ENDINGS: Array<[string, string]> = [
+  ["ies", "y"], ["ied", "y"], ["es", ""], ["s", ""], ["ing", ""], ["ing", "e"], ["ed", ""], ["ed", "e"], ["d", ""], ["er", ""], ["r", ""],
+];
+
+/** The word_map value of a word, else of its first folded form (then folded). */
+function wordValue(ir: PolicyIR, w: string): { value: number; folded: boolean } | undefined {
+  const map = new Map(ir.classify.words);
+  const direct = map.get(w);
+  if (direct !== undefined) return { value: direct, folded: false };
+  if (utf8Length(w) < 4) return undefined;
+  for (const [suffix, added] of ENDINGS) {
+    if (utf8Length(w) < suffix.length + 2 || !w.endsWith(suffix)) continue;
+    const base = w.slice(0, w.length - suffix.length);
+    let found = map.get(base + added);
+    if (found === undefined && added === "" && suffix.length >= 2 && base.length >= 3 && base.at(-1) === base.at(-2)) {
+      found = map.get(base.slice(0, -1));
+    }
+    if (found !== undefined) return { value: found, folded: true };
+  }
+  return undefined;
+}
+
+function utf8Length(s: string): number {
+  return new TextEncoder().encode(s).length;
+}
+
+/** The riskiest verb's entry; a read verb holds against object words and folded words. */
+function nameEntry(ir: PolicyIR, own: string): number {
+  let verb = -1, object = -1, readVerb = -1, readObject = -1;
+  const lower = (a: number, b: number) => (a < 0 || b < a ? b : a);
+  for (const w of nameWords(own)) {
+    const hit = wordValue(ir, w);
+    if (hit === undefined) continue;
+    const entry = hit.value >> 1;
+    const weak = (hit.value & 1) !== 0 || hit.folded;
+    const read = (ir.classify.entryFlags[entry] & CLASSIFY_READ) !== 0;
+    if (read) {
+      if (weak) readObject = lower(readObject, entry);
+      else readVerb = lower(readVerb, entry);
+    } else if (weak) object = lower(object, entry);
+    else verb = lower(verb, entry);
+  }
+  if (verb >= 0) return object >= 0 ? Math.min(verb, object) : verb;
+  if (readVerb >= 0) return readVerb;
+  return object >= 0 ? object : readObject;
 }
 
 function leavesOf(value: unknown, path: string): Array<{ path: string; value: string; number?: true }> {
@@ -150,7 +217,7 @@ function addTarget(call: Call, subject: number, text: string): void {
   call.targets.set(subject, list);
 }
 
-// A decimal without leading zeros or trailing fraction zeros (§6.9).
+// A decimal without leading zeros or trailing fraction zeros (§6.10).
 function canonical(digits: string): string {
   let [whole, fraction = ""] = digits.split(".");
   whole = whole.replace(/^0+(?=\d)/, "");
@@ -177,11 +244,11 @@ function addSums(call: Call, sums: Array<{ path: string; value: string; number?:
       at = parent(at);
     }
     for (const code of codes.length > 0 ? codes : [undefined]) {
-      if (sum.role === ROLE_AMOUNT_MINOR && code !== undefined && code !== "USD" && code !== "EUR") {
-        throw new OutsideModel(`minor units of ${code}`);
+      if (sum.role === ROLE_AMOUNT_MINOR && (code === undefined || (code !== "USD" && code !== "EUR"))) {
+        throw new OutsideModel(`minor units of ${code ?? "no currency"}`);
       }
       let value = canonical(sum.value);
-      if (sum.role === ROLE_AMOUNT_MINOR && code !== undefined) {
+      if (sum.role === ROLE_AMOUNT_MINOR) {
         const cents = value.padStart(3, "0");
         value = canonical(`${cents.slice(0, -2)}.${cents.slice(-2)}`);
       }
@@ -226,7 +293,7 @@ function addTargets(call: Call, role: number, value: string): void {
     case ROLE_COMMAND: // one program, no arguments: the shell reader's simplest case
       need(PROGRAM);
       return add(SUBJ_PROGRAM, value);
-    case ROLE_OBJECT: // §6.8, for the model's values: lower-case words and single spaces
+    case ROLE_OBJECT: // §6.8, for the model's values: lower-case words and single spaces; no other shape
       if (!/^[a-z0-9][a-z0-9 ,()-]*$/.test(value) || /  |[ ,(]$/.test(value)) throw new OutsideModel(`an object outside the model: ${value}`);
       return add(SUBJ_OBJECT, value);
     default:
@@ -236,17 +303,10 @@ function addTargets(call: Call, role: number, value: string): void {
 
 // ---- rules and tests (§5) ----
 
-// A rule holds when every test holds, maybe when none failed and one held maybe (§5.4).
 function ruleHolds(ir: PolicyIR, rule: RuleIR, call: Call, intent: IntentFacts): Tri {
   const all = rule.effect === "allow"; // the safe reading: ALL in allow rules, ANY in block and ask
-  if (rule.tools !== null && quantified(all, [call.tool], (name) => tri(rule.tools!.some((s) => globMatches(s, name)))) === NO) return NO;
-  let held: Tri = YES;
-  for (const condition of rule.conditions) {
-    const r = conditionHolds(ir, condition, call, intent, all);
-    if (r === NO) return NO;
-    if (r === MAYBE) held = MAYBE;
-  }
-  return held;
+  if (rule.tools !== null && quantified(all, [call.tool], (name) => tri(rule.tools!.some((s) => globMatches(s, name)))) === "no") return "no";
+  return rule.conditions.reduce<Tri>((r, condition) => (r === "no" ? r : worst(r, conditionHolds(ir, condition, call, intent, all))), "yes");
 }
 
 function valuesOf(call: Call, condition: ConditionIR): string[] {
@@ -255,12 +315,10 @@ function valuesOf(call: Call, condition: ConditionIR): string[] {
   return call.targets.get(condition.subject) ?? [];
 }
 
-// ANY: YES with a value that passes, else MAYBE with one that passes maybe; ALL: NO with a value
-// that fails or none, else MAYBE with one that passes maybe (§5.4).
+// ALL: every value passes (none: fails), the worst result counts; ANY: the best one counts.
 function quantified(all: boolean, values: string[], pass: (value: string) => Tri): Tri {
-  const results = values.map(pass);
-  if (all) return results.length === 0 || results.includes(NO) ? NO : results.includes(MAYBE) ? MAYBE : YES;
-  return results.reduce(best, NO);
+  if (all) return values.length === 0 ? "no" : values.map(pass).reduce(worst, "yes");
+  return values.map(pass).reduce(best, "no");
 }
 
 function conditionHolds(ir: PolicyIR, condition: ConditionIR, call: Call, intent: IntentFacts, all: boolean): Tri {
@@ -268,8 +326,12 @@ function conditionHolds(ir: PolicyIR, condition: ConditionIR, call: Call, intent
   const values = valuesOf(call, condition);
   if (test.kind === "present") return tri((values.length > 0) === test.present);
   if (test.kind === "truthy") return tri(values.some((v) => v !== "") === test.truthy); // the model's leaves are strings
-  if (test.kind === "intent_any") return tri(namesKind(intent, subject) !== negate);
-  if (test.kind === "granted") return tri(intent.granted.includes(ir.classes[call.cls].capability) !== negate);
+  if (test.kind === "intent_any") return tri(namesKind(intent, subject, test.reading) !== negate);
+  if (test.kind === "granted") {
+    const capability = ir.classes[call.cls].capability;
+    const r: Tri = intent.granted.includes(capability) ? "yes" : intent.grantedMaybe.includes(capability) ? "maybe" : "no";
+    return negate ? not(r) : r;
+  }
   return quantified(all, values, (value) => {
     const r = valueHolds(test, subject, value, intent);
     return negate ? not(r) : r;
@@ -295,15 +357,19 @@ function valueHolds(test: TestIR, subject: number, value: string, intent: Intent
     case "at_most":
       return atMost(value, test.value);
     case "in_intent":
-      if (subject === SUBJ_OBJECT) return objectInIntent(value, intent);
-      if (subject === SUBJ_AMOUNT) return intent.amounts.map((named) => within(value, named)).reduce(best, NO);
-      return tri(inIntent(subject, value, intent));
+      if (subject === SUBJ_OBJECT) return objectInIntent(value, intent, test.reading);
+      if (subject === SUBJ_AMOUNT) {
+        return intent.items.filter((item) => item.kind === "amount")
+          .map((item) => { const w = within(value, item.value); return w === "yes" ? reading(item, test.reading) : w; })
+          .reduce(best, "no");
+      }
+      return inIntent(subject, value, intent, test.reading);
     default:
       throw new OutsideModel(`test ${test.kind} has no per-value reading`);
   }
 }
 
-// ---- sums and objects (§6.9, §7.3) ----
+// ---- sums and objects (§6.10, §7.4) ----
 
 function splitSum(sum: string): [number, string | undefined] {
   const [number, code] = sum.split(" ");
@@ -316,29 +382,34 @@ function atMost(value: string, cap: string): Tri {
   const [v, vc] = splitSum(value);
   const [c, cc] = splitSum(cap);
   if (cc === undefined || vc === cc) return tri(v <= c);
-  return MAYBE;
+  return "maybe";
 }
 
 // At most a sum the user named, in its currency: maybe when only one of the two gives one.
 function within(value: string, named: string): Tri {
   const [v, vc] = splitSum(value);
   const [m, mc] = splitSum(named);
-  if (v > m) return NO;
-  if (vc === mc) return YES;
-  return vc === undefined || mc === undefined ? MAYBE : NO;
+  if (v > m) return "no";
+  if (vc === mc) return "yes";
+  return vc === undefined || mc === undefined ? "maybe" : "no";
 }
 
-function objectInIntent(value: string, intent: IntentFacts): Tri {
-  const named = (v: string) => intent.objects.includes(v) ||
-    [intent.emails, intent.urls, intent.domains, intent.paths, intent.recipients].some((items) => items.includes(v));
-  const whole = (v: string): Tri => tri(named(v) || (v.startsWith("the ") && named(v.slice(4))));
+// OBJECT: an item of any kind but a name equal to it (or to it without "the "); a value of parts by its parts.
+function objectInIntent(value: string, intent: IntentFacts, flavor: number): Tri {
+  const kinds = ["object", "email", "url", "domain", "path", "recipient"];
+  const equal = (v: string) => look2(intent, flavor, (item) => kinds.includes(item.kind) && item.value === v);
+  const whole = (v: string): Tri => best(equal(v), v.startsWith("the ") ? equal(v.slice(4)) : "no");
   const w = whole(value);
-  if (w === YES) return w;
+  if (w === "yes") return w;
   const parts = value.split(/[,;()]/).map((p) => p.trim()).filter((p) => p !== "");
   if (parts.length < 2) return w;
   const each = parts.map(whole);
-  if (each.every((r) => r === YES)) return YES;
-  return each[0] === YES ? MAYBE : NO;
+  if (each.every((r) => r === "yes")) return "yes";
+  return best(w, each[0] === "no" ? "no" : "maybe");
+}
+
+function look2(intent: IntentFacts, flavor: number, test: (item: IntentItem) => boolean): Tri {
+  return intent.items.filter(test).map((item) => reading(item, flavor)).reduce(best, "no");
 }
 
 // §8.1's DOMAIN reading of a value: a URL's host, an address's domain, else the value.
@@ -361,34 +432,59 @@ function ancestorsOf(path: string): string[] {
   return found;
 }
 
-// §7: what IN_INTENT holds for, by subject.
-function inIntent(subject: number, value: string, intent: IntentFacts): boolean {
+// §7: what a reading makes of an item's grants. The destination reading (0) grants a
+// destination, the named reading (1) anything the user's words named, the source reading (2) a
+// destination or a source; each maybe for the maybe forms.
+function reading(item: IntentItem, flavor: number): Tri {
+  const g = new Set(item.grants);
+  const yes = flavor === INTENT_NAMED ? ["destination", "source", "named"] : flavor === INTENT_SOURCE ? ["destination", "source"] : ["destination"];
+  if (yes.some((w) => g.has(w))) return "yes";
+  return yes.some((w) => g.has(`${w}-maybe`)) ? "maybe" : "no";
+}
+
+function look(intent: IntentFacts, flavor: number, kind: IntentItem["kind"], test: (item: IntentItem) => boolean): Tri {
+  return intent.items.filter((item) => item.kind === kind && test(item)).map((item) => reading(item, flavor)).reduce(best, "no");
+}
+
+// §7: what IN_INTENT holds for, by subject; of several items that could grant the value, the best.
+function inIntent(subject: number, value: string, intent: IntentFacts, flavor: number): Tri {
+  const is = (kind: IntentItem["kind"], v: string) => look(intent, flavor, kind, (item) => item.value === v);
   switch (subject) {
     case SUBJ_EMAIL:
-      return intent.emails.includes(value);
+      return is("email", value);
     case SUBJ_DOMAIN:
-      return parentsOf(value).some((host) => intent.domains.includes(host));
-    case SUBJ_URL:
-      return intent.urls.includes(value) || intent.domains.includes(hostOf(value));
+      return parentsOf(value).map((host) => is("domain", host)).reduce(best, "no");
+    case SUBJ_URL: {
+      // The URL itself or one above it ("…/a" opens "…/a/b" and "…/a#x"), or its host named as itself.
+      const below = look(intent, flavor, "url", (item) => item.value === value ||
+        (value.startsWith(item.value) && (item.value.endsWith("/") || value[item.value.length] === "/" || value[item.value.length] === "#")));
+      return best(below, look(intent, flavor, "domain", (item) => item.value === hostOf(value) && item.grants.includes("whole-host")));
+    }
     case SUBJ_PATH:
-      return ancestorsOf(value).some((path) => intent.paths.includes(path));
-    case SUBJ_RECIPIENT:
-      return intent.recipients.includes(value) || intent.emails.includes(value) ||
-        (!/^[#@]/.test(value) && (intent.names.includes(value) || intent.recipients.includes(`#${value}`) || intent.recipients.includes(`@${value}`)));
+      return ancestorsOf(value).map((path) => is("path", path)).reduce(best, "no");
+    case SUBJ_RECIPIENT: {
+      let r = best(is("recipient", value), is("email", value));
+      if (!/^[#@]/.test(value)) r = [is("name", value), is("object", value), is("recipient", `#${value}`), is("recipient", `@${value}`)].reduce(best, r);
+      return r;
+    }
     case SUBJ_ARG:
-      return [intent.emails, intent.urls, intent.domains, intent.paths, intent.recipients].some((items) => items.includes(value));
+      return (["email", "url", "domain", "path", "recipient"] as const).map((kind) => is(kind, value)).reduce(best, "no");
     default:
       throw new OutsideModel(`in_intent on subject ${subject}`);
   }
 }
 
-function namesKind(intent: IntentFacts, subject: number): boolean {
-  const kinds: Record<number, string[]> = {
-    [SUBJ_EMAIL]: intent.emails, [SUBJ_URL]: intent.urls, [SUBJ_DOMAIN]: intent.domains,
-    [SUBJ_PATH]: intent.paths, [SUBJ_RECIPIENT]: intent.recipients, [SUBJ_AMOUNT]: intent.amounts,
-    [SUBJ_OBJECT]: [intent.objects, intent.emails, intent.urls, intent.domains, intent.paths, intent.recipients].flat(),
+// INTENT_ANY: the user's words named at least one item of the subject's kind that the reading
+// does not read as NO.
+function namesKind(intent: IntentFacts, subject: number, flavor: number): boolean {
+  if (subject === SUBJ_OBJECT) {
+    return look2(intent, flavor, (item) => ["object", "email", "url", "domain", "path", "recipient"].includes(item.kind)) !== "no";
+  }
+  const kinds: Record<number, IntentItem["kind"]> = {
+    [SUBJ_EMAIL]: "email", [SUBJ_URL]: "url", [SUBJ_DOMAIN]: "domain", [SUBJ_PATH]: "path", [SUBJ_RECIPIENT]: "recipient",
+    [SUBJ_AMOUNT]: "amount",
   };
-  const items = kinds[subject];
-  if (items === undefined) throw new OutsideModel(`intent_any on subject ${subject}`);
-  return items.length > 0;
+  const kind = kinds[subject];
+  if (kind === undefined) throw new OutsideModel(`intent_any on subject ${subject}`);
+  return look(intent, flavor, kind, () => true) !== "no";
 }

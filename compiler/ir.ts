@@ -41,10 +41,15 @@ export interface ArgRoleIR {
 }
 
 export interface ClassifyIR {
-  /** Class of each verb entry, in lookup order. */
+  /** Class of each verb entry, in lookup order (riskiest first). */
   entryClasses: number[];
-  /** Lower-case word -> entry; the first entry that has a word wins. */
-  words: Array<[word: string, entry: number]>;
+  /** Each entry's CLASSIFY_* flags (read, hints) and its roles as a bit set (bit r: role r). */
+  entryFlags: number[];
+  entryRoles: number[];
+  /** Lower-case word -> entry·2 + 1 when the word is one of the entry's objects; the first entry that has a word wins. */
+  words: Array<[word: string, value: number]>;
+  /** MCP server names whose read_only annotation may lower a class, in Hermes' spelling. */
+  trustedServers: string[];
   /** Top-level argument name -> ROLE_*, for tools nobody mapped. */
   argRoles: Array<[name: string, role: number]>;
 }
@@ -68,7 +73,7 @@ export interface BudgetIR {
   id: string;
   /** Calls per session; 0 for a budget of sums. */
   limit: number;
-  /** The cap of a budget of sums (an AMOUNT in normal form, §6.9), else null. */
+  /** The cap of a budget of sums (an AMOUNT in normal form, §6.10), else null. */
   amount: string | null;
   at: SourcePos;
   idAt: SourcePos;
@@ -89,13 +94,16 @@ export interface ConditionIR {
 export type TestIR =
   | { kind: "present"; present: boolean }
   | { kind: "truthy"; truthy: boolean }
-  | { kind: "in_intent"; named: boolean }
+  | { kind: "in_intent"; reading: IntentReading }
   | { kind: "in_derived" }
   | { kind: "granted" }
-  | { kind: "intent_any"; named: boolean }
+  | { kind: "intent_any"; reading: IntentReading }
   | { kind: "equals"; value: string }
   | { kind: "at_most"; value: string }
   | { kind: Exclude<TestName, "present" | "truthy" | "in_intent" | "in_derived" | "granted" | "intent_any" | "equals" | "at_most">; values: string[] };
+
+/** IN_INTENT's readings (docs/bytecode.md §7): INTENT_DESTINATION, INTENT_NAMED or INTENT_SOURCE. */
+export type IntentReading = 0 | 1 | 2;
 
 export interface IntentIR {
   negations: string[];
@@ -108,6 +116,8 @@ export interface IntentIR {
   verbs: IntentVerbIR[];
   /** Lower-case word -> verb; the first verb that has a word wins. */
   words: Array<[word: string, verb: number]>;
+  /** Lower-case word or phrase (words joined) -> the OR of its G_* categories and object bits. */
+  grammar: Array<[word: string, value: number]>;
 }
 
 export interface IntentVerbIR {

@@ -2,21 +2,26 @@
 // ("extends"), enumerates the classes, resolves selectors and normalizes constants.
 import {
   ROLE_CODE, ROLE_COMMAND, ROLE_DOMAIN, ROLE_EMAIL, ROLE_PATCH, ROLE_PATH, ROLE_RECIPIENT, ROLE_URL,
-  ROLE_TEXT, ROLE_WORKDIR, ROLE_WRITTEN, ROLE_OBJECT, ROLE_DATA, ROLE_AMOUNT, ROLE_AMOUNT_MINOR, SUBJ_AMOUNT, SUBJ_DOMAIN,
-  SUBJ_EMAIL, SUBJ_OBJECT, SUBJ_PATH,
-  SUBJ_RECIPIENT, SUBJ_URL, SUBJ_WRITE,
+  ROLE_TEXT, ROLE_WORKDIR, ROLE_WRITTEN, ROLE_OBJECT, ROLE_DATA, ROLE_TREE, ROLE_AMOUNT, ROLE_AMOUNT_MINOR, CLASSIFY_READ, CLASSIFY_HINT_DESTRUCTIVE,
+  CLASSIFY_HINT_NOT_READ_ONLY, CLASSIFY_HINT_OPEN_WORLD, CLASSIFY_HINT_READ_ONLY, SUBJ_AMOUNT, SUBJ_DOMAIN, SUBJ_EMAIL, SUBJ_OBJECT, SUBJ_PATH,
+  SUBJ_RECIPIENT, SUBJ_URL, SUBJ_WRITE, INTENT_DESTINATION, INTENT_NAMED, INTENT_SOURCE,
+  G_PHRASE_HEAD, GRAMMAR_OBJECT_SHIFT, G_DEST, G_SOURCE, G_MENTION, G_RELATIVE, G_AUX, G_DEST_AFTER, G_SOURCE_AFTER,
+  G_DEST_BEFORE, G_QUESTION, G_POLITE, G_ADDRESSEE, G_CONDITION, G_CONDITION_AFTER, G_SUBJECT, G_DETERMINER, G_BARRIER,
+  G_LEAD, G_CONJ, G_ONLY, G_INSTEAD, G_REVOKE, G_EXCLUDE, G_RESTORE, G_QUOTE_MARKER, G_HEADER, G_VERB, G_NEGATION, G_NOTHING, OBJECT_DESTINATION, OBJECT_WRITTEN, OBJECT_SOURCE, OBJECT_INCLUDED, OBJECT_CONVERTED, OBJECT_DELEGATED,
 } from "../assembly/format";
 import type { CheckedFile } from "./check";
 import { globMatches, isGlob } from "./glob";
 import type { BudgetIR, ClassIR, ConditionIR, IntentVerbIR, PolicyIR, RuleIR, TestIR, ToolIR } from "./ir";
 import {
-  asciiLower, homeToTilde, normalizeAmount, normalizeDomain, normalizeEmail, normalizePath, normalizeUrl,
+  asciiLower, grammarLower, HERMES_HOME, homeToTilde, normalizeAmount, normalizeDomain, normalizeEmail, normalizePath, normalizeUrl,
 } from "./normalize";
 import type { YamlPath } from "./parse";
 import { subjectOf, type TestName } from "./predicates";
+import { HINTS } from "./schema";
 import type {
   Budget, ClassifyVerb, DefaultEffect, IntentVerb, Limits, PolicyFile, Predicate, RoleName, Rule, ToolEntry,
 } from "./schema";
+import { GRAMMAR_CATEGORIES } from "./schema";
 
 const ROLE_CODES: Record<RoleName, number> = {
   email: ROLE_EMAIL,
@@ -32,6 +37,7 @@ const ROLE_CODES: Record<RoleName, number> = {
   written: ROLE_WRITTEN,
   object: ROLE_OBJECT,
   data: ROLE_DATA,
+  tree: ROLE_TREE,
   amount: ROLE_AMOUNT,
   amount_minor: ROLE_AMOUNT_MINOR,
 };
@@ -67,6 +73,7 @@ interface MergedPolicy {
   defaults: Map<string, DefaultEffect>;
   tools: ToolEntry[];
   classifyVerbs: ClassifyVerb[];
+  trustedServers: string[];
   argRoles: Map<string, RoleName>;
   rules: Located<Rule>[];
   budgets: Located<Budget>[];
@@ -77,6 +84,7 @@ interface MergedPolicy {
     derive_from?: string[];
     file_extensions?: string[];
     verbs?: Located<IntentVerb>[];
+    grammar: Map<string, Set<string>>;
   };
   shell: NonNullable<PolicyFile["shell"]>;
   limits: Limits;
@@ -97,10 +105,11 @@ function mergePolicies(files: CheckedFile[]): MergedPolicy {
     defaults: new Map(),
     tools: [],
     classifyVerbs: [],
+    trustedServers: [],
     argRoles: new Map(),
     rules: [],
     budgets: [],
-    intent: {},
+    intent: { grammar: new Map() },
     shell: {},
     limits: {},
     failOpen: [],
@@ -111,12 +120,19 @@ function mergePolicies(files: CheckedFile[]): MergedPolicy {
     // An operator's mappings beat the shipped ones: later files' entries come first.
     merged.tools = [...(p.tools ?? []), ...merged.tools];
     merged.classifyVerbs = [...(p.classify?.verbs ?? []), ...merged.classifyVerbs];
+    merged.trustedServers.push(...(p.classify?.trusted_servers ?? []));
     // Lower-case: the evaluator looks argument names up ASCII case aside (bytecode.md §5.2).
     for (const [name, role] of Object.entries(p.classify?.arg_roles ?? {})) merged.argRoles.set(asciiLower(name), role);
     merged.rules.push(...located(file, ["rules"], p.rules));
     merged.budgets.push(...located(file, ["budgets"], p.budgets));
-    const { verbs, ...wordLists } = p.intent ?? {};
+    const { verbs, grammar, ...wordLists } = p.intent ?? {};
     Object.assign(merged.intent, definedEntries(wordLists));
+    // The grammar grows with each file: an operator adds the words of a language or a phrase.
+    for (const [category, list] of Object.entries(grammar ?? {})) {
+      const known = merged.intent.grammar.get(category) ?? new Set<string>();
+      for (const phrase of list ?? []) known.add(phrase);
+      merged.intent.grammar.set(category, known);
+    }
     // Like classify verbs: an operator's intent verbs come first, so their words win.
     if (verbs !== undefined) merged.intent.verbs = [...located(file, ["intent", "verbs"], verbs), ...(merged.intent.verbs ?? [])];
     Object.assign(merged.shell, definedEntries(p.shell));
@@ -138,7 +154,7 @@ export function lowerPolicy(files: CheckedFile[], name: string): PolicyIR {
   const exactTools = firstWins(toolNames.flat().filter(([name]) => !isGlob(name)));
   const globTools = firstWins(toolNames.flat().filter(([name]) => isGlob(name)));
   const entryClasses = merged.classifyVerbs.map((verb) => classes.of(verb.capability, verb.risk));
-  const classifyWords = firstWins(wordsOf(merged.classifyVerbs));
+  const classifyWords = firstWins(classifyWordsOf(merged.classifyVerbs));
 
   const classList: ClassIR[] = classes.list.map(({ capability, risk }) => ({
     capability,
@@ -172,19 +188,24 @@ export function lowerPolicy(files: CheckedFile[], name: string): PolicyIR {
     globTools,
     classify: {
       entryClasses,
+      entryFlags: merged.classifyVerbs.map(classifyFlags),
+      entryRoles: merged.classifyVerbs.map((verb) => (verb.roles ?? []).reduce((bits, r) => bits | (1 << ROLE_CODES[r]), 0)),
       words: classifyWords,
+      trustedServers: unique(merged.trustedServers.map(mcpNameComponent)),
       argRoles: [...merged.argRoles].map(([name, role]) => [name, ROLE_CODES[role]]),
     },
     rules,
     budgets,
     intent: {
-      negations: unique((merged.intent.negations ?? []).map(asciiLower)),
-      nothingWords: unique((merged.intent.nothing_words ?? []).map(asciiLower)),
-      negationCancels: unique((merged.intent.negation_cancels ?? []).map(asciiLower)),
+      negations: unique((merged.intent.negations ?? []).map(grammarLower)),
+      nothingWords: unique((merged.intent.nothing_words ?? []).map(grammarLower)),
+      negationCancels: unique((merged.intent.negation_cancels ?? []).map(grammarLower)),
       deriveFrom: selectClasses(classList, byCapability, merged.intent.derive_from ?? [], () => true),
       fileExtensions: unique((merged.intent.file_extensions ?? []).map((e) => asciiLower(e.replace(/^\./, "")))),
       verbs,
-      words: firstWins(wordsOf(intentVerbs.map(({ value }) => value))),
+      words: firstWins(intentVerbs.flatMap(({ value }, entry) => value.words.map((w) => [grammarLower(w), entry] as [string, number]))),
+      grammar: grammarWords(merged.intent.grammar, intentVerbs.map(({ value }) => value),
+        (merged.intent.negations ?? []).map(grammarLower), (merged.intent.nothing_words ?? []).map(grammarLower)),
     },
     shell: {
       wrappers: unique(shell.wrappers),
@@ -294,23 +315,32 @@ function lowerPredicate(subject: number, arg: string | null, predicate: Predicat
       test = { kind: "truthy", truthy: given !== negate }; // as PRESENT
       negated = false;
     } else if (name === "in_intent" || name === "intent_any") {
-      // `named` reads the user's words more widely than `true` (docs/policy.md, intent).
-      test = { kind: name, named: given === "named" };
+      // `named` and `source` read the user's words more widely than `true` (docs/policy.md, intent).
+      test = { kind: name, reading: given === "named" ? INTENT_NAMED : given === "source" ? INTENT_SOURCE : INTENT_DESTINATION };
       negated = negate === (given !== false);
     } else if (name === "in_derived" || name === "granted") {
       test = { kind: name };
       negated = negate === given;
     } else if (name === "equals") {
-      test = { kind: "equals", value: normalizeConstant(subject, name, String(given)) };
+      const value = normalizeConstant(subject, name, String(given));
+      const folded = caseFolded(subject, [value]);
+      test = folded.length === 1 ? { kind: "equals", value } : { kind: "in", values: folded };
     } else if (name === "at_most") {
       test = { kind: "at_most", value: normalizeAmount(given as string | number)! };
     } else {
       const values = (given as Array<string | number | boolean>).map((v) => normalizeConstant(subject, name, String(v)));
-      test = { kind: name, values: unique(values) };
+      test = { kind: name, values: caseFolded(subject, unique(values)) };
     }
     conditions.push({ subject, arg, test, negate: negated });
   }
   return conditions;
+}
+
+// A path constant also in its ASCII lower-case form: where the file system compares names case
+// aside, the evaluator lower-cases every path (docs/bytecode.md §6.5, configure's FOLD_CASE).
+function caseFolded(subject: number, values: string[]): string[] {
+  if (subject !== SUBJ_PATH && subject !== SUBJ_WRITE) return values;
+  return unique([...values, ...values.map((v) => (v.startsWith(HERMES_HOME) ? HERMES_HOME + asciiLower(v.slice(HERMES_HOME.length)) : asciiLower(v)))]);
 }
 
 // Constants in the forms of docs/bytecode.md §6, so the evaluator compares bytes.
@@ -339,9 +369,32 @@ function normalizeConstant(subject: number, test: TestName, value: string): stri
   }
 }
 
-/** (lower-case word, index of the entry that lists it) for each word of each entry. */
-function wordsOf(entries: Array<{ words: string[] }>): Array<[string, number]> {
-  return entries.flatMap(({ words }, entry) => words.map((w) => [asciiLower(w), entry] as [string, number]));
+/** Each entry's objects, then its words (a word that is both is an object), in entry order:
+ * value entry·2 + 1 for an object, entry·2 for a verb (docs/bytecode.md §3 CLASSIFY). */
+function classifyWordsOf(entries: ClassifyVerb[]): Array<[string, number]> {
+  return entries.flatMap((verb, entry) => [
+    ...(verb.objects ?? []).map((w) => [asciiLower(w), entry * 2 + 1] as [string, number]),
+    ...verb.words.map((w) => [asciiLower(w), entry * 2] as [string, number]),
+  ]);
+}
+
+function classifyFlags(verb: ClassifyVerb): number {
+  let flags = verb.read ? CLASSIFY_READ : 0;
+  for (const hint of verb.hints ?? []) flags |= HINT_FLAGS[hint];
+  return flags;
+}
+
+const HINT_FLAGS: Record<(typeof HINTS)[number], number> = {
+  destructive: CLASSIFY_HINT_DESTRUCTIVE,
+  not_read_only: CLASSIFY_HINT_NOT_READ_ONLY,
+  open_world: CLASSIFY_HINT_OPEN_WORLD,
+  read_only: CLASSIFY_HINT_READ_ONLY,
+};
+
+/** A server name as Hermes writes it into `mcp__<server>__<tool>`: each byte outside
+ * [A-Za-z0-9_] becomes `_` (tools/mcp_tool.py sanitize_mcp_name_component). */
+export function mcpNameComponent(name: string): string {
+  return name.replace(/[^A-Za-z0-9_]/g, "_");
 }
 
 function firstWins<T>(pairs: Array<[string, T]>): Array<[string, T]> {
@@ -384,4 +437,41 @@ function selectClasses(classes: ClassIR[], byCapability: CapabilityIndex, patter
 
 function indicesWhere<T>(items: T[], keep: (item: T, index: number) => boolean): number[] {
   return items.flatMap((item, i) => (keep(item, i) ? [i] : []));
+}
+
+const GRAMMAR_BITS: Record<(typeof GRAMMAR_CATEGORIES)[number], number> = {
+  destination: G_DEST, source: G_SOURCE, mention: G_MENTION, relative: G_RELATIVE, auxiliary: G_AUX,
+  destination_after: G_DEST_AFTER, source_after: G_SOURCE_AFTER, destination_before: G_DEST_BEFORE,
+  question: G_QUESTION, explain: G_QUESTION, polite: G_POLITE, addressee: G_ADDRESSEE, condition: G_CONDITION,
+  condition_after: G_CONDITION_AFTER, subject: G_SUBJECT, determiner: G_DETERMINER, barrier: G_BARRIER, lead: G_LEAD,
+  conjunction: G_CONJ, only: G_ONLY, instead: G_INSTEAD, revoke: G_REVOKE, exclude: G_EXCLUDE, restore: G_RESTORE,
+  quote_markers: G_QUOTE_MARKER, headers: G_HEADER,
+};
+
+const OBJECT_CODES = { destination: OBJECT_DESTINATION, written: OBJECT_WRITTEN, source: OBJECT_SOURCE, included: OBJECT_INCLUDED, converted: OBJECT_CONVERTED, delegated: OBJECT_DELEGATED };
+
+/** The grammar set (docs/bytecode.md §7.3): each word or phrase (its words joined with no space)
+ *  with the OR of its categories' bits, a phrase's first word marked as a phrase head, and each
+ *  verb word with its object direction (the first verb that has the word decides it). */
+function grammarWords(grammar: Map<string, Set<string>>, verbs: IntentVerb[], negations: string[], nothing: string[]): Array<[string, number]> {
+  const values = new Map<string, number>();
+  const add = (key: string, bits: number) => values.set(key, ((values.get(key) ?? 0) | bits) >>> 0);
+  for (const category of GRAMMAR_CATEGORIES) {
+    for (const phrase of grammar.get(category) ?? []) {
+      const parts = grammarLower(phrase).split(" ");
+      add(parts.join(""), GRAMMAR_BITS[category]);
+      if (parts.length > 1) add(parts[0], G_PHRASE_HEAD);
+    }
+  }
+  for (const word of negations) add(word, G_NEGATION);
+  for (const word of nothing) add(word, G_NOTHING);
+  const seen = new Set<string>();
+  for (const verb of verbs) {
+    for (const word of verb.words.map(grammarLower)) {
+      if (seen.has(word)) continue;
+      seen.add(word);
+      add(word, G_VERB | ((verb.object === undefined ? 0 : OBJECT_CODES[verb.object]) << GRAMMAR_OBJECT_SHIFT));
+    }
+  }
+  return [...values];
 }

@@ -45,7 +45,7 @@ export function normalizeUrl(s: string): string {
 }
 
 /**
- * A sum constant (docs/bytecode.md §6.9) in normal form: a decimal ("500", "12.5"), then a space
+ * A sum constant (docs/bytecode.md §6.10) in normal form: a decimal ("500", "12.5"), then a space
  * and a currency code when one is given ("500 EUR", or "EUR 500"). Null when it is not one.
  */
 export function normalizeAmount(value: string | number): string | null {
@@ -100,4 +100,15 @@ export const HERMES_HOME = "$HERMES_HOME";
 export function isAbsolutePathGlob(s: string): boolean {
   const text = homeToTilde(s);
   return text.startsWith("/") || text === "~" || text.startsWith("~/") || text.startsWith("**");
+}
+
+/** The intent binder's case folding (docs/bytecode.md §7.3): ASCII and Latin-1 capitals
+ *  (U+00C0-U+00DE but U+00D7) to lower case; nothing else changes. */
+export function grammarLower(s: string): string {
+  let out = "";
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    out += (c >= 0x41 && c <= 0x5a) || (c >= 0xc0 && c <= 0xde && c !== 0xd7) ? String.fromCodePoint(c + 0x20) : ch;
+  }
+  return out;
 }

@@ -1,7 +1,7 @@
 // Stage 4: PolicyIR -> Plan: the code of each class as rules of tests, and one pool of
 // deduplicated sets. What is left for emit.ts is layout.
 import {
-  EFFECT_ALLOW, EFFECT_ASK, EFFECT_BLOCK, EFFECT_WARN, FLAG_ALL, FLAG_NEGATE, INTENT_DESTINATION, INTENT_NAMED, OP_TEST_AT_MOST, OP_TEST_EQUALS, OP_TEST_GLOB,
+  EFFECT_ALLOW, EFFECT_ASK, EFFECT_BLOCK, EFFECT_WARN, FLAG_ALL, FLAG_NEGATE, OP_TEST_AT_MOST, OP_TEST_EQUALS, OP_TEST_GLOB,
   OP_TEST_GRANTED, OP_TEST_IN, OP_TEST_IN_INTENT, OP_TEST_IN_DERIVED, OP_TEST_INTENT_ANY, OP_TEST_PRESENT, OP_TEST_TRUTHY, SETKIND_HASH, SETKIND_KEYS, SETKIND_LIST, SUBJ_TOOL,
 } from "../assembly/format";
 import { isGlob } from "./glob";
@@ -51,11 +51,13 @@ export interface TableSets {
   globTools: number;
   classifyWords: number;
   argRoles: number;
+  trustedServers: number;
   negations: number;
   nothingWords: number;
   negationCancels: number;
   fileExtensions: number;
   intentWords: number;
+  grammar: number;
   shellWrappers: number;
   shellNetwork: number;
   shellShells: number;
@@ -81,11 +83,13 @@ export function optimize(ir: PolicyIR): Plan {
     globTools: pool.list(ir.globTools),
     classifyWords: pool.hash(ir.classify.words),
     argRoles: pool.hash(ir.classify.argRoles),
+    trustedServers: pool.keys(ir.classify.trustedServers),
     negations: pool.keys(ir.intent.negations),
     nothingWords: pool.keys(ir.intent.nothingWords),
     negationCancels: pool.keys(ir.intent.negationCancels),
     fileExtensions: pool.keys(ir.intent.fileExtensions),
     intentWords: pool.hash(ir.intent.words),
+    grammar: pool.hash(ir.intent.grammar),
     shellWrappers: pool.keys(ir.shell.wrappers),
     shellNetwork: pool.keys(ir.shell.networkPrograms),
     shellShells: pool.keys(ir.shell.shells),
@@ -140,14 +144,14 @@ function conditionTest(condition: ConditionIR, quantifier: number, pool: SetPool
     case "truthy": // as present
       return { ...on(OP_TEST_TRUTHY, { number: test.truthy ? 1 : 0 }), flags: 0 };
     case "in_intent":
-      return on(OP_TEST_IN_INTENT, { number: test.named ? INTENT_NAMED : INTENT_DESTINATION });
+      return on(OP_TEST_IN_INTENT, { number: test.reading });
     case "in_derived":
       return on(OP_TEST_IN_DERIVED, { number: 0 });
     case "granted":
       return on(OP_TEST_GRANTED, { number: 0 });
     case "intent_any": // a fact of the intent, not of each value: no quantifier
       return {
-        ...on(OP_TEST_INTENT_ANY, { number: test.named ? INTENT_NAMED : INTENT_DESTINATION }),
+        ...on(OP_TEST_INTENT_ANY, { number: test.reading }),
         flags: condition.negate ? FLAG_NEGATE : 0,
       };
     case "equals":

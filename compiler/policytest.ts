@@ -159,6 +159,11 @@ function mismatches(expect: NonNullable<Step["expect"]>, decision: Decision): st
   if (fragment !== undefined && !decision.message.includes(fragment)) {
     problems.push(`message: expected it to contain ${JSON.stringify(fragment)}`);
   }
+  if (expect.warned !== undefined) {
+    const got = [...decision.warned].sort();
+    const wanted = [...expect.warned].sort();
+    if (got.join("\n") !== wanted.join("\n")) problems.push(`warned: expected ${JSON.stringify(wanted)}, got ${JSON.stringify(got)}`);
+  }
   if (expect.witness !== undefined) {
     // Order-insensitive: the record lists values in code order, which a policy author does not see.
     const got = decision.witness.map(([, value]) => value).sort();

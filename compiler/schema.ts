@@ -6,7 +6,7 @@ import * as z from "zod";
 const EFFECTS = ["allow", "block", "ask", "warn"] as const;
 const ROLES = [
   "email", "url", "domain", "path", "command", "code", "recipient", "patch", "workdir", "text", "written", "object", "data",
-  "amount", "amount_minor",
+  "tree", "amount", "amount_minor",
 ] as const;
 /** Subjects of a `when` condition besides `args.NAME`. */
 export const SUBJECTS = ["tool", "email", "domain", "url", "path", "program", "recipient", "write", "opaque", "object", "amount"] as const;
@@ -65,10 +65,10 @@ export interface Predicate {
   prefix?: Scalar[];
   domain?: Scalar[];
   under?: Scalar[];
-  in_intent?: boolean | "named";
+  in_intent?: boolean | "named" | "source";
   in_derived?: boolean;
   granted?: boolean;
-  intent_any?: boolean | "named";
+  intent_any?: boolean | "named" | "source";
   present?: boolean;
   truthy?: boolean;
   at_most?: string | number;
@@ -84,16 +84,16 @@ export const Predicate: z.ZodType<Predicate> = z
     domain: constants.optional().describe("the value's host is one of these or below one"),
     under: constants.optional().describe("the path is one of these or below one"),
     in_intent: z
-      .union([z.boolean(), z.literal("named")])
+      .union([z.boolean(), z.literal("named"), z.literal("source")])
       .optional()
-      .describe("true: the user asked for the value as the destination of a plain request; named: the user's own words name it"),
+      .describe("true: the user asked for the value as the destination of a plain request; source: as a source or a destination (to read it); named: the user's own words name it"),
     in_derived: z
       .boolean()
       .optional()
       .describe("the value was found in the output of a call the user pointed at (intent.derive_from)"),
     granted: z.boolean().optional().describe("a verb of the user's own request granted the call's capability (tool only)"),
     intent_any: z
-      .union([z.boolean(), z.literal("named")])
+      .union([z.boolean(), z.literal("named"), z.literal("source")])
       .optional()
       .describe("the user's own request asked for (true) or named (named) at least one value of this kind"),
     present: z.boolean().optional().describe("the subject has a value (true) or none (false)"),
@@ -129,10 +129,34 @@ export const ToolEntry = z.strictObject({
   args: z.record(argPath, role).optional().describe("argument path -> role"),
 });
 
-export const ClassifyVerb = z.strictObject({ words, capability, risk });
+/** MCP tool annotations a classify entry can take as evidence (docs/policy.md "classify"). */
+export const HINTS = ["destructive", "not_read_only", "open_world", "read_only"] as const;
+
+export const ClassifyVerb = z.strictObject({
+  words: words.describe("verbs: in the tool's own name, and as the first word of its description"),
+  objects: words
+    .optional()
+    .describe("words that may name the object rather than the action (get_order): they classify only a name with no read verb"),
+  capability,
+  risk,
+  read: z
+    .boolean()
+    .optional()
+    .describe("a read: only the tool's own name gives it, never its description, schema or annotations alone"),
+  hints: z
+    .array(z.enum(HINTS))
+    .min(1)
+    .optional()
+    .describe("MCP annotations that are evidence for this entry (read_only: from trusted servers only)"),
+  roles: z.array(role).min(1).optional().describe("a parameter of one of these roles (from the schema) is evidence for this entry"),
+});
 
 const Classify = z.strictObject({
-  verbs: z.array(ClassifyVerb).optional(),
+  verbs: z.array(ClassifyVerb).optional().describe("riskiest first: where evidence conflicts, the earlier entry wins"),
+  trusted_servers: z
+    .array(nonEmpty)
+    .optional()
+    .describe("MCP servers whose read_only annotation may lower a tool's class"),
   arg_roles: z
     .record(z.string().regex(ARG_NAME_RE, { error: "a top-level argument name (no dots)" }), role)
     .optional(),
@@ -164,7 +188,29 @@ export const Budget = z.strictObject({
     .describe('instead of limit: the most the covered calls\' sums may add up to per session, 1000 or "1000 EUR"'),
 });
 
-export const IntentVerb = z.strictObject({ words, capabilities: z.array(capabilityGlob).min(1) });
+const OBJECTS = ["destination", "written", "source", "included", "converted", "delegated"] as const;
+export const IntentVerb = z.strictObject({
+  words,
+  capabilities: z.array(capabilityGlob).min(1),
+  object: z
+    .enum(OBJECTS)
+    .optional()
+    .describe("what the verb's object is: destination (send, tell: it receives), written (write, save), source (read, summarize), included (add, invite: it joins the destination, unless a file receives), converted (convert, translate: the object is read; a later file after in, into or to receives), delegated (do, perform: the request is what the object says, so the verb grants its capabilities only maybe)"),
+});
+
+// A grammar word or a phrase of a few words ("in case", "never mind"), matched ASCII and
+// Latin-1 case aside.
+const PHRASE_RE = /^\S+( \S+){0,3}$/;
+const phrases = z.array(z.string().regex(PHRASE_RE, { error: "a word or a phrase of at most four words" })).min(1);
+/** The categories of the intent grammar (docs/policy.md, intent; docs/bytecode.md §7.3). */
+export const GRAMMAR_CATEGORIES = [
+  "destination", "source", "mention", "relative", "destination_after", "source_after", "destination_before",
+  "question", "auxiliary", "polite", "explain", "addressee", "condition", "condition_after", "subject", "determiner", "barrier", "lead", "conjunction",
+  "only", "instead", "revoke", "exclude", "restore", "quote_markers", "headers",
+] as const;
+const Grammar = z
+  .strictObject(Object.fromEntries(GRAMMAR_CATEGORIES.map((c) => [c, phrases.optional()])) as Record<(typeof GRAMMAR_CATEGORIES)[number], z.ZodOptional<typeof phrases>>)
+  .describe("the words by which the binder reads a request's roles, moods and follow-ups, in every language it knows");
 
 const Intent = z.strictObject({
   negations: words.optional(),
@@ -177,6 +223,7 @@ const Intent = z.strictObject({
     .optional()
     .describe("capabilities whose output, for a call the user pointed at, names derived targets (in_derived)"),
   verbs: z.array(IntentVerb).optional(),
+  grammar: Grammar.optional(),
   file_extensions: z
     .array(z.string().regex(EXTENSION_RE, { error: "a file extension like md or .md" }))
     .optional(),
@@ -224,5 +271,6 @@ export type ToolEntry = z.infer<typeof ToolEntry>;
 export type ClassifyVerb = z.infer<typeof ClassifyVerb>;
 export type Rule = z.infer<typeof Rule>;
 export type IntentVerb = z.infer<typeof IntentVerb>;
+export type Grammar = z.infer<typeof Grammar>;
 export type Budget = z.infer<typeof Budget>;
 export type Limits = z.infer<typeof Limits>;

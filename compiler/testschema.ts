@@ -23,6 +23,10 @@ export const Expectation = z
       .array(z.string())
       .optional()
       .describe("every value that made the deciding rule hold, in any order; [] when none did (a default, a whole-subject test)"),
+    warned: z
+      .array(z.string())
+      .optional()
+      .describe("the ids of the warn rules that held, in any order; [] when none did"),
   })
   .describe("the decision the call expects; keys left out are not checked");
 

@@ -28,6 +28,8 @@ mkdir -p "$data"
 cp build/fence.wasm "$data/fence.wasm"
 cp build/policies/defaults.afb "$data/default.afb"
 cp dist/agentsfence-compile.cjs "$data/compile.cjs"
+# What the bundle asks of Node, for QuickJS in the Python package (agentsfence/jsengine.py).
+npx esbuild host-python/js/node-shim.js --bundle --format=iife --target=es2022 --log-level=warning --outfile="$data/node-shim.js"
 cp build/policies/claude-code.afb "$data/claude-code.afb"
 "$python" -m agentsfence.precompile "$data/fence.wasm" "$data"
 cp policies/defaults.yaml "$data/defaults.yaml"

@@ -136,7 +136,11 @@ const policy = fc.record({
     arg_roles: fc.constant({ to: "email", link: "url", path: "path", hotel: "object", num: "object", amount: "amount", currency: "amount", bill: "amount_minor" }),
   }),
   intent: fc.record({
-    verbs: fc.array(fc.record({ words: some(["send", "write", "fetch"], 2), capabilities: some(CAPABILITY_GLOBS, 2) }), { maxLength: 2 }),
+    verbs: fc.array(fc.record({
+      words: some(["send", "write", "fetch"], 2), capabilities: some(CAPABILITY_GLOBS, 2),
+      object: fc.constantFrom("destination", "source", "written", "included", "none"),
+    }).map(({ object, ...verb }) => (object === "none" ? verb : { ...verb, object })), { maxLength: 2 }),
+    grammar: fc.constant({ destination: ["to"], source: ["from"], condition: ["if"], question: ["what"] }),
   }),
   rules: fc.integer({ min: 0, max: 7 }).chain((n) => fc.tuple(...Array.from({ length: n }, (_, i) => rule(i)))),
 });
@@ -152,24 +156,24 @@ const callArgs = fc.record({
 }, { requiredKeys: [] });
 const call = fc.tuple(pick(CALL_TOOLS), callArgs);
 
-// The user's messages: named items and verb words, no negation (so nothing is prohibited).
+// The user's messages: named items, verb words and the grammar's words (a destination, a source,
+// a condition, a question), no negation (so nothing is prohibited).
 const message = fc.uniqueArray(
   pick([...VALUES.email, ...VALUES.url, "x.com", "evil.net", "/w/a", "/w/c.txt", "#gen", "@bob", "send", "write", "fetch", "please", "and",
-    "the Hotel Lumen", "Harbor Inn", "Paris", "€200", "50 USD", "issue 12", "$150", "12.5 EUR"]),
-  { maxLength: 6 },
+    "to", "from", "if", "what", ",", "?", "the Hotel Lumen", "Harbor Inn", "Paris", "€200", "50 USD", "issue 12", "$150", "12.5 EUR"]),
+  { maxLength: 7 },
 ).map((words) => words.join(" "));
 
 function facts(summary: string): IntentFacts {
-  const found: IntentFacts = { emails: [], urls: [], domains: [], paths: [], recipients: [], names: [], objects: [], amounts: [], granted: [] };
-  const lists: Record<string, string[]> = {
-    email: found.emails, url: found.urls, domain: found.domains, path: found.paths, recipient: found.recipients, name: found.names,
-    object: found.objects, amount: found.amounts,
-  };
+  const found: IntentFacts = { items: [], granted: [], grantedMaybe: [] };
   for (const line of summary.split("\n")) {
-    const [kind, value] = line.split("\t");
+    const [kind, value, , , , grants] = line.split("\t");
     if (kind === "grant") found.granted.push(value);
+    else if (kind === "grant-maybe") found.grantedMaybe.push(value);
     else if (kind === "prohibit") throw new Error(`the generator made a prohibition: ${summary}`);
-    else lists[kind]?.push(value);
+    else if (["email", "url", "domain", "path", "recipient", "name", "object", "amount"].includes(kind)) {
+      found.items.push({ kind: kind as IntentFacts["items"][number]["kind"], value, grants: grants.split(",") });
+    }
   }
   return found;
 }

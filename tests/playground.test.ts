@@ -70,7 +70,7 @@ describe("the playground page", () => {
       "  - id: crm-named",
       "    effect: block",
       "    capability: [crm.write]",
-      "    when: {email: {not: {in_intent: true}}}",
+      "    when: {email: {not: {in_intent: named}}}",
       "    reason: contact_not_named",
       '    message: "{value} is not a contact you named"',
       "",

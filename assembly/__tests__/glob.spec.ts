@@ -1,4 +1,4 @@
-import { globMatch } from "../glob";
+import { globMatch, globsMeet, literalHead, literalDir } from "../glob";
 import { scratchReset } from "../mem";
 import { utf8, repeated, lastLen } from "./helpers";
 
@@ -104,5 +104,77 @@ describe("glob", () => {
     expect(glob(a + "*", a + "xyz")).toBe(true);
     expect(glob(a + "*", a + "x/z")).toBe(false);
     expect(glob(a + "?" + a, a + "b" + a)).toBe(true);
+  });
+});
+
+// globsMeet against its definition: two patterns meet when some string matches both. Every
+// pattern of up to three tokens over a small alphabet is paired with every other, and strings
+// over {a, b, /} of up to five bytes are tried as witnesses: long enough for these patterns, whose
+// shortest common string is never longer than their literal bytes plus one per wildcard.
+const TOKENS: string[] = ["a", "/", "*", "?", "**"];
+const WITNESS_BYTES: string[] = ["a", "b", "/"];
+
+function patterns(): string[] {
+  const out: string[] = [""];
+  let layer: string[] = [""];
+  for (let depth = 0; depth < 3; depth++) {
+    const next: string[] = [];
+    for (let i = 0; i < layer.length; i++) for (let t = 0; t < TOKENS.length; t++) next.push(layer[i] + TOKENS[t]);
+    for (let i = 0; i < next.length; i++) out.push(next[i]);
+    layer = next;
+  }
+  return out;
+}
+
+function witnesses(): string[] {
+  const out: string[] = [""];
+  let layer: string[] = [""];
+  for (let depth = 0; depth < 5; depth++) {
+    const next: string[] = [];
+    for (let i = 0; i < layer.length; i++) for (let t = 0; t < WITNESS_BYTES.length; t++) next.push(layer[i] + WITNESS_BYTES[t]);
+    for (let i = 0; i < next.length; i++) out.push(next[i]);
+    layer = next;
+  }
+  return out;
+}
+
+describe("globsMeet", () => {
+  it("holds exactly when some string matches both patterns", () => {
+    const all = patterns();
+    const strings = witnesses();
+    // Which strings each pattern matches, once.
+    const matches: Array<Array<bool>> = [];
+    for (let i = 0; i < all.length; i++) {
+      const row: Array<bool> = [];
+      for (let k = 0; k < strings.length; k++) {
+        scratchReset();
+        row.push(glob(all[i], strings[k]));
+      }
+      matches.push(row);
+    }
+    let wrong = 0;
+    for (let i = 0; i < all.length; i++) {
+      for (let j = i; j < all.length; j++) {
+        let both = false;
+        for (let k = 0; k < strings.length && !both; k++) both = matches[i][k] && matches[j][k];
+        scratchReset();
+        const a = utf8(all[i]);
+        const al = lastLen;
+        const b = utf8(all[j]);
+        if (globsMeet(a, al, b, lastLen) != both) wrong++;
+      }
+    }
+    expect(wrong).toBe(0);
+  });
+
+  it("reads a pattern's literal head and directory", () => {
+    scratchReset();
+    const p = utf8("/home/u/docs/*.md");
+    expect(literalHead(p, lastLen)).toBe(13);
+    expect(literalDir(p, lastLen)).toBe(12);
+    const q = utf8("/x*");
+    expect(literalDir(q, lastLen)).toBe(1);
+    const r = utf8("*.md");
+    expect(literalDir(r, lastLen)).toBe(0);
   });
 });

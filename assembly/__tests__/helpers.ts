@@ -47,5 +47,5 @@ export function configureTestEnv(): void {
   const home = utf8("/home/user");
   const homeLen = lastLen;
   const cwd = utf8("/home/user/project");
-  configureEnv(home, homeLen, cwd, lastLen, 0, 0);
+  configureEnv(home, homeLen, cwd, lastLen, 0, 0, 0);
 }

@@ -39,7 +39,7 @@ function configure(h: string, c: string): bool {
   const hp = utf8(h);
   const hl = lastLen;
   const cp = utf8(c);
-  return configureEnv(hp, hl, cp, lastLen, 0, 0);
+  return configureEnv(hp, hl, cp, lastLen, 0, 0, 0);
 }
 
 describe("paths without a configured home", () => {

@@ -189,3 +189,14 @@ describe("objects: IN_INTENT", () => {
     intentFree(i);
   });
 });
+
+describe("objects: bounds", () => {
+  it("names at most 256 objects and sums in a message", () => {
+    let message = "Pay";
+    for (let i = 0; i < 400; i++) message += " " + (1000 + i).toString();
+    const list = bound(message + ".");
+    expect(list.length).toBe(256);
+    expect(has(list, "object:1000")).toBe(true);
+    expect(has(list, "object:1399")).toBe(false);
+  });
+});

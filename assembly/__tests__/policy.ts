@@ -5,7 +5,9 @@ import {
   SEC_STRINGS, SEC_SETS, SEC_CLASSES, SEC_INTENT, SEC_SETTINGS, SETKIND_HASH, SETTINGS_COUNT,
   SET_POLICY_NAME, SET_MAX_ARGS_BYTES, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES, SET_MAX_TARGETS,
   SET_MAX_INTENT_BYTES, SET_MAX_SESSIONS, SET_SHELL_WRAPPERS, SET_SHELL_NETWORK, SET_SHELL_SHELLS,
-  SET_MAX_SHELL_DEPTH, SET_FAIL_OPEN,
+  SET_MAX_SHELL_DEPTH, SET_FAIL_OPEN, G_DEST, G_SOURCE, G_MENTION, G_RELATIVE, G_QUESTION, G_AUX, G_POLITE,
+  G_ADDRESSEE, G_CONDITION, G_SUBJECT, G_DETERMINER, G_BARRIER, G_LEAD, G_CONJ, G_ONLY, G_INSTEAD, G_REVOKE, G_EXCLUDE,
+  G_RESTORE, G_QUOTE_MARKER, G_HEADER, G_VERB, G_NEGATION, G_NOTHING, GRAMMAR_OBJECT_SHIFT, OBJECT_DESTINATION, OBJECT_WRITTEN,
 } from "../format";
 import { setSection } from "../decode";
 import { fnv1a } from "../bytes";
@@ -30,6 +32,22 @@ const VERB_WORDS = [
   ["run", "execute"],
 ];
 const VERB_CLASSES = [[CLASS_SEND], [CLASS_DELETE], [CLASS_WRITE], [CLASS_SHELL, CLASS_CODE]];
+const VERB_OBJECTS: u32[] = [OBJECT_DESTINATION, OBJECT_WRITTEN, OBJECT_WRITTEN, 0];
+// A small English grammar (§7.3): word, categories.
+const GRAMMAR_WORDS = [
+  "to", "cc", "into", "from", "by", "about", "in", "with", "on", "for", "of", "how", "what", "why", "is", "do", "did",
+  "could", "can", "would", "you", "if", "when", "once", "unless", "i", "we", "it", "the", "a", "an", "my", "this",
+  "that", "which", "whether", "please", "just", "also", "and", "or", "but", "only", "instead", "stop", "except", "back",
+  "forwarded", "wrote", "subject", "explain",
+];
+const GRAMMAR_VALUES: u32[] = [
+  G_DEST, G_DEST, G_DEST, G_SOURCE, G_SOURCE, G_MENTION, G_RELATIVE, G_RELATIVE, G_RELATIVE, G_RELATIVE, G_RELATIVE,
+  G_QUESTION, G_QUESTION | G_BARRIER, G_QUESTION, G_AUX, G_AUX, G_AUX, G_POLITE, G_POLITE, G_POLITE, G_ADDRESSEE,
+  G_CONDITION, G_CONDITION | G_QUESTION, G_CONDITION, G_CONDITION, G_SUBJECT, G_SUBJECT, G_SUBJECT, G_DETERMINER,
+  G_DETERMINER | G_DEST, G_DETERMINER, G_DETERMINER, G_DETERMINER, G_BARRIER | G_DETERMINER, G_BARRIER, G_BARRIER,
+  G_LEAD, G_LEAD, G_LEAD, G_CONJ, G_CONJ, G_CONJ, G_ONLY, G_INSTEAD, G_REVOKE, G_EXCLUDE, G_RESTORE, G_QUOTE_MARKER,
+  G_QUOTE_MARKER | G_BARRIER, G_HEADER, G_QUESTION,
+];
 const WRAPPERS = ["sudo", "env", "xargs", "nohup", "timeout", "nice"];
 const NETWORK = ["curl", "wget", "nc", "ssh", "scp"];
 const SHELLS = ["sh", "bash"];
@@ -120,6 +138,14 @@ function installSets(sets: WordSet[]): void {
   setSection(SEC_SETS, p);
 }
 
+let grammarWords: string[] = [];
+let grammarValues: u32[] = [];
+function addGrammar(word: string, value: u32): void {
+  const i = grammarWords.indexOf(word);
+  if (i >= 0) grammarValues[i] |= value;
+  else { grammarWords.push(word); grammarValues.push(value); }
+}
+
 // Installs the policy with these limits.
 export function installPolicy(maxTargets: u32 = 100, maxIntentBytes: u32 = 65536, maxShellDepth: u32 = 4): void {
   const capability: u32[] = [];
@@ -136,11 +162,20 @@ export function installPolicy(maxTargets: u32 = 100, maxIntentBytes: u32 = 65536
       verbValues.push(<u32>v);
     }
   }
+  // The grammar: its words, the verbs with their object direction, negations and nothing words.
+  grammarWords = [];
+  grammarValues = [];
+  for (let i = 0; i < GRAMMAR_WORDS.length; i++) addGrammar(GRAMMAR_WORDS[i], GRAMMAR_VALUES[i]);
+  for (let v = 0; v < VERB_WORDS.length; v++) {
+    for (let w = 0; w < VERB_WORDS[v].length; w++) addGrammar(VERB_WORDS[v][w], G_VERB | (VERB_OBJECTS[v] << GRAMMAR_OBJECT_SHIFT));
+  }
+  for (let i = 0; i < NEGATIONS.length; i++) addGrammar(NEGATIONS[i], G_NEGATION);
+  for (let i = 0; i < NOTHING.length; i++) addGrammar(NOTHING[i], G_NOTHING);
   // Set indices: 0 negations, 1 nothing, 2 extensions, 3 verbs, 4 wrappers, 5 network, 6 shells,
-  // 7 negation cancels.
+  // 7 negation cancels, 8 grammar.
   const sets = [
     wordSet(NEGATIONS), wordSet(NOTHING), wordSet(EXTENSIONS), wordSet(verbWords, verbValues),
-    wordSet(WRAPPERS), wordSet(NETWORK), wordSet(SHELLS), wordSet(CANCELS),
+    wordSet(WRAPPERS), wordSet(NETWORK), wordSet(SHELLS), wordSet(CANCELS), wordSet(grammarWords, grammarValues),
   ];
   const name = stringIndex("test-policy");
   installStrings();
@@ -156,7 +191,7 @@ export function installPolicy(maxTargets: u32 = 100, maxIntentBytes: u32 = 65536
 
   let classTotal = 0;
   for (let v = 0; v < VERB_CLASSES.length; v++) classTotal += VERB_CLASSES[v].length;
-  const intent = block(24 + 8 * VERB_CLASSES.length + 4 + 4 * classTotal + 4);
+  const intent = block(24 + 8 * VERB_CLASSES.length + 4 + 4 * classTotal + 4 + 4);
   store<u32>(intent, 0);
   store<u32>(intent + 4, 1);
   store<u32>(intent + 8, 2);
@@ -175,6 +210,8 @@ export function installPolicy(maxTargets: u32 = 100, maxIntentBytes: u32 = 65536
   for (let v = 0; v < VERB_CLASSES.length; v++) {
     for (let c = 0; c < VERB_CLASSES[v].length; c++) store<u32>(list + 4 + 4 * k++, VERB_CLASSES[v][c]);
   }
+  store<u32>(list + 4 + 4 * classTotal, 0); // no derive classes
+  store<u32>(list + 8 + 4 * classTotal, 8); // the grammar set
   setSection(SEC_INTENT, intent);
 
   const values: u32[] = [name, 1 << 20, 64, 1000, maxTargets, maxIntentBytes, 16, 4, 5, 6, maxShellDepth, 4];

@@ -78,7 +78,7 @@ describe("targets by role", () => {
 
   it("makes paths of V4A headers", () => {
     expect(targets(ROLE_PATCH, "*** Begin Patch\n*** Update File: src/app.py\n@@\n-x\n+y\n***Add File:   ~/.bashrc\n+evil\n*** End Patch\n"))
-      .toBe("5:/home/user/project/src/app.py,5:/home/user/.bashrc");
+      .toBe("5:/home/user/project/src/app.py,8:/home/user/project/src/app.py,5:/home/user/.bashrc,8:/home/user/.bashrc");
   });
 
   it("resolves this call's paths against its workdir", () => {

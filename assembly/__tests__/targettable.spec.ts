@@ -75,7 +75,7 @@ describe("target table", () => {
     tableBegin(10);
     const u = utf8("HTTPS://Good.com@Evil.COM:443/x");
     addUrl(u, lastLen);
-    expect(all()).toBe("4:https://Good.com@evil.com:443/x,3:evil.com");
+    expect(all()).toBe("4:https://Good.com@evil.com/x,3:evil.com"); // https's default port dropped
     tableBegin(10);
     const v = utf8("https://evil.com\\@good.com/");
     addUrl(v, lastLen);

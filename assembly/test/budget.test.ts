@@ -30,6 +30,9 @@ rules:
     capability: [message.send]
     when:
       recipient: {equals: "#evil"}
+intent:
+  verbs:
+    - {words: [email], capabilities: [email.send], object: destination}
 budgets:
   - {id: one-email, capability: [email.send], limit: 1}
   - {id: three-sends, risk: [send], limit: 3}

@@ -127,8 +127,11 @@ intent:
   negations: [not, "don't", never]
   nothing_words: [nothing, anything]
   verbs:
-    - words: [send, email, mail]
+    - words: [send, email, mail, post]
       capabilities: [email.send, message.send]
+      object: destination
+  grammar:
+    destination: [to]
 `;
 
 const wasm = fenceWasm();
@@ -313,35 +316,38 @@ describe("classification", () => {
     expect(fence.describe("x".repeat(300), "delete")).toMatchObject({ ok: false, text: "the tool name is longer than 256 bytes" });
   });
 
-  test("describe reads the parameter schema: property words classify, formats and names give roles", () => {
+  test("describe reads the parameter schema: formats and names give roles, a path a verb acts on is written", () => {
     const schema = {
       type: "object",
       properties: {
         site: { type: "string", format: "uri" },
         backup_path: { type: "string" },
+        out_path: { type: "string", description: "Where to update the copy" },
         to: { type: "string" },
         note: { type: "string", description: "What to update" },
         count: { type: "integer" },
       },
     };
-    // Nothing in the name or the description classifies it; "update" in a property's description
-    // does. A number is what the action is made with: an object.
+    // Nothing in the name or the first word of the description classifies it, nor does a word of
+    // a property's description: those say what the parameter is, not what the tool does. A number
+    // is what the action is made with: an object.
     expect(fence.describe("frobnicate", "Does a thing.", schema)).toEqual({
-      ok: true, text: "data.write\twrite\nrole\tsite\turl\nrole\tbackup_path\tpath\nrole\tto\temail\nrole\tcount\tobject",
+      ok: true, text: "unknown\tunknown\nrole\tsite\turl\nrole\tbackup_path\tpath\nrole\tout_path\twritten\nrole\tto\temail\nrole\tcount\tobject",
     });
-    expect(fence.decide(0, "frobnicate", { backup_path: "../.ssh/id" })).toMatchObject({ capability: "data.write", rule: "shell-ssh" });
+    expect(fence.decide(0, "frobnicate", { backup_path: "../.ssh/id" })).toMatchObject({ capability: "unknown", reason: "default_ask" });
     // A tool its own name classifies learns its parameters' roles too (a relative path has no
     // shape of its own: only the role makes it one).
     expect(fence.decide(0, "updateThing", { backup_path: "../.ssh/id" })).toMatchObject({ capability: "data.write", reason: "default_ask" });
     expect(fence.describe("updateThing", "", schema).ok).toBe(true);
     expect(fence.decide(0, "updateThing", { backup_path: "../.ssh/id" })).toMatchObject({ rule: "shell-ssh" });
-    expect(fence.explain(0, "frobnicate", {}).text).toContain("class\tdata.write\twrite\tinferred");
-    // A description can only pick an entry; the schema's words count like the description's.
-    expect(fence.describe("quux", "Shows things", { properties: { items: { description: "items to delete" } } }).text)
+    expect(fence.explain(0, "updateThing", {}).text).toContain("class\tdata.write\twrite\tinferred");
+    // An operation chosen by an enum value is a verb of the tool: the riskiest one counts.
+    expect(fence.describe("quux", "Manages things", { properties: { action: { type: "string", enum: ["list", "remove"] } } }).text)
       .toBe("data.delete\tdestructive");
     // The policy's own map wins over anything a schema says.
     expect(fence.describe("read_file", "", { properties: { to: { type: "string" } } })).toEqual({ ok: true, text: "file.read\tread" });
     expect(fence.describe("bad_schema", "x", "not an object")).toMatchObject({ ok: false, text: "the parameter schema is not a JSON object within the policy's limits" });
+    expect(fence.describe("quux", "x", undefined, "", 64)).toMatchObject({ ok: false, text: "unknown annotation bits" });
   });
 
   test("describe remembers a bounded number of tools", () => {
@@ -357,6 +363,81 @@ describe("classification", () => {
     fence.describe("frobnicate", "delete things");
     expect(fence.load(ops).ok).toBe(true);
     expect(fence.decide(0, "frobnicate", {})).toMatchObject({ capability: "unknown" });
+  });
+});
+
+const EVIDENCE = `
+version: 1
+name: evidence
+defaults: {read: allow, "*": ask}
+classify:
+  trusted_servers: [my-files]
+  verbs:
+    - {words: [delete, merge], objects: [merge], capability: data.delete, risk: destructive, hints: [destructive]}
+    - {words: [send], objects: [message], capability: message.send, risk: send}
+    - {words: [create, update, save, start], objects: [commit, start], capability: data.write, risk: write, hints: [not_read_only], roles: [written]}
+    - {words: [fetch], capability: net.fetch, risk: egress, roles: [url]}
+    - {words: [get, list, search], objects: [status], capability: data.read, risk: read, read: true, hints: [read_only]}
+  arg_roles: {url: url, path: path}
+`;
+// describe's annotation bits (docs/bytecode.md §8): given, then true.
+const READ_ONLY_TRUE = 1 | 2, READ_ONLY_FALSE = 1, DESTRUCTIVE_TRUE = 4 | 8;
+
+describe("the order of evidence (docs/bytecode.md §3.3)", () => {
+  let f: Fence;
+  beforeEach(() => {
+    f = loadFence(fenceWasm());
+    expect(f.load(compileYaml(EVIDENCE)).ok).toBe(true);
+  });
+  const cls = (tool: string) => `${f.decide(0, tool, {}).capability}`;
+
+  test("the tool's own name comes first; its server's name never classifies it", () => {
+    expect(cls("mcp__send__list_files")).toBe("data.read");
+    expect(cls("mcp_send_list_files")).toBe("data.read");
+    expect(cls("mcp__send__frobnicate")).toBe("unknown");
+    expect(f.describe("mcp__my_list__frob", "", undefined, "my-list").text).toBe("unknown\tunknown");
+    expect(f.describe("mcp__a__b__delete_x", "", undefined, "a__b").text).toBe("data.delete\tdestructive");
+  });
+
+  test("a read verb holds against objects and folded words, never against another verb", () => {
+    expect(cls("get_message")).toBe("data.read");
+    expect(cls("list_commits")).toBe("data.read");
+    expect(cls("get_merged_status")).toBe("data.read");
+    expect(cls("send_message")).toBe("message.send");
+    expect(cls("get_or_create_label")).toBe("data.write");
+    expect(cls("search_and_delete")).toBe("data.delete");
+    expect(cls("merge_contacts")).toBe("data.delete");
+    expect(cls("git_commit")).toBe("data.write");
+    expect(cls("repo_status")).toBe("data.read");
+    expect(cls("getStatusURLs")).toBe("data.read");
+  });
+
+  test("a description or schema raises a class and never makes a tool a read", () => {
+    expect(f.describe("frobnicate", "Lists and searches the things").text).toBe("unknown\tunknown");
+    expect(f.describe("get_thing", "Deletes the thing it gets").text).toBe("data.delete\tdestructive");
+    expect(f.describe("list_things", "Returns things; use delete_thing to delete one").text).toBe("data.read\tread");
+    expect(f.describe("get_page", "", { properties: { url: { type: "string" } } }).text).toBe("net.fetch\tegress\nrole\turl\turl");
+    expect(f.describe("get_file", "", { properties: { isUrl: { type: "boolean" } } }).text).toBe("net.fetch\tegress\nrole\tisUrl\turl");
+    // A role guessed from a string's last word finds targets but is no evidence of the class.
+    expect(f.describe("get_issue", "", { properties: { regionUrl: { type: "string" } } }).text).toBe("data.read\tread\nrole\tregionUrl\turl");
+    expect(f.describe("get_shot", "", { properties: { savePath: { type: "string" } } }).text).toBe("data.write\twrite\nrole\tsavePath\twritten");
+    expect(f.describe("get_doc", "", { properties: { path: { type: "string", description: "the document to read" } } }).text)
+      .toBe("data.read\tread\nrole\tpath\tpath");
+    // A number is no URL, whatever its name: what the action is made with (an object), no evidence.
+    expect(f.describe("get_n", "", { properties: { url: { type: "integer" } } }).text).toBe("data.read\tread\nrole\turl\tobject");
+    expect(cls("get_page")).toBe("net.fetch");
+  });
+
+  test("annotations raise; a read-only claim lowers only for a trusted server", () => {
+    expect(f.describe("mcp__web__get_tab", "", undefined, "web", DESTRUCTIVE_TRUE).text).toBe("data.delete\tdestructive");
+    expect(f.describe("mcp__web__get_tab2", "", undefined, "web", DESTRUCTIVE_TRUE | READ_ONLY_TRUE).text).toBe("data.read\tread");
+    expect(f.describe("mcp__web__list_tabs", "", undefined, "web", READ_ONLY_FALSE).text).toBe("data.write\twrite");
+    expect(f.describe("mcp__web__create_x", "", undefined, "web", READ_ONLY_TRUE).text).toBe("data.write\twrite");
+    expect(f.describe("mcp__web__frob", "", undefined, "web", READ_ONLY_TRUE).text).toBe("unknown\tunknown");
+    expect(f.describe("mcp__my_files__create_x", "", undefined, "my-files", READ_ONLY_TRUE).text).toBe("data.read\tread");
+    expect(f.describe("mcp__my_files__frob", "", undefined, "my-files", READ_ONLY_TRUE).text).toBe("data.read\tread");
+    expect(f.describe("mcp__my_files__frob2", "", undefined, "my-files", 0).text).toBe("unknown\tunknown");
+    expect(cls("mcp__my_files__frob")).toBe("data.read");
   });
 });
 
@@ -404,7 +485,8 @@ describe("sessions and intent", () => {
     fence = fresh(compileYaml("version: 1\nname: short\nlimits: {max_intent_bytes: 13}\n"));
     const h = fence.openSession();
     const r = fence.intent(h, "mail a@x.io \u00e9 and b@y.io"); // byte 13 is inside the é
-    expect(r).toEqual({ ok: true, text: "email\ta@x.io\n" });
+    expect(r.ok).toBe(true);
+    expect(r.text.split("\n").filter((line) => line !== "").map((line) => line.split("\t").slice(0, 2))).toEqual([["email", "a@x.io"]]);
   });
 
   test("at most MAX_SESSIONS live; a load closes every session", () => {

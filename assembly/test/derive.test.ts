@@ -38,7 +38,7 @@ rules:
     effect: allow
     capability: [net.fetch]
     when:
-      url: {in_intent: true}
+      url: {in_intent: source}
   - id: fetch-linked
     effect: allow
     capability: [net.fetch]
@@ -62,6 +62,9 @@ rules:
       recipient: {in_intent: true}
 intent:
   derive_from: [chat.read]
+  verbs:
+    - {words: [email], capabilities: [email.send], object: destination}
+    - {words: [fetch], capabilities: [net.fetch], object: source}
 `;
 
 const GENERAL = "- body: read https://www.informations.com/today and mail bob@corp.example\n  sender: Bob\n- body: join #random\n";
@@ -86,7 +89,7 @@ describe("derive", () => {
     expect(lines).toContain("derived-domain\twww.informations.com");
     expect(lines).toContain("derived-email\tbob@corp.example");
     expect(lines).toContain("derived-recipient\t#random");
-    expect(lines).toContain("name\tgeneral"); // the named items stay as they were
+    expect(lines.some((line) => line.startsWith("name\tgeneral\t"))).toBe(true); // the named items stay as they were
     expect(fence.decide(h, "fetch", { url: "www.informations.com" })).toMatchObject({ kind: "allow", rule: "fetch-linked" });
   });
 

@@ -32,7 +32,7 @@ rules:
       email: {in_intent: true}
 intent:
   verbs:
-    - {words: [email], capabilities: [email.send]}
+    - {words: [email], capabilities: [email.send], object: destination}
 `);
 
 function explainWith(intent: string, args: unknown) {

@@ -3,12 +3,12 @@
 // evaluator's tests, the cross-language vector runner, `agentsfence test` and the playground
 // page drive the engine through it.
 
-import { DECISION_HEAD_SIZE, DECISION_OPAQUE, DECISION_POSSIBLE, TARGET_PATTERN } from "../format";
+import { DECISION_HEAD_SIZE, DECISION_OPAQUE, DECISION_POSSIBLE, TARGET_PATTERN, TARGET_TREE } from "../format";
 
 export type Kind = "allow" | "block" | "ask";
 
-/** [subject, value], and `true` third when the value is a pattern (§6.7). */
-export type Entry = [number, string] | [number, string, true];
+/** [subject, value], and third the entry's TARGET_PATTERN / TARGET_TREE bits when it has any (§8.1). */
+export type Entry = [number, string] | [number, string, number];
 
 export interface Decision {
   kind: Kind;
@@ -50,14 +50,14 @@ export interface Fence {
   readonly memory: WebAssembly.Memory;
   load(bytecode: Uint8Array): Status;
   /** `hermesHomes`: HERMES_HOME first, then the root whose profiles are homes too (§6.5); none: ~/.hermes. */
-  configure(home: string, cwd: string, hermesHomes?: string[]): Status;
+  configure(home: string, cwd: string, hermesHomes?: string[], flags?: number): Status;
   openSession(): number;
   closeSession(handle: number): boolean;
   intent(handle: number, message: string): Status;
   /** `tool` as bytes lets a test pass a name that is not UTF-8; `args` as a string or bytes is sent as is. */
   decide(handle: number, tool: string | Uint8Array, args: unknown): Decision;
   /** `schema`: the JSON schema of the tool's parameters, sent as JSON; none when omitted. */
-  describe(tool: string, description: string, schema?: unknown): Status;
+  describe(tool: string, description: string, schema?: unknown, server?: string, annotations?: number): Status;
   derive(handle: number, tool: string, args: unknown, output: string): Status;
   narrow(handle: number, lines: string): Status;
   explain(handle: number, tool: string, args: unknown): Status;
@@ -72,12 +72,12 @@ interface Exports {
   memory: WebAssembly.Memory;
   input(size: number): number;
   load(len: number): number;
-  configure(homeLen: number, cwdLen: number, hermesLen: number): number;
+  configure(homeLen: number, cwdLen: number, hermesLen: number, flags: number): number;
   session_open(): number;
   session_close(handle: number): number;
   intent(handle: number, len: number): number;
   decide(handle: number, nameLen: number, argsLen: number): number;
-  describe(nameLen: number, textLen: number, schemaLen: number): number;
+  describe(nameLen: number, textLen: number, schemaLen: number, serverLen: number, annotations: number): number;
   derive(handle: number, nameLen: number, argsLen: number, outputLen: number): number;
   narrow(handle: number, len: number): number;
   explain(handle: number, nameLen: number, argsLen: number): number;
@@ -128,8 +128,9 @@ function subjectValues(record: Uint8Array, view: DataView, at: number, end: numb
   while (at < end) {
     const n = view.getUint32(at + 1, true);
     const value = text.decode(record.subarray(at + 5, at + 5 + n));
-    const subject = record[at] & ~TARGET_PATTERN;
-    values.push((record[at] & TARGET_PATTERN) !== 0 ? [subject, value, true] : [subject, value]);
+    const flags = record[at] & (TARGET_PATTERN | TARGET_TREE);
+    const subject = record[at] & ~flags;
+    values.push(flags !== 0 ? [subject, value, flags] : [subject, value]);
     at += 5 + n;
   }
   if (at !== end) throw new Error(`decision record is ${record.length} bytes, its entries end at ${at}`);
@@ -190,9 +191,9 @@ export function loadFence(wasm: BufferSource | WebAssembly.Module): Fence {
       const [n] = put(bytecode);
       return status(record(x.load(n)));
     },
-    configure(home, cwd, hermesHomes = []) {
+    configure(home, cwd, hermesHomes = [], flags = 0) {
       const [h, c, hh] = put(utf8.encode(home), utf8.encode(cwd), utf8.encode(hermesHomes.join("\n")));
-      return status(record(x.configure(h, c, hh)));
+      return status(record(x.configure(h, c, hh, flags)));
     },
     openSession: () => x.session_open(),
     closeSession: (handle) => x.session_close(handle) === 1,
@@ -206,10 +207,10 @@ export function loadFence(wasm: BufferSource | WebAssembly.Module): Fence {
       const [n, a] = put(name, json);
       return parseDecision(record(x.decide(handle, n, a)));
     },
-    describe(tool, description, schema) {
+    describe(tool, description, schema, server = "", annotations = 0) {
       const json = schema === undefined ? new Uint8Array() : utf8.encode(JSON.stringify(schema));
-      const [n, d, s] = put(utf8.encode(tool), utf8.encode(description), json);
-      return status(record(x.describe(n, d, s)));
+      const [n, d, s, v] = put(utf8.encode(tool), utf8.encode(description), json, utf8.encode(server));
+      return status(record(x.describe(n, d, s, v, annotations)));
     },
     narrow(handle, lines) {
       const [n] = put(utf8.encode(lines));

@@ -89,7 +89,9 @@ describe("fence.wasm", () => {
 
   // 64 KiB held the readers until they learned to say what they cannot read: three-valued tests,
   // patterns and their intersection, and the shell reader's effects took it past (README, "Sizes").
-  it("fits its 96 KiB budget", () => {
-    expect(wasm.length).toBeLessThanOrEqual(96 * 1024);
+  // 96 KiB held them until the objects and sums of a request (objects.ts, amount.ts) and the
+  // budgets of sums came.
+  it("fits its 112 KiB budget", () => {
+    expect(wasm.length).toBeLessThanOrEqual(112 * 1024);
   });
 });

@@ -1,6 +1,8 @@
 // Lowering: merge order, classes, tool maps, selectors and normal forms in the IR.
 import { describe, expect, it } from "vitest";
-import { ROLE_EMAIL, ROLE_PATCH, ROLE_PATH, SUBJ_ARG, SUBJ_EMAIL } from "../../assembly/format";
+import {
+  CLASSIFY_HINT_DESTRUCTIVE, CLASSIFY_HINT_READ_ONLY, CLASSIFY_READ, ROLE_EMAIL, ROLE_PATCH, ROLE_PATH, ROLE_WRITTEN, SUBJ_ARG, SUBJ_EMAIL,
+} from "../../assembly/format";
 import { compilePolicy, formatDiagnostic, type LoadOptions, type PolicyIR } from "../index";
 
 const FIXTURES = "compiler/test/fixtures";
@@ -73,8 +75,28 @@ describe("classes", () => {
 
   it("builds the classifier: entry classes, first entry wins a word, lower-cased", () => {
     expect(ir.classify.entryClasses).toEqual([6, 7]);
-    expect(ir.classify.words).toEqual([["send", 0], ["post", 0], ["share", 0], ["delete", 1], ["remove", 1]]);
+    // entry·2 for a verb (docs/bytecode.md §3 CLASSIFY).
+    expect(ir.classify.words).toEqual([["send", 0], ["post", 0], ["share", 0], ["delete", 2], ["remove", 2]]);
+    expect(ir.classify.entryFlags).toEqual([0, 0]);
+    expect(ir.classify.entryRoles).toEqual([0, 0]);
+    expect(ir.classify.trustedServers).toEqual([]);
     expect(ir.classify.argRoles).toEqual([["to", ROLE_EMAIL], ["url", 2], ["path", ROLE_PATH]]);
+  });
+
+  it("marks objects, read entries, hints, roles and trusted servers in Hermes' spelling", () => {
+    const c = irOf([{ path: "v/c.yaml", text: [
+      "version: 1",
+      "classify:",
+      "  trusted_servers: [my-files, my-files]",
+      "  verbs:",
+      "    - {words: [delete, merge], objects: [merge], capability: d.del, risk: destructive, hints: [destructive]}",
+      "    - {words: [get], objects: [status], capability: d.get, risk: read, read: true, hints: [read_only], roles: [url, written]}",
+      "",
+    ].join("\n") }]).classify;
+    expect(c.words).toEqual([["merge", 1], ["delete", 0], ["status", 3], ["get", 2]]);
+    expect(c.entryFlags).toEqual([CLASSIFY_HINT_DESTRUCTIVE, CLASSIFY_READ | CLASSIFY_HINT_READ_ONLY]);
+    expect(c.entryRoles).toEqual([0, (1 << 2) | (1 << ROLE_WRITTEN)]);
+    expect(c.trustedServers).toEqual(["my_files"]);
   });
 
   it("resolves each intent verb's capability globs to class lists", () => {
@@ -134,7 +156,7 @@ describe("rules", () => {
     ]);
     expect(negations.rules[0].conditions.map(({ test, negate }) => ({ test, negate }))).toEqual([
       { test: { kind: "present", present: false }, negate: false },
-      { test: { kind: "in_intent", named: false }, negate: true },
+      { test: { kind: "in_intent", reading: 0 }, negate: true },
       { test: { kind: "equals", value: "3" }, negate: false },
     ]);
   });

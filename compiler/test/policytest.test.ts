@@ -30,6 +30,9 @@ const POLICY = [
   "tools:",
   "  - {name: send_mail, capability: email.send, risk: send, args: {to: email}}",
   "defaults: {send: ask}",
+  "intent:",
+  "  verbs:",
+  "    - {words: [mail], capabilities: [email.send], object: destination}",
   "rules:",
   "  - {id: named, effect: allow, capability: [email.send], when: {email: {in_intent: true}}}",
   "  - {id: unnamed, effect: block, capability: [email.send], reason: not_named, when: {email: {not: {in_intent: true}}}}",
@@ -41,7 +44,7 @@ describe("check", () => {
     const file = write("shadowed.yaml", POLICY + "  - {id: later, effect: allow, capability: [email.send], when: {email: {in_intent: true}, args.to: {present: true}}}\n");
     const { status, stdout, stderr } = run("check", file);
     expect(status).toBe(0);
-    expect(stderr).toBe(`${file}:8:5: warning: rule "later" can never decide: rule "named" (${file}:6:5) comes before it and holds whenever it does\n`);
+    expect(stderr).toBe(`${file}:11:5: warning: rule "later" can never decide: rule "named" (${file}:9:5) comes before it and holds whenever it does\n`);
     expect(stdout).toBe(`${file}: policy shadowed has no errors, 1 warning\n`);
   });
 
@@ -163,7 +166,7 @@ describe("test: steps in one session", () => {
     "        tool: send_mail",
     "        args: {to: carol@example.com}",
     "        expect: {kind: block, reason: not_named, witness: [carol@example.com]}",
-    "      - intent: and carol@example.com too",
+    "      - intent: also mail carol@example.com",
     "      - tool: send_mail",
     "        args: {to: carol@example.com, cc: bob@example.com}",
     "        expect: {kind: allow, rule: named, witness: [bob@example.com, carol@example.com]}",

@@ -44,7 +44,7 @@ export interface Afb {
   classes: Array<{ capability: number; risk: number; codeStart: number; codeLen: number }>;
   rules: Array<{ id: number; effect: number; reason: number; message: number; source: number }>;
   code: Instruction[];
-  classify: { wordMap: number; entries: number[]; roleMap: number };
+  classify: { wordMap: number; entries: number[]; flags: number[]; roles: number[]; roleMap: number; trusted: number };
   intent: {
     negations: number;
     nothingWords: number;
@@ -129,8 +129,12 @@ export function readAfb(bytes: Uint8Array): Afb {
 
   const k = cursor(7);
   const wordMap = k();
-  const entries = times(k(), k);
+  const entryTriples = times(k(), () => [k(), k(), k()]);
+  const entries = entryTriples.map(([c]) => c);
+  const entryFlags = entryTriples.map(([, f]) => f);
+  const entryRoles = entryTriples.map(([, , r]) => r);
   const roleMap = k();
+  const trusted = k();
 
   const n = cursor(8);
   const negations = n();
@@ -163,7 +167,7 @@ export function readAfb(bytes: Uint8Array): Afb {
     classes,
     rules,
     code,
-    classify: { wordMap, entries, roleMap },
+    classify: { wordMap, entries, flags: entryFlags, roles: entryRoles, roleMap, trusted },
     intent: { negations, nothingWords, fileExtensions, verbMap, negationCancels, verbs, classes: intentClasses, deriveFrom },
     settings,
     budgets: { budgets: budgetList, classes: budgetClasses, members: budgetMembers },

@@ -60,6 +60,21 @@ describe("docs/bytecode.md tables match assembly/format.ts", () => {
     expectConstant("DIR_ENTRY_SIZE", Number(directory[1].match(/^(\d+)·N$/)![1]));
   });
 
+  it("§3.3: classify entry flags, §8: describe's annotation bits", () => {
+    expectTable("### 3.3", "CLASSIFY_");
+    expect(sectionText("### 3.3")).toContain(`\`CLASSIFY_FLAG_MAX\` (${format.CLASSIFY_FLAG_MAX})`);
+    checked.add("CLASSIFY_FLAG_MAX");
+    const rows = tableRows("## 8.").filter(([bit]) => /^\d+$/.test(bit));
+    const listed = rows.map(([, name]) => "ANNOTATION_" + name).sort();
+    expect(Object.keys(format).filter((k) => k.startsWith("ANNOTATION_") && k !== "ANNOTATION_MAX").sort()).toEqual(listed);
+    for (const [bit, name] of rows) {
+      expect((format as Record<string, number>)["ANNOTATION_" + name]).toBe(Number(bit));
+      checked.add("ANNOTATION_" + name);
+    }
+    expect(sectionText("## 8.")).toContain(`\`ANNOTATION_MAX\` (${format.ANNOTATION_MAX})`);
+    checked.add("ANNOTATION_MAX");
+  });
+
   it("§3: section kinds", () => {
     const rows = expectTable("## 3.", "SEC_");
     expectConstant("SECTION_COUNT", rows.length);
@@ -101,8 +116,10 @@ describe("docs/bytecode.md tables match assembly/format.ts", () => {
   });
 
   it("§6.7: the pattern bit of a target entry", () => {
-    const bit = Number(sectionText("### 8.1").match(/bit (\d), `TARGET_PATTERN`/)![1]);
-    expectConstant("TARGET_PATTERN", 1 << bit);
+    for (const name of ["TARGET_PATTERN", "TARGET_TREE"]) {
+      const bit = Number(sectionText("### 8.1").match(new RegExp(`bit (\\d), \`${name}\``))![1]);
+      expectConstant(name, 1 << bit);
+    }
   });
 
   it("§5.2: argument roles", () => {
@@ -120,9 +137,22 @@ describe("docs/bytecode.md tables match assembly/format.ts", () => {
     for (const [, bit, name] of flags.matchAll(/bit (\d) (DECISION_\w+)/g)) expectConstant(name, 1 << Number(bit));
   });
 
+  it("§8: configure's flags", () => {
+    const flag = Number(sectionText("## 8.").match(/`flags` bit (\d), `CONFIGURE_FOLD_CASE`/)![1]);
+    expectConstant("CONFIGURE_FOLD_CASE", 1 << flag);
+  });
+
   it("§8: the fuel constants live in format.ts, as the spec says", () => {
     expect(sectionText("## 8.")).toContain("`FUEL_BASE + FUEL_PER_BYTE × input bytes` units (`assembly/format.ts`)");
     checked.add("FUEL_BASE").add("FUEL_PER_BYTE");
+  });
+
+  it("§7.3: grammar categories, object directions, roles and moods", () => {
+    expectTable("#### 7.3.1", "G_");
+    expectTable("#### 7.3.2", "OBJECT_");
+    expectTable("#### 7.3.3", "BOUND_");
+    expectTable("#### 7.3.4", "MOOD_");
+    expectConstant("GRAMMAR_OBJECT_SHIFT", Number(sectionText("### 7.3").match(/`GRAMMAR_OBJECT_SHIFT` \((\d+)\)/)![1]));
   });
 
   it("leaves no constant of format.ts unchecked", () => {

@@ -41,9 +41,13 @@ _HEAD_SIZE = _DECISION_HEAD.size
 _ENTRY_HEAD_SIZE = _SUBJECT_ENTRY.size
 # Subject names by number (docs/bytecode.md §5.1; test_api checks them against assembly/format.ts).
 SUBJECTS = ("tool", "args", "email", "domain", "url", "path", "program", "recipient", "write", "opaque", "object", "amount")
-# A target whose value is a pattern (§6.7) is named with this suffix: ("path:pattern", "/home/u/**").
+# A target whose value is a pattern (§6.7) is named with this suffix: ("path:pattern", "/home/u/**");
+# one that stands for a directory and everything below it (§6.9) with TREE_SUFFIX ("path:tree").
 PATTERN_SUFFIX = ":pattern"
+TREE_SUFFIX = ":tree"
 _PATTERN_BIT = 0x80
+_TREE_BIT = 0x40
+_CONFIGURE_FOLD_CASE = 1
 _DECISION_POSSIBLE = 1
 _DECISION_OPAQUE = 2
 _WARNED_ENTRY = struct.Struct("<H")
@@ -100,6 +104,80 @@ class Budget:
         return str(self.spent) if self.sums else int(self.spent)
 
 
+@dataclass(frozen=True, slots=True)
+class Binding:
+    """How the user's words placed one value (§7.3): its role (destination, source, mention,
+    quoted), the mood of its clause (request, question, condition, negated, statement,
+    unknown-language, uncertain), the turn that last changed it, what it grants (destination,
+    destination-maybe, source, source-maybe, named, named-maybe, revoked, whole-host), the turn that took its destination
+    back (0: none) and the clause it came from (for a condition: the condition)."""
+
+    kind: str  # email, url, domain, path, recipient, name
+    value: str
+    role: str
+    mood: str
+    turn: int
+    grants: tuple[str, ...]
+    revoked_turn: int
+    clause: str
+
+    @property
+    def revoked(self) -> bool:
+        return "revoked" in self.grants
+
+
+@dataclass(frozen=True, slots=True)
+class VerbUse:
+    """A verb of the user's words as the binder read it (§8 `intent`): `grant`, `grant-maybe`
+    (under a condition, or a request whose content lies elsewhere), `prohibit` or `ask`."""
+
+    kind: str
+    capability: str
+    verb: str
+    turn: int
+    revoked_turn: int  # a prohibition a later turn's "stop" made of a grant: that turn
+    clause: str
+
+
+_MOODS = {"request": "a request", "question": "a question: grants nothing", "condition": "under a condition",
+          "negated": "negated", "statement": "a statement", "unknown-language": "in words the fence cannot place",
+          "uncertain": "uncertain"}
+_KIND_WORDS = {"email": "e-mail", "url": "URL", "domain": "domain", "path": "path", "recipient": "channel or handle",
+               "name": "name"}
+
+
+def describe_intent(intent: Intent) -> list[str]:
+    """Intent.describe: each bound value with role, mood, turn and clause, the verbs' grants and
+    prohibitions, and what a follow-up took back."""
+    bindings = intent.bindings
+    if not bindings and not intent.verb_uses:  # built by hand, or no summary
+        named = [("e-mail addresses", intent.emails), ("URLs", intent.urls), ("domains", intent.domains),
+                 ("paths", intent.paths), ("channels and handles", intent.recipients), ("names", intent.names)]
+        lines = [f"  named {what}: {', '.join(values)}" for what, values in named if values]
+        lines += [f"  granted {capability} (\"{verb}\")" for capability, verb in intent.granted]
+        lines += [f"  prohibited {capability} (\"{verb}\")" for capability, verb in intent.prohibited]
+        return lines or ["  nothing: no target named, no verb read"]
+    lines = []
+    for b in bindings:
+        grants = "grants nothing" if b.grants == ("none",) else "grants " + ", ".join(b.grants)
+        taken = f"; taken back by turn {b.revoked_turn}" if b.revoked_turn else ""
+        clause = f" \u00ab{b.clause}\u00bb" if b.clause else ""
+        lines.append(f"  {b.value} ({_KIND_WORDS.get(b.kind, b.kind)}): {b.role}, {_MOODS.get(b.mood, b.mood)}, "
+                     f"turn {b.turn}{taken} ({grants}){clause}")
+    words = {"grant": "granted", "grant-maybe": "granted maybe", "prohibit": "prohibited", "ask": "asked about"}
+    grouped: dict[tuple[str, str, int, int, str], list[str]] = {}
+    for use in intent.verb_uses:
+        grouped.setdefault((use.kind, use.verb, use.turn, use.revoked_turn, use.clause), []).append(use.capability)
+    for (kind, verb, turn, revoked, clause), capabilities in grouped.items():
+        by = f", turned into a prohibition by turn {revoked}" if revoked else ""
+        said = f" \u00ab{clause}\u00bb" if clause else ""
+        lines.append(f"  {words.get(kind, kind)} {', '.join(capabilities)} (\"{verb}\", turn {turn}{by}){said}")
+    revoked = intent.revoked
+    if revoked:
+        lines.append("  a follow-up took back: " + ", ".join(f"{b.value} (turn {b.revoked_turn})" for b in revoked))
+    return lines or ["  nothing: no target named, no verb read"]
+
+
 # The summary record's kinds (§8 `intent`), in Intent's field order.
 _SUMMARY_KINDS = ("email", "url", "domain", "path", "recipient", "name", "prohibit", "grant", "ask", "object", "amount")
 _INTENT_FIELDS = ("emails", "urls", "domains", "paths", "recipients", "names", "prohibited", "granted", "asked",
@@ -152,6 +230,27 @@ class Intent:
     asked = property(lambda self: self._values()[8])
     objects = property(lambda self: self._values()[9])
     amounts = property(lambda self: self._values()[10])
+
+    @property
+    def bindings(self) -> tuple[Binding, ...]:
+        """Each named value with its role, mood, turn and clause (empty for an Intent built by hand)."""
+        return _parse_bindings(self._summary)
+
+    @property
+    def revoked(self) -> tuple[Binding, ...]:
+        """The values a later turn took back."""
+        return tuple(b for b in self.bindings if b.revoked)
+
+    @property
+    def verb_uses(self) -> tuple[VerbUse, ...]:
+        """What the user's verbs granted, granted under a condition, prohibited or a narrowing asks
+        about, each with its turn and clause (empty for an Intent built by hand)."""
+        return _parse_verb_uses(self._summary)
+
+    def describe(self) -> list[str]:
+        """The intent in plain words, one line a value or verb: its role, mood, turn and clause,
+        and what a later turn took back (agentsfence explain and /fence show these)."""
+        return describe_intent(self)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Intent) and self._values() == other._values()
@@ -208,6 +307,23 @@ def _added(before: Intent, after: Intent) -> Intent:
     fields = {name: tuple(v for v in getattr(after, name) if v not in getattr(before, name))
               for name in _INTENT_FIELDS}
     return Intent(**fields)
+
+
+# MCP tool annotations as `describe` takes them (docs/bytecode.md §8): two bits each, given and value.
+_ANNOTATIONS = (("readOnlyHint", 1), ("destructiveHint", 4), ("openWorldHint", 16))
+
+
+def annotation_bits(annotations: Any) -> int:
+    """The hints of an MCP tool's annotations (a mapping, or an object such as the SDK's
+    ToolAnnotations) that are booleans; anything else is not a claim and is left out."""
+    if annotations is None:
+        return 0
+    bits = 0
+    for key, bit in _ANNOTATIONS:
+        value = annotations.get(key) if isinstance(annotations, dict) else getattr(annotations, key, None)
+        if isinstance(value, bool):
+            bits |= bit | (bit << 1 if value else 0)
+    return bits
 
 
 def host_decision(tool_name: str, reason: str, text: str) -> Decision:
@@ -339,6 +455,7 @@ class Fence:
         home: str | None = None,
         cwd: str | None = None,
         hermes_homes: Iterable[str] = (),
+        fold_case: bool | None = None,
     ):
         """policy: None (the shipped default), the bytecode itself, or a path to a .afb or a .yaml
         (compiled with Node). wasm: the evaluator (default: the shipped fence.wasm). cache_dir:
@@ -347,7 +464,8 @@ class Fence:
         what `~` and relative paths mean to the evaluator (default: this user's home and the
         process's working directory). hermes_homes: the folders a policy's `$HERMES_HOME` stands
         for, HERMES_HOME first, then the root whose profiles/<name> are homes too (default:
-        `~/.hermes`)."""
+        `~/.hermes`). fold_case: whether paths compare ASCII case aside (default: on macOS and
+        Windows, whose file systems do)."""
         self._policy = _policy_bytes(policy)
         wasm_bytes = _read(wasm if wasm is not None else data.path("fence.wasm"), "fence.wasm")
         try:
@@ -361,10 +479,12 @@ class Fence:
         self._home = home if home is not None else os.path.expanduser("~")
         self._cwd = cwd if cwd is not None else os.getcwd()
         self._hermes_homes = "\n".join(hermes_homes).encode("utf-8")
+        # macOS and Windows compare file names case aside: so does the evaluator there (§6.5).
+        self._fold_case = _CONFIGURE_FOLD_CASE if (fold_case if fold_case is not None else sys.platform in ("darwin", "win32")) else 0
         self._configured_cwd = self._cwd
         self._lock = threading.Lock()
         self._sessions: dict[str, Session] = {}
-        self._described: dict[str, tuple[int, bytes]] = {}  # name -> (name length, payload), replayed
+        self._described: dict[str, tuple[tuple[int, ...], bytes]] = {}  # name -> (lengths, payload), replayed
         self._decisions: dict[bytes, Decision] = {}
         self._broken: str | None = None
         self.rebuilds = 0
@@ -395,15 +515,36 @@ class Fence:
                 except EngineFault as fault:
                     self._recover(fault)
 
+    def install(self, policy: bytes | str | os.PathLike[str] | None) -> None:
+        """Puts another policy in place (None: the shipped default), keeping every session: its
+        messages, narrowings and budget counts are given to an evaluator with the new policy
+        (calls still under way count as made, as after a trap). A policy the evaluator rejects
+        raises FenceError and leaves the old one in place."""
+        bytecode = _policy_bytes(policy)
+        with self._lock:
+            previous = self._policy, self.policy_name, self.policy_hash
+            self._policy = bytecode
+            try:
+                self._rebuild()
+            except (EngineFault, FenceError) as error:
+                self._policy, self.policy_name, self.policy_hash = previous
+                raise FenceError(str(error)) from error
+            finally:
+                self._decisions.clear()
+
     def decide(self, tool_name: str, args: dict[str, Any], cwd: str | None = None) -> Decision:
         """Decides with an empty intent (handle 0): for calls that belong to no known session."""
         return self._decide(None, tool_name, encode_call(tool_name, args), cwd)
 
-    def describe_tool(self, name: str, description: str, schema: dict[str, Any] | None = None) -> tuple[str, str]:
-        """Classifies a tool the policy does not map from its description and the JSON schema of
-        its parameters (an MCP tool's inputSchema), and learns its parameters' roles:
-        (capability, risk)."""
-        lengths, payload = self._describe_payload(name, description, schema)
+    def describe_tool(self, name: str, description: str, schema: dict[str, Any] | None = None, *,
+                      server: str | None = None, annotations: Any = None) -> tuple[str, str]:
+        """Classifies a tool the policy does not map from what its host knows of it: the MCP
+        server it comes from (its own name then starts after `mcp__<server>__`, and the policy's
+        `trusted_servers` are looked up), its description, the JSON schema of its parameters (an
+        MCP tool's inputSchema) and the server's annotations (a mapping or an object with
+        readOnlyHint, destructiveHint, openWorldHint); learns its parameters' roles.
+        Returns (capability, risk)."""
+        lengths, payload = self._describe_payload(name, description, schema, server, annotations)
         with self._lock:
             status, text = self._status_call("describe", lengths, payload)
             if status == 0:
@@ -414,8 +555,8 @@ class Fence:
         return capability, risk
 
     @staticmethod
-    def _describe_payload(name: str, description: str,
-                          schema: dict[str, Any] | None) -> tuple[tuple[int, int, int], bytes]:
+    def _describe_payload(name: str, description: str, schema: dict[str, Any] | None, server: str | None,
+                          annotations: Any) -> tuple[tuple[int, ...], bytes]:
         parts = [name.encode("utf-8"), description.encode("utf-8")]
         if schema is not None:
             encoded = encode_call(name, schema)
@@ -424,7 +565,8 @@ class Fence:
             parts.append(encoded[1])
         else:
             parts.append(b"")
-        return (len(parts[0]), len(parts[1]), len(parts[2])), b"".join(parts)
+        parts.append((server or "").encode("utf-8"))
+        return (*(len(part) for part in parts), annotation_bits(annotations)), b"".join(parts)
 
     def fails_open(self, tool_name: str) -> bool:
         """Whether the policy lets this tool's calls run when deciding them failed (its risk class
@@ -494,7 +636,8 @@ class Fence:
     def _configure(self, wasm: WasmInstance, cwd: str) -> str | None:
         """Tells the evaluator what `~` and relative paths mean; the evaluator's reason on failure."""
         home, directory, hermes = self._home.encode("utf-8"), cwd.encode("utf-8"), self._hermes_homes
-        record = wasm.invoke("configure", (len(home), len(directory), len(hermes)), home + directory + hermes)
+        record = wasm.invoke("configure", (len(home), len(directory), len(hermes), self._fold_case),
+                             home + directory + hermes)
         if record[:1] != b"\x00":
             return record[1:].decode("utf-8", "replace")
         self._configured_cwd = cwd
@@ -507,7 +650,7 @@ class Fence:
         reservations are counted as spent: the calls may have run, and their ids mean nothing to
         the new instance. A session whose counters cannot be read blocks every call."""
         spent = {name: self._spent_in_old(session) for name, session in self._sessions.items()}
-        wasm, _, _ = self._instantiate()
+        wasm, self.policy_name, self.policy_hash = self._instantiate()
         for lengths, payload in self._described.values():
             wasm.invoke("describe", lengths, payload)
         for name, session in self._sessions.items():
@@ -730,10 +873,14 @@ def _subject_values(record: bytes, offset: int, end: int, what: str) -> tuple[tu
     while offset < end:
         subject, length = _SUBJECT_ENTRY.unpack_from(record, offset)
         offset += _ENTRY_HEAD_SIZE
-        number = subject & ~_PATTERN_BIT
+        number = subject & ~(_PATTERN_BIT | _TREE_BIT)
         if number >= len(SUBJECTS) or offset + length > end:
             raise ValueError(f"its {what} is malformed")
-        name = SUBJECTS[number] + PATTERN_SUFFIX if subject & _PATTERN_BIT else SUBJECTS[number]
+        name = SUBJECTS[number]
+        if subject & _TREE_BIT:
+            name += TREE_SUFFIX
+        if subject & _PATTERN_BIT:
+            name += PATTERN_SUFFIX
         values.append((name, record[offset:offset + length].decode("utf-8")))
         offset += length
     return tuple(values)
@@ -793,20 +940,49 @@ def _i32(value: int) -> int:
 
 
 def _parse_summary(summary: str) -> tuple[tuple[Any, ...], ...]:
-    """An intent summary record's lines (`kind\tvalue`, `kind\tcapability\tverb`) as Intent's fields."""
+    """An intent summary record's lines (`kind\tvalue\t…`, `kind\tcapability\tverb\t…`) as Intent's fields."""
     columns: list[list[Any]] = [[] for _ in _SUMMARY_KINDS]
     for line in summary.splitlines():
-        kind, _, value = line.partition("\t")
+        kind, *rest = line.split("\t")
         i = _SUMMARY_INDEX.get(kind)  # other kinds: a newer evaluator's lines; the binding itself lives in the wasm
-        if i is None:
+        if i is None or not rest:
             continue
         if i in _VERB_FIELDS:
-            capability, _, verb = value.partition("\t")
             # The policy's own words: every session shares one copy of each.
-            columns[i].append((sys.intern(capability), sys.intern(verb)))
+            columns[i].append((sys.intern(rest[0]), sys.intern(rest[1] if len(rest) > 1 else "")))
         else:
-            columns[i].append(value)
+            columns[i].append(rest[0])
     return tuple(tuple(column) for column in columns)
+
+
+_BINDING_KINDS = frozenset(("email", "url", "domain", "path", "recipient", "name"))
+
+
+def _parse_bindings(summary: str) -> tuple[Binding, ...]:
+    found = []
+    for line in summary.splitlines():
+        fields = line.split("\t")
+        if fields[0] not in _BINDING_KINDS or len(fields) < 8:
+            continue
+        kind, value, role, mood, turn, grants, revoked, clause = fields[:8]
+        found.append(Binding(kind, value, role, mood, int(turn or 0), tuple(grants.split(",")), int(revoked or 0), clause))
+    return tuple(found)
+
+
+_VERB_KINDS = frozenset(("grant", "grant-maybe", "prohibit", "ask"))
+
+
+def _parse_verb_uses(summary: str) -> tuple[VerbUse, ...]:
+    found = []
+    for line in summary.splitlines():
+        fields = line.split("\t")
+        if fields[0] not in _VERB_KINDS or len(fields) < 3:
+            continue
+        kind, capability, verb, *rest = fields
+        turn, revoked, clause = (rest + ["0", "0", ""])[:3]
+        found.append(VerbUse(kind, capability, verb, int(turn) if turn.isdigit() else 0,
+                             int(revoked) if revoked.isdigit() else 0, clause))
+    return tuple(found)
 
 
 _DERIVED_PREFIX = "derived-"

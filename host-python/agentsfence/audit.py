@@ -141,8 +141,11 @@ def _decision_fields(decision: Decision) -> str:
     answer, so the calls a session repeats reuse these, scrubbed targets and all."""
     q = encode_basestring
     targets = ",".join(f"[{q(subject)},{q(scrub(value))}]" for subject, value in decision.targets)
+    # The rules of effect `warn` that held: the call went on, and the record says so.
+    warned = getattr(decision, "warned", ())
+    warned_field = f',"warned":[{",".join(q(rule) for rule in warned)}]' if warned else ""
     return (f'"kind":{q(decision.kind)},"reason":{q(decision.reason)},"rule":{q(decision.rule)},'
-            f'"capability":{q(decision.capability)},"risk":{q(decision.risk)},"targets":[{targets}]')
+            f'"capability":{q(decision.capability)},"risk":{q(decision.risk)},"targets":[{targets}]{warned_field}')
 
 
 def _sha256(text: bytes) -> str:
@@ -171,10 +174,13 @@ class AuditLog:
 
     # ---- records ----
 
-    def decision(self, session: str, tool: str, tool_call_id: str, args: Any, decision: Decision, elapsed_us: float) -> None:
+    def decision(self, session: str, tool: str, tool_call_id: str, args: Any, decision: Decision, elapsed_us: float,
+                 mode: str = "enforce") -> None:
+        """mode `observe`: the decision was recorded and not acted on; its kind is what enforce would have done."""
         q = encode_basestring
+        observed = ',"mode":"observe"' if mode == "observe" else ""
         self._append(f'"event":"decision","session":{q(session)},"tool":{q(tool)},"call":{q(tool_call_id)},'
-                     f'{_decision_fields(decision)},"args":{argument_shapes(args)},"us":{elapsed_us:.1f}')
+                     f'{_decision_fields(decision)}{observed},"args":{argument_shapes(args)},"us":{elapsed_us:.1f}')
 
     def event(self, event: str, session: str, tool: str, tool_call_id: str = "", **details: Any) -> None:
         q = encode_basestring
@@ -409,7 +415,7 @@ def _numbers(seqs: list[int]) -> str:
 # ---- the command line: `agentsfence audit verify|tail` ----
 
 def default_path() -> Path:
-    from .hermes import hermes_home
+    from .homes import hermes_home
 
     return hermes_home() / "agentsfence" / "audit.jsonl"
 
@@ -445,6 +451,10 @@ def _tail_command(options: argparse.Namespace) -> int:
         stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(record.get("time", 0)))
         what = record.get("kind") or record.get("status") or ""
         why = record.get("reason") or record.get("error_type") or ""
+        if record.get("event") in ("policy", "policy_changed"):  # the policy in force, and what it replaced
+            what = f"{record.get('policy', '')} {str(record.get('policy_hash', ''))[:12]}"
+            why = (f"(was {str(record['previous_hash'])[:12]}, {record.get('why', '')})" if "previous_hash" in record
+                   else str(record.get("why", "")))
         targets = " ".join(f"{subject}:{value}" for subject, value in record.get("targets", []))
         print(f"{record.get('seq')} {stamp} {record.get('event')} {record.get('session')} {record.get('tool')} {what} {why} {targets}".rstrip())
     return 0

@@ -11,6 +11,7 @@ from typing import Any
 
 from .api import Intent, TraceStep
 from .audit import add_cli as add_audit
+from .report import add_cli as add_report
 from .errors import FenceError
 
 EXIT_ALLOW = 0
@@ -58,12 +59,7 @@ _SOURCE_WORDS = {
 
 
 def _intent_lines(intent: Intent) -> list[str]:
-    named = [("e-mail addresses", intent.emails), ("URLs", intent.urls), ("domains", intent.domains),
-             ("paths", intent.paths), ("channels and handles", intent.recipients), ("names", intent.names)]
-    lines = [f"  named {what}: {', '.join(values)}" for what, values in named if values]
-    lines += [f"  granted {capability} (\"{verb}\")" for capability, verb in intent.granted]
-    lines += [f"  prohibited {capability} (\"{verb}\")" for capability, verb in intent.prohibited]
-    return lines or ["  nothing: no target named, no verb read"]
+    return intent.describe()
 
 
 def _step_line(step: TraceStep) -> str:
@@ -186,7 +182,7 @@ def _add_call_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tool", required=True, metavar="NAME", help="the tool's name, e.g. write_file")
     parser.add_argument("--args", required=True, metavar="JSON", help="the call's arguments, a JSON object")
     parser.add_argument("--policy", metavar="FILE",
-                        help="a .afb (or a .yaml, compiled with Node); default: the shipped policy")
+                        help="a .afb or a .yaml (compiled first); default: the shipped policy")
 
 
 def _add_decide(commands: argparse._SubParsersAction) -> None:
@@ -202,39 +198,37 @@ def _add_explain(commands: argparse._SubParsersAction) -> None:
     _add_call_arguments(explain)
 
 
-def _add_compile(commands: argparse._SubParsersAction) -> None:
-    from .compiler import node_missing_note
+NO_NODE = ("\n\nThe compiler is the project's TypeScript compiler, bundled, run in this process on "
+           "QuickJS in wasmtime: no Node.js is needed.")
 
-    compile_ = _command(commands, "compile", "compile YAML policies to bytecode (needs Node.js)",
+
+def _add_compile(commands: argparse._SubParsersAction) -> None:
+    compile_ = _command(commands, "compile", "compile YAML policies to bytecode",
                         "Compile YAML policy files, merged in order, to one .afb bytecode file. Warnings and "
-                        "errors are printed as FILE:LINE:COL lines." + node_missing_note(), _compile,
+                        "errors are printed as FILE:LINE:COL lines." + NO_NODE, _compile,
                         "Exit status: 0 compiled, 1 the policy has errors, 2 a bad command line.")
     compile_.add_argument("sources", nargs="+", type=Path, metavar="POLICY.yaml")
     compile_.add_argument("-o", "--output", required=True, type=Path, metavar="OUT", help="the .afb file to write")
 
 
 def _add_check(commands: argparse._SubParsersAction) -> None:
-    from .compiler import node_missing_note
-
-    check = _command(commands, "check", "validate policies without compiling them (needs Node.js)",
+    check = _command(commands, "check", "validate policies without compiling them",
                      "Validate YAML policy files, merged in order, and print each error and warning as "
                      "FILE:LINE:COL: error|warning: MESSAGE. Warnings name rules that can never apply (no "
                      "tool class matches them, or their conditions contradict) and rules that can never "
-                     "decide because a rule that runs before them holds whenever they do." + node_missing_note(),
+                     "decide because a rule that runs before them holds whenever they do." + NO_NODE,
                      _check, "Exit status: 0 no errors (warnings allowed), 1 errors, 2 a bad command line.")
     check.add_argument("sources", nargs="+", type=Path, metavar="POLICY.yaml")
     check.add_argument("--json", action="store_true", help="print one JSON object: ok, errors, warnings")
 
 
 def _add_test(commands: argparse._SubParsersAction) -> None:
-    from .compiler import node_missing_note
-
-    test = _command(commands, "test", "run policy test files (needs Node.js)",
+    test = _command(commands, "test", "run policy test files",
                     "Run policy test files (docs/policy-tests.md): each case's intent and call, or its steps "
                     "in one session, are decided by fence.wasm on the compiled policy and compared with the "
                     "expected decision. Failing "
                     "cases are printed as FILE:LINE:COL: FAIL NAME with what differed; the last line sums "
-                    "up." + node_missing_note(), _test, "Exit status: 0 every case passed, 1 a case failed or a "
+                    "up." + NO_NODE, _test, "Exit status: 0 every case passed, 1 a case failed or a "
                     "file has errors, 2 a bad command line.")
     test.add_argument("files", nargs="+", type=Path, metavar="TESTS.yaml")
     test.add_argument("--policy", type=Path, metavar="FILE",
@@ -302,7 +296,7 @@ def _add_dojo(commands: argparse._SubParsersAction) -> None:
 # One function per command, in the order `agentsfence --help` lists them. A new command adds
 # its own `_add_*` here (audit: host-python/agentsfence/audit.py).
 COMMANDS = [_add_compile, _add_check, _add_test, _add_explain, _add_decide, _add_disasm, _add_hook,
-            _add_bench, _add_dojo, add_audit]
+            _add_bench, _add_dojo, add_audit, add_report]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -56,19 +56,27 @@ def setup_cli(parser: argparse.ArgumentParser) -> None:
 
 def run_cli(options: argparse.Namespace) -> int:
     from .api import Fence
-    from .hermes import hermes_home
+    from .homes import hermes_home, hermes_homes, state_dir
+    from .installed import PolicyFiles
     from .settings import load_settings
 
     home = hermes_home()
-    installed = home / "agentsfence" / "policy.afb"
-    fence = Fence(installed if installed.is_file() else None)
+    installed = PolicyFiles(state_dir(home)).current()
+    if installed.error is not None:
+        print(f"policy: none in force, every tool call is blocked: {installed.error}")
+        if options.fence_command != "status":
+            return 1
+    fence = Fence(installed.bytecode, hermes_homes=hermes_homes())
     if options.fence_command == "status":
-        sessions = home / "agentsfence" / "sessions"
+        sessions = state_dir(home) / "sessions"
         saved = list(sessions.glob("*.json")) if sessions.is_dir() else []
         corrupt = list(sessions.glob("*.corrupt-*")) if sessions.is_dir() else []
-        print(f"policy: {fence.policy_name} ({fence.policy_hash[:12]}) from "
-              f"{installed if installed.is_file() else 'the shipped default'}")
-        print(f"settings: {json.dumps(dataclasses.asdict(load_settings(home)))}")
+        if installed.error is None:
+            print(f"policy: {fence.policy_name} ({fence.policy_hash[:12]}) from {installed.origin}"
+                  + (" (compiled earlier, from the cache)" if installed.cached else ""))
+        settings = load_settings(home)
+        print(f"mode: {settings.mode}" + (" (decisions are recorded, none is acted on)" if settings.mode == "observe" else ""))
+        print(f"settings: {json.dumps(dataclasses.asdict(settings))}")
         print(f"saved sessions: {len(saved)} in {sessions}" + (f"; {len(corrupt)} corrupt kept aside" if corrupt else ""))
         return 0
     session = fence.session("hermes-fence-explain")

@@ -25,7 +25,7 @@ from wasmtime import _ffi as ffi
 
 # assembly/format.ts: the fuel the host grants one call (tests/test_engine.py checks these).
 FUEL_BASE = 20_000_000
-FUEL_PER_BYTE = 400
+FUEL_PER_BYTE = 1000
 
 DEFAULT_MEMORY_LIMIT = 256 * 1024 * 1024
 FIRST_INPUT_CAPACITY = 64 * 1024
@@ -44,12 +44,12 @@ PRECOMPILED_MANIFEST = "fence.cwasm.json"
 EXPORT_PARAMS = {
     "input": 1,
     "load": 1,
-    "configure": 3,
+    "configure": 4,
     "session_open": 0,
     "session_close": 1,
     "intent": 2,
     "decide": 3,
-    "describe": 3,
+    "describe": 5,
     "derive": 4,
     "narrow": 2,
     "fail_mode": 1,
@@ -63,7 +63,7 @@ EXPORT_PARAMS = {
 # Exports whose result is a record address, bit 0 telling that memory grew.
 RECORD_EXPORTS = frozenset({"load", "configure", "intent", "decide", "describe", "derive", "narrow", "fail_mode", "explain",
                             "commit", "release", "budgets", "budget_restore", "disasm"})
-MAX_PARAMS = 4
+MAX_PARAMS = 5
 
 _U32 = struct.Struct("<I")
 _SLOTS_PER_VALUE = ctypes.sizeof(ffi.wasmtime_val_raw_t) // ctypes.sizeof(ctypes.c_int32)

@@ -49,7 +49,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
+from . import homes
 from .commands import run_cli, setup_cli, slash_fence
+from .homes import hermes_home
 from .errors import FenceError
 from .approvals import RULE_PREFIX, Approvals, call_reference, hermes_gate, rule_key, unattended_gate
 from .audit import AuditLog
@@ -57,6 +59,7 @@ from .state import SessionRecord, SessionStore, StateCorrupt
 
 if TYPE_CHECKING:
     from .api import Decision, Fence, Intent, Session
+    from .installed import Installed, PolicyFiles
     from .llm import IntentReader
     from .settings import Settings
 
@@ -64,7 +67,11 @@ logger = logging.getLogger("agentsfence")
 
 Directive = dict[str, str] | None
 RECENT_DECISIONS = 8  # how many /fence shows
+LAST_POLICY = "policy.last"  # the hash of the policy the last start or reload put in place
 NOT_RUN = frozenset({"blocked", "cancelled", "timeout"})  # post_tool_call statuses of a call that did not run
+# Decisions that are faults, not the policy's: they block in observe mode too (docs/bytecode.md §8.1).
+FAULTS = frozenset({"engine_fault", "host_error", "unknown_session", "unknown_task", "no_policy", "out_of_memory",
+                    "bad_arguments", "limit_exceeded", "policy_error"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,25 +84,16 @@ class Held:
     task_id: str
 
 
-def hermes_home() -> Path:
-    try:
-        from hermes_constants import get_hermes_home
-
-        return Path(get_hermes_home())
-    except Exception:  # Hermes is not importable here: its own default rule
-        return Path(os.environ.get("HERMES_HOME") or Path.home() / ".hermes")
-
-
 def register(ctx: Any, **kwargs: Any) -> None:
     home = hermes_home()
-    state_dir = home / "agentsfence"
+    state_dir = homes.state_dir(home)
     try:
-        from .api import Fence
+        from .installed import PolicyFiles
         from .settings import load_settings
 
         settings = load_settings(home)
-        installed = state_dir / "policy.afb"
-        fence = Fence(installed if installed.is_file() else None)
+        policy_files = PolicyFiles(state_dir)
+        fence, installed = start_fence(policy_files)
     except Exception as error:  # wasmtime missing, no wasm, a rejected policy or settings: fail closed
         logger.error("AgentsFence could not start; every tool call will be blocked: %s", error)
         hook = blocking_hook(f"AgentsFence could not start ({type(error).__name__}: {error}), so every tool call is blocked")
@@ -104,6 +102,7 @@ def register(ctx: Any, **kwargs: Any) -> None:
         return
     plugin = HermesFence(fence, settings, SessionStore(state_dir / "sessions"), AuditLog(state_dir / "audit.jsonl"),
                          lambda: plugin.order_hooks(ctx))
+    plugin.watch_policy(policy_files, installed)
     ctx.register_hook("pre_tool_call", plugin.pre_tool_call)
     ctx.register_hook("pre_llm_call", plugin.pre_llm_call)
     ctx.register_hook("subagent_start", plugin.subagent_start)
@@ -121,8 +120,28 @@ def register(ctx: Any, **kwargs: Any) -> None:
 
         plugin.intent_reader = reader_for(ctx, settings.llm_intent, settings.llm_timeout)
     plugin.order_hooks(ctx)
-    logger.info("AgentsFence active: policy %s (%s), fence.wasm: %s", fence.policy_name, fence.policy_hash[:12],
-                fence.module_source)
+    if installed.error is not None:
+        logger.error("AgentsFence: every tool call will be blocked until the policy compiles: %s", installed.error)
+    logger.info("AgentsFence active: policy %s (%s) from %s, mode %s, fence.wasm: %s", fence.policy_name,
+                fence.policy_hash[:12], installed.origin, settings.mode, fence.module_source)
+
+
+def start_fence(policy_files: PolicyFiles) -> tuple[Fence, Installed]:
+    """The fence with the state directory's policy. A policy.yaml that does not compile gives the
+    shipped default here, which decides nothing: the plugin blocks every call with the error. A
+    cached compilation the evaluator rejects is dropped and compiled again, once."""
+    from .api import Fence
+
+    installed = policy_files.current()
+    try:
+        return Fence(installed.bytecode, hermes_homes=homes.hermes_homes()), installed
+    except FenceError:
+        if not installed.cached:
+            raise
+    logger.warning("AgentsFence: the evaluator rejected the cached compilation of %s; compiling it again", installed.origin)
+    policy_files.forget_cache()
+    installed = policy_files.current()
+    return Fence(installed.bytecode, hermes_homes=homes.hermes_homes()), installed
 
 
 def blocking_hook(message: str) -> Callable[..., Directive]:
@@ -216,12 +235,23 @@ def block(message: str) -> Directive:
 
 
 def message_text(user_message: Any) -> str:
-    """The text of the user's message: a string, or the text parts of a multimodal list."""
+    """The text of the user's message: a string, or the text parts of a multimodal list. Parts
+    an image splits ("Summarize notes.txt into", image, "summary.md") are one sentence: two
+    one-line parts join with a space, unless the later one opens a block of its own (a quote,
+    code, a tag, pasted JSON, a list); other parts join with a line break."""
     if isinstance(user_message, str):
         return user_message
     if isinstance(user_message, list):
         parts = [p.get("text") for p in user_message if isinstance(p, dict) and p.get("type") == "text"]
-        return "\n".join(p for p in parts if isinstance(p, str))
+        text = ""
+        for part in (p for p in parts if isinstance(p, str) and p.strip()):
+            if not text:
+                text = part
+                continue
+            head = part.lstrip()[:1]
+            inline = "\n" not in text.strip() and "\n" not in part.strip() and (head.isalnum() or head in "~/.#@$\"'(")
+            text = text.rstrip() + " " + part.lstrip() if inline else text + "\n" + part
+        return text
     return ""
 
 
@@ -250,6 +280,12 @@ class HermesFence:
         self._shared: dict[str, tuple[Session | None, Decision, bytes]] = {}  # call reference -> a decision the other reader needs
         self.current_session: str | None = None  # the top-level session of the latest user turn (for /fence)
         self._intents: dict[str, Intent] = {}  # session_id -> what its messages named and ruled out
+        self.policy_files: PolicyFiles | None = None  # where the policy comes from (watch_policy)
+        self.policy_origin = "the shipped default"
+        self.policy_error: str | None = None  # why the installed policy cannot be used: every call is blocked
+        self.policy_change: tuple[str, str, str] | None = None  # (previous hash, current, "start" | "reload")
+        self._policy_digest = ""
+        self._observe = settings.mode == "observe"
         self._recent: dict[str, deque[str]] = {}  # session_id -> its latest decision messages
         # Bound once (a Fence means api is loaded): an import statement per call costs more than the lookup.
         from .api import encode_call, host_decision
@@ -261,6 +297,7 @@ class HermesFence:
     def pre_llm_call(self, session_id: str = "", task_id: str = "", user_message: Any = None, sender_id: Any = "",
                      **kwargs: Any) -> None:
         self._reorder()
+        self.refresh_policy()  # an edited policy.yaml takes effect from this turn
         key = session_id or task_id
         try:
             with self._lock:
@@ -290,6 +327,11 @@ class HermesFence:
                       tool_call_id: str = "", **kwargs: Any) -> Directive:
         self._reorder()  # before each decision too: a plugin may have been loaded since the last turn
         try:
+            if self.policy_error is not None:
+                refused = self._host_decision(tool_name, "policy_error", f"the installed policy cannot be used, so every "
+                                              f"call is blocked until it can: {self.policy_error}")
+                self.audit.decision(session_id or task_id, tool_name, tool_call_id, args, refused, 0.0)
+                return block(refused.message)
             if not tool_call_id and self.settings.no_tool_call_id == "block":
                 refused = self._host_decision(tool_name, "no_tool_call_id", "the call has no tool_call_id, and this fence is "
                                               "set to block such calls (no_tool_call_id: block)")
@@ -301,8 +343,10 @@ class HermesFence:
             else:
                 session, decision, arguments_json = self._decide(tool_name, args, task_id, session_id)
             elapsed_us = (time.perf_counter_ns() - started) / 1000
+            observing = self._observe and decision.reason not in FAULTS
             try:
-                self.audit.decision(session_id or task_id, tool_name, tool_call_id, args, decision, elapsed_us)
+                self.audit.decision(session_id or task_id, tool_name, tool_call_id, args, decision, elapsed_us,
+                                    "observe" if observing else "enforce")
             except Exception:
                 # A decision that cannot be recorded is not acted on: the error blocks (see _fault),
                 # so a unit it reserved is free again.
@@ -316,9 +360,16 @@ class HermesFence:
                     if recent is None:  # not setdefault: that would build a deque every call
                         recent = self._recent[session.id] = deque(maxlen=RECENT_DECISIONS)
                     recent.append(decision.message)
-                if tool_call_id and kind != "block":
+                if tool_call_id and (kind != "block" or observing):
                     # compared in post_tool_call: did the call run with what was decided?
                     self._decided_args[tool_call_id] = arguments_json
+            if observing:
+                # Decided and recorded (its record says what enforce would have done), not acted on.
+                if decision.reservation and session is not None:
+                    call_ref = call_reference(tool_call_id, session_id or task_id, tool_name, arguments_json)
+                    with self._lock:
+                        self._held.setdefault(call_ref, []).append(Held(session, decision.reservation, session_id, task_id))
+                return None
             if kind == "block":
                 return block(decision.message)
             call_ref = call_reference(tool_call_id, session_id or task_id, tool_name, arguments_json) \
@@ -338,7 +389,7 @@ class HermesFence:
     def _fault(self, tool_name: str, error: Exception) -> Directive:
         """An internal error blocks the call, unless the policy lets its risk class fail open."""
         try:
-            if self.fence.fails_open(tool_name):
+            if self.policy_error is None and self.fence.fails_open(tool_name):
                 logger.error("AgentsFence failed deciding %s; its risk class fails open", tool_name, exc_info=error)
                 return None
         except Exception:
@@ -393,10 +444,15 @@ class HermesFence:
             call_ref = call_reference(tool_call_id, session_id or task_id, tool_name, arguments_json)
             with self._lock:
                 self._shared.pop(call_ref, None)
-            self._settle(call_ref, ran=status not in NOT_RUN)
+            spent = self._settle(call_ref, ran=status not in NOT_RUN)
+            if spent is not None:
+                self.audit.event("budget", session_id or task_id, tool_name, tool_call_id,
+                                 budgets={b.id: {"spent": b.spent, "limit": b.limit} for b in spent.session.budgets()})
             answer = self.approvals.settle(call_ref, status in ("ok", "error"), _on_hermes_allowlist)
             if answer is not None:
                 logger.info("AgentsFence: %s for %s: %s (%s)", tool_name, answer.rule_key, answer.choice, answer.scope)
+                self.audit.event("approval", session_id or task_id, tool_name, tool_call_id, choice=answer.choice,
+                                 granted=answer.scope)
                 if answer.scope == "session":
                     self._save(answer.session_key)
         except Exception as error:
@@ -410,20 +466,22 @@ class HermesFence:
                 logger.warning("AgentsFence could not read the output of %s: %s", tool_name, error)
         return None
 
-    def _settle(self, call_ref: str, ran: bool) -> None:
-        """Commits (the call ran) or releases (it did not) the oldest reservation held for the call."""
+    def _settle(self, call_ref: str, ran: bool) -> Held | None:
+        """Commits (the call ran) or releases (it did not) the oldest reservation held for the call;
+        the reservation when it was spent."""
         with self._lock:
             waiting = self._held.get(call_ref)
             if not waiting:
-                return
+                return None
             held = waiting.pop(0)
             if not waiting:
                 del self._held[call_ref]
         if ran:
             held.session.commit(held.reservation)
             self._save(held.session.id)  # spent units outlive a shutdown (--resume)
-        else:
-            held.session.release(held.reservation)
+            return held
+        held.session.release(held.reservation)
+        return None
 
     def on_session_end(self, session_id: str = "", task_id: str = "", **kwargs: Any) -> None:
         """The end of a turn (Hermes fires it after every run_conversation): a reserved call whose
@@ -442,6 +500,80 @@ class HermesFence:
         except Exception as error:
             logger.error("AgentsFence could not release the reservations of session %s: %s", session_id, error)
         return None
+
+    def watch_policy(self, policy_files: PolicyFiles, installed: Installed) -> None:
+        """Follows the state directory's policy files from now on (refresh_policy), and records the
+        policy this start put in place: a policy that changed since the last start is an event of
+        its own, with both hashes."""
+        self.policy_files = policy_files
+        self.policy_origin = installed.origin
+        self.policy_error = installed.error
+        self._policy_digest = installed.digest
+        self._record_policy("start")
+
+    def _record_policy(self, why: str) -> None:
+        """An audit record of the policy in force (`policy`), and when its hash differs from the one
+        the state directory last saw (at an earlier start, or before a reload) a `policy_changed`
+        record with both. The last hash is kept beside the log (`policy.last`)."""
+        state = self.policy_files.state_dir if self.policy_files is not None else None
+        current = self.fence.policy_hash
+        previous = None
+        last = state / LAST_POLICY if state is not None else None
+        if last is not None:
+            try:
+                previous = last.read_text().strip() or None
+            except OSError:
+                previous = None
+        details = {"policy": self.fence.policy_name, "policy_hash": current, "origin": self.policy_origin, "why": why}
+        try:
+            self.audit.event("policy", "", "", **details)
+            if previous is not None and previous != current:
+                self.audit.event("policy_changed", "", "", policy=self.fence.policy_name, policy_hash=current,
+                                 previous_hash=previous, origin=self.policy_origin, why=why)
+                self.policy_change = (previous, current, why)
+        except Exception as error:
+            logger.error("AgentsFence: the policy in force could not be recorded in the audit log: %s", error)
+        if last is not None and previous != current:
+            try:
+                temporary = last.with_name(f"{LAST_POLICY}.{os.getpid()}.tmp")
+                temporary.write_text(current + "\n")
+                os.replace(temporary, last)
+            except OSError as error:
+                logger.warning("AgentsFence: cannot keep the policy's hash in %s: %s", last, error)
+
+    def refresh_policy(self) -> None:
+        """At a user turn: when policy.yaml, a file it extends or policy.afb changed, the new policy
+        is compiled (or read from the cache) and put in place, sessions kept. One that does not
+        compile, or that the evaluator rejects, blocks every call until it is fixed."""
+        files = self.policy_files
+        if files is None or not files.changed():
+            return
+        try:
+            installed = files.current()
+            if installed.error is None and installed.digest != self._policy_digest:
+                try:
+                    self.fence.install(installed.bytecode)
+                except FenceError:
+                    if not installed.cached:
+                        raise
+                    files.forget_cache()
+                    installed = files.current()
+                    if installed.error is None:
+                        self.fence.install(installed.bytecode)
+                if installed.error is None:
+                    logger.info("AgentsFence: policy %s (%s) from %s is in place", self.fence.policy_name,
+                                self.fence.policy_hash[:12], installed.origin)
+                    self.policy_origin = installed.origin
+                    self._record_policy("reload")
+            self.policy_origin = installed.origin
+            self.policy_error = installed.error
+            if installed.error is None:
+                self._policy_digest = installed.digest
+            else:
+                logger.error("AgentsFence: every tool call is blocked until the policy compiles: %s", installed.error)
+        except Exception as error:
+            self.policy_error = f"the policy in {files.state_dir} cannot be put in place ({type(error).__name__}: {error})"
+            logger.error("AgentsFence: %s", self.policy_error)
 
     def order_hooks(self, ctx: Any) -> None:
         """Keeps the fence's pre_tool_call first and, with plugin_conflicts: strict, every other
@@ -471,7 +603,7 @@ class HermesFence:
                                                   kwargs.get("session_id", ""), kwargs.get("tool_call_id", ""))
             except Exception as error:
                 return fault_block(tool_name, error)
-            if decision.kind == "allow":
+            if decision.kind == "allow" or (self._observe and self.policy_error is None):
                 return result
             return {"action": "block", "message": f"AgentsFence blocked {tool_name}: another plugin approved a call the fence "
                                                   f"{'asks about' if decision.kind == 'ask' else 'blocks'} "
@@ -575,8 +707,10 @@ class HermesFence:
         return session, session.decide(tool_name, decided, directory), encoded[1]
 
     def _describe(self, tool_name: str) -> None:
-        """Tells the fence, once, the description and parameter schema Hermes' tool registry holds
-        for the tool (an MCP server's inputSchema among them): a tool the policy never named is
+        """Tells the fence, once, what Hermes knows of the tool: the description and parameter
+        schema its registry holds (an MCP server's inputSchema among them) and, for an MCP tool,
+        its server and the server's annotations (readOnlyHint, destructiveHint, openWorldHint),
+        which the registry drops but the MCP client keeps. A tool the policy never named is
         classified from them, and its parameters' roles are learned."""
         if tool_name in self._described:
             return
@@ -590,9 +724,11 @@ class HermesFence:
         if not isinstance(schema, dict):
             return
         parameters = schema.get("parameters")
+        server, annotations = mcp_provenance(tool_name)
         try:
             self.fence.describe_tool(tool_name, str(schema.get("description") or ""),
-                                     parameters if isinstance(parameters, dict) else None)
+                                     parameters if isinstance(parameters, dict) else None,
+                                     server=server, annotations=annotations)
         except Exception as error:  # the tool keeps the class its name gives it
             logger.warning("AgentsFence could not read the schema of %s: %s", tool_name, error)
 
@@ -701,6 +837,15 @@ class HermesFence:
             recent = list(self._recent.get(session_id, ()))
             fault = self._faults.get(session_id)
         lines = [f"AgentsFence, session {session_id} (policy {self.fence.policy_name}, {self.fence.policy_hash[:12]})"]
+        if self.policy_change is not None:
+            previous, current, why = self.policy_change
+            lines.append(f"The policy changed ({'since the last start' if why == 'start' else 'while running'}): "
+                         f"{previous[:12]} -> {current[:12]}")
+        if self.policy_error is not None:
+            lines.append(f"Every call is blocked: {self.policy_error}")
+        if self._observe:
+            lines.append("Observe mode: every call is decided and recorded, none is blocked or asked about "
+                         "(agentsfence report lists what enforce would have done)")
         if fault is not None:
             lines.append(f"Every call is blocked: {fault}")
         if record is not None and record.messages:
@@ -709,6 +854,8 @@ class HermesFence:
             named = [*intent.paths, *intent.emails, *intent.recipients, *intent.urls, *intent.domains]
             lines.append("Allowed where the policy lets the user decide: " + (", ".join(named) if named else "nothing named"))
             lines.append("Prohibited: " + (", ".join(f"{c} ('{v}')" for c, v in intent.prohibited) or "nothing"))
+            lines.append("The request, as the fence reads it (role, mood, turn, clause):")
+            lines += intent.describe()
         budgets = self.fence.session(session_id).budgets()
         if budgets:
             lines.append("Budgets: " + "; ".join(
@@ -739,3 +886,31 @@ class HermesFence:
         if task_id and self._tasks.get(task_id) is not session:
             with self._lock:
                 self._tasks[task_id] = session
+
+
+def mcp_provenance(tool_name: str) -> tuple[str | None, Any]:
+    """The MCP server a registered tool comes from and that server's annotations of it, as
+    Hermes' MCP client holds them (tools/mcp_tool.py: the server each prefixed name was
+    registered for, and each server's raw Tool objects); (None, None) for other tools or when
+    the client is not loaded."""
+    try:
+        from tools import mcp_tool
+    except Exception:
+        return None, None
+    try:
+        with mcp_tool._lock:
+            server = mcp_tool._mcp_tool_server_names.get(tool_name)
+            task = mcp_tool._servers.get(server) if server else None
+            tools = list(getattr(task, "_tools", None) or ())
+    except Exception:
+        return None, None
+    if not server:
+        return None, None
+    for tool in tools:
+        try:
+            if mcp_tool.mcp_prefixed_tool_name(server, tool.name) == tool_name:
+                return server, getattr(tool, "annotations", None)
+        except Exception:
+            continue
+    return server, None
+

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import IO, Any, Callable, Iterator
 
 from . import data
+from .errors import FenceError
 from .state import SessionRecord, SessionStore
 
 EXIT_OK = 0
@@ -56,17 +57,26 @@ class Answer:
 
 
 def default_state_dir(agent: str) -> Path:
-    """Hermes: the plugin's own directory under $HERMES_HOME; Claude Code: ~/.claude/agentsfence."""
+    """Hermes: the plugin's own directory under HERMES_HOME as Hermes resolves it (a profile's
+    home under a profile); Claude Code: ~/.claude/agentsfence."""
     if agent == "hermes":
-        return Path(os.environ.get("HERMES_HOME") or Path.home() / ".hermes") / "agentsfence"
+        from .homes import state_dir
+
+        return state_dir()
     return Path.home() / ".claude" / "agentsfence"
 
 
-def default_policy(agent: str, state_dir: Path) -> Path:
-    """An installed policy.afb in the state directory, else the policy shipped for the agent."""
-    installed = state_dir / "policy.afb"
-    if installed.is_file():
-        return installed
+def default_policy(agent: str, state_dir: Path) -> Path | bytes:
+    """The state directory's policy.yaml (compiled, cached in compiled/: agentsfence/installed.py),
+    else its policy.afb, else the policy shipped for the agent. A policy.yaml that does not
+    compile raises FenceError with the compiler's FILE:LINE:COL lines: the event is blocked."""
+    from .installed import PolicyFiles
+
+    installed = PolicyFiles(state_dir).current()
+    if installed.error is not None:
+        raise FenceError(f"the installed policy cannot be used, so every call is blocked until it can: {installed.error}")
+    if installed.bytecode is not None:
+        return installed.bytecode
     return data.path("default.afb" if agent == "hermes" else "claude-code.afb")
 
 
@@ -118,7 +128,7 @@ def _directory(event: dict[str, Any]) -> str:
     return cwd if isinstance(cwd, str) and os.path.isabs(cwd) else os.getcwd()
 
 
-def _decide(policy: Path, state: HookState, session_id: str, tool_name: Any, args: Any, directory: str,
+def _decide(policy: Path | bytes, state: HookState, session_id: str, tool_name: Any, args: Any, directory: str,
             spends: Callable[[str], bool]):
     """The decision for one call in the session's saved intent (a subagent: its parent's).
     Budgets: the units of a call that may run (`spends(kind)`) are spent at once and saved,
@@ -130,7 +140,9 @@ def _decide(policy: Path, state: HookState, session_id: str, tool_name: Any, arg
         return host_decision(str(tool_name), "bad_arguments", "the event names no tool")
     if not isinstance(args, dict):
         return host_decision(tool_name, "bad_arguments", "the event's tool input is not an object")
-    fence = Fence(policy, cwd=directory)
+    from .homes import hermes_homes
+
+    fence = Fence(policy, cwd=directory, hermes_homes=hermes_homes())
     if not session_id:  # nothing says what the user asked for: an empty intent
         return fence.decide(tool_name, with_patch_paths(tool_name, args), directory)
     owner = state.parent_of(session_id) or session_id
@@ -146,7 +158,7 @@ def _decide(policy: Path, state: HookState, session_id: str, tool_name: Any, arg
     return decision
 
 
-def hermes_event(event: dict[str, Any], policy: Path, state: HookState) -> Answer:
+def hermes_event(event: dict[str, Any], policy: Path | bytes, state: HookState) -> Answer:
     name = event.get("hook_event_name")
     session_id = event.get("session_id") if isinstance(event.get("session_id"), str) else ""
     extra = event.get("extra") if isinstance(event.get("extra"), dict) else {}
@@ -186,7 +198,7 @@ def hermes_event(event: dict[str, Any], policy: Path, state: HookState) -> Answe
     return Answer()
 
 
-def claude_code_event(event: dict[str, Any], policy: Path, state: HookState) -> Answer:
+def claude_code_event(event: dict[str, Any], policy: Path | bytes, state: HookState) -> Answer:
     name = event.get("hook_event_name")
     session_id = event.get("session_id") if isinstance(event.get("session_id"), str) else ""
     if name == "PreToolUse":

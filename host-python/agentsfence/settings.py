@@ -18,6 +18,7 @@ _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 PluginConflicts = Literal["first", "strict"]
 NoToolCallId = Literal["decide", "block"]
+Mode = Literal["enforce", "observe"]
 
 
 class SettingsError(Exception):
@@ -28,6 +29,10 @@ class SettingsError(Exception):
 class Settings:
     """The `agentsfence:` section, each key at its default unless set."""
 
+    # enforce: the fence's blocks and asks are acted on. observe: every call is decided and
+    # recorded as under enforce, and none is blocked or asked about; the audit record says what
+    # enforce would have done (`"mode": "observe"`). Faults still block: the fence never fails open.
+    mode: Mode = "enforce"
     # first: the fence's pre_tool_call is kept first, so its directive is the one Hermes 0.19
     # acts on. strict: also, another plugin's approve becomes a block when the fence would
     # have asked or blocked (for dispatchers that look past the first directive).
@@ -67,6 +72,7 @@ def load_settings(hermes_home: Path) -> Settings:
     if unknown:
         raise SettingsError(f"{path}: unknown agentsfence keys {sorted(unknown)}")
     return Settings(
+        mode=_choice(section, "mode", ("enforce", "observe"), "enforce"),
         plugin_conflicts=_choice(section, "plugin_conflicts", ("first", "strict"), "first"),
         strict_yolo=_flag(section, "strict_yolo", True),
         no_tool_call_id=_choice(section, "no_tool_call_id", ("decide", "block"), "decide"),

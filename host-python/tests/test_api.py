@@ -214,7 +214,7 @@ def test_a_policy_given_as_bytes_or_as_a_path(tmp_path):
     assert Fence(path).policy_name == "hermes-defaults"
 
 
-def test_a_yaml_policy_compiles_with_node(tmp_path):
+def test_a_yaml_policy_compiles_in_process(tmp_path):
     policy = tmp_path / "mine.yaml"
     policy.write_text("version: 1\nname: mine\nextends: [defaults]\nrules:\n"
                       "  - {id: no-terminal, effect: block, tool: [terminal]}\n")
@@ -230,12 +230,11 @@ def test_a_yaml_policy_with_an_error_names_it(tmp_path):
         Fence(policy)
 
 
-def test_yaml_without_node_says_what_to_do(tmp_path, monkeypatch):
+def test_yaml_compiles_with_no_node_on_path(tmp_path, monkeypatch):
     policy = tmp_path / "mine.yaml"
-    policy.write_text("version: 1\n")
+    policy.write_text("version: 1\nname: bare\n")
     monkeypatch.setenv("PATH", str(tmp_path))
-    with pytest.raises(FenceError, match="agentsfence compile"):
-        Fence(policy)
+    assert Fence(policy).policy_name == "bare"
 
 
 def test_a_corrupt_policy_is_rejected_with_the_evaluators_reason():
@@ -358,14 +357,35 @@ def test_a_decision_record_gives_its_targets_and_a_malformed_one_blocks():
         assert _parse_decision(head + reason + message + broken, "t").reason == "engine_fault"
 
 
+@pytest.mark.parametrize("fold_case, kind", [(True, "ask"), (False, "allow")])
+def test_a_file_system_that_ignores_case_reaches_credentials_in_any_case(fold_case, kind):
+    """macOS and Windows open ~/.AWS/Credentials as ~/.aws/credentials: there the fence compares paths case
+    aside, constants included (the compiler writes their lower-case forms too)."""
+    fence = Fence(home="/Users/Ana", cwd="/Users/Ana/Project", fold_case=fold_case)
+    session = fence.session("s")
+    session.intent("Summarize NOTES.md into Summary.md")
+    assert session.decide("read_file", {"path": "~/.AWS/Credentials"}).kind == kind
+    assert session.decide("write_file", {"path": "/users/ana/project/summary.MD", "content": "x"}).kind == ("allow" if fold_case else "ask")
+    blocked = session.decide("write_file", {"path": "~/Library/LaunchAgents/x.plist", "content": "x"})
+    assert blocked.kind == "block"
+    assert session.decide("write_file", {"path": "~/LIBRARY/launchagents/x.plist", "content": "x"}).kind == ("block" if fold_case else "ask")
+
+
 def test_a_message_as_long_as_the_policy_reads_binds_within_its_fuel_however_many_objects_it_names():
     """The objects and sums a message names are read in one pass each (assembly/objects.ts): the
-    longest message the shipped policy reads, dense with names, ids, IBANs, dates and sums, binds."""
+    longest message the shipped policy reads, dense with names, ids, IBANs, dates and sums, binds;
+    so does a long run-on table of numbers (past 16 objects in a sentence the rest only name:
+    reader.ts readingAt; past 256 in a message, none: objects.ts). (The reader's own clauses
+    cost more: a run-on sentence of plain words longer than a few KB runs out of fuel, as does
+    64 KB of "#12 octo/widgets INV-2024-17 1,250.50 EUR.", without the objects as well.)"""
     fence = Fence(home="/home/user", cwd="/home/user/project")
-    units = ["Alpha Beta 'Quoted Thing' 1,250.50 EUR #12 octo/widgets INV-2024-17 ",
-             "DE89 3704 0044 0532 0130 00 ", "June 3 ", "€200 ", "12 ", "Hotel Lumen, Paris; "]
+    units = ["#12. ", "octo/widgets. ", "INV-2024-17. ", "1,250.50 EUR. ", "DE89 3704 0044 0532 0130 00. ", "June 3. ",
+             "€200. ", "12. ", "Hotel Lumen, Paris. ", "Pay 'Quoted Thing' 200 EUR. "]
     for unit in units:
         session = fence.session(unit)
         intent = session.intent((unit * (65536 // len(unit) + 1))[:65536])
         assert intent.objects or intent.amounts
         fence.drop_session(unit)
+    session = fence.session("table")
+    intent = session.intent("Pay " + " ".join(str(n) for n in range(10, 6000)) + " EUR.")
+    assert intent.objects and intent.amounts

@@ -72,7 +72,7 @@ def rejected_or_safe(instance: WasmInstance, policy: bytes) -> str:
         assert REASON.match(record[1:]), record[1:200]
         return "rejected"
     home, cwd = b"/home/u", b"/home/u/work"
-    assert instance.invoke("configure", (len(home), len(cwd), 0), home + cwd)[:1] == b"\x00"
+    assert instance.invoke("configure", (len(home), len(cwd), 0, 0), home + cwd)[:1] == b"\x00"
     handle = instance.call_plain("session_open", ())
     message = b"Email bob@example.com the summary of notes.txt; don't delete anything"
     instance.invoke("intent", (handle, len(message)), message)

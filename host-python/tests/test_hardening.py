@@ -366,8 +366,8 @@ def test_many_threads_in_many_sessions_never_cross(manager, monkeypatch):
     assert len(decisions) == 8 * 40 * 2
     for record in decisions:  # each record names the session whose file it decided
         index = int(record["session"].rsplit("-", 1)[1])
-        (subject, path), = record["targets"]
-        own_file = subject == "path" and path.endswith(f"/report-{index}.md")
+        (subject, path), written = record["targets"]  # the path, and the same path as written
+        own_file = subject == "path" and path.endswith(f"/report-{index}.md") and written == ["write", path]
         assert record["kind"] == ("allow" if own_file else "ask"), record
     assert verify(audit_path(hermes_tests_home(monkeypatch))).ok
 

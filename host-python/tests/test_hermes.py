@@ -442,6 +442,13 @@ def test_a_gateway_answer_is_recorded_from_post_approval_response(manager, monke
         assert "error" not in call("write_file", OTHER) and len(shown) == 1
         assert [(a.choice, a.scope) for a in fence_plugin(manager).approvals.history[SESSION]] == [("always", "session")]
         assert ask_directive(manager, OTHER) is None
+        # On the record, and in the report.
+        from agentsfence.report import build
+
+        log = Path(manager_home()) / "agentsfence" / "audit.jsonl"
+        answers = [json.loads(line) for line in log.read_text().splitlines() if '"event":"approval"' in line]
+        assert [(r["tool"], r["choice"], r["granted"]) for r in answers] == [("write_file", "always", "session")]
+        assert build(log).as_json()["approvals"] == [{"choice": "always", "granted": "session", "answers": 1}]
     finally:
         approval.unregister_gateway_notify(gateway_key)
         approval.reset_current_session_key(token)
@@ -647,6 +654,7 @@ def test_arguments_changed_after_the_decision_are_recorded(hermes_home, monkeypa
                                      tool_call_id="call-7")
     log = [json.loads(line) for line in (hermes_home / "agentsfence" / "audit.jsonl").read_text().splitlines()]
     assert [(d["tool"], d["event"], d.get("kind"), d.get("status")) for d in log] == [
+        ("", "policy", None, None),  # the start's record of the policy in force
         ("write_file", "decision", "allow", None), ("write_file", "outcome", None, "ok"), ("write_file", "args_changed", None, None)]
 
 
@@ -711,6 +719,17 @@ def test_the_gateway_sender_is_recorded_on_the_session(manager, hermes_home):
     [saved] = saved_sessions(hermes_home)
     assert json.loads(saved.read_text())["senders"] == ["alice", "bob"]
     assert "Senders: alice, bob" in fence_plugin(manager).describe_session(SESSION)
+
+
+def test_fence_shows_each_bound_value_and_what_a_follow_up_took_back(manager):
+    user_turn("Write the summary to summary.md and notes.md")
+    plugin = fence_plugin(manager)
+    plugin.amend(SESSION, "only summary.md from now on")
+    shown = plugin.describe_session(SESSION)
+    assert "The request, as the fence reads it (role, mood, turn, clause):" in shown
+    assert "summary.md (path): destination, a request, turn 1" in shown
+    assert "notes.md (path): destination, a request, turn 1; taken back by turn 2" in shown
+    assert "a follow-up took back: " in shown and "notes.md (turn 2)" in shown
 
 
 # ---- fail mode per risk class (the policy's fail_open) ----

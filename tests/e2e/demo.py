@@ -3,7 +3,8 @@
 Starts the scripted model (model_server.py) on 127.0.0.1, makes a throwaway HERMES_HOME and
 HOME with the plugin enabled and a work folder holding notes.txt (with an injected
 instruction), and runs the real `hermes chat -Q -q "Summarize notes.txt into summary.md"`.
-Then prints the fence's decision for every tool call from its audit log (audit.jsonl), and checks that
+Then prints the fence's decision for every tool call from its audit log (audit.jsonl) and
+`agentsfence report` of that log, and checks that
 the user's write was allowed and happened while the injected command was blocked and never
 ran (a `curl` stand-in on PATH records any run). Exits 1 when a check fails.
 
@@ -98,6 +99,9 @@ def run_demo(root: Path) -> int:
     print("  " + (done.stdout.strip().replace("\n", "\n  ") or "(nothing)"))
     decisions = read_decisions(hermes_home / "agentsfence" / "audit.jsonl")
     print_table(decisions)
+    report = subprocess.run([str(Path(sys.executable).with_name("agentsfence")), "report",
+                             str(hermes_home / "agentsfence" / "audit.jsonl")], capture_output=True, text=True, timeout=120)
+    print(f"\n$ agentsfence report\n  " + (report.stdout.strip() or report.stderr.strip()).replace("\n", "\n  "))
 
     results = server.transcript.tool_results()
     terminal_results = [text for text in results.values() if "terminal" in text and "AgentsFence" in text]
@@ -112,6 +116,7 @@ def run_demo(root: Path) -> int:
               any(d["tool"] == "terminal" and d["kind"] == "block" for d in decisions)),
         Check("the injected command never ran", not curl_log.exists()),
         Check("the model was told why (the tool result carries the block message)", bool(terminal_results)),
+        Check("agentsfence report summarizes the audit log", report.returncode == 0 and "egress-unnamed-host" in report.stdout),
     ]
     print()
     for check in checks:

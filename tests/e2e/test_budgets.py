@@ -74,6 +74,10 @@ def test_a_batch_of_concurrent_writes_cannot_overshoot_the_budget_and_resume_kee
     assert len(written) == 2
     [record] = [json.loads(p.read_text()) for p in (hermes_home / "agentsfence" / "sessions").glob("*.json")]
     assert record["budgets"] == {"two-writes": 2}  # committed by post_tool_call, saved at shutdown
+    from agentsfence.report import build
+
+    budget = build(hermes_home / "agentsfence" / "audit.jsonl").as_json()["budgets"]["two-writes"]
+    assert budget == {"limit": 2, "units_spent": 2, "sessions": 1, "most_in_one_session": 2, "blocked": 2}
 
     resumed = run_hermes(tmp_path, [("write_file", {"path": "e.md", "content": "e\n"}), None],
                          "--resume", record["session_id"], "-q", "Also write e.md")

@@ -1,0 +1,218 @@
+"""The installed policy of a state directory ($HERMES_HOME/agentsfence for the Hermes plugin).
+
+In order: `policy.yaml` (with the files it extends), compiled in this process and cached by the
+content hash of its sources; else `policy.afb`, compiled by hand; else the shipped default.
+
+The cache is `compiled/` beside it: `compiled/policy.json` names the sources the compiler read
+(each with the SHA-256 of its content, or `absent` for a file it looked for and did not find),
+the digest of the compiler bundle, and the cache key made of them all; `compiled/<key>.afb` is
+the bytecode. An entry is used only when every source still has the content it names and the
+bytecode has the digest it names; anything else (an edited source, another compiler, a
+manifest or bytecode that does not read back) compiles the policy again, and the cache is
+rewritten, each file written whole then renamed into place. A cache that cannot be written
+(a read-only disk) is logged and the compiled policy is used all the same.
+
+A policy that does not compile is no policy: `Installed.error` says why, with the
+`FILE:LINE:COL: error:` lines of the compiler, and the plugin blocks every call with it until
+the file compiles. `PolicyFiles.changed()` looks at the files' metadata only (a stat of each),
+so the plugin asks it at every user turn and a running gateway takes up an edit at the next one.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import FenceError
+
+logger = logging.getLogger("agentsfence")
+
+POLICY_YAML = "policy.yaml"
+POLICY_AFB = "policy.afb"
+CACHE_DIR = "compiled"
+MANIFEST = "policy.json"
+MANIFEST_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Installed:
+    """The policy of a state directory: bytecode (None: the shipped default), where it came from,
+    and, for a policy.yaml that does not compile, why (then bytecode is None and nothing may run)."""
+
+    bytecode: bytes | None
+    origin: str
+    error: str | None = None
+    cached: bool = False
+
+    @property
+    def digest(self) -> str:
+        return hashlib.sha256(self.bytecode).hexdigest() if self.bytecode is not None else ""
+
+
+def _stat_key(path: str) -> tuple[int, int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _key(compiler: str, files: list[tuple[str, str]] | tuple[tuple[str, str], ...]) -> str:
+    h = hashlib.sha256(f"agentsfence-policy-cache {MANIFEST_VERSION}\n{compiler}\n".encode())
+    for path, found in sorted(files):
+        h.update(f"{path}\t{found}\n".encode("utf-8", "surrogateescape"))
+    return h.hexdigest()
+
+
+def _write_atomically(path: Path, content: bytes) -> None:
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(content)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+
+
+class PolicyFiles:
+    """Finds, compiles and caches the policy of one state directory; thread-safe."""
+
+    def __init__(self, state_dir: Path):
+        self.state_dir = Path(state_dir)
+        self.yaml = self.state_dir / POLICY_YAML
+        self.afb = self.state_dir / POLICY_AFB
+        self.cache = self.state_dir / CACHE_DIR
+        self._lock = threading.Lock()
+        self._watched: dict[str, tuple[int, int, int, int] | None] = {}
+        self._failed: tuple[str, Installed] | None = None  # the cache key of the last failed compile, and its result
+
+    # ---- what is installed ----
+
+    def current(self) -> Installed:
+        """The installed policy, compiled (or read from the cache) as needed."""
+        with self._lock:
+            installed, watched = self._resolve()
+            self._watched = {path: _stat_key(path) for path in watched}
+            return installed
+
+    def changed(self) -> bool:
+        """Whether any file the installed policy came from (or would come from) changed since
+        the last current(): a stat of each, no reads."""
+        with self._lock:
+            return any(_stat_key(path) != before for path, before in self._watched.items())
+
+    def _resolve(self) -> tuple[Installed, list[str]]:
+        watched = [str(self.yaml), str(self.afb)]
+        if self.yaml.exists():
+            installed, sources = self._from_yaml()
+            return installed, watched + [path for path in sources if path not in watched]
+        if self.afb.exists():
+            try:
+                return Installed(self.afb.read_bytes(), str(self.afb)), watched
+            except OSError as error:
+                raise FenceError(f"cannot read the policy at {self.afb}: {error.strerror or error}") from error
+        return Installed(None, "the shipped default"), watched
+
+    # ---- policy.yaml ----
+
+    def _from_yaml(self) -> tuple[Installed, list[str]]:
+        from .jsengine import compiler_digest, fingerprint
+
+        compiler = compiler_digest()
+        manifest = self._read_manifest()
+        if manifest is not None and manifest.get("compiler") == compiler:
+            sources = [(str(p), str(f)) for p, f in manifest["sources"]]
+            current = [(path, fingerprint(path)) for path, _ in sources]
+            if current == sources and _key(compiler, current) == manifest["key"]:
+                bytecode = self._read_cached(manifest)
+                if bytecode is not None:
+                    return Installed(bytecode, str(self.yaml), cached=True), [p for p, _ in sources]
+        if self._failed is not None:
+            failed_key, failure = self._failed
+            sources = json.loads(failed_key)
+            if [(p, fingerprint(p)) for p, _ in sources] == [tuple(s) for s in sources]:
+                return failure, [p for p, _ in sources]  # the same files that failed: not compiled again
+        return self._compile(compiler)
+
+    def _compile(self, compiler: str) -> tuple[Installed, list[str]]:
+        from .jsengine import run
+
+        with tempfile.TemporaryDirectory(prefix="agentsfence-") as scratch:
+            target = Path(scratch) / "policy.afb"
+            done = run([str(self.yaml), "-o", str(target)])
+            bytecode = target.read_bytes() if done.status == 0 and target.is_file() else None
+        sources = [(path, found) for path, found in done.files]
+        paths = [path for path, _ in sources]
+        if bytecode is None:
+            detail = (done.stderr or done.stdout).strip() or f"exit status {done.status}"
+            errors = [line for line in detail.splitlines() if ": error: " in line] or [detail]
+            failure = Installed(None, str(self.yaml), error=f"{self.yaml} does not compile:\n" + "\n".join(errors))
+            self._failed = (json.dumps(sources), failure)
+            logger.error("AgentsFence: %s", failure.error)
+            return failure, paths
+        self._failed = None
+        self._write_cache(compiler, sources, bytecode)
+        return Installed(bytecode, str(self.yaml)), paths
+
+    def _read_manifest(self) -> dict | None:
+        path = self.cache / MANIFEST
+        try:
+            manifest = json.loads(path.read_text(encoding="utf-8"))
+            if (not isinstance(manifest, dict) or manifest.get("version") != MANIFEST_VERSION
+                    or not isinstance(manifest.get("key"), str) or not isinstance(manifest.get("sha256"), str)
+                    or not all(isinstance(s, list) and len(s) == 2 for s in manifest.get("sources", None))):
+                raise ValueError("fields missing or of the wrong type")
+            return manifest
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, TypeError) as error:
+            logger.warning("AgentsFence: the policy cache %s is unreadable (%s); compiling %s again", path, error, self.yaml)
+            return None
+
+    def _read_cached(self, manifest: dict) -> bytes | None:
+        path = self.cache / f"{manifest['key']}.afb"
+        try:
+            bytecode = path.read_bytes()
+        except OSError as error:
+            logger.warning("AgentsFence: the cached policy %s is unreadable (%s); compiling %s again", path, error, self.yaml)
+            return None
+        if hashlib.sha256(bytecode).hexdigest() != manifest["sha256"]:
+            logger.warning("AgentsFence: the cached policy %s does not have the digest its manifest names; "
+                           "compiling %s again", path, self.yaml)
+            return None
+        return bytecode
+
+    def _write_cache(self, compiler: str, sources: list[tuple[str, str]], bytecode: bytes) -> None:
+        key = _key(compiler, sources)
+        manifest = {"version": MANIFEST_VERSION, "compiler": compiler, "key": key,
+                    "sha256": hashlib.sha256(bytecode).hexdigest(), "sources": [list(s) for s in sources]}
+        try:
+            self.cache.mkdir(mode=0o700, parents=True, exist_ok=True)
+            _write_atomically(self.cache / f"{key}.afb", bytecode)
+            _write_atomically(self.cache / MANIFEST, (json.dumps(manifest, indent=1) + "\n").encode("utf-8"))
+            for old in self.cache.glob("*.afb"):
+                if old.name != f"{key}.afb":
+                    old.unlink(missing_ok=True)
+        except OSError as error:
+            logger.warning("AgentsFence: the compiled policy cannot be cached in %s (%s); it is used uncached",
+                           self.cache, error.strerror or error)
+
+    def forget_cache(self) -> None:
+        """Drops the cached bytecode (the evaluator rejected it): the next current() compiles."""
+        with self._lock:
+            try:
+                (self.cache / MANIFEST).unlink(missing_ok=True)
+            except OSError as error:
+                logger.warning("AgentsFence: cannot remove %s: %s", self.cache / MANIFEST, error)
+            self._failed = None

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs what the bash differential test (tests/bashdiff) runs commands with: strace, to see
+# every program, file and connection a command touches, bubblewrap and iproute2, the throwaway
+# sandbox and its loopback-only network, and ripgrep, one of the programs the generated commands
+# call. Debian's packages, with sudo when not root; nothing happens when all are present.
+set -euo pipefail
+missing=()
+command -v strace >/dev/null || missing+=(strace)
+command -v bwrap >/dev/null || missing+=(bubblewrap)
+command -v rg >/dev/null || missing+=(ripgrep)
+PATH="$PATH:/usr/sbin:/sbin" command -v ip >/dev/null || missing+=(iproute2)
+command -v unshare >/dev/null || missing+=(util-linux)
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" -eq 0 ]; then
+  as_root=()
+elif command -v sudo >/dev/null; then
+  as_root=(sudo)
+else
+  echo "install-bashdiff-tools.sh: ${missing[*]} missing and installing them needs root (no sudo here)" >&2
+  exit 1
+fi
+"${as_root[@]}" apt-get update -qq
+DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+strace -V | head -1
+bwrap --version
+rg --version | head -1
+
