@@ -447,7 +447,7 @@ class HermesFence:
             spent = self._settle(call_ref, ran=status not in NOT_RUN)
             if spent is not None:
                 self.audit.event("budget", session_id or task_id, tool_name, tool_call_id,
-                                 budgets={b.id: {"spent": b.spent, "limit": b.limit} for b in spent.session.budgets()})
+                                 budgets={b.id: _budget_use(b) for b in spent.session.budgets()})
             answer = self.approvals.settle(call_ref, status in ("ok", "error"), _on_hermes_allowlist)
             if answer is not None:
                 logger.info("AgentsFence: %s for %s: %s (%s)", tool_name, answer.rule_key, answer.choice, answer.scope)
@@ -914,3 +914,10 @@ def mcp_provenance(tool_name: str) -> tuple[str | None, Any]:
             continue
     return server, None
 
+
+def _budget_use(budget: Any) -> dict[str, Any]:
+    """A budget's use as the audit log keeps it: calls as integers; a budget of sums as decimal
+    text, its cap with its currency when it names one ("500 EUR")."""
+    if not budget.sums:
+        return {"spent": budget.spent, "limit": budget.limit}
+    return {"spent": budget.saved, "limit": f"{budget.limit} {budget.currency}".strip(), "sums": True}
