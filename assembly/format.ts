@@ -195,3 +195,5 @@ export const CONFIGURE_FOLD_CASE = 1; // the file system compares names ASCII ca
 // Fuel the host grants one call (§8).
 export const FUEL_BASE = 20000000;
 export const FUEL_PER_BYTE = 1000;
+// intent and derive read prose by clauses: each of their input bytes buys more.
+export const FUEL_PER_TEXT_BYTE = 4000;
