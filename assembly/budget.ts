@@ -1,22 +1,28 @@
-// Call budgets (docs/bytecode.md §3.2, §8.2): per session and budget, the units spent and the
-// units reserved by calls decided but not yet settled. decide() checks and reserves in the same
+// Budgets (docs/bytecode.md §3.2, §8.2) of calls and of sums: per session and budget, the units
+// spent and the units reserved by calls decided but not yet settled. decide() checks and reserves in the same
 // call, so no interleaving of a host's calls can overshoot a limit.
+import { NONE, SUBJ_AMOUNT } from "./format";
 import {
-  budgetCount, budgetId, budgetLimit, classBudgetStart, classBudgetCount, budgetMember, strPtr, strLen,
+  budgetCount, budgetId, budgetLimit, budgetAmount, classBudgetStart, classBudgetCount, budgetMember, strPtr, strLen,
 } from "./decode";
-import { alloc, free, realloc } from "./mem";
-import { bytesEqual } from "./bytes";
+import { alloc, free, realloc, scratchAlloc } from "./mem";
+import { bytesEqual, sameBytes } from "./bytes";
+import { amountSplit, amountCode, decimalUnits, jsonDecimal, AMOUNT_SCALE, AMOUNT_HUGE } from "./amount";
+import { targetCount, targetKind, targetIsPattern, targetPtr, targetLen } from "./targettable";
 import { outBegin, outByte, outAscii, outBytes, outDecimal, outPatchU8, outFinish } from "./out";
 import { inputPtr, inputHolds } from "./input";
 
 // slot -> its store (0: no counters yet, every count zero). A store: u32 budget count, u32
-// reservation count, u32 reservation capacity, u32 reservation block; then per budget (spent,
-// reserved). A reservation block holds (id, class) pairs.
+// reservation count, u32 reservation capacity, u32 reservation block; then per budget (u64
+// spent, u64 reserved): calls, or for a budget of sums millionths of its unit (AMOUNT_SCALE).
+// A reservation block holds (id, class, units, 0) entries; units is 0 when the reservation holds
+// one unit of each budget of its class, else a block of one u64 per budget of the class.
 let stores: usize = 0;
 let storeSlots: u32 = 0;
 let nextReservation: u32 = 1;
 
 const HEAD: usize = 16;
+const ENTRY: usize = 16;
 
 function storeOf(slot: i32): usize {
   return <u32>slot < storeSlots ? <usize>load<u32>(stores + ((<usize>slot) << 2)) : 0;
@@ -35,65 +41,125 @@ function ensureStore(slot: i32): usize {
     storeSlots = want;
   }
   const n = budgetCount();
-  const s = alloc(HEAD + ((<usize>n) << 3));
+  const s = alloc(HEAD + ((<usize>n) << 4));
   if (s == 0) return 0;
-  memory.fill(s, 0, HEAD + ((<usize>n) << 3));
+  memory.fill(s, 0, HEAD + ((<usize>n) << 4));
   store<u32>(s, n);
   store<u32>(stores + ((<usize>slot) << 2), <u32>s);
   return s;
 }
 
 function counter(s: usize, b: u32): usize {
-  return s + HEAD + ((<usize>b) << 3);
+  return s + HEAD + ((<usize>b) << 4);
 }
 
-export function budgetSpent(slot: i32, b: u32): u32 {
+@inline function addSat(a: u64, b: u64): u64 {
+  const c = a + b;
+  return c < a ? AMOUNT_HUGE : c;
+}
+
+export function budgetSpent(slot: i32, b: u32): u64 {
   const s = storeOf(slot);
-  return s == 0 ? 0 : load<u32>(counter(s, b));
+  return s == 0 ? 0 : load<u64>(counter(s, b));
 }
 
-export function budgetReserved(slot: i32, b: u32): u32 {
+export function budgetReserved(slot: i32, b: u32): u64 {
   const s = storeOf(slot);
-  return s == 0 ? 0 : load<u32>(counter(s, b) + 4);
+  return s == 0 ? 0 : load<u64>(counter(s, b) + 8);
 }
 
-// The first budget of class `cls` with no unit left in this session, or -1. Slot -1 (handle 0)
-// has no counters.
+// ---- what a call needs of each budget of its class ----
+
+// Per member of the class's budget range, the units the call needs (set by budgetExhausted).
+let needs: usize = 0;
+let sums = false; // the class has a budget of sums
+export let unmeasured: i32 = -1; // a budget of sums this call's sums cannot be counted in, -1 none
+
+// The cap of budget b of sums in millionths (rounded down), and its currency in capCode.
+let capCode: usize = 0;
+function capUnits(b: u32): u64 {
+  const cap = budgetAmount(b);
+  const n = amountSplit(strPtr(cap), strLen(cap));
+  capCode = amountCode;
+  return decimalUnits(strPtr(cap), <u32>n, false);
+}
+
+// The call's sums in the unit of budget b: every AMOUNT target, in the budget's currency when it
+// names one. -1 (as AMOUNT_HUGE with unmeasured set) when a sum is a pattern or of another currency.
+function callUnits(b: u32): u64 {
+  capUnits(b);
+  const code = capCode;
+  let total: u64 = 0;
+  const n = targetCount();
+  for (let i: u32 = 0; i < n; i++) {
+    if (targetKind(i) != SUBJ_AMOUNT) continue;
+    const p = targetPtr(i), len = targetLen(i);
+    const dn = targetIsPattern(i) ? -1 : amountSplit(p, len);
+    if (dn < 0 || (code != 0 && (amountCode == 0 || !sameBytes(amountCode, code, 3)))) {
+      if (unmeasured < 0) unmeasured = <i32>b;
+      return 0;
+    }
+    total = addSat(total, decimalUnits(p, <u32>dn, true));
+  }
+  return total;
+}
+
+// The first budget of class `cls` this call would overrun in this session, or -1; notes what
+// the call needs of each (for budgetReserve) and the first budget of sums it cannot be counted
+// in (unmeasured); -2 when out of memory. Slot -1 (handle 0) has no counters.
 export function budgetExhausted(slot: i32, cls: u32): i32 {
+  unmeasured = -1;
   const s = storeOf(slot);
-  if (s == 0) return -1;
   const start = classBudgetStart(cls), end = start + classBudgetCount(cls);
+  needs = scratchAlloc((<usize>(end - start)) << 3);
+  if (needs == 0) return -2;
+  sums = false;
+  let over: i32 = -1;
   for (let k = start; k < end; k++) {
     const b = budgetMember(k);
-    const c = counter(s, b);
-    if (<u64>load<u32>(c) + <u64>load<u32>(c + 4) >= <u64>budgetLimit(b)) return <i32>b;
+    const sumBudget = budgetAmount(b) != NONE;
+    const need: u64 = sumBudget ? callUnits(b) : 1;
+    if (sumBudget) sums = true;
+    store<u64>(needs + ((<usize>(k - start)) << 3), need);
+    if (over >= 0 || s == 0 && !sumBudget) continue;
+    const used = s == 0 ? 0 : addSat(load<u64>(counter(s, b)), load<u64>(counter(s, b) + 8));
+    const limit: u64 = sumBudget ? capUnits(b) : <u64>budgetLimit(b);
+    if (sumBudget ? need > 0 && addSat(used, need) > limit : used >= limit) over = <i32>b;
   }
-  return -1;
+  return over;
 }
 
-// Reserves one unit of each budget of `cls` (none exhausted: the caller checked). The
-// reservation id, or 0 when memory is exhausted (then nothing was reserved).
+// Reserves what the call needs of each budget of `cls` (budgetExhausted found none overrun).
+// The reservation id, or 0 when memory is exhausted (then nothing was reserved).
 export function budgetReserve(slot: i32, cls: u32): u32 {
   const s = ensureStore(slot);
   if (s == 0) return 0;
+  const start = classBudgetStart(cls), end = start + classBudgetCount(cls);
+  let units: usize = 0;
+  if (sums) {
+    units = alloc((<usize>(end - start)) << 3);
+    if (units == 0) return 0;
+    memory.copy(units, needs, (<usize>(end - start)) << 3);
+  }
   const count = load<u32>(s + 4), cap = load<u32>(s + 8);
   if (count == cap) {
     const want = max<u32>(4, cap << 1);
-    const grown = realloc(<usize>load<u32>(s + 12), (<usize>want) << 3);
-    if (grown == 0) return 0;
+    const grown = realloc(<usize>load<u32>(s + 12), (<usize>want) * ENTRY);
+    if (grown == 0) { free(units); return 0; }
     store<u32>(s + 8, want);
     store<u32>(s + 12, <u32>grown);
   }
   const id = nextReservation;
   nextReservation = nextReservation == 0xffffffff ? 1 : nextReservation + 1;
-  const r = <usize>load<u32>(s + 12) + ((<usize>count) << 3);
+  const r = <usize>load<u32>(s + 12) + (<usize>count) * ENTRY;
   store<u32>(r, id);
   store<u32>(r + 4, cls);
+  store<u32>(r + 8, <u32>units);
+  store<u32>(r + 12, 0);
   store<u32>(s + 4, count + 1);
-  const start = classBudgetStart(cls), end = start + classBudgetCount(cls);
   for (let k = start; k < end; k++) {
-    const c = counter(s, budgetMember(k)) + 4;
-    store<u32>(c, load<u32>(c) + 1);
+    const c = counter(s, budgetMember(k)) + 8;
+    store<u64>(c, addSat(load<u64>(c), units == 0 ? 1 : load<u64>(units + ((<usize>(k - start)) << 3))));
   }
   return id;
 }
@@ -106,17 +172,21 @@ function settle(slot: i32, id: u32, commit: bool): bool {
   const count = load<u32>(s + 4);
   const block = <usize>load<u32>(s + 12);
   for (let i: u32 = 0; i < count; i++) {
-    const r = block + ((<usize>i) << 3);
+    const r = block + (<usize>i) * ENTRY;
     if (load<u32>(r) != id) continue;
     const cls = load<u32>(r + 4);
+    const units = <usize>load<u32>(r + 8);
     const start = classBudgetStart(cls), end = start + classBudgetCount(cls);
     for (let k = start; k < end; k++) {
       const c = counter(s, budgetMember(k));
-      store<u32>(c + 4, load<u32>(c + 4) - 1);
-      if (commit && load<u32>(c) != 0xffffffff) store<u32>(c, load<u32>(c) + 1);
+      const u: u64 = units == 0 ? 1 : load<u64>(units + ((<usize>(k - start)) << 3));
+      const held = load<u64>(c + 8);
+      store<u64>(c + 8, held > u ? held - u : 0);
+      if (commit) store<u64>(c, addSat(load<u64>(c), u));
     }
-    const last = block + ((<usize>(count - 1)) << 3); // the last pair fills the hole
-    store<u64>(r, load<u64>(last));
+    free(units);
+    const last = block + (<usize>(count - 1)) * ENTRY; // the last entry fills the hole
+    memory.copy(r, last, ENTRY);
     store<u32>(s + 4, count - 1);
     return true;
   }
@@ -132,7 +202,10 @@ export function budgetCancel(slot: i32, id: u32): void {
 export function budgetFree(slot: i32): void {
   const s = storeOf(slot);
   if (s == 0) return;
-  free(<usize>load<u32>(s + 12));
+  const block = <usize>load<u32>(s + 12);
+  const count = load<u32>(s + 4);
+  for (let i: u32 = 0; i < count; i++) free(<usize>load<u32>(block + (<usize>i) * ENTRY + 8));
+  free(block);
   free(s);
   store<u32>(stores + ((<usize>slot) << 2), 0);
 }
@@ -170,27 +243,49 @@ export function budgetsRecord(slot: i32): u32 {
   for (let b: u32 = 0; b < n; b++) {
     outBytes(strPtr(budgetId(b)), strLen(budgetId(b)));
     outByte(9);
-    outDecimal(budgetLimit(b));
+    const sum = budgetAmount(b) != NONE;
+    if (sum) outBytes(strPtr(budgetAmount(b)), strLen(budgetAmount(b)));
+    else outDecimal(budgetLimit(b));
     outByte(9);
-    outDecimal(budgetSpent(slot, b));
+    outCount(budgetSpent(slot, b), sum);
     outByte(9);
-    outDecimal(budgetReserved(slot, b));
+    outCount(budgetReserved(slot, b), sum);
+    if (sum) outAscii("\tsum");
     outByte(10);
   }
   return outFinish();
 }
 
-// Parses the decimal at [p, end) up to a tab or newline; -1 when malformed or over u32.
-function decimalAt(p: usize, end: usize): i64 {
-  if (p >= end) return -1;
-  let v: i64 = 0;
-  for (let q = p; q < end; q++) {
-    const c = <u32>load<u8>(q);
-    if (c < 0x30 || c > 0x39) return -1;
-    v = v * 10 + <i64>(c - 0x30);
-    if (v > 0xffffffff) return -1;
+// A count of calls, or of millionths of a unit as a decimal ("120.5").
+export function outCount(v: u64, sum: bool): void {
+  if (!sum) { outDecimal64(v); return; }
+  outDecimal64(v / AMOUNT_SCALE);
+  let frac = v % AMOUNT_SCALE;
+  if (frac == 0) return;
+  outByte(0x2e);
+  let scale = AMOUNT_SCALE / 10;
+  while (frac != 0) {
+    outByte(<u32>(0x30 + frac / scale));
+    frac %= scale;
+    scale /= 10;
   }
-  return v;
+}
+
+function outDecimal64(v: u64): void {
+  if (v >= 10) outDecimal64(v / 10);
+  outByte(<u32>(0x30 + v % 10));
+}
+
+// Parses the count at [p, end) for budget b: a whole number of calls up to 2^32-1, or a decimal
+// sum (millionths, rounded up: a restored count never shrinks); -1 when malformed.
+function countAt(p: usize, end: usize, sum: bool): i64 {
+  const d = jsonDecimal(p, <u32>(end - p), 0, false);
+  if (d == 0) return -1;
+  const dp = <usize>(d >>> 32), dn = <u32>d;
+  const units = decimalUnits(dp, dn, true);
+  if (sum) return units == AMOUNT_HUGE ? <i64>0x7fffffffffffffff : <i64>units;
+  if (units % AMOUNT_SCALE != 0 || units / AMOUNT_SCALE > 0xffffffff) return -1;
+  return <i64>(units / AMOUNT_SCALE);
 }
 
 function lineEnd(p: usize, end: usize): usize {
@@ -212,14 +307,15 @@ function restoreLines(slot: i32, p: usize, len: u32, apply: bool, s: usize): boo
     if (eol > p) {
       const tab = tabIn(p, eol);
       if (tab >= eol || tab == p) return false;
-      const v = decimalAt(tab + 1, eol);
-      if (v < 0) return false;
+      if (countAt(tab + 1, eol, true) < 0) return false;
       let found = false;
       for (let b: u32 = 0; b < budgetCount(); b++) {
         if (!bytesEqual(strPtr(budgetId(b)), strLen(budgetId(b)), p, <u32>(tab - p))) continue;
         found = true;
+        const v = countAt(tab + 1, eol, budgetAmount(b) != NONE);
+        if (v < 0) return false;
         const c = counter(s, b);
-        if (apply && <u32>v > load<u32>(c)) store<u32>(c, <u32>v);
+        if (apply && <u64>v > load<u64>(c)) store<u64>(c, <u64>v);
       }
       if (apply && !found) {
         outAscii(skipped ? ", " : "; skipped ids the policy does not have: ");

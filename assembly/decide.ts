@@ -2,12 +2,13 @@
 // prohibitions, the class's code, and the decision record of §8.1. Every fault is a block with
 // a reason code; nothing here traps.
 import {
-  NONE, EFFECT_ALLOW, EFFECT_BLOCK, EFFECT_ASK, KIND_ALLOW, KIND_BLOCK, KIND_ASK, ROLE_WORKDIR, ROLE_DATA, SET_MAX_ARGS_BYTES, DECISION_HEAD_SIZE,
-  SET_MAX_JSON_DEPTH, SET_MAX_LEAVES, SET_MAX_TARGETS, SUBJ_OPAQUE, DECISION_POSSIBLE, DECISION_OPAQUE,
+  NONE, EFFECT_ALLOW, EFFECT_BLOCK, EFFECT_ASK, KIND_ALLOW, KIND_BLOCK, KIND_ASK, ROLE_WORKDIR, ROLE_DATA, ROLE_OBJECT,
+  ROLE_AMOUNT, ROLE_AMOUNT_MINOR, SET_MAX_ARGS_BYTES, DECISION_HEAD_SIZE,
+  SET_MAX_JSON_DEPTH, SET_MAX_LEAVES, SET_MAX_TARGETS, SUBJ_OPAQUE, SUBJ_AMOUNT, DECISION_POSSIBLE, DECISION_OPAQUE,
 } from "./format";
 import {
   settingValue, strPtr, strLen, classCapability, classRisk, ruleId, ruleReason, ruleMessage,
-  classBudgetCount, budgetId, budgetLimit,
+  classBudgetCount, budgetId, budgetLimit, budgetAmount,
 } from "./decode";
 import { validUtf8, equalsAscii } from "./bytes";
 import {
@@ -24,10 +25,11 @@ import {
   runClass, decidedRule, decidedMaybe, witness, witnessLen, hasWitness, outOfMemory, deltaCount, deltaSubject, deltaPtr,
   deltaLen, warnedCount, warnedRule,
 } from "./eval";
-import { budgetExhausted, budgetReserve, budgetCancel, budgetSpent, budgetReserved } from "./budget";
+import { budgetExhausted, budgetReserve, budgetCancel, budgetSpent, budgetReserved, unmeasured, outCount } from "./budget";
 import { parseArgs, leafCount, leafValue, leafValueLen, leafIsString, JSON_OK, JSON_LIMIT, JSON_OOM } from "./json";
 import {
   targetsBegin, setWorkdir, extractTargets, targetCount, targetKind, targetEntryKind, targetPtr, targetLen, hasTargetOf,
+  addNumberObject, amountTargets, tableStatusNow,
 } from "./targets";
 import { intentProhibits, intentAsks, intentConditionOf, conditionLen, CONDITION_OF_CLASS } from "./intent";
 
@@ -313,7 +315,34 @@ function prohibited(): u32 {
   return outFinish();
 }
 
-// The call's class has budget `b` with no unit left in this session.
+// "the policy's budget B allows N calls of C (R)" / "caps the sums of C (R) at CAP".
+function budgetLead(b: u32): bool {
+  outAscii("the policy's budget ");
+  outString(budgetId(b));
+  const sum = budgetAmount(b) != NONE;
+  if (sum) {
+    outAscii(" caps the sums of ");
+    capabilityAndRisk();
+    outAscii(" at ");
+    outString(budgetAmount(b));
+  } else {
+    outAscii(" allows ");
+    outDecimal(budgetLimit(b));
+    outAscii(budgetLimit(b) == 1 ? " call" : " calls");
+    outAscii(" of ");
+    capabilityAndRisk();
+  }
+  outAscii(" per session");
+  return sum;
+}
+
+// The call's sums, as witness entries: what an approval of a budget's ask is keyed on.
+function outSums(): void {
+  const n = targetCount();
+  for (let i: u32 = 0; i < n; i++) if (targetKind(i) == SUBJ_AMOUNT) outEntry(targetEntryKind(i), targetPtr(i), targetLen(i));
+}
+
+// The call's class has budget `b` with no room left in this session for this call.
 function exhausted(b: u32, slot: i32): u32 {
   begin(KIND_BLOCK);
   outAscii("budget_exhausted");
@@ -321,25 +350,41 @@ function exhausted(b: u32, slot: i32): u32 {
   outString(budgetId(b));
   endField(AT_RULE, 2);
   classFieldsAndLead(KIND_BLOCK);
-  outAscii("the policy's budget ");
-  outString(budgetId(b));
-  outAscii(" allows ");
-  outDecimal(budgetLimit(b));
-  outAscii(budgetLimit(b) == 1 ? " call" : " calls");
-  outAscii(" of ");
-  capabilityAndRisk();
-  outAscii(" per session, and it is used up (");
-  outDecimal(budgetSpent(slot, b));
-  outAscii(" made, ");
-  outDecimal(budgetReserved(slot, b));
+  const sum = budgetLead(b);
+  outAscii(sum ? ", and this call's sum does not fit in what is left (" : ", and it is used up (");
+  outCount(budgetSpent(slot, b), sum);
+  outAscii(sum ? " spent, " : " made, ");
+  outCount(budgetReserved(slot, b), sum);
   outAscii(" under way) [");
   outString(budgetId(b));
   outAscii("]");
   endField(AT_MESSAGE, 4);
+  if (sum) outSums();
   endField(AT_WITNESS, 4);
   outWarned();
   outTargets();
   return outFinish();
+}
+
+// An allow of a call whose sum budget `b` cannot count (a sum the fence could not read, or in
+// another currency than the budget's): asked, never allowed (§8.2).
+function uncountable(b: u32, slot: i32): u32 {
+  begin(KIND_ASK);
+  outAscii("budget_unmeasured");
+  endField(AT_REASON, 1);
+  outString(budgetId(b));
+  endField(AT_RULE, 2);
+  classFieldsAndLead(KIND_ASK);
+  budgetLead(b);
+  outAscii(", and the fence cannot count this call's sum in it (it could not read it, or it is in another currency) [");
+  outString(budgetId(b));
+  outAscii("]");
+  endField(AT_MESSAGE, 4);
+  outSums();
+  endField(AT_WITNESS, 4);
+  outWarned();
+  outTargets();
+  return endRecord(slot);
 }
 
 function limit(what: Text, n: u32): u32 {
@@ -357,22 +402,31 @@ export function extract(): i32 {
   const roles = scratchAlloc(max<usize>(<usize>n, 1)); // u8 each: roles are at most ROLE_MAX
   if (roles == 0) return TARGETS_OOM;
   let workdirSet = false;
+  let sums = false;
   for (let i: u32 = 0; i < n; i++) {
-    const role = leafIsString(i) ? leafRole(i) : 0;
+    // A number leaf has a role only as an object or a sum (§5.2).
+    let role = leafRole(i);
+    if (!leafIsString(i) && role != ROLE_OBJECT && role != ROLE_AMOUNT && role != ROLE_AMOUNT_MINOR) role = 0;
     store<u8>(roles + i, <u8>role);
     if (role == ROLE_WORKDIR && !workdirSet) {
       setWorkdir(leafValue(i), leafValueLen(i));
       workdirSet = true;
     }
+    if (role == ROLE_AMOUNT || role == ROLE_AMOUNT_MINOR) sums = true;
   }
   for (let i: u32 = 0; i < n; i++) {
-    if (!leafIsString(i)) continue;
     const role = <u32>load<u8>(roles + i);
-    if (role == ROLE_WORKDIR || role == ROLE_DATA) continue;
+    if (role == ROLE_WORKDIR || role == ROLE_DATA || role == ROLE_AMOUNT || role == ROLE_AMOUNT_MINOR) continue;
+    if (!leafIsString(i)) {
+      const c = <u32>load<u8>(leafValue(i));
+      if (role == ROLE_OBJECT && c != 0x74 && c != 0x66 && c != 0x6e) addNumberObject(leafValue(i), leafValueLen(i)); // not true, false, null
+      continue;
+    }
     const r = extractTargets(role, leafValue(i), leafValueLen(i));
     if (r != 0) return r;
   }
-  return 0;
+  if (sums) amountTargets(roles, n);
+  return tableStatusNow();
 }
 
 // The class of the last call decided, -1 when it was not classified.
@@ -430,14 +484,19 @@ export function decide(h: i32, nLen: u32, argsLen: u32): u32 {
   // to the end (§8.1); the call's budget still applies to either.
   const unread = effect == EFFECT_ALLOW && hasTargetOf(SUBJ_OPAQUE);
   const asked = effect == EFFECT_ALLOW && !unread && store != 0 && intentAsks(store, <u32>cls);
+  let uncounted: i32 = -1;
   if (effect != EFFECT_BLOCK && slot >= 0 && classBudgetCount(<u32>cls) != 0) {
     const b = budgetExhausted(slot, <u32>cls);
+    if (b == -2) return fault("out_of_memory", "the evaluator ran out of memory");
     if (b >= 0) return exhausted(<u32>b, slot);
+    uncounted = unmeasured;
     if (reserving) {
       reservation = budgetReserve(slot, <u32>cls);
       if (reservation == 0) return fault("out_of_memory", "the evaluator ran out of memory");
     }
   }
   if (unread) return opaque(slot);
-  return asked ? narrowed(slot) : verdict(effect, slot);
+  if (asked) return narrowed(slot);
+  // A sum a budget cannot count (§8.2): what the class's code allows is asked instead.
+  return effect == EFFECT_ALLOW && uncounted >= 0 ? uncountable(<u32>uncounted, slot) : verdict(effect, slot);
 }

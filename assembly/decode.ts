@@ -364,13 +364,13 @@ export function settingValueAt(k: u32): u32 {
   return load<u32>(section(9) + 8 + ((<usize>k) << 3));
 }
 
-// ---- BUDGETS (§3.2): count, budgets × (id, limit, source), class_count, classes × (start, count), member_total, members ----
+// ---- BUDGETS (§3.2): count, budgets × (id, limit, source, amount), class_count, classes × (start, count), member_total, members ----
 export function budgetCount(): u32 {
   return load<u32>(section(10));
 }
 
 function budgetAddr(b: u32): usize {
-  return section(10) + 4 + <usize>b * 12;
+  return section(10) + 4 + <usize>b * 16;
 }
 
 export function budgetId(b: u32): u32 {
@@ -383,6 +383,11 @@ export function budgetLimit(b: u32): u32 {
 
 export function budgetSource(b: u32): u32 {
   return load<u32>(budgetAddr(b) + 8);
+}
+
+// The cap of a budget of sums (an AMOUNT string, §6.9), NONE for a budget of calls.
+export function budgetAmount(b: u32): u32 {
+  return load<u32>(budgetAddr(b) + 12);
 }
 
 function budgetClassAddr(c: u32): usize {

@@ -4,10 +4,12 @@
 // CLASSIFY: the verbs of the tool's own name first; the description's first word, the roles of
 // its parameters, the verbs among their enum values and the annotations can only raise that
 // class; a read needs the name's own verb (or a trusted server's readOnlyHint). Each parameter's
-// role comes from its `format`, else role_map by its name, else by its last word; a path
-// parameter whose name or description has a verb is `written`.
+// role comes from its `format`, else role_map by its name, by a word of its name, by its
+// description's head noun, else a number is an object; a path parameter whose name or
+// description has a verb is `written`, a sum whose description says "cents" is in minor units.
 import {
-  ROLE_EMAIL, ROLE_URL, ROLE_DOMAIN, ROLE_PATH, ROLE_WRITTEN, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES,
+  ROLE_EMAIL, ROLE_URL, ROLE_DOMAIN, ROLE_PATH, ROLE_WRITTEN, ROLE_OBJECT, ROLE_AMOUNT, ROLE_AMOUNT_MINOR,
+  SET_MAX_JSON_DEPTH, SET_MAX_LEAVES,
   CLASSIFY_HINT_DESTRUCTIVE, CLASSIFY_HINT_NOT_READ_ONLY, CLASSIFY_HINT_OPEN_WORLD, CLASSIFY_HINT_READ_ONLY,
   ANNOTATION_READ_ONLY, ANNOTATION_DESTRUCTIVE, ANNOTATION_OPEN_WORLD, ANNOTATION_MAX,
 } from "./format";
@@ -19,7 +21,7 @@ import { outBegin, outByte, outAscii, outBytes, outDecimal, outPatchU8, outFinis
 import { inputPtr, inputHolds } from "./input";
 import { hasPolicy } from "./policy";
 import {
-  classifyTool, classSource, lastWordRole, learnClass, learnRoles, forgetRoles, rolesBegin, rolesAdd, roleTableOf,
+  classifyTool, classSource, learnClass, learnRoles, forgetRoles, rolesBegin, rolesAdd, roleTableOf,
   nameEntry, ownNameStart, nextWord, wordStart, wordEnd, lowerWord, verbEntry, entryIsRead, WORDS_OOM,
   DESCRIBED_NAME_MAX,
 } from "./classify";
@@ -27,6 +29,7 @@ import { parseArgs, leafCount, leafPath, leafPathLen, leafValue, leafValueLen, l
 import { bytesEqual, equalsAscii, indexOfByte, sameBytes, copyLower, isAsciiAlpha, isAsciiDigit } from "./bytes";
 import { roleName } from "./disasm";
 import { free, scratchAlloc } from "./mem";
+import { listWords, hasWord } from "./wordset";
 
 const PROPERTIES: Text = "properties.";
 
@@ -48,12 +51,93 @@ function propertyOf(i: u32): bool {
   return true;
 }
 
-// The role a JSON-schema `format` names, 0 for any other.
+// The role a JSON-schema `format` names, 0 for any other: a date is what pins the action down.
 function formatRole(p: usize, len: u32): u32 {
   if (equalsAscii(p, len, "email") || equalsAscii(p, len, "idn-email")) return ROLE_EMAIL;
   if (equalsAscii(p, len, "uri") || equalsAscii(p, len, "url") || equalsAscii(p, len, "iri")) return ROLE_URL;
   if (equalsAscii(p, len, "hostname") || equalsAscii(p, len, "idn-hostname")) return ROLE_DOMAIN;
+  if (equalsAscii(p, len, "date") || equalsAscii(p, len, "date-time")) return ROLE_OBJECT;
   return 0;
+}
+
+// Words that end a description's head phrase ("ID of the page", "Name to show", "Amount in
+// cents") and that link the words of a name ("note_to_payer").
+const STOPS: Text = "of\nfor\nto\nin\non\nat\nby\nwith\nfrom\nthat\nwhich\nwho\nwhose\nwhen\nif\nis\nare\nas\nor\nand\nused\nthis\nthe\na\nan";
+const LEADS: Text = "the\na\nan\noptional\nrequired";
+
+function lowered(p: usize, n: u32): usize {
+  const w = scratchAlloc(max<usize>(<usize>n, 1));
+  if (w != 0) copyLower(w, p, n);
+  return w;
+}
+
+// role_map's role for a word of the name, the last word first ("amount_off" by "amount"), the
+// linking words skipped: the last word may give any role, an earlier one only an object's or a
+// sum's ("hotel_name" is an object; "excluded_file_patterns" is no path); 0 when none, WORDS_OOM.
+const nameWords: usize = memory.data(64); // up to 16 (start, end) u16 pairs
+function nameWordRole(name: usize, len: u32): i32 {
+  let n: u32 = 0;
+  let i: u32 = 0;
+  while (n < 16 && nextWord(name, len, i)) {
+    store<u16>(nameWords + (n << 2), <u16>wordStart);
+    store<u16>(nameWords + (n << 2) + 2, <u16>wordEnd);
+    n++;
+    i = wordEnd;
+  }
+  let last = true;
+  while (n > 0) {
+    n--;
+    const a = <u32>load<u16>(nameWords + (n << 2)), b = <u32>load<u16>(nameWords + (n << 2) + 2);
+    const w = lowered(name + a, b - a);
+    if (w == 0) return WORDS_OOM;
+    if (hasWord(listWords(textPtr(STOPS), textLen(STOPS)), w, b - a)) continue;
+    const role = setFind(classifyRoleSet(), w, b - a);
+    if (role >= 0 && (last || role == ROLE_OBJECT || role == ROLE_AMOUNT || role == ROLE_AMOUNT_MINOR)) return <i32>role;
+    last = false;
+  }
+  return 0;
+}
+
+// Reads a description: the role role_map gives the head noun of its head phrase (its last word,
+// the phrase being the words before the first punctuation or STOPS word, LEADS skipped before
+// it: "IBAN of the recipient", "The repository name", not "Repository description"), in
+// headRoleFound (0: none); and whether a word of it is one role_map marks as the smallest unit of
+// a currency ("in cents"), in saysMinor. False when out of memory.
+let headRoleFound: i32 = 0;
+let saysMinor = false;
+function readDescription(p: usize, len: u32): bool {
+  let i: u32 = 0;
+  let start: u32 = 0, end: u32 = 0; // the head noun
+  let lead = true;
+  let inHead = true;
+  headRoleFound = 0;
+  saysMinor = false;
+  while (i < len) {
+    const c = <u32>load<u8>(p + i);
+    if (!(isAsciiAlpha(c) || isAsciiDigit(c))) {
+      if (c != 0x20 && c != 0x27 && c != 0x2d && c != 0x5f && c != 0x60 && c != 0x22 && !lead) inHead = false;
+      i++;
+      continue;
+    }
+    let j = i + 1;
+    while (j < len && (isAsciiAlpha(<u32>load<u8>(p + j)) || isAsciiDigit(<u32>load<u8>(p + j)))) j++;
+    const w = lowered(p + i, j - i);
+    if (w == 0) return false;
+    if (setFind(classifyRoleSet(), w, j - i) == <i64>ROLE_AMOUNT_MINOR) saysMinor = true;
+    if (inHead) {
+      if (lead && hasWord(listWords(textPtr(LEADS), textLen(LEADS)), w, j - i)) { i = j; continue; }
+      if (hasWord(listWords(textPtr(STOPS), textLen(STOPS)), w, j - i)) inHead = false;
+      else { lead = false; start = i; end = j; }
+    }
+    i = j;
+  }
+  if (end > start) {
+    const w = lowered(p + start, end - start);
+    if (w == 0) return false;
+    const role = setFind(classifyRoleSet(), w, end - start);
+    if (role >= 0) headRoleFound = <i32>role;
+  }
+  return true;
 }
 
 function lower(a: i32, b: i32): i32 {
@@ -91,25 +175,33 @@ function flaggedEntry(flags: u32): i32 {
 }
 
 // The role of property [name, name+len): its `format`'s, else role_map's by its name (ASCII
-// lower-case), else by its last word; 0 for a property that can only be a number; a path that
-// its name or description says is acted on (a verb: "save", "to edit") is written. `stated`
-// tells whether the schema states the role (a format, the name itself, a boolean flag named for
-// it like "isUrl", or a written path) rather than the role being guessed from the name's last
-// word: only a stated role is evidence of the tool's class. WORDS_OOM.
+// lower-case), else by a word of its name (the last first), else by its description's head
+// noun; a property that can only be a number is an object (a count or id the action is made
+// with) unless its name says it is a sum; a sum whose description says "cents" is in minor
+// units; a path that its name or description says is acted on (a verb: "save", "to edit") is
+// written. `stated` tells whether the schema states the role (a format, the name itself, a
+// boolean flag named for it like "isUrl", or a written path) rather than the role being guessed
+// from the name's words or the description: only a stated role is evidence of the tool's class.
+// WORDS_OOM.
 let stated = false;
 function propertyRole(name: usize, len: u32, format: u32, numeric: bool, flag: bool, text: usize, textLength: u32): i32 {
   stated = false;
-  if (numeric) return 0;
   let role: i32 = <i32>format;
   stated = role != 0;
   if (role == 0) {
-    const lowered = scratchAlloc(max<usize>(len, 1));
-    if (lowered == 0) return WORDS_OOM;
-    copyLower(lowered, name, len);
-    const mapped = setFind(classifyRoleSet(), lowered, len);
+    const low = lowered(name, len);
+    if (low == 0) return WORDS_OOM;
+    const mapped = setFind(classifyRoleSet(), low, len);
     stated = mapped >= 0 || flag;
-    role = mapped >= 0 ? <i32>mapped : lastWordRole(name, len);
+    role = mapped >= 0 ? <i32>mapped : nameWordRole(name, len);
   }
+  if (role == WORDS_OOM || !readDescription(text, textLength)) return WORDS_OOM;
+  if (role == 0) role = headRoleFound;
+  if (numeric && role != <i32>ROLE_OBJECT && role != <i32>ROLE_AMOUNT && role != <i32>ROLE_AMOUNT_MINOR) {
+    role = ROLE_OBJECT; // a number is no address, URL or path
+    stated = false;
+  }
+  if (role == <i32>ROLE_AMOUNT && saysMinor) role = ROLE_AMOUNT_MINOR;
   if (role != <i32>ROLE_PATH) return role;
   const byName = verbIn(name, len);
   const byText = byName == WORDS_OOM ? WORDS_OOM : verbIn(text, textLength);

@@ -1,7 +1,7 @@
 // The installed policy as text, one fact a line: what `agentsfence disasm` prints.
 import {
   NONE, FORMAT_VERSION, OP_DECIDE, OP_TEST_PRESENT, OP_TEST_EQUALS, OP_TEST_IN_INTENT, OP_TEST_GRANTED, OP_TEST_IN_DERIVED, OP_TEST_TRUTHY,
-  OP_TEST_INTENT_ANY, FLAG_NEGATE, FLAG_ALL, SUBJ_ARG, INTENT_NAMED, INTENT_SOURCE, SETKIND_HASH, SETKIND_KEYS, SETKIND_LIST, SETTINGS_COUNT, SET_POLICY_NAME,
+  OP_TEST_INTENT_ANY, OP_TEST_AT_MOST, FLAG_NEGATE, FLAG_ALL, SUBJ_ARG, INTENT_NAMED, INTENT_SOURCE, SETKIND_HASH, SETKIND_KEYS, SETKIND_LIST, SETTINGS_COUNT, SET_POLICY_NAME,
   SET_SHELL_WRAPPERS, SET_FAIL_OPEN, SET_SHELL_PROGRAMS,
   SET_SHELL_NETWORK, SET_SHELL_SHELLS,
 } from "./format";
@@ -13,7 +13,7 @@ import {
   insnFlags, insnArg, insnOperand, insnJump, classifyWordSet, classifyEntryCount,
   classifyEntryClass, classifyRoleSet, intentNegationSet, intentNothingSet, intentExtensionSet,
   intentVerbSet, intentCancelSet, intentVerbCount, intentDeriveCount, intentDeriveClass, intentVerbClassStart, intentVerbClassCount, intentClass,
-  settingKeyAt, settingValueAt, budgetCount, budgetId, budgetLimit, budgetSource, classBudgetStart,
+  settingKeyAt, settingValueAt, budgetCount, budgetId, budgetLimit, budgetAmount, budgetSource, classBudgetStart,
   classBudgetCount, budgetMember,
 } from "./decode";
 import { outBegin, outByte, outAscii, outBytes, outDecimal, outHexByte, outFinish, Text } from "./out";
@@ -63,6 +63,7 @@ function opName(op: u32): Text {
     case 0x18: return "TEST_GRANTED";
     case 0x1a: return "TEST_IN_DERIVED";
     case 0x1b: return "TEST_TRUTHY";
+    case 0x1c: return "TEST_AT_MOST";
   }
   return "TEST_INTENT_ANY";
 }
@@ -79,8 +80,9 @@ export function subjectName(s: u32): Text {
     case 7: return "recipient";
     case 8: return "write";
     case 9: return "opaque";
+    case 10: return "object";
   }
-  return "object";
+  return "amount";
 }
 
 export function roleName(r: u32): Text {
@@ -98,8 +100,10 @@ export function roleName(r: u32): Text {
     case 11: return "written";
     case 12: return "object";
     case 13: return "data";
+    case 14: return "tree";
+    case 15: return "amount";
   }
-  return "tree";
+  return "amount_minor";
 }
 
 function effectName(e: u32): Text {
@@ -226,7 +230,7 @@ function instruction(pc: u32): void {
   const operand = insnOperand(pc);
   if (op == OP_TEST_PRESENT) outAscii(operand == 1 ? " present" : " absent");
   else if (op == OP_TEST_TRUTHY) outAscii(operand == 1 ? " true" : " false");
-  else if (op == OP_TEST_EQUALS) { outAscii(" "); quoted(operand); }
+  else if (op == OP_TEST_EQUALS || op == OP_TEST_AT_MOST) { outAscii(" "); quoted(operand); }
   else if (op == OP_TEST_IN_INTENT || op == OP_TEST_INTENT_ANY) { if (operand == INTENT_NAMED) outAscii(" named"); else if (operand == INTENT_SOURCE) outAscii(" source"); }
   else if (op != OP_TEST_GRANTED && op != OP_TEST_IN_DERIVED) { outAscii(" "); setRef(operand); }
   outAscii(" else -> ");
@@ -340,8 +344,8 @@ function budgets(): void {
     outDecimal(b);
     outAscii(" ");
     raw(budgetId(b));
-    outAscii(" limit ");
-    outDecimal(budgetLimit(b));
+    if (budgetAmount(b) != NONE) { outAscii(" cap "); quoted(budgetAmount(b)); }
+    else { outAscii(" limit "); outDecimal(budgetLimit(b)); }
     outAscii(" source ");
     raw(budgetSource(b));
     outAscii(" counts");

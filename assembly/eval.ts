@@ -7,7 +7,7 @@
 // rule asks, an allow rule does not allow.
 import {
   NONE, OP_DECIDE, OP_TEST_PRESENT, OP_TEST_EQUALS, OP_TEST_IN, OP_TEST_GLOB, OP_TEST_PREFIX,
-  OP_TEST_DOMAIN, OP_TEST_UNDER, OP_TEST_IN_INTENT, OP_TEST_GRANTED, OP_TEST_INTENT_ANY, OP_TEST_IN_DERIVED, OP_TEST_TRUTHY,
+  OP_TEST_DOMAIN, OP_TEST_UNDER, OP_TEST_IN_INTENT, OP_TEST_GRANTED, OP_TEST_INTENT_ANY, OP_TEST_IN_DERIVED, OP_TEST_TRUTHY, OP_TEST_AT_MOST,
   FLAG_NEGATE, FLAG_ALL, SUBJ_TOOL, SUBJ_ARG, SUBJ_PATH, SUBJ_WRITE, EFFECT_BLOCK, EFFECT_ASK, EFFECT_ALLOW,
   EFFECT_WARN,
 } from "./format";
@@ -24,6 +24,7 @@ import { pathForms, constantForms, formAt, formsOutOfMemory } from "./pathforms"
 import { spanPtr, spanLen } from "./normalize";
 import { intentHas, intentDerivedHas, intentGrants, intentNamesKind, intentMeetsPattern } from "./intent";
 import { NO, YES, MAYBE, tri, negated } from "./tri";
+import { amountAtMost } from "./amount";
 
 // The call being decided.
 let toolName: usize = 0;
@@ -278,6 +279,7 @@ function literalTest(op: u32, subject: u32, operand: u32, p: usize, len: u32): u
     case OP_TEST_UNDER: return tri(underIn(operand, p, len));
     case OP_TEST_IN_INTENT: return intentHas(intentStore, subject, p, len, operand);
     case OP_TEST_IN_DERIVED: return tri(intentDerivedHas(intentStore, subject, p, len));
+    case OP_TEST_AT_MOST: return amountAtMost(p, len, strPtr(operand), strLen(operand));
   }
   return NO;
 }
@@ -394,6 +396,7 @@ function patternTest(op: u32, subject: u32, operand: u32, p: usize, len: u32): u
       return intentMeetsPattern(intentStore, false, subject, p, len, operand) ? MAYBE : NO;
     }
     case OP_TEST_IN_DERIVED: return intentMeetsPattern(intentStore, true, subject, p, len, 0) ? MAYBE : NO;
+    case OP_TEST_AT_MOST: return MAYBE; // a sum the fence could not read may be any
   }
   return NO;
 }

@@ -2,7 +2,7 @@
 // answers how the call was classified and which rules' tests ran, so a person can read why.
 import {
   NONE, OP_DECIDE, OP_TEST_PRESENT, OP_TEST_EQUALS, OP_TEST_IN, OP_TEST_GLOB, OP_TEST_PREFIX,
-  OP_TEST_DOMAIN, OP_TEST_UNDER, OP_TEST_IN_INTENT, OP_TEST_GRANTED, OP_TEST_IN_DERIVED, OP_TEST_TRUTHY, EFFECT_ALLOW, EFFECT_BLOCK,
+  OP_TEST_DOMAIN, OP_TEST_UNDER, OP_TEST_IN_INTENT, OP_TEST_GRANTED, OP_TEST_IN_DERIVED, OP_TEST_TRUTHY, OP_TEST_AT_MOST, EFFECT_ALLOW, EFFECT_BLOCK,
   EFFECT_ASK, FLAG_NEGATE, SUBJ_ARG,
 } from "./format";
 import {
@@ -61,6 +61,7 @@ function predicateName(op: u32): Text {
     case OP_TEST_GRANTED: return "granted";
     case OP_TEST_IN_DERIVED: return "in_derived";
     case OP_TEST_TRUTHY: return "truthy";
+    case OP_TEST_AT_MOST: return "at_most";
   }
   return "intent_any";
 }

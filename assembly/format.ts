@@ -2,7 +2,7 @@
 // AssemblyScript evaluator and the TypeScript compiler can both import this file.
 
 export const MAGIC = 0x43424641; // "AFBC" read as a little-endian u32
-export const FORMAT_VERSION = 5;
+export const FORMAT_VERSION = 7;
 export const HEADER_SIZE = 48;
 export const DIR_ENTRY_SIZE = 12;
 export const HASH_OFFSET = 16;
@@ -105,6 +105,7 @@ export const OP_TEST_GRANTED = 0x18;
 export const OP_TEST_INTENT_ANY = 0x19;
 export const OP_TEST_IN_DERIVED = 0x1a;
 export const OP_TEST_TRUTHY = 0x1b;
+export const OP_TEST_AT_MOST = 0x1c; // an AMOUNT at most the constant sum (§6.10)
 export const FLAG_NEGATE = 1;
 export const FLAG_ALL = 2;
 
@@ -126,7 +127,8 @@ export const SUBJ_RECIPIENT = 7;
 export const SUBJ_WRITE = 8;    // paths the call writes, creates, deletes or renames (also PATH targets)
 export const SUBJ_OPAQUE = 9;   // what a reader could not read: an allow of such a call is asked (§8.1)
 export const SUBJ_OBJECT = 10;  // the named object of an action: a hotel, a repository, an account
-export const SUBJECT_COUNT = 11;
+export const SUBJ_AMOUNT = 11;  // a sum of money the call moves, in the normal form of §6.10
+export const SUBJECT_COUNT = 12;
 // A target whose value a reader could not resolve to one literal (a glob bash expands, a word
 // with an unknown variable): its value is a pattern of §6.4 over the normal forms (§6.7). The
 // bit is or-ed into the subject byte of witness and target entries (§8.1).
@@ -150,7 +152,9 @@ export const ROLE_WRITTEN = 11; // a path the call writes: PATH and WRITE
 export const ROLE_OBJECT = 12;  // the object of the action (a name, an id): OBJECT
 export const ROLE_DATA = 13;    // content, no target: exempt from reading by shape (§5.2)
 export const ROLE_TREE = 14;    // a directory read with everything below it: PATH, and the pattern DIR/**
-export const ROLE_MAX = 14;
+export const ROLE_AMOUNT = 15;  // a sum of money (or its currency): AMOUNT
+export const ROLE_AMOUNT_MINOR = 16; // a sum in the currency's smallest unit (cents): AMOUNT
+export const ROLE_MAX = 16;
 
 // CLASSIFY entry flags (§3): the entry is a read (only the tool's own name gives it), and the
 // MCP annotations that are evidence for it.
@@ -240,3 +244,5 @@ export const CONFIGURE_FOLD_CASE = 1; // the file system compares names ASCII ca
 // Fuel the host grants one call (§8).
 export const FUEL_BASE = 20000000;
 export const FUEL_PER_BYTE = 1000;
+// intent and derive read prose by clauses: each of their input bytes buys more.
+export const FUEL_PER_TEXT_BYTE = 4000;

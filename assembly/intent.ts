@@ -12,7 +12,7 @@
 //            hold the verb word; attributes say how the user's words named the item (§7.2)
 //   slots    open-addressing index over the named items: item offset + 1, 0 empty
 import {
-  SUBJ_ARG, SUBJ_EMAIL, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_RECIPIENT, SUBJ_WRITE, SUBJ_OBJECT,
+  SUBJ_ARG, SUBJ_EMAIL, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_RECIPIENT, SUBJ_WRITE, SUBJ_OBJECT, SUBJ_AMOUNT,
   SET_MAX_INTENT_BYTES, INTENT_NAMED, INTENT_SOURCE, BOUND_DESTINATION, BOUND_SOURCE, BOUND_QUOTED, MOOD_REQUEST,
   MOOD_QUESTION, MOOD_CONDITION, MOOD_NEGATED, MOOD_UNKNOWN, MOOD_UNCERTAIN, MOOD_STATEMENT,
 } from "./format";
@@ -35,8 +35,10 @@ import {
   readMessage, boundCount, boundKind, boundStart, boundEnd, boundRole, boundMood, boundNoteStart, boundNoteEnd,
   boundWordHost, useCount, useVerb, useWord, useWordLen, useEffect, useNoteStart, useNoteEnd, USE_PROHIBIT, USE_RESTRICT,
   USE_GRANT, USE_GRANT_MAYBE, opCount, opCode, opMatch, opA, opB, OP_REVOKE_ALL, OP_KEEP, OP_EXCLUDE, OP_RESTORE, MATCH_BOUND,
-  MATCH_WORD, insteadSeen, messagePtr,
+  MATCH_WORD, insteadSeen, messagePtr, readingAt, readingRole, readingMood, readingNoteStart, readingNoteEnd,
 } from "./reader";
+import { bindObjects, objectNormal, objectStart } from "./objects";
+import { amountWithin } from "./amount";
 
 const PROHIBITED: u32 = 0xff;
 const GRANTED: u32 = 0xfe;
@@ -188,6 +190,10 @@ function nameNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
   if (r == YES || c == 0x23 || c == 0x40) return r;
   r = either(r, findItem(intent, base + NAME, p, len));
   if (r == YES) return r;
+  // An object the user named ("Acme Corp", an IBAN, with or without its spaces), §7.4.
+  const o = objectNormal(p, len);
+  if (o != 0) r = either(r, findItem(intent, base + SUBJ_OBJECT, spanPtr(o), spanLen(o)));
+  if (r == YES) return r;
   const sigiled = scratchAlloc(<usize>len + 1);
   if (sigiled == 0) return r;
   memory.copy(sigiled + 1, p, len);
@@ -252,6 +258,91 @@ function anyNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
   return either(r, findItem(intent, base + SUBJ_RECIPIENT, p, len));
 }
 
+// ---- objects and sums (§7.4) ----
+
+const THE: usize = memory.data<u8>([0x74, 0x68, 0x65, 0x20]); // "the "
+const yearless: usize = memory.data(7);
+
+// An object value (§6.8) the user named as a whole: an item of any kind equal to it, or to it
+// without a leading "the"; an ISO date by the date the user named (a yearless one by its month
+// and day; a date with a time after it, maybe: the time was not named).
+function wholeNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
+  let r = either(anyNamed(intent, base, p, len), findItem(intent, base + SUBJ_OBJECT, p, len));
+  if (r != YES && len > 4 && sameBytes(p, THE, 4)) {
+    r = either(r, either(anyNamed(intent, base, p + 4, len - 4), findItem(intent, base + SUBJ_OBJECT, p + 4, len - 4)));
+  }
+  if (r == YES || !isoDate(p, len)) return r;
+  store<u16>(yearless, 0x2d2d);
+  memory.copy(yearless + 2, p + 5, 5);
+  let d = either(findItem(intent, base + SUBJ_OBJECT, p, 10), findItem(intent, base + SUBJ_OBJECT, yearless, 7));
+  if (len > 10 && d == YES) d = MAYBE;
+  return either(r, d);
+}
+
+// YYYY-MM-DD, alone or before a time ("T10:00", " 10:00").
+function isoDate(p: usize, len: u32): bool {
+  if (len < 10 || (len > 10 && load<u8>(p + 10) != 0x54 && load<u8>(p + 10) != 0x74 && load<u8>(p + 10) != 0x20)) return false;
+  for (let i: u32 = 0; i < 10; i++) {
+    const c = <u32>load<u8>(p + i);
+    if (i == 4 || i == 7 ? c != 0x2d : c - 0x30 >= 10) return false;
+  }
+  return true;
+}
+
+@inline function isPartBreak(c: u32): bool {
+  return c == 0x2c || c == 0x3b || c == 0x28 || c == 0x29;
+}
+
+// OBJECT (§7.4): named as a whole; else, for a value of parts ("hotel lumen, paris", "acme
+// (berlin)"), named when each part is, maybe when its first part is (the rest qualifies it
+// with words the user never said); a value that merely holds the user's words ("lumen scam
+// inn") is not named.
+function objectNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
+  const whole = wholeNamed(intent, base, p, len);
+  if (whole == YES) return whole;
+  let parts: u32 = 0;
+  let all = true;
+  let first = NO;
+  let i: u32 = 0;
+  while (i < len) {
+    let j = i;
+    while (j < len && !isPartBreak(load<u8>(p + j))) j++;
+    let s = i, t = j;
+    while (s < t && load<u8>(p + s) == 0x20) s++;
+    while (t > s && load<u8>(p + t - 1) == 0x20) t--;
+    if (t > s) {
+      const r = wholeNamed(intent, base, p + s, t - s);
+      if (parts == 0) first = r;
+      if (r != YES) all = false;
+      parts++;
+    }
+    i = j + 1;
+  }
+  if (parts < 2) return whole;
+  if (all) return YES;
+  return either(whole, first == NO ? NO : MAYBE);
+}
+
+// AMOUNT (§7.4): at most a sum the user named in the same currency (maybe when one of the two
+// gives no currency).
+function amountNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
+  const items = intent + field(intent, H_ITEMS);
+  const bytes = field(intent, H_ITEMS_BYTES);
+  let r = NO;
+  let off: u32 = 0;
+  while (off < bytes && r != YES) {
+    const rec = items + <usize>off;
+    const l = load<u32>(rec + 8);
+    off += recSize(rec);
+    if (load<u32>(rec) != base + SUBJ_AMOUNT) continue;
+    const a = reading(load<u32>(rec + 12), flavorNow);
+    if (a == NO) continue;
+    const w = amountWithin(p, len, rec + ITEM_HEAD, l);
+    r = either(r, w == YES ? a : w == MAYBE ? MAYBE : NO);
+  }
+  return r;
+}
+
 // §7's matching over the named items (base 0) or the derived ones (base DERIVED), under the
 // reading flavorNow: whether value [p, p+len) of `subject` (a call's normalized target, or an
 // ARG leaf's text) is granted.
@@ -279,7 +370,8 @@ function has(intent: usize, base: u32, subject: u32, p: usize, len: u32): u32 {
     case SUBJ_PATH:
     case SUBJ_WRITE: return pathNamed(intent, base, p, len);
     case SUBJ_RECIPIENT: return recipientNamed(intent, base, p, len);
-    case SUBJ_OBJECT: return either(anyNamed(intent, base, p, len), findItem(intent, base + NAME, p, len));
+    case SUBJ_OBJECT: return objectNamed(intent, base, p, len);
+    case SUBJ_AMOUNT: return amountNamed(intent, base, p, len);
     case SUBJ_ARG: return anyNamed(intent, base, p, len);
   }
   return NO;
@@ -299,7 +391,8 @@ export function intentDerivedHas(intent: usize, subject: u32, p: usize, len: u32
 
 // The item kinds a subject's values are looked up among.
 function kindMatches(subject: u32, kind: u32): bool {
-  if (subject == SUBJ_ARG || subject == SUBJ_OBJECT) return kind <= <u32>SUBJ_RECIPIENT || kind == NAME;
+  if (subject == SUBJ_ARG) return kind <= <u32>SUBJ_RECIPIENT || kind == NAME;
+  if (subject == SUBJ_OBJECT) return kind <= <u32>SUBJ_RECIPIENT || kind == SUBJ_OBJECT;
   if (subject == SUBJ_WRITE) return kind == SUBJ_PATH;
   return kind == subject;
 }
@@ -534,6 +627,28 @@ function messageGrants(cls: u32): bool {
   return false;
 }
 
+// What the user's words grant an object or a sum by the mood of its clause (§7.4): a plain
+// request grants it as the destination of the action (whatever the clause's data flow), a
+// condition or a language the grammar cannot place maybe; a question names it for reading;
+// a statement or a negation only names it; quoted material grants nothing.
+function objectAttributes(role: u32, mood: u32): u32 {
+  if (role == BOUND_QUOTED) return 0;
+  if (mood == MOOD_REQUEST) return A_DEST | A_SOURCE | A_NAMED;
+  if (mood == MOOD_CONDITION || mood == MOOD_UNKNOWN || mood == MOOD_UNCERTAIN) return A_DEST_MAYBE | A_SOURCE_MAYBE | A_NAMED;
+  if (mood == MOOD_QUESTION) return A_SOURCE | A_NAMED;
+  return A_NAMED;
+}
+
+// The collector bindObjects calls: the item, with the reading of the clause it stands in.
+function collectObject(kind: u32, cls: u32, s: u64): bool {
+  readingAt(objectStart);
+  attrsNow = objectAttributes(readingRole, readingMood);
+  metaNow = readingRole | (readingMood << 4);
+  noteP = messagePtr() + readingNoteStart;
+  noteL = readingNoteEnd - readingNoteStart;
+  return attrsNow == 0 || collectWith(kind, cls, s, attrsNow);
+}
+
 // Collects what message [p, p+len) names, grants, prohibits and takes back (reader.ts);
 // false when out of memory.
 function collectMessage(p: usize, len: u32): bool {
@@ -546,6 +661,7 @@ function collectMessage(p: usize, len: u32): bool {
     noteL = boundNoteEnd(b) - boundNoteStart(b);
     if (!collectOne(p, 0, boundKind(b), boundStart(b), boundEnd(b), boundWordHost(b))) return false;
   }
+  if (!bindObjects(p, len, collectObject)) return false; // OBJECT and AMOUNT items (objects.ts)
   metaNow = 0;
   for (let k: u32 = 0; k < useCount; k++) {
     const verb = useVerb(k);
@@ -1072,6 +1188,8 @@ export function intentWriteSummary(intent: usize): void {
   writeKind(intent, SUBJ_PATH, "path");
   writeKind(intent, SUBJ_RECIPIENT, "recipient");
   writeKind(intent, NAME, "name");
+  writeKind(intent, SUBJ_OBJECT, "object");
+  writeKind(intent, SUBJ_AMOUNT, "amount");
   writeKind(intent, DERIVED + SUBJ_EMAIL, "derived-email");
   writeKind(intent, DERIVED + SUBJ_URL, "derived-url");
   writeKind(intent, DERIVED + SUBJ_DOMAIN, "derived-domain");

@@ -691,12 +691,50 @@ function sentenceFlags(start: u32, end: u32): u32 {
   return f;
 }
 
-let sentIndex: usize = 0; // token -> sentence
+// Per token, worked out once: its sentence, its clause's bounds, the condition word that governs
+// it (conditionOf), and per sentence whether it holds a negation and where its first verb stands
+// (for scripts without spaces): every later question about a token is a lookup, so reading a
+// message costs time linear in it, however long its sentences.
+let sentIndex: usize = 0;  // token -> sentence
+let clauseBounds: usize = 0; // token -> (clause start, clause end)
+let condIndex: usize = 0;  // token -> governing condition word + 1 (0: none)
+let sentFacts: usize = 0;  // sentence -> (negation anywhere, first verb + 1)
+
+// Backward and forward scans from a token look at most this many tokens: a word further away in
+// a run-on sentence is not read as the value's verb, preposition or negation. What such a cut
+// scan could not see makes the reading uncertain (it asks), never a grant.
+const SCAN_WINDOW: u32 = 48;
+// A sentence governed by more condition words than this is conditional throughout.
+const CONDITIONS_READ: u32 = 8;
+let scanCut = false;
+
 function indexSentences(): bool {
   sentIndex = scratchAlloc((<usize>tokCount + 1) * 4);
-  if (sentIndex == 0) return false;
+  clauseBounds = scratchAlloc((<usize>tokCount + 1) * 8);
+  condIndex = scratchAlloc((<usize>tokCount + 1) * 4);
+  sentFacts = scratchAlloc((<usize>sentCount + 1) * 8);
+  if (sentIndex == 0 || clauseBounds == 0 || condIndex == 0 || sentFacts == 0) return false;
   for (let s: u32 = 0; s < sentCount; s++) {
-    for (let k = sStart(s); k < sEnd(s); k++) store<u32>(sentIndex + (<usize>k << 2), s);
+    const start = sStart(s), end = sEnd(s);
+    let negation: u32 = 0, firstVerb: u32 = 0;
+    let cs = start;
+    for (let k = start; k < end; k++) {
+      store<u32>(sentIndex + (<usize>k << 2), s);
+      if (wordHas(k, G_NEGATION)) negation = 1;
+      if (firstVerb == 0 && wordHas(k, G_VERB) && verbIndexOf(k) != 0) firstVerb = k + 1;
+      if (k + 1 == end || endsClause(k)) {
+        // The clause [cs, k] (a punctuation token closes the clause before it and starts none).
+        const ce = endsClause(k) ? k : k + 1;
+        for (let j = cs; j <= k; j++) {
+          store<u32>(clauseBounds + (<usize>j << 3), cs);
+          store<u32>(clauseBounds + (<usize>j << 3) + 4, ce);
+        }
+        cs = k + 1;
+      }
+    }
+    store<u32>(sentFacts + (<usize>s << 3), negation);
+    store<u32>(sentFacts + (<usize>s << 3) + 4, firstVerb);
+    indexConditions(s);
   }
   return true;
 }
@@ -704,19 +742,8 @@ function indexSentences(): bool {
 @inline function verbIndexOf(k: u32): u32 { return load<u32>(tk(k) + 24); }
 
 // The clause of token k: [clauseStart, clauseEnd) between punctuation, in its sentence.
-function clauseStart(k: u32): u32 {
-  const s = sStart(sentenceOf(k));
-  let j = k;
-  while (j > s && !endsClause(j - 1)) j--;
-  return j;
-}
-
-function clauseEnd(k: u32): u32 {
-  const e = sEnd(sentenceOf(k));
-  let j = k;
-  while (j < e && !endsClause(j)) j++;
-  return j;
-}
+@inline function clauseStart(k: u32): u32 { return load<u32>(clauseBounds + (<usize>k << 3)); }
+@inline function clauseEnd(k: u32): u32 { return load<u32>(clauseBounds + (<usize>k << 3) + 4); }
 
 // ---- conditions ----
 
@@ -725,28 +752,37 @@ function clauseEnd(k: u32): u32 {
 // suffix condition (たら, 면) too; any other governs the sentence up to its clause's end
 // ("Email bob the report if the numbers are final").
 function conditionOf(k: u32): i32 {
-  const s = sentenceOf(k);
+  return <i32>load<u32>(condIndex + (<usize>k << 2)) - 1;
+}
+
+// Marks, in sentence s, the tokens each condition word governs; the first word whose range holds
+// a token is its condition (as a reading from the sentence's start would find it).
+function indexConditions(s: u32): void {
   const start = sStart(s), end = sEnd(s);
+  for (let k = start; k < end; k++) store<u32>(condIndex + (<usize>k << 2), 0);
+  let read: u32 = 0;
   for (let c = start; c < end; c++) {
     if (!wordHas(c, G_CONDITION | G_CONDITION_AFTER)) continue;
     // "tell me if", "check if", "ask them whether": a question the verb asks, not a condition.
     if (c > start && !tCjk(c) && (wordHas(c - 1, G_VERB | G_QUESTION) || (c > start + 1 && wordHas(c - 1, G_DETERMINER) && wordHas(c - 2, G_VERB)))) continue;
+    if (read == CONDITIONS_READ) { governs(start, end, c); return; } // past the bound: all of it
+    read++;
     const cs = clauseStart(c);
-    if (wordHas(c, G_CONDITION_AFTER)) {
-      if (k >= cs) return <i32>c;
-      continue;
-    }
+    if (wordHas(c, G_CONDITION_AFTER)) { governs(cs, end, c); continue; }
     let initial = true;
-    for (let j = cs; j < c && initial; j++) initial = wordHas(j, G_LEAD | G_CONJ);
+    for (let j = cs; j < c && initial && j < cs + SCAN_WINDOW; j++) initial = wordHas(j, G_LEAD | G_CONJ);
     const ce = clauseEnd(c);
     const more = ce + 1 < end;
-    if (initial && more) {
-      if (k >= c) return <i32>c;
-    } else if (k < ce) {
-      return <i32>c;
-    }
+    if (initial && more) governs(c, end, c);
+    else governs(start, ce, c);
   }
-  return -1;
+}
+
+function governs(from: u32, to: u32, c: u32): void {
+  for (let k = from; k < to; k++) {
+    const at = condIndex + (<usize>k << 2);
+    if (load<u32>(at) == 0) store<u32>(at, c + 1);
+  }
 }
 
 // ---- verbs ----
@@ -756,8 +792,10 @@ function conditionOf(k: u32): i32 {
 function imperative(k: u32): bool {
   if (tCjk(k) || (sFlags(sentenceOf(k)) & S_CJK) != 0) return true;
   const s = sStart(sentenceOf(k));
+  const floor = k > s + SCAN_WINDOW ? k - SCAN_WINDOW : s;
   let j = k;
   while (j > s) {
+    if (j == floor) { scanCut = true; return false; } // too far to tell: no request
     j--;
     if (tType(j) == T_PUNCT) return true;
     if (isThing(j)) return false;
@@ -774,14 +812,12 @@ function imperative(k: u32): bool {
 // In a script without spaces, a negation anywhere in its sentence.
 function negatedVerb(k: u32): bool {
   const sent = sentenceOf(k);
-  if ((sFlags(sent) & S_CJK) != 0) {
-    for (let j = sStart(sent); j < sEnd(sent); j++) if (wordHas(j, G_NEGATION)) return true;
-    return false;
-  }
+  if ((sFlags(sent) & S_CJK) != 0) return sentenceNegated(sent);
   if (k > 0 && wordHas(k - 1, G_REVOKE)) return true;
   const cs = clauseStart(k);
   let cancelled = false;
   for (let j = k; j > cs;) {
+    if (k - j >= SCAN_WINDOW) { scanCut = true; break; }
     j--;
     if (!isWord(j)) continue;
     if (!tCjk(j) && hasWord(cancels, <usize>tA(j), tB(j))) cancelled = true;
@@ -792,10 +828,14 @@ function negatedVerb(k: u32): bool {
   return false;
 }
 
+@inline function sentenceNegated(s: u32): bool {
+  return load<u32>(sentFacts + (<usize>s << 3)) != 0;
+}
+
 // Whether negated verb k negates its objects: a value after it in its clause, or an EXCLUDE
 // word ("else") after it there ("anyone else").
 function restrictsObjects(k: u32): bool {
-  const ce = clauseEnd(k);
+  const ce = min(clauseEnd(k), k + 1 + SCAN_WINDOW);
   for (let j = k + 1; j < ce; j++) if (isThing(j) || wordHas(j, G_EXCLUDE)) return true;
   return false;
 }
@@ -821,13 +861,14 @@ function roleFor(object: u32, kind: u32, clauseHasFile: bool): u32 {
 
 // Whether a path lies between tokens a and b.
 function pathBetween(a: u32, b: u32): bool {
-  for (let j = a + 1; j < b; j++) if (isThing(j) && boundKind(tA(j)) == SUBJ_PATH) return true;
+  for (let j = a + 1; j < b && j <= a + SCAN_WINDOW; j++) if (isThing(j) && boundKind(tA(j)) == SUBJ_PATH) return true;
   return false;
 }
 
 // Whether the clause of token k has a file after a destination word ("add eve@x to contacts.csv").
 function clauseHasFile(k: u32): bool {
   const cs = clauseStart(k), ce = clauseEnd(k);
+  if (ce - cs > 2 * SCAN_WINDOW) return true; // too long to read: as if a file received (no grant)
   for (let j = cs + 1; j < ce; j++) {
     if (isThing(j) && boundKind(tA(j)) == SUBJ_PATH && wordHas(j - 1, G_DEST | G_RELATIVE)) return true;
   }
@@ -862,13 +903,15 @@ function readRole(k: u32, kind: u32): void {
   let passedValue = false; // a value lies between the preposition and what is further back
   let embedded = false;
   let j = k;
-  let onlyValues = true;   // only values and separators since the last punctuation
+  let onlyValues = true;   // only values, commas and "and"/"or" between j and k
+  const floor = k > s + SCAN_WINDOW ? k - SCAN_WINDOW : s;
   while (j > s) {
+    if (j == floor) { scanCut = true; break; } // further back is not read: a mention, uncertain
     j--;
     const type = tType(j);
     if (type == T_PUNCT) {
       const code = tA(j);
-      if ((code == P_COMMA || code == P_COLON) && j > s && isThing(j - 1) && onlyValuesBetween(j, k)) {
+      if ((code == P_COMMA || code == P_COLON) && j > s && isThing(j - 1) && onlyValues) {
         inherit(j - 1);
         return;
       }
@@ -878,16 +921,15 @@ function readRole(k: u32, kind: u32): void {
       break;
     }
     if (type == T_THING) {
-      if (onlyValuesBetween(j + 1, k) && j + 1 == k) { passedValue = true; continue; }
       passedValue = true;
       continue;
     }
     const g = tG(j);
-    if ((g & G_CONJ) != 0 && j > s && isThing(j - 1) && onlyValuesBetween(j, k)) {
+    if ((g & G_CONJ) != 0 && j > s && isThing(j - 1) && onlyValues) {
       inherit(j - 1);
       return;
     }
-    onlyValues = false;
+    if ((g & G_CONJ) == 0) onlyValues = false;
     // "that" right after a verb is its object ("forward that to bob@x"), not an embedded clause.
     if ((g & G_BARRIER) != 0 && !((g & G_DETERMINER) != 0 && j > s && wordHas(j - 1, G_VERB))) { embedded = true; break; }
     if ((g & G_VERB) != 0 && verbIndexOf(j) != 0) { verbNow = <i32>j; break; }
@@ -929,9 +971,8 @@ let prepFirst = false;
 let prepAt: u32 = 0;
 
 function findCjkVerb(sent: u32): void {
-  for (let j = sStart(sent); j < sEnd(sent); j++) {
-    if (wordHas(j, G_VERB) && verbIndexOf(j) != 0) { verbNow = <i32>j; return; }
-  }
+  const first = load<u32>(sentFacts + (<usize>sent << 3) + 4);
+  if (first != 0) verbNow = <i32>(first - 1);
 }
 
 // Whether tokens (from, to) hold only values, commas and "and"/"or".
@@ -970,6 +1011,7 @@ function inherit(j: u32): void {
 function negatedBefore(k: u32): bool {
   const cs = clauseStart(k);
   for (let j = k; j > cs;) {
+    if (k - j >= SCAN_WINDOW) { scanCut = true; return false; }
     j--;
     if (wordHas(j, G_NEGATION | G_EXCLUDE)) return true;
   }
@@ -984,9 +1026,7 @@ function readMood(k: u32): void {
   if ((f & S_KNOWN) == 0) { moodNow = MOOD_UNKNOWN; return; }
   if ((f & S_QUESTION) != 0) { moodNow = MOOD_QUESTION; return; }
   if (negatedBefore(k) || (verbNow >= 0 && negatedVerb(<u32>verbNow))) { moodNow = MOOD_NEGATED; return; }
-  if ((f & S_CJK) != 0) {
-    for (let j = sStart(sent); j < sEnd(sent); j++) if (wordHas(j, G_NEGATION)) { moodNow = MOOD_NEGATED; return; }
-  }
+  if ((f & S_CJK) != 0 && sentenceNegated(sent)) { moodNow = MOOD_NEGATED; return; }
   condNow = conditionOf(k);
   let mood = MOOD_STATEMENT;
   if (verbNow >= 0) mood = imperative(<u32>verbNow) ? MOOD_REQUEST : MOOD_STATEMENT;
@@ -996,7 +1036,7 @@ function readMood(k: u32): void {
 }
 
 function onlyClause(k: u32): bool {
-  const cs = clauseStart(k);
+  const cs = max(clauseStart(k), k > SCAN_WINDOW ? k - SCAN_WINDOW : 0);
   for (let j = cs; j < k; j++) if (wordHas(j, G_ONLY)) return true;
   return false;
 }
@@ -1115,6 +1155,11 @@ function followUps(): void {
   }
 }
 
+// A reading a scan could not finish (SCAN_WINDOW): what it would grant it grants maybe.
+function uncertain(): void {
+  if (moodNow == MOOD_REQUEST) moodNow = MOOD_UNCERTAIN;
+}
+
 // ---- the whole message ----
 
 // Reads message [p, p+len): bound values (with names in destination places), verb uses and
@@ -1122,6 +1167,7 @@ function followUps(): void {
 export function readMessage(p: usize, len: u32): bool {
   msg = p;
   msgLen = len;
+  readingSentence = -1;
   grammar = policyWords(intentGrammarSet());
   verbs = policyWords(intentVerbSet());
   cancels = policyWords(intentCancelSet());
@@ -1143,8 +1189,10 @@ export function readMessage(p: usize, len: u32): bool {
     if (isThing(k)) {
       const first = tA(k);
       inherited = false;
+      scanCut = false;
       readRole(k, boundKind(first));
       if (!inherited) readMood(k);
+      if (scanCut) uncertain();
       if (moodNow == MOOD_CONDITION && condNow >= 0) conditionNote(<u32>condNow); else clauseNote(k);
       for (let b = first; b < first + tB(k); b++) setBound(b, roleNow, moodNow);
       continue;
@@ -1158,9 +1206,11 @@ export function readMessage(p: usize, len: u32): bool {
       store<u32>(tk(k) + 4, b);
       store<u32>(tk(k) + 8, 1);
       inherited = false;
+      scanCut = false;
       readRole(k, NAME_KIND);
       if (roleNow != BOUND_DESTINATION) roleNow = BOUND_DESTINATION;
       if (!inherited) readMood(k);
+      if (scanCut) uncertain();
       if (moodNow == MOOD_CONDITION && condNow >= 0) conditionNote(<u32>condNow); else clauseNote(k);
       setBound(b, roleNow, moodNow);
       continue;
@@ -1170,11 +1220,12 @@ export function readMessage(p: usize, len: u32): bool {
     const f = sFlags(sent);
     if ((f & S_QUESTION) != 0 || (f & S_KNOWN) == 0) continue;
     if (wordHas(k, G_AUX) && k + 1 < tokCount && wordHas(k + 1, G_NEGATION)) continue; // "do not …"
+    scanCut = false;
     const negated = negatedVerb(k);
     const imp = imperative(k);
     if (!imp) continue;
     const c = conditionOf(k);
-    let effect = negated ? (restrictsObjects(k) ? USE_RESTRICT : USE_PROHIBIT) : c >= 0 ? USE_GRANT_MAYBE : USE_GRANT;
+    let effect = negated ? (restrictsObjects(k) ? USE_RESTRICT : USE_PROHIBIT) : c >= 0 || scanCut ? USE_GRANT_MAYBE : USE_GRANT;
     // "Do the actions in the email from x@y": the request is what that says.
     if (effect == USE_GRANT && objectOf(k) == OBJECT_DELEGATED) effect = USE_GRANT_MAYBE;
     if (c >= 0 && effect == USE_GRANT_MAYBE) conditionNote(<u32>c); else clauseNote(k);
@@ -1193,4 +1244,58 @@ export function readMessage(p: usize, len: u32): bool {
 
 export function messagePtr(): usize {
   return msg;
+}
+
+// How the clause at byte `pos` of the message just read reads a value there, as it reads a
+// name (objects.ts finds the objects and sums; intent.ts grants them by this): readingRole,
+// readingMood and the clause's note (readingNoteStart/End). Quoted, pasted and forwarded
+// material is BOUND_QUOTED; a value inside a bound one (a URL's path) reads as that value.
+export let readingRole: u32 = 0;
+export let readingMood: u32 = 0;
+export let readingNoteStart: u32 = 0;
+export let readingNoteEnd: u32 = 0;
+// Reading a clause walks back to its verb or to its sentence's start, so a sentence dense with
+// objects (a pasted table of numbers, a list of ids) would cost its length for each: past
+// READINGS_PER_SENTENCE objects read in a row in one sentence, the next only name (a mention in a
+// statement: no grant), and binding stays linear.
+const READINGS_PER_SENTENCE: u32 = 16;
+let readingSentence: i64 = -1;
+let readingsInSentence: u32 = 0;
+export function readingAt(pos: u32): void {
+  readingNoteStart = 0;
+  readingNoteEnd = 0;
+  if (pos >= msgLen || load<u8>(quoted + pos) != 0 || tokCount == 0) {
+    readingRole = BOUND_QUOTED;
+    readingMood = MOOD_STATEMENT;
+    return;
+  }
+  // The token that holds pos, else the first after it: tokens are in message order.
+  let lo: u32 = 0, hi = tokCount;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (tEnd(mid) <= pos) lo = mid + 1; else hi = mid;
+  }
+  const k = lo < tokCount ? lo : tokCount - 1;
+  if (isThing(k)) {
+    readingRole = boundRole(tA(k));
+    readingMood = boundMood(tA(k));
+    readingNoteStart = boundNoteStart(tA(k));
+    readingNoteEnd = boundNoteEnd(tA(k));
+    return;
+  }
+  const sent = <i64>sentenceOf(k);
+  if (sent != readingSentence) { readingSentence = sent; readingsInSentence = 0; }
+  if (++readingsInSentence > READINGS_PER_SENTENCE) {
+    readingRole = BOUND_MENTION;
+    readingMood = MOOD_STATEMENT;
+    return;
+  }
+  inherited = false;
+  readRole(k, NAME_KIND);
+  if (!inherited) readMood(k);
+  if (moodNow == MOOD_CONDITION && condNow >= 0) conditionNote(<u32>condNow); else clauseNote(k);
+  readingRole = roleNow;
+  readingMood = moodNow;
+  readingNoteStart = noteS;
+  readingNoteEnd = noteE;
 }

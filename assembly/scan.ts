@@ -89,7 +89,7 @@ let pendingStart: u32 = 0;
 let pendingEnd: u32 = 0;
 
 // Typographic quotes and guillemets that may wrap a word: “ ” ‘ ’ « ».
-function quoteMarkLen(p: usize, len: u32, i: u32): u32 {
+export function quoteMarkLen(p: usize, len: u32, i: u32): u32 {
   const c = at(p, i);
   if (c == 0xe2 && i + 2 < len && at(p, i + 1) == 0x80) {
     const e = at(p, i + 2);

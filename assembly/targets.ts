@@ -3,16 +3,20 @@
 // other roles), extractTargets per role value, then the table's accessors.
 import {
   ROLE_EMAIL, ROLE_URL, ROLE_DOMAIN, ROLE_PATH, ROLE_COMMAND, ROLE_CODE, ROLE_RECIPIENT, ROLE_PATCH,
-  ROLE_WORKDIR, ROLE_TEXT, ROLE_WRITTEN, ROLE_OBJECT, ROLE_TREE, SUBJ_EMAIL, SUBJ_URL, SUBJ_DOMAIN, SUBJ_RECIPIENT, SUBJ_OBJECT,
+  ROLE_WORKDIR, ROLE_TEXT, ROLE_WRITTEN, ROLE_OBJECT, ROLE_TREE, ROLE_AMOUNT, ROLE_AMOUNT_MINOR, SUBJ_EMAIL, SUBJ_URL, SUBJ_DOMAIN,
+  SUBJ_RECIPIENT, SUBJ_OBJECT, SUBJ_AMOUNT, SUBJ_OPAQUE, TARGET_PATTERN,
   SET_SHELL_WRAPPERS, SET_SHELL_NETWORK, SET_SHELL_SHELLS, SET_MAX_SHELL_DEPTH, SET_SHELL_PROGRAMS,
 } from "./format";
 import { settingValue, intentExtensionSet } from "./decode";
 import { scratchAlloc } from "./mem";
-import { lowerAscii, isSpace, equalsAsciiFold } from "./bytes";
+import { lowerAscii, isSpace, equalsAsciiFold, bytesEqual, sameBytes } from "./bytes";
+import { objectNormal, numberObject } from "./objects";
+import { jsonDecimal, textNumber, textNumberEnd, currencyOf, currencySymbolAt, symbolLen, minorDigits, amountText } from "./amount";
+import { leafPath, leafPathLen, leafValue, leafValueLen, leafIsString } from "./json";
 import { policyWords } from "./wordset";
 import { spanPtr, spanLen, resolvePath, normalizeEmail, isAddress, takeOutOfMemory } from "./normalize";
 import {
-  TARGETS_OOM, tableBegin, tableStatus, fail, addTarget, addPath, addHost, addUrl, pathBase, addWrittenIn, addTreeIn,
+  TARGETS_OOM, tableBegin, tableStatus, fail, addTarget, addTargetCopy, addPath, addHost, addUrl, pathBase, addWrittenIn, addTreeIn,
   setWorkdir as setTableWorkdir,
 } from "./targettable";
 import { shellTargets } from "./shell";
@@ -23,6 +27,10 @@ export { configureEnv, homePtr, homeLen } from "./normalize";
 export {
   targetCount, targetKind, targetIsPattern, targetIsTree, targetEntryKind, targetPtr, targetLen, hasTargetOf,
 } from "./targettable";
+
+export function tableStatusNow(): i32 {
+  return tableStatus();
+}
 
 export function targetsBegin(maxTargets: u32): void {
   tableBegin(maxTargets);
@@ -172,26 +180,162 @@ function textTargets(p: usize, len: u32): void {
   }
 }
 
-// The object of an action (a hotel, a repository, an account): trimmed, white space runs made
-// one space, ASCII lower-cased (§6.8).
+// The object of an action (a hotel, a repository, an account) in the normal form of §6.8.
 function addObject(p: usize, len: u32): void {
-  let s: u32 = 0;
-  let t = len;
+  const s = objectNormal(p, len);
+  if (takeOutOfMemory()) fail(TARGETS_OOM);
+  else if (s != 0) addTarget(SUBJ_OBJECT, spanPtr(s), spanLen(s));
+}
+
+// A number an argument with the OBJECT role holds (a JSON number): its canonical decimal.
+export function addNumberObject(p: usize, len: u32): void {
+  const s = numberObject(p, len);
+  if (takeOutOfMemory()) fail(TARGETS_OOM);
+  else addTarget(SUBJ_OBJECT, spanPtr(s), spanLen(s));
+}
+
+// ---- sums (§5.2 AMOUNT, AMOUNT_MINOR) ----
+
+// The currencies among a call's AMOUNT-role leaves: (parent path ptr, parent path len, code ptr).
+const CURRENCIES_MAX: u32 = 32;
+const currencies: usize = memory.data(CURRENCIES_MAX * 12);
+let currencyCount: u32 = 0;
+let tooManyCurrencies = false;
+
+// The dotted path's parent: its length up to the last '.' (0: the top level).
+function parentLen(p: usize, len: u32): u32 {
+  let k = len;
+  while (k > 0 && load<u8>(p + k - 1) != 0x2e) k--;
+  return k > 0 ? k - 1 : 0;
+}
+
+function noteCurrency(path: usize, pathLen: u32, code: usize): void {
+  const parent = parentLen(path, pathLen);
+  for (let k: u32 = 0; k < currencyCount; k++) {
+    const e = currencies + <usize>k * 12;
+    if (bytesEqual(<usize>load<u32>(e), load<u32>(e + 4), path, parent) && sameBytes(<usize>load<u32>(e + 8), code, 3)) return;
+  }
+  if (currencyCount == CURRENCIES_MAX) { tooManyCurrencies = true; return; }
+  const copy = scratchAlloc(3);
+  if (copy == 0) { fail(TARGETS_OOM); return; }
+  memory.copy(copy, code, 3);
+  const e = currencies + <usize>currencyCount * 12;
+  store<u32>(e, <u32>path);
+  store<u32>(e + 4, parent);
+  store<u32>(e + 8, <u32>copy);
+  currencyCount++;
+}
+
+// The sum a string reads as: a number as prose writes it ("200", "1,250.50", "19.9"), with a
+// currency symbol or code before or after it ("200 EUR", "EUR 200", "€200", "200 €"); its
+// decimal (0: none) and its own currency in stringCode (0: none).
+let stringCode: usize = 0;
+function stringSum(p: usize, len: u32): u64 {
+  let s: u32 = 0, t = len;
   while (s < t && isSpace(load<u8>(p + s))) s++;
   while (t > s && isSpace(load<u8>(p + t - 1))) t--;
-  if (t == s) return;
-  const out = scratchAlloc(<usize>(t - s));
-  if (out == 0) { fail(TARGETS_OOM); return; }
-  let n: u32 = 0;
-  let space = false;
-  for (let i = s; i < t; i++) {
-    const c = <u32>load<u8>(p + i);
-    if (isSpace(c)) { space = true; continue; }
-    if (space) { store<u8>(out + n, 0x20); n++; space = false; }
-    store<u8>(out + n, <u8>lowerAscii(c));
-    n++;
+  stringCode = 0;
+  if (t == s) return 0;
+  // A currency before the number: a symbol, or a code and a space.
+  let code = currencySymbolAt(p, t, s);
+  if (code != 0) s += symbolLen;
+  else if (t - s > 4 && isSpace(load<u8>(p + s + 3)) && currencyOf(p + s, 3) != 0) { code = currencyOf(p + s, 3); s += 4; }
+  while (s < t && isSpace(load<u8>(p + s))) s++;
+  const d = textNumber(p, t, s);
+  if (d == 0) return 0;
+  let e = textNumberEnd;
+  while (e < t && isSpace(load<u8>(p + e))) e++;
+  // Or after it: a symbol, or a code.
+  if (code == 0 && e < t) {
+    code = currencyOf(p + e, t - e);
+    e = code != 0 ? t : e;
   }
-  addTarget(SUBJ_OBJECT, out, n);
+  if (e != t) return 0;
+  if (code != 0) {
+    stringCode = scratchAlloc(3);
+    if (stringCode == 0) return 0;
+    memory.copy(stringCode, code, 3);
+  }
+  return d;
+}
+
+const ANY: usize = memory.data<u8>([0x2a]); // "*": a sum the fence could not read
+
+function addSum(decimal: u64, code: usize, minor: bool): void {
+  let d = decimal;
+  if (minor) {
+    // Shift the point left by the currency's minor digits. With no currency the unit is not
+    // known (a cent, a yen, a fils): the sum is not read.
+    d = code == 0 ? 0 : jsonDecimal(<usize>(d >>> 32), <u32>d, -minorDigits(code), false);
+    if (d == 0) {
+      addTargetCopy(SUBJ_OPAQUE, <usize>(decimal >>> 32), <u32>decimal);
+      addTarget(SUBJ_AMOUNT | TARGET_PATTERN, ANY, 1);
+      return;
+    }
+  }
+  const s = amountText(d, code);
+  if (s == 0) { fail(TARGETS_OOM); return; }
+  addTarget(SUBJ_AMOUNT, spanPtr(s), spanLen(s));
+}
+
+// The call's sums: each number among the leaves with an AMOUNT or AMOUNT_MINOR role (a JSON
+// number, or a string that reads as a sum) in the currency of the object it is in (a
+// currency leaf with the same parent path, else with the nearest enclosing one: one sum per
+// currency found), unless the string names its own. A string that reads as neither a sum nor
+// a currency is not read: an OPAQUE target, and the AMOUNT pattern "*"; so is every sum when
+// the call holds more than CURRENCIES_MAX currencies.
+export function amountTargets(roles: usize, n: u32): void {
+  currencyCount = 0;
+  tooManyCurrencies = false;
+  for (let i: u32 = 0; i < n; i++) {
+    const role = <u32>load<u8>(roles + i);
+    if ((role != ROLE_AMOUNT && role != ROLE_AMOUNT_MINOR) || !leafIsString(i)) continue;
+    const code = currencyOf(leafValue(i), leafValueLen(i));
+    if (code != 0) noteCurrency(leafPath(i), leafPathLen(i), code);
+  }
+  for (let i: u32 = 0; i < n && tableStatus() == 0; i++) {
+    const role = <u32>load<u8>(roles + i);
+    if (role != ROLE_AMOUNT && role != ROLE_AMOUNT_MINOR) continue;
+    const p = leafValue(i), len = leafValueLen(i);
+    const minor = role == ROLE_AMOUNT_MINOR;
+    let d: u64 = 0;
+    stringCode = 0;
+    if (leafIsString(i)) {
+      if (currencyOf(p, len) != 0) continue; // a currency, not a sum
+      d = stringSum(p, len);
+      if (d == 0) {
+        addTargetCopy(SUBJ_OPAQUE, p, len);
+        addTarget(SUBJ_AMOUNT | TARGET_PATTERN, ANY, 1);
+        continue;
+      }
+    } else {
+      const c = <u32>load<u8>(p);
+      if (c == 0x74 || c == 0x66 || c == 0x6e) continue; // true, false, null
+      d = jsonDecimal(p, len, 0, false);
+      if (d == 0) { // a negative sum: not read
+        addTargetCopy(SUBJ_OPAQUE, p, len);
+        addTarget(SUBJ_AMOUNT | TARGET_PATTERN, ANY, 1);
+        continue;
+      }
+    }
+    if (tooManyCurrencies) { addTarget(SUBJ_AMOUNT | TARGET_PATTERN, ANY, 1); continue; }
+    if (stringCode != 0) { addSum(d, stringCode, minor); continue; }
+    // The currencies of the nearest enclosing object that has any.
+    const path = leafPath(i);
+    let parent = parentLen(path, leafPathLen(i));
+    let found = false;
+    while (true) {
+      for (let k: u32 = 0; k < currencyCount; k++) {
+        const e = currencies + <usize>k * 12;
+        if (!bytesEqual(<usize>load<u32>(e), load<u32>(e + 4), path, parent)) continue;
+        addSum(d, <usize>load<u32>(e + 8), minor);
+        found = true;
+      }
+      if (found || parent == 0) break;
+      parent = parentLen(path, parent);
+    }
+    if (!found) addSum(d, 0, minor);
+  }
 }
 
 // A string no role names is read by its own shape (§5.2): an address, a URL, an absolute or
@@ -240,7 +384,10 @@ export function extractTargets(role: u32, p: usize, len: u32): i32 {
     case ROLE_WORKDIR: setWorkdir(p, len); break;
     case ROLE_TEXT: textTargets(p, len); break;
     case ROLE_WRITTEN: addWrittenIn(p, len, pathBase()); break;
-    case ROLE_OBJECT: addObject(p, len); break;
+    case ROLE_OBJECT: // an object, and still whatever its shape says (a path, an address)
+      addObject(p, len);
+      shapeTargets(p, len);
+      break;
     case ROLE_TREE: addTreeIn(p, len, pathBase(), false); break;
     case 0: shapeTargets(p, len); break; // no role (ROLE_DATA: none either, and no reading)
   }

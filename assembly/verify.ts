@@ -9,7 +9,7 @@ import {
   MAGIC, FORMAT_VERSION, HEADER_SIZE, DIR_ENTRY_SIZE, HASH_OFFSET, NONE, SECTION_COUNT,
   SEC_STRINGS, SEC_SETS, SEC_TOOLS, SEC_CLASSES, SEC_RULES, SEC_CODE, SEC_CLASSIFY, SEC_INTENT,
   SEC_SETTINGS, SEC_BUDGETS, SETTINGS_COUNT, SETKIND_HASH, SETKIND_LIST, SETKIND_KEYS, INSN_SIZE, OP_DECIDE,
-  OP_TEST_PRESENT, OP_TEST_EQUALS, OP_TEST_GLOB, OP_TEST_PREFIX, OP_TEST_IN_INTENT, OP_TEST_GRANTED, OP_TEST_INTENT_ANY, OP_TEST_IN_DERIVED, OP_TEST_TRUTHY, FLAG_NEGATE,
+  OP_TEST_PRESENT, OP_TEST_EQUALS, OP_TEST_GLOB, OP_TEST_PREFIX, OP_TEST_IN_INTENT, OP_TEST_GRANTED, OP_TEST_INTENT_ANY, OP_TEST_IN_DERIVED, OP_TEST_TRUTHY, OP_TEST_AT_MOST, FLAG_NEGATE,
   FLAG_ALL, EFFECT_ASK, EFFECT_WARN, SUBJ_ARG, SUBJECT_COUNT, INTENT_SOURCE,
   ROLE_MAX, CLASSIFY_FLAG_MAX, SET_POLICY_NAME, SET_MAX_ARGS_BYTES, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES,
   SET_MAX_TARGETS, SET_MAX_INTENT_BYTES, SET_MAX_SESSIONS, SET_SHELL_WRAPPERS, SET_SHELL_NETWORK,
@@ -18,11 +18,12 @@ import {
 import { validUtf8, fnv1a, bytesEqual, equalsAscii, sameBytes } from "./bytes";
 import { setSection, section, strPtr, strLen, setAddr, setKind, ruleEffect } from "./decode";
 import { sha256 } from "./sha256";
+import { amountSplit, decimalUnits } from "./amount";
 import { outAscii, outDecimal, Text } from "./out";
 
 // Per §5.1: for each subject, bit (op - 0x10) is set when the test applies to it.
 // Bit (op - TEST_PRESENT) is set when the test applies to the subject (§5.1).
-const SUBJECT_OPS: usize = memory.data<u16>([0x11f, 0xc9f, 0x6bf, 0x6bf, 0x6bf, 0x6df, 0x1f, 0x6bf, 0x6df, 0x1f, 0x69f]);
+const SUBJECT_OPS: usize = memory.data<u16>([0x11f, 0xc9f, 0x6bf, 0x6bf, 0x6bf, 0x6df, 0x1f, 0x6bf, 0x6df, 0x1f, 0x69f, 0x1287]);
 
 const storedHash: usize = memory.data(32);
 const computedHash: usize = memory.data(32);
@@ -111,6 +112,16 @@ function shortStringOk(kind: u32, at: usize, what: Text, maxLen: u32): bool {
   outAscii(" is longer than ");
   outDecimal(maxLen);
   outAscii(" bytes");
+  return false;
+}
+
+// A string that is an AMOUNT in normal form (§6.9).
+function amountOk(kind: u32, at: usize, what: Text): bool {
+  if (!stringOk(kind, at, what)) return false;
+  const i = load<u32>(at);
+  if (amountSplit(strPtr(i), strLen(i)) >= 0) return true;
+  fail(kind, at, what);
+  outAscii(" is not a sum in normal form (like 250.5 EUR)");
   return false;
 }
 
@@ -337,7 +348,7 @@ function instruction(i: u32): bool {
     if (ruleEffect(rule) != flags) return failNum(SEC_CODE, e + 2, "DECIDE effect differs from its rule's, instruction", i);
     return true;
   }
-  if (op < <u32>OP_TEST_PRESENT || op > <u32>OP_TEST_TRUTHY) return failNum(SEC_CODE, e, "unknown opcode, instruction", i);
+  if (op < <u32>OP_TEST_PRESENT || op > <u32>OP_TEST_AT_MOST) return failNum(SEC_CODE, e, "unknown opcode, instruction", i);
   if ((flags & ~(FLAG_NEGATE | FLAG_ALL)) != 0) return failNum(SEC_CODE, e + 2, "unknown flag bits, instruction", i);
   if (subject >= <u32>SUBJECT_COUNT) return failNum(SEC_CODE, e + 1, "unknown subject, instruction", i);
   if (((<u32>load<u16>(SUBJECT_OPS + (<usize>subject << 1)) >> (op - OP_TEST_PRESENT)) & 1) == 0) {
@@ -370,6 +381,8 @@ function instruction(i: u32): bool {
       return true;
     case OP_TEST_EQUALS:
       return stringOk(SEC_CODE, operand, "EQUALS operand");
+    case OP_TEST_AT_MOST:
+      return amountOk(SEC_CODE, operand, "AT_MOST operand");
     case OP_TEST_GLOB:
     case OP_TEST_PREFIX:
       return setOk(SEC_CODE, operand, "test operand", SETKIND_LIST);
@@ -620,13 +633,14 @@ function shellProgramsOk(at: usize): bool {
   return true;
 }
 
-// Budgets (§3.2): limits ≥ 1, one member range per class, each strictly ascending.
+// Budgets (§3.2): a budget of calls with a limit ≥ 1, or one of sums with limit 0 and a
+// positive cap; one member range per class, each strictly ascending.
 function budgets(): bool {
   const s = section(SEC_BUDGETS);
   if (short(SEC_BUDGETS, 4)) return false;
   const count = load<u32>(s);
-  const classTable = s + 4 + <usize>count * 12;
-  if (short(SEC_BUDGETS, 8 + <u64>count * 12)) return false;
+  const classTable = s + 4 + <usize>count * 16;
+  if (short(SEC_BUDGETS, 8 + <u64>count * 16)) return false;
   const classesListed = load<u32>(classTable);
   if (classesListed != classCount) {
     failNum(SEC_BUDGETS, classTable, "class_count", classesListed);
@@ -635,14 +649,21 @@ function budgets(): bool {
     return false;
   }
   const memberTable = classTable + 4 + ((<usize>classesListed) << 3);
-  if (short(SEC_BUDGETS, 12 + <u64>count * 12 + ((<u64>classesListed) << 3))) return false;
+  if (short(SEC_BUDGETS, 12 + <u64>count * 16 + ((<u64>classesListed) << 3))) return false;
   const total = load<u32>(memberTable);
-  if (sizeWrong(SEC_BUDGETS, 12 + <u64>count * 12 + ((<u64>classesListed) << 3) + ((<u64>total) << 2))) return false;
+  if (sizeWrong(SEC_BUDGETS, 12 + <u64>count * 16 + ((<u64>classesListed) << 3) + ((<u64>total) << 2))) return false;
   for (let b: u32 = 0; b < count; b++) {
-    const e = s + 4 + <usize>b * 12;
+    const e = s + 4 + <usize>b * 16;
     if (!shortStringOk(SEC_BUDGETS, e, "budget id", 0xffff)) return false;
-    if (load<u32>(e + 4) == 0) return failNum(SEC_BUDGETS, e + 4, "limit must be at least 1, budget", b);
+    const sums = load<u32>(e + 12) != NONE;
+    if (!sums && load<u32>(e + 4) == 0) return failNum(SEC_BUDGETS, e + 4, "limit must be at least 1, budget", b);
+    if (sums && load<u32>(e + 4) != 0) return failNum(SEC_BUDGETS, e + 4, "a budget of sums has limit 0, budget", b);
     if (!stringOk(SEC_BUDGETS, e + 8, "budget source")) return false;
+    if (sums) {
+      if (!amountOk(SEC_BUDGETS, e + 12, "budget cap")) return false;
+      const cap = load<u32>(e + 12);
+      if (decimalUnits(strPtr(cap), <u32>amountSplit(strPtr(cap), strLen(cap)), false) == 0) return failNum(SEC_BUDGETS, e + 12, "the cap must be above 0, budget", b);
+    }
   }
   for (let c: u32 = 0; c < classesListed; c++) {
     const e = classTable + 4 + ((<usize>c) << 3);

@@ -6,11 +6,11 @@ import type * as z from "zod";
 import { diagnostic, formatPos, type Diagnostic } from "./diagnostic";
 import { globMatches } from "./glob";
 import type { PolicyIR } from "./ir";
-import { homeToTilde, isAbsolutePathGlob, isEmailAddress, isHostName, normalizePath } from "./normalize";
+import { homeToTilde, isAbsolutePathGlob, isEmailAddress, isHostName, normalizeAmount, normalizePath } from "./normalize";
 import type { ParsedFile, YamlPath } from "./parse";
 import { SUBJECT_CODES, subjectOf, VALID_TESTS, type TestName } from "./predicates";
 import { PLACEHOLDERS, PolicyFile, type Predicate } from "./schema";
-import { SUBJ_DOMAIN, SUBJ_EMAIL, SUBJ_PATH, SUBJ_WRITE } from "../assembly/format";
+import { SUBJ_AMOUNT, SUBJ_DOMAIN, SUBJ_EMAIL, SUBJ_PATH, SUBJ_WRITE } from "../assembly/format";
 
 export interface CheckedFile {
   file: string;
@@ -42,6 +42,7 @@ export function checkFile(
   checkExtends(checked, exists, report);
   checkTools(checked.policy, report);
   checkRules(checked.policy, report);
+  checkBudgets(checked.policy, report);
   return findings.errors.length > 0 ? sorted(findings) : { ...findings, checked };
 }
 
@@ -70,6 +71,20 @@ function checkTools(policy: PolicyFile, report: Report): void {
     }
   });
 }
+
+// A budget counts calls (limit) or sums (amount), one of the two.
+function checkBudgets(policy: PolicyFile, report: Report): void {
+  (policy.budgets ?? []).forEach((budget, i) => {
+    if ((budget.limit === undefined) === (budget.amount === undefined)) {
+      report(["budgets", i], "a budget takes limit (calls) or amount (a cap on their sums), one of the two");
+    } else if (budget.amount !== undefined) {
+      const cap = normalizeAmount(budget.amount);
+      if (cap === null || !/[1-9]/.test(cap.split(" ")[0])) report(["budgets", i, "amount"], AMOUNT_EXPECTED);
+    }
+  });
+}
+
+const AMOUNT_EXPECTED = 'expected a sum above 0: a number like 500 or 12.5, optionally with a currency code ("500 EUR")';
 
 const PLACEHOLDER_RE = /\{([^{}]*)\}/g;
 
@@ -123,6 +138,9 @@ function checkConstants(subject: number, test: TestName, predicate: Predicate, a
 }
 
 function constantProblem(subject: number, test: TestName, value: string): string | undefined {
+  if ((test === "at_most" || subject === SUBJ_AMOUNT) && normalizeAmount(value) === null) {
+    return `"${value}" is not a sum: ${AMOUNT_EXPECTED.replace("above 0: ", "")}`;
+  }
   if (test === "domain" || (subject === SUBJ_DOMAIN && (test === "equals" || test === "in"))) {
     if (!isHostName(value)) return `"${value}" is not a host name (expected one like example.com; subdomains match too)`;
   }

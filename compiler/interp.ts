@@ -5,8 +5,9 @@
 // values are already in normal form, and an intent given as the items it names. Nothing at
 // run time uses it.
 import {
-  CLASSIFY_READ, ROLE_COMMAND, ROLE_DOMAIN, ROLE_EMAIL, ROLE_PATH, ROLE_RECIPIENT, ROLE_URL, SUBJ_ARG, SUBJ_DOMAIN, SUBJ_EMAIL,
-  SUBJ_PATH, SUBJ_PROGRAM, SUBJ_RECIPIENT, SUBJ_TOOL, SUBJ_URL, INTENT_NAMED, INTENT_SOURCE,
+  CLASSIFY_READ, ROLE_AMOUNT, ROLE_AMOUNT_MINOR, ROLE_COMMAND, ROLE_DOMAIN, ROLE_EMAIL, ROLE_OBJECT, ROLE_PATH, ROLE_RECIPIENT,
+  ROLE_URL, SUBJ_AMOUNT, SUBJ_ARG, SUBJ_DOMAIN, SUBJ_EMAIL, SUBJ_OBJECT, SUBJ_PATH, SUBJ_PROGRAM, SUBJ_RECIPIENT, SUBJ_TOOL, SUBJ_URL,
+  INTENT_NAMED, INTENT_SOURCE,
 } from "../assembly/format";
 import { globMatches } from "./glob";
 import type { ConditionIR, PolicyIR, RuleIR, TestIR } from "./ir";
@@ -14,7 +15,7 @@ import type { Effect } from "./schema";
 
 /** One value the user's messages named, with what it grants (the summary's grants column, §8). */
 export interface IntentItem {
-  kind: "email" | "url" | "domain" | "path" | "recipient" | "name";
+  kind: "email" | "url" | "domain" | "path" | "recipient" | "name" | "object" | "amount";
   value: string;
   /** destination, destination-maybe, source, source-maybe, named, named-maybe, revoked, whole-host */
   grants: string[];
@@ -53,7 +54,7 @@ interface Call {
   cls: number;
   roles: Array<{ argPath: string; role: number }> | null; // null: the classify role_map applies
   tool: string;
-  leaves: Array<{ path: string; value: string }>;
+  leaves: Array<{ path: string; value: string; number?: true }>;
   targets: Map<number, string[]>;
 }
 
@@ -104,7 +105,14 @@ function classify(ir: PolicyIR, tool: string, args: Record<string, unknown>): Ca
   }
   const leaves = leavesOf(args, "");
   const call: Call = { cls, roles, tool, leaves, targets: new Map() };
-  for (const leaf of leaves) addTargets(call, roleOf(ir, call, leaf.path), leaf.value);
+  const sums: Array<{ path: string; value: string; number?: true; role: number }> = [];
+  for (const leaf of leaves) {
+    const role = roleOf(ir, call, leaf.path);
+    if (role === ROLE_AMOUNT || role === ROLE_AMOUNT_MINOR) sums.push({ ...leaf, role });
+    else if (leaf.number && role === ROLE_OBJECT) addTarget(call, SUBJ_OBJECT, canonical(leaf.value));
+    else if (!leaf.number) addTargets(call, role, leaf.value);
+  }
+  addSums(call, sums);
   return call;
 }
 
@@ -171,8 +179,9 @@ function nameEntry(ir: PolicyIR, own: string): number {
   return object >= 0 ? object : readObject;
 }
 
-function leavesOf(value: unknown, path: string): Array<{ path: string; value: string }> {
+function leavesOf(value: unknown, path: string): Array<{ path: string; value: string; number?: true }> {
   if (typeof value === "string") return [{ path, value }];
+  if (typeof value === "number" && Number.isSafeInteger(value) && value >= 0) return [{ path, value: String(value), number: true }];
   if (Array.isArray(value)) return value.flatMap((item) => leavesOf(item, path));
   if (value !== null && typeof value === "object") {
     return Object.entries(value).flatMap(([key, item]) => leavesOf(item, path === "" ? key : `${path}.${key}`));
@@ -199,13 +208,57 @@ const URL_SHAPE = /^https:\/\/([a-z0-9.-]+)(\/[a-z0-9._/-]*)?$/;
 const PATH_SHAPE = /^(\/[a-z0-9._-]+)+$/;
 const RECIPIENT = /^[#@][a-z0-9_-]+$/;
 const PROGRAM = /^[a-z]+$/;
+// Prose with no address, URL, host or path in it (words, a currency code, a decimal): no target.
+const NO_SHAPE = /^([a-z ,()]+|[A-Za-z]{3}|\d+(\.\d+)?)$/;
+
+function addTarget(call: Call, subject: number, text: string): void {
+  const list = call.targets.get(subject) ?? [];
+  if (!list.includes(text)) list.push(text);
+  call.targets.set(subject, list);
+}
+
+// A decimal without leading zeros or trailing fraction zeros (§6.10).
+function canonical(digits: string): string {
+  let [whole, fraction = ""] = digits.split(".");
+  whole = whole.replace(/^0+(?=\d)/, "");
+  fraction = fraction.replace(/0+$/, "");
+  return fraction ? `${whole}.${fraction}` : whole;
+}
+
+const SUM = /^\d+(\.\d+)?$/;
+const CURRENCY = /^[A-Za-z]{3}$/;
+
+// §5.2's sums, for the model's calls: numbers and plain decimals in the currency leaves of their
+// own object (the nearest enclosing one that has any), minor units by cents (no other currency).
+function addSums(call: Call, sums: Array<{ path: string; value: string; number?: true; role: number }>): void {
+  const parent = (path: string) => path.slice(0, Math.max(0, path.lastIndexOf(".")));
+  const currencies = sums.filter((s) => !s.number && CURRENCY.test(s.value)).map((s) => ({ at: parent(s.path), code: s.value.toUpperCase() }));
+  for (const sum of sums) {
+    if (!sum.number && CURRENCY.test(sum.value)) continue;
+    if (!SUM.test(sum.value)) throw new OutsideModel(`a sum outside the model: ${JSON.stringify(sum.value)}`);
+    let at = parent(sum.path);
+    let codes: string[] = [];
+    for (;;) {
+      codes = [...new Set(currencies.filter((c) => c.at === at).map((c) => c.code))];
+      if (codes.length > 0 || at === "") break;
+      at = parent(at);
+    }
+    for (const code of codes.length > 0 ? codes : [undefined]) {
+      if (sum.role === ROLE_AMOUNT_MINOR && (code === undefined || (code !== "USD" && code !== "EUR"))) {
+        throw new OutsideModel(`minor units of ${code ?? "no currency"}`);
+      }
+      let value = canonical(sum.value);
+      if (sum.role === ROLE_AMOUNT_MINOR) {
+        const cents = value.padStart(3, "0");
+        value = canonical(`${cents.slice(0, -2)}.${cents.slice(-2)}`);
+      }
+      addTarget(call, SUBJ_AMOUNT, code === undefined ? value : `${value} ${code}`);
+    }
+  }
+}
 
 function addTargets(call: Call, role: number, value: string): void {
-  const add = (subject: number, text: string) => {
-    const list = call.targets.get(subject) ?? [];
-    if (!list.includes(text)) list.push(text);
-    call.targets.set(subject, list);
-  };
+  const add = (subject: number, text: string) => addTarget(call, subject, text);
   const need = (shape: RegExp) => {
     if (!shape.test(value)) throw new OutsideModel(`role ${role} with ${JSON.stringify(value)}`);
   };
@@ -217,6 +270,7 @@ function addTargets(call: Call, role: number, value: string): void {
         return add(SUBJ_DOMAIN, URL_SHAPE.exec(value)![1]);
       }
       if (PATH_SHAPE.test(value)) return add(SUBJ_PATH, value);
+      if (NO_SHAPE.test(value)) return; // a host's last label has letters (§7): "12.5" is none
       if (HOST.test(value)) return add(SUBJ_DOMAIN, value);
       if (RECIPIENT.test(value) || PROGRAM.test(value)) return;
       throw new OutsideModel(`an argument without a role: ${JSON.stringify(value)}`);
@@ -239,6 +293,9 @@ function addTargets(call: Call, role: number, value: string): void {
     case ROLE_COMMAND: // one program, no arguments: the shell reader's simplest case
       need(PROGRAM);
       return add(SUBJ_PROGRAM, value);
+    case ROLE_OBJECT: // §6.8, for the model's values: lower-case words and single spaces; no other shape
+      if (!/^[a-z0-9][a-z0-9 ,()-]*$/.test(value) || /  |[ ,(]$/.test(value)) throw new OutsideModel(`an object outside the model: ${value}`);
+      return add(SUBJ_OBJECT, value);
     default:
       throw new OutsideModel(`role ${role} is outside the model`);
   }
@@ -297,11 +354,62 @@ function valueHolds(test: TestIR, subject: number, value: string, intent: Intent
     }
     case "under":
       return tri(test.values.some((dir) => value === dir || value.startsWith(dir === "/" ? "/" : `${dir}/`)));
+    case "at_most":
+      return atMost(value, test.value);
     case "in_intent":
+      if (subject === SUBJ_OBJECT) return objectInIntent(value, intent, test.reading);
+      if (subject === SUBJ_AMOUNT) {
+        return intent.items.filter((item) => item.kind === "amount")
+          .map((item) => { const w = within(value, item.value); return w === "yes" ? reading(item, test.reading) : w; })
+          .reduce(best, "no");
+      }
       return inIntent(subject, value, intent, test.reading);
     default:
       throw new OutsideModel(`test ${test.kind} has no per-value reading`);
   }
+}
+
+// ---- sums and objects (§6.10, §7.4) ----
+
+function splitSum(sum: string): [number, string | undefined] {
+  const [number, code] = sum.split(" ");
+  return [Number(number), code];
+}
+
+// AT_MOST: the number at most the constant's; the constant's currency, when it gives one, must be
+// the sum's: another currency, or none given, holds maybe.
+function atMost(value: string, cap: string): Tri {
+  const [v, vc] = splitSum(value);
+  const [c, cc] = splitSum(cap);
+  if (cc === undefined || vc === cc) return tri(v <= c);
+  return "maybe";
+}
+
+// At most a sum the user named, in its currency: maybe when only one of the two gives one.
+function within(value: string, named: string): Tri {
+  const [v, vc] = splitSum(value);
+  const [m, mc] = splitSum(named);
+  if (v > m) return "no";
+  if (vc === mc) return "yes";
+  return vc === undefined || mc === undefined ? "maybe" : "no";
+}
+
+// OBJECT: an item of any kind but a name equal to it (or to it without "the "); a value of parts by its parts.
+function objectInIntent(value: string, intent: IntentFacts, flavor: number): Tri {
+  const kinds = ["object", "email", "url", "domain", "path", "recipient"];
+  const equal = (v: string) => look2(intent, flavor, (item) => kinds.includes(item.kind) && item.value === v);
+  const whole = (v: string): Tri => best(equal(v), v.startsWith("the ") ? equal(v.slice(4)) : "no");
+  const w = whole(value);
+  if (w === "yes") return w;
+  const parts = value.split(/[,;()]/).map((p) => p.trim()).filter((p) => p !== "");
+  if (parts.length < 2) return w;
+  const each = parts.map(whole);
+  if (each.every((r) => r === "yes")) return "yes";
+  return best(w, each[0] === "no" ? "no" : "maybe");
+}
+
+function look2(intent: IntentFacts, flavor: number, test: (item: IntentItem) => boolean): Tri {
+  return intent.items.filter(test).map((item) => reading(item, flavor)).reduce(best, "no");
 }
 
 // §8.1's DOMAIN reading of a value: a URL's host, an address's domain, else the value.
@@ -356,7 +464,7 @@ function inIntent(subject: number, value: string, intent: IntentFacts, flavor: n
       return ancestorsOf(value).map((path) => is("path", path)).reduce(best, "no");
     case SUBJ_RECIPIENT: {
       let r = best(is("recipient", value), is("email", value));
-      if (!/^[#@]/.test(value)) r = [is("name", value), is("recipient", `#${value}`), is("recipient", `@${value}`)].reduce(best, r);
+      if (!/^[#@]/.test(value)) r = [is("name", value), is("object", value), is("recipient", `#${value}`), is("recipient", `@${value}`)].reduce(best, r);
       return r;
     }
     case SUBJ_ARG:
@@ -369,8 +477,12 @@ function inIntent(subject: number, value: string, intent: IntentFacts, flavor: n
 // INTENT_ANY: the user's words named at least one item of the subject's kind that the reading
 // does not read as NO.
 function namesKind(intent: IntentFacts, subject: number, flavor: number): boolean {
+  if (subject === SUBJ_OBJECT) {
+    return look2(intent, flavor, (item) => ["object", "email", "url", "domain", "path", "recipient"].includes(item.kind)) !== "no";
+  }
   const kinds: Record<number, IntentItem["kind"]> = {
     [SUBJ_EMAIL]: "email", [SUBJ_URL]: "url", [SUBJ_DOMAIN]: "domain", [SUBJ_PATH]: "path", [SUBJ_RECIPIENT]: "recipient",
+    [SUBJ_AMOUNT]: "amount",
   };
   const kind = kinds[subject];
   if (kind === undefined) throw new OutsideModel(`intent_any on subject ${subject}`);

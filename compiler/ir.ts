@@ -71,7 +71,10 @@ export interface RuleIR {
 
 export interface BudgetIR {
   id: string;
+  /** Calls per session; 0 for a budget of sums. */
   limit: number;
+  /** The cap of a budget of sums (an AMOUNT in normal form, §6.10), else null. */
+  amount: string | null;
   at: SourcePos;
   idAt: SourcePos;
   /** The classes whose calls this budget counts, ascending. */
@@ -96,7 +99,8 @@ export type TestIR =
   | { kind: "granted" }
   | { kind: "intent_any"; reading: IntentReading }
   | { kind: "equals"; value: string }
-  | { kind: Exclude<TestName, "present" | "truthy" | "in_intent" | "in_derived" | "granted" | "intent_any" | "equals">; values: string[] };
+  | { kind: "at_most"; value: string }
+  | { kind: Exclude<TestName, "present" | "truthy" | "in_intent" | "in_derived" | "granted" | "intent_any" | "equals" | "at_most">; values: string[] };
 
 /** IN_INTENT's readings (docs/bytecode.md §7): INTENT_DESTINATION, INTENT_NAMED or INTENT_SOURCE. */
 export type IntentReading = 0 | 1 | 2;

@@ -2,8 +2,8 @@
 // ("extends"), enumerates the classes, resolves selectors and normalizes constants.
 import {
   ROLE_CODE, ROLE_COMMAND, ROLE_DOMAIN, ROLE_EMAIL, ROLE_PATCH, ROLE_PATH, ROLE_RECIPIENT, ROLE_URL,
-  ROLE_TEXT, ROLE_WORKDIR, ROLE_WRITTEN, ROLE_OBJECT, ROLE_DATA, ROLE_TREE, CLASSIFY_READ, CLASSIFY_HINT_DESTRUCTIVE,
-  CLASSIFY_HINT_NOT_READ_ONLY, CLASSIFY_HINT_OPEN_WORLD, CLASSIFY_HINT_READ_ONLY, SUBJ_DOMAIN, SUBJ_EMAIL, SUBJ_OBJECT, SUBJ_PATH,
+  ROLE_TEXT, ROLE_WORKDIR, ROLE_WRITTEN, ROLE_OBJECT, ROLE_DATA, ROLE_TREE, ROLE_AMOUNT, ROLE_AMOUNT_MINOR, CLASSIFY_READ, CLASSIFY_HINT_DESTRUCTIVE,
+  CLASSIFY_HINT_NOT_READ_ONLY, CLASSIFY_HINT_OPEN_WORLD, CLASSIFY_HINT_READ_ONLY, SUBJ_AMOUNT, SUBJ_DOMAIN, SUBJ_EMAIL, SUBJ_OBJECT, SUBJ_PATH,
   SHO_VALUE, SHO_VALUE2, SHO_ATTACHED, SHO_OPAQUE, SHO_OUTPUT, SHO_RECURSIVE, SHO_IN_PLACE, SHO_COMMAND,
   SHO_COMMAND_UNTIL, SHO_SUPPLIES, SHO_SCRIPT, SHO_DIRECTORY, SHO_OUTPUT_DIR, SHO_EXTRACT, SHO_LIST, SHO_ARCHIVE,
   SHO_ARCHIVE_OUT, SHO_REPLACE, SHM_TREES, SHM_WRITTEN, SHM_LAST_WRITTEN, SHM_SECOND_WRITTEN, SHM_FIRST_SCRIPT, SHM_FIRST_DATA,
@@ -18,7 +18,7 @@ import type { CheckedFile } from "./check";
 import { globMatches, isGlob } from "./glob";
 import type { BudgetIR, ClassIR, ConditionIR, IntentVerbIR, PolicyIR, RuleIR, TestIR, ToolIR } from "./ir";
 import {
-  asciiLower, grammarLower, HERMES_HOME, homeToTilde, normalizeDomain, normalizeEmail, normalizePath, normalizeUrl,
+  asciiLower, grammarLower, HERMES_HOME, homeToTilde, normalizeAmount, normalizeDomain, normalizeEmail, normalizePath, normalizeUrl,
 } from "./normalize";
 import type { YamlPath } from "./parse";
 import { subjectOf, type TestName } from "./predicates";
@@ -45,6 +45,8 @@ const ROLE_CODES: Record<RoleName, number> = {
   object: ROLE_OBJECT,
   data: ROLE_DATA,
   tree: ROLE_TREE,
+  amount: ROLE_AMOUNT,
+  amount_minor: ROLE_AMOUNT_MINOR,
 };
 
 // The values docs/policy.md shows; a policy that says nothing about the shell still reads
@@ -253,7 +255,8 @@ export function lowerPolicy(files: CheckedFile[], name: string): PolicyIR {
   const rules = merged.rules.map((rule) => lowerRule(rule, classList, byCapability, reach));
   const budgets: BudgetIR[] = merged.budgets.map(({ value, file, path }) => ({
     id: value.id,
-    limit: value.limit,
+    limit: value.amount === undefined ? value.limit! : 0,
+    amount: value.amount === undefined ? null : normalizeAmount(value.amount)!,
     at: file.locate(path),
     idAt: file.locate([...path, "id"]),
     classes: selectClasses(classList, byCapability, value.capability, (c) => !value.risk || value.risk.includes(c.risk)),
@@ -412,6 +415,8 @@ function lowerPredicate(subject: number, arg: string | null, predicate: Predicat
       const value = normalizeConstant(subject, name, String(given));
       const folded = caseFolded(subject, [value]);
       test = folded.length === 1 ? { kind: "equals", value } : { kind: "in", values: folded };
+    } else if (name === "at_most") {
+      test = { kind: "at_most", value: normalizeAmount(given as string | number)! };
     } else {
       const values = (given as Array<string | number | boolean>).map((v) => normalizeConstant(subject, name, String(v)));
       test = { kind: name, values: caseFolded(subject, unique(values)) };
@@ -447,6 +452,8 @@ function normalizeConstant(subject: number, test: TestName, value: string): stri
       return asciiLower(value.trim());
     case SUBJ_OBJECT:
       return asciiLower(value.trim().replace(/\s+/g, " "));
+    case SUBJ_AMOUNT:
+      return normalizeAmount(value) ?? value;
     default:
       return value;
   }

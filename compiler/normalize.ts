@@ -44,6 +44,21 @@ export function normalizeUrl(s: string): string {
   return scheme + "://" + userinfo + host + tail;
 }
 
+/**
+ * A sum constant (docs/bytecode.md §6.10) in normal form: a decimal ("500", "12.5"), then a space
+ * and a currency code when one is given ("500 EUR", or "EUR 500"). Null when it is not one.
+ */
+export function normalizeAmount(value: string | number): string | null {
+  const text = String(value).trim();
+  const m = /^(?:([A-Za-z]{3})\s+)?(\d+(?:\.\d+)?)(?:\s+([A-Za-z]{3}))?$/.exec(text);
+  if (m === null || (m[1] !== undefined && m[3] !== undefined)) return null;
+  let [whole, fraction = ""] = m[2].split(".");
+  whole = whole.replace(/^0+(?=\d)/, "");
+  fraction = fraction.replace(/0+$/, "");
+  const code = (m[1] ?? m[3])?.toUpperCase();
+  return (fraction ? `${whole}.${fraction}` : whole) + (code ? ` ${code}` : "");
+}
+
 // `$HOME` and `${HOME}` at the start of a path are spelled `~`.
 export function homeToTilde(s: string): string {
   const text = s.trim();

@@ -1,7 +1,7 @@
 // Stage 4: PolicyIR -> Plan: the code of each class as rules of tests, and one pool of
 // deduplicated sets. What is left for emit.ts is layout.
 import {
-  EFFECT_ALLOW, EFFECT_ASK, EFFECT_BLOCK, EFFECT_WARN, FLAG_ALL, FLAG_NEGATE, OP_TEST_EQUALS, OP_TEST_GLOB,
+  EFFECT_ALLOW, EFFECT_ASK, EFFECT_BLOCK, EFFECT_WARN, FLAG_ALL, FLAG_NEGATE, OP_TEST_AT_MOST, OP_TEST_EQUALS, OP_TEST_GLOB,
   OP_TEST_GRANTED, OP_TEST_IN, OP_TEST_IN_INTENT, OP_TEST_IN_DERIVED, OP_TEST_INTENT_ANY, OP_TEST_PRESENT, OP_TEST_TRUTHY, SETKIND_HASH, SETKIND_KEYS, SETKIND_LIST, SUBJ_TOOL,
 } from "../assembly/format";
 import { isGlob } from "./glob";
@@ -159,6 +159,8 @@ function conditionTest(condition: ConditionIR, quantifier: number, pool: SetPool
       };
     case "equals":
       return on(OP_TEST_EQUALS, { string: test.value });
+    case "at_most":
+      return on(OP_TEST_AT_MOST, { string: test.value });
     case "in":
       if (test.values.length === 1) return on(OP_TEST_EQUALS, { string: test.values[0] });
       return on(OP_TEST_IN, { set: pool.keys(test.values) });

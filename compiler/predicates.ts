@@ -2,7 +2,7 @@
 // and which tests each subject admits (docs/bytecode.md §5.1).
 import {
   OP_TEST_DOMAIN, OP_TEST_EQUALS, OP_TEST_GLOB, OP_TEST_GRANTED, OP_TEST_IN, OP_TEST_IN_INTENT, OP_TEST_IN_DERIVED, OP_TEST_INTENT_ANY, OP_TEST_PREFIX,
-  OP_TEST_PRESENT, OP_TEST_TRUTHY, OP_TEST_UNDER, SUBJ_ARG, SUBJ_DOMAIN, SUBJ_EMAIL, SUBJ_OBJECT, SUBJ_OPAQUE, SUBJ_PATH, SUBJ_PROGRAM,
+  OP_TEST_PRESENT, OP_TEST_TRUTHY, OP_TEST_UNDER, OP_TEST_AT_MOST, SUBJ_AMOUNT, SUBJ_ARG, SUBJ_DOMAIN, SUBJ_EMAIL, SUBJ_OBJECT, SUBJ_OPAQUE, SUBJ_PATH, SUBJ_PROGRAM,
   SUBJ_RECIPIENT, SUBJ_TOOL, SUBJ_URL, SUBJ_WRITE,
 } from "../assembly/format";
 
@@ -20,6 +20,7 @@ export const PREDICATE_OPS = {
   intent_any: OP_TEST_INTENT_ANY,
   present: OP_TEST_PRESENT,
   truthy: OP_TEST_TRUTHY,
+  at_most: OP_TEST_AT_MOST,
 } as const;
 
 export type TestName = keyof typeof PREDICATE_OPS;
@@ -35,6 +36,7 @@ export const SUBJECT_CODES = {
   write: SUBJ_WRITE,
   opaque: SUBJ_OPAQUE,
   object: SUBJ_OBJECT,
+  amount: SUBJ_AMOUNT,
 } as const;
 
 /** `args.NAME` -> { subject: ARG, arg: NAME }; the other subjects name themselves. */
@@ -46,7 +48,8 @@ export function subjectOf(key: string): { subject: number; arg: string | null } 
 // `granted` asks about the call's capability, not a value: only the tool subject takes it.
 // `intent_any` asks whether the user named any value of a target subject at all. `truthy` reads
 // an argument as Python's bool() does: only arguments take it.
-const ALL_TESTS = (Object.keys(PREDICATE_OPS) as TestName[]).filter((t) => t !== "granted" && t !== "truthy");
+// `at_most` compares sums: only amounts take it.
+const ALL_TESTS = (Object.keys(PREDICATE_OPS) as TestName[]).filter((t) => t !== "granted" && t !== "truthy" && t !== "at_most");
 const NAME_TESTS: TestName[] = ["equals", "in", "glob", "prefix", "present"];
 
 export const VALID_TESTS: Record<number, readonly TestName[]> = {
@@ -61,4 +64,5 @@ export const VALID_TESTS: Record<number, readonly TestName[]> = {
   [SUBJ_WRITE]: ALL_TESTS.filter((t) => t !== "domain"),
   [SUBJ_OPAQUE]: NAME_TESTS,
   [SUBJ_OBJECT]: ALL_TESTS.filter((t) => t !== "under" && t !== "domain"),
+  [SUBJ_AMOUNT]: ["present", "equals", "in", "in_intent", "intent_any", "at_most"],
 };

@@ -6,10 +6,10 @@ import * as z from "zod";
 const EFFECTS = ["allow", "block", "ask", "warn"] as const;
 const ROLES = [
   "email", "url", "domain", "path", "command", "code", "recipient", "patch", "workdir", "text", "written", "object", "data",
-  "tree",
+  "tree", "amount", "amount_minor",
 ] as const;
 /** Subjects of a `when` condition besides `args.NAME`. */
-export const SUBJECTS = ["tool", "email", "domain", "url", "path", "program", "recipient", "write", "opaque", "object"] as const;
+export const SUBJECTS = ["tool", "email", "domain", "url", "path", "program", "recipient", "write", "opaque", "object", "amount"] as const;
 export const PLACEHOLDERS = ["tool", "capability", "risk", "value", "rule"] as const;
 
 export type Effect = (typeof EFFECTS)[number];
@@ -71,6 +71,7 @@ export interface Predicate {
   intent_any?: boolean | "named" | "source";
   present?: boolean;
   truthy?: boolean;
+  at_most?: string | number;
   not?: Predicate;
 }
 
@@ -100,6 +101,10 @@ export const Predicate: z.ZodType<Predicate> = z
       .boolean()
       .optional()
       .describe("(args.NAME only) the argument is true (true) or false (false) to Python's bool(), as Hermes reads it"),
+    at_most: z
+      .union([z.number().nonnegative(), nonEmpty])
+      .optional()
+      .describe('(amount only) the sum is at most this: 500 (any currency) or "500 EUR"'),
     get not() {
       return Predicate.optional().describe("the value does not satisfy this predicate");
     },
@@ -176,7 +181,11 @@ export const Budget = z.strictObject({
   id: z.string().max(MAX_U16_TEXT).regex(RULE_ID_RE, { error: "lower-case letters, digits, _ . - (like one-email)" }),
   capability: z.array(capabilityGlob).min(1).optional(),
   risk: z.array(risk).min(1).optional(),
-  limit: z.int().min(1).max(MAX_U32).describe("calls of the covered classes allowed per session"),
+  limit: z.int().min(1).max(MAX_U32).optional().describe("calls of the covered classes allowed per session"),
+  amount: z
+    .union([z.number().positive(), nonEmpty])
+    .optional()
+    .describe('instead of limit: the most the covered calls\' sums may add up to per session, 1000 or "1000 EUR"'),
 });
 
 const OBJECTS = ["destination", "written", "source", "included", "converted", "delegated"] as const;

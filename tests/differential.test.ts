@@ -39,6 +39,8 @@ const VALUES: Record<string, string[]> = {
   recipient: ["#gen", "@bob", "#ops"],
   program: ["ls", "rm", "cat"],
   tool: [...TOOL_NAMES, "g_mail", "mcp__s__do_it"],
+  object: ["hotel lumen", "harbor inn", "hotel lumen, paris", "the hotel lumen", "lumen scam inn", "12"],
+  amount: ["200 EUR", "50 EUR", "200 USD", "200", "12.5 EUR", "150"],
 };
 const GLOBS: Record<string, string[]> = {
   email: ["*@x.com", "a@*", "*@*.x.com", "?@y.org"],
@@ -48,10 +50,12 @@ const GLOBS: Record<string, string[]> = {
   recipient: ["#*", "@b*"],
   program: ["c*", "?s", "*"],
   tool: ["t_*", "g_*", "mcp_*", "*_it"],
+  object: ["hotel*", "*inn", "*, paris"],
 };
 const PREFIXES: Record<string, string[]> = {
   email: ["a@", "b", "eve"], domain: ["sub.", "e", "x"], url: ["https://x.com", "https://e", "https://sub"],
   path: ["/w/", "/etc", "/w/a"], recipient: ["#", "@"], program: ["r", "ca"], tool: ["t_", "mcp", "g"],
+  object: ["hotel", "the ", "1"],
 };
 const DOMAINS = ["x.com", "y.org", "evil.net", "sub.x.com", "com"];
 const UNDER = ["/w", "/w/a", "/etc", "/"];
@@ -64,6 +68,8 @@ const PREDICATES: Record<string, string[]> = {
   path: ["present", "equals", "in", "glob", "prefix", "under", "in_intent", "intent_any"],
   recipient: ["present", "equals", "in", "glob", "prefix", "in_intent", "intent_any"],
   program: ["present", "equals", "in", "glob", "prefix"],
+  object: ["present", "equals", "in", "glob", "prefix", "in_intent", "intent_any"],
+  amount: ["present", "equals", "in", "at_most", "in_intent", "intent_any"],
   "args.path": ["present", "equals", "in", "glob", "prefix", "in_intent"],
   "args.to": ["present", "equals", "in", "glob", "prefix", "in_intent"],
 };
@@ -83,6 +89,7 @@ function predicate(subject: string, depth = 0): fc.Arbitrary<Record<string, unkn
       case "glob": return some(GLOBS[kind]).map((v) => ({ glob: v }));
       case "prefix": return some(PREFIXES[kind]).map((v) => ({ prefix: v }));
       case "domain": return some(DOMAINS).map((v) => ({ domain: v }));
+      case "at_most": return pick(["100", "200 EUR", "50 USD", "12.5", "200"]).map((v) => ({ at_most: v }));
       default: return some(UNDER).map((v) => ({ under: v }));
     }
   });
@@ -126,7 +133,7 @@ const policy = fc.record({
       .map((mcp) => (mcp ? [...tools, { mcp: { server: "s", tool: "do_*" }, ...mcp, args: { to: "email", path: "path" } }] : tools))),
   classify: fc.record({
     verbs: fc.array(fc.record({ words: some(CLASSIFY_WORDS, 2), capability: pick(CAPABILITIES), risk: pick(RISKS) }), { maxLength: 2 }),
-    arg_roles: fc.constant({ to: "email", link: "url", path: "path" }),
+    arg_roles: fc.constant({ to: "email", link: "url", path: "path", hotel: "object", num: "object", amount: "amount", currency: "amount", bill: "amount_minor" }),
   }),
   intent: fc.record({
     verbs: fc.array(fc.record({
@@ -143,6 +150,9 @@ const callArgs = fc.record({
   to: argValue("email"), url: argValue("url"), host: argValue("domain"), path: argValue("path"),
   cmd: pick(VALUES.program), chan: argValue("recipient"), msg: argValue("email").map((to) => ({ to })),
   link: pick(VALUES.url), To: pick(VALUES.email), other: pick(["plain", "words"]),
+  hotel: pick(VALUES.object.filter((v) => v !== "12")), num: pick([12, 7]),
+  amount: pick([200, 50, "12.5", 150]), currency: pick(["EUR", "usd"]),
+  bill: fc.record({ fee: pick([1250, 20000]), currency: pick(["EUR", "USD"]) }),
 }, { requiredKeys: [] });
 const call = fc.tuple(pick(CALL_TOOLS), callArgs);
 
@@ -150,7 +160,7 @@ const call = fc.tuple(pick(CALL_TOOLS), callArgs);
 // a condition, a question), no negation (so nothing is prohibited).
 const message = fc.uniqueArray(
   pick([...VALUES.email, ...VALUES.url, "x.com", "evil.net", "/w/a", "/w/c.txt", "#gen", "@bob", "send", "write", "fetch", "please", "and",
-    "to", "from", "if", "what", ",", "?"]),
+    "to", "from", "if", "what", ",", "?", "the Hotel Lumen", "Harbor Inn", "Paris", "€200", "50 USD", "issue 12", "$150", "12.5 EUR"]),
   { maxLength: 7 },
 ).map((words) => words.join(" "));
 
@@ -161,7 +171,7 @@ function facts(summary: string): IntentFacts {
     if (kind === "grant") found.granted.push(value);
     else if (kind === "grant-maybe") found.grantedMaybe.push(value);
     else if (kind === "prohibit") throw new Error(`the generator made a prohibition: ${summary}`);
-    else if (["email", "url", "domain", "path", "recipient", "name"].includes(kind)) {
+    else if (["email", "url", "domain", "path", "recipient", "name", "object", "amount"].includes(kind)) {
       found.items.push({ kind: kind as IntentFacts["items"][number]["kind"], value, grants: grants.split(",") });
     }
   }

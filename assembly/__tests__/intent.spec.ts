@@ -211,7 +211,7 @@ describe("intent: binding", () => {
 
   it("writes the summary by kind", () => {
     const i = bind(0, "Mail a@b.co about https://x.io/p, y.org, ./r.md and #c; don't delete it");
-    expect(summary(i)).toBe("email\ta@b.co\nurl\thttps://x.io/p\ndomain\tx.io\ndomain\ty.org\npath\t/home/user/project/r.md\nrecipient\t#c\nprohibit\tdata.delete\tdelete\ngrant\tmessage.send\tmail\n");
+    expect(summary(i)).toBe("email\ta@b.co\nurl\thttps://x.io/p\ndomain\tx.io\ndomain\ty.org\npath\t/home/user/project/r.md\nrecipient\t#c\nobject\tp\nprohibit\tdata.delete\tdelete\ngrant\tmessage.send\tmail\n");
     intentFree(i);
   });
 

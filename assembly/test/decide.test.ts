@@ -329,9 +329,10 @@ describe("classification", () => {
       },
     };
     // Nothing in the name or the first word of the description classifies it, nor does a word of
-    // a property's description: those say what the parameter is, not what the tool does.
+    // a property's description: those say what the parameter is, not what the tool does. A number
+    // is what the action is made with: an object.
     expect(fence.describe("frobnicate", "Does a thing.", schema)).toEqual({
-      ok: true, text: "unknown\tunknown\nrole\tsite\turl\nrole\tbackup_path\tpath\nrole\tout_path\twritten\nrole\tto\temail",
+      ok: true, text: "unknown\tunknown\nrole\tsite\turl\nrole\tbackup_path\tpath\nrole\tout_path\twritten\nrole\tto\temail\nrole\tcount\tobject",
     });
     expect(fence.decide(0, "frobnicate", { backup_path: "../.ssh/id" })).toMatchObject({ capability: "unknown", reason: "default_ask" });
     // A tool its own name classifies learns its parameters' roles too (a relative path has no
@@ -422,7 +423,8 @@ describe("the order of evidence (docs/bytecode.md §3.3)", () => {
     expect(f.describe("get_shot", "", { properties: { savePath: { type: "string" } } }).text).toBe("data.write\twrite\nrole\tsavePath\twritten");
     expect(f.describe("get_doc", "", { properties: { path: { type: "string", description: "the document to read" } } }).text)
       .toBe("data.read\tread\nrole\tpath\tpath");
-    expect(f.describe("get_n", "", { properties: { url: { type: "integer" } } }).text).toBe("data.read\tread");
+    // A number is no URL, whatever its name: what the action is made with (an object), no evidence.
+    expect(f.describe("get_n", "", { properties: { url: { type: "integer" } } }).text).toBe("data.read\tread\nrole\turl\tobject");
     expect(cls("get_page")).toBe("net.fetch");
   });
 

@@ -33,9 +33,12 @@ export interface Decision {
 
 export interface Budget {
   id: string;
+  /** Calls, or for a budget of sums (`sums`) the cap's number, in `currency` when it names one. */
   limit: number;
   spent: number;
   reserved: number;
+  sums?: true;
+  currency?: string;
 }
 
 export interface Status {
@@ -137,8 +140,10 @@ function subjectValues(record: Uint8Array, view: DataView, at: number, end: numb
 function parseBudgets(record: Uint8Array): Budget[] | Status {
   if (record[0] !== 0) return status(record);
   return text.decode(record.subarray(1)).split("\n").filter((l) => l).map((line) => {
-    const [id, limit, spent, reserved] = line.split("\t");
-    return { id, limit: Number(limit), spent: Number(spent), reserved: Number(reserved) };
+    const [id, limit, spent, reserved, kind] = line.split("\t");
+    if (kind !== "sum") return { id, limit: Number(limit), spent: Number(spent), reserved: Number(reserved) };
+    const [cap, currency] = limit.split(" ");
+    return { id, limit: Number(cap), spent: Number(spent), reserved: Number(reserved), sums: true, ...(currency ? { currency } : {}) };
   });
 }
 

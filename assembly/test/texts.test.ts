@@ -88,11 +88,11 @@ describe("fence.wasm", () => {
   });
 
   // 64 KiB held the readers until they learned to say what they cannot read: three-valued tests,
-  // patterns and their intersection, and the shell reader's effects took it past; 96 KiB until the
-  // shell reader read what bash expands and runs (words, compound commands, builtins, the
-  // programs' options as the policy describes them: about 18 KiB) beside the intent binder
-  // (README, "Sizes").
-  it("fits its 112 KiB budget", () => {
-    expect(wasm.length).toBeLessThanOrEqual(112 * 1024);
+  // patterns and their intersection, and the shell reader's effects took it past (README, "Sizes").
+  // 96 KiB held them until the shell reader read what bash expands and runs (words, compound
+  // commands, builtins, the programs' options as the policy describes them: about 18 KiB) and the
+  // objects and sums of a request (objects.ts, amount.ts) came; together they take 127 KiB.
+  it("fits its 128 KiB budget", () => {
+    expect(wasm.length).toBeLessThanOrEqual(128 * 1024);
   });
 });

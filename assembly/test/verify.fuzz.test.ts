@@ -33,6 +33,8 @@ const CALLS: Array<[string, Record<string, unknown>]> = [
   ["mcp__gmail__send_email", { to: "Bob <bob@example.com>, eve@evil.example", body: "hi" }],
   ["send_message", { target: "#general", message: "hello" }],
   ["acme_frobnicate_records", { url: "http://10.0.0.1:8080/x", path: "/etc/passwd" }],
+  ["acme_pay_invoice", { amount: "1,250.50", currency: "EUR", iban: "DE89 3704 0044 0532 0130 00", id: 42, fee: { amount: 3, currency: "usd" } }],
+  ["acme_book_room", { hotel: "Hotel Lumen, Paris", date: "2025-06-03", nights: 2, total: "lots" }],
 ];
 
 // A rejection names the header or a section (SEC_* of format.ts), an offset, and the fault.
@@ -48,7 +50,7 @@ function rejectedOrSafe(bytes: Uint8Array): "rejected" | "installed" {
   }
   expect(fence.configure("/home/u", "/home/u/work").ok).toBe(true);
   const session = fence.openSession();
-  fence.intent(session, "Email bob@example.com the summary of notes.txt and don't delete anything");
+  fence.intent(session, "Email bob@example.com the summary of notes.txt and don't delete anything; pay €200 to 'Acme Corp' on June 3");
   for (const [tool, args] of CALLS) {
     const decision = fence.decide(session, tool, args); // a trap throws here; parseDecision checks the record
     expect(["allow", "block", "ask"]).toContain(decision.kind);

@@ -161,7 +161,7 @@ describe("verification", () => {
       }, /instruction \d+ jumps past the end of class \d+ \(to 10000\)/],
       ["string index out of range", (b) => setU32(b, sectionAt(b, SEC_RULES) + 4, 0xfff0), /^RULES at offset \d+: rule id: string index 65520 out of range/],
       ["set index out of range", (b) => setU32(b, insn(b, findInsn(b, OP_TEST_UNDER)) + 8, 999), /^CODE at offset \d+: test operand: set index 999 out of range/],
-      ["bad opcode", (b) => (b[insn(b, findInsn(b, OP_TEST_UNDER))] = 0x1c), /unknown opcode, instruction \d+/],
+      ["bad opcode", (b) => (b[insn(b, findInsn(b, OP_TEST_UNDER))] = 0x1d), /unknown opcode, instruction \d+/],
       ["reserved byte", (b) => (b[insn(b, 0) + 3] = 1), /reserved byte must be zero/],
       ["bad subject for the test", (b) => (b[insn(b, findInsn(b, OP_TEST_UNDER)) + 1] = SUBJ_EMAIL), /this test does not apply to this subject/],
       ["unknown subject", (b) => (b[insn(b, findInsn(b, OP_TEST_UNDER)) + 1] = SUBJECT_COUNT), /unknown subject/],

@@ -22,12 +22,23 @@ describe("budgets", () => {
       "policies/b.yaml:7:48: limit must be at least 1 (got 0)",
     ]);
     expect(errorsOf(`${TOOLS}budgets:\n  - {id: one, per: task, limit: 1}\n`)).toEqual([
-      'policies/b.yaml:7:15: unknown key "per" (expected one of id, capability, risk, limit)',
+      'policies/b.yaml:7:15: unknown key "per" (expected one of id, capability, risk, limit, amount)',
     ]);
     expect(errorsOf(`${TOOLS}budgets:\n  - {id: One Email, limit: 1}\n`)).toEqual([
       'policies/b.yaml:7:10: id must be lower-case letters, digits, _ . - (like one-email) (got "One Email")',
     ]);
-    expect(errorsOf(`${TOOLS}budgets:\n  - {id: one}\n`)).toEqual(["policies/b.yaml:7:5: missing key limit"]);
+    expect(errorsOf(`${TOOLS}budgets:\n  - {id: one}\n`)).toEqual([
+      "policies/b.yaml:7:5: a budget takes limit (calls) or amount (a cap on their sums), one of the two",
+    ]);
+    expect(errorsOf(`${TOOLS}budgets:\n  - {id: one, limit: 1, amount: 5}\n`)).toEqual([
+      "policies/b.yaml:7:5: a budget takes limit (calls) or amount (a cap on their sums), one of the two",
+    ]);
+    expect(errorsOf(`${TOOLS}budgets:\n  - {id: one, amount: five euros}\n`)).toEqual([
+      'policies/b.yaml:7:23: expected a sum above 0: a number like 500 or 12.5, optionally with a currency code ("500 EUR")',
+    ]);
+    expect(errorsOf(`${TOOLS}budgets:\n  - {id: one, amount: "0.00 EUR"}\n`)).toEqual([
+      'policies/b.yaml:7:23: expected a sum above 0: a number like 500 or 12.5, optionally with a currency code ("500 EUR")',
+    ]);
   });
 
   it("rejects an id that a rule or another budget already has, naming the first", () => {
@@ -50,6 +61,7 @@ describe("budgets", () => {
   - {id: one-email, capability: ["email.*"], limit: 1}
   - {id: sends, risk: [send], limit: 5}
   - {id: anything, limit: 100}
+  - {id: spend, capability: ["email.*"], amount: "EUR 250.50"}
 `);
     if (!result.ok) throw new Error(result.errors.map(formatDiagnostic).join("\n"));
     const classOf = (capability: string) => result.ir.classes.findIndex((c) => c.capability === capability);
@@ -57,18 +69,22 @@ describe("budgets", () => {
       ["one-email", 1, [classOf("email.send")]],
       ["sends", 5, [classOf("email.send"), classOf("message.send")].sort()],
       ["anything", 100, result.ir.classes.map((_, i) => i)],
+      ["spend", 0, [classOf("email.send")]],
     ]);
+    expect(result.ir.budgets.map((b) => b.amount)).toEqual([null, null, null, "250.5 EUR"]);
     const afb = readAfb(result.bytes);
     expect(afb.sections.map((s) => s.kind)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     const { budgets, classes, members } = afb.budgets;
-    expect(budgets.map((b) => [afb.strings[b.id], b.limit, afb.strings[b.source]])).toEqual([
-      ["one-email", 1, "policies/b.yaml:7:5"],
-      ["sends", 5, "policies/b.yaml:8:5"],
-      ["anything", 100, "policies/b.yaml:9:5"],
+    const cap = (i: number) => (i === 0xffffffff ? null : afb.strings[i]);
+    expect(budgets.map((b) => [afb.strings[b.id], b.limit, afb.strings[b.source], cap(b.amount)])).toEqual([
+      ["one-email", 1, "policies/b.yaml:7:5", null],
+      ["sends", 5, "policies/b.yaml:8:5", null],
+      ["anything", 100, "policies/b.yaml:9:5", null],
+      ["spend", 0, "policies/b.yaml:10:5", "250.5 EUR"],
     ]);
     expect(classes.length).toBe(afb.classes.length);
     const budgetsOf = (c: number) => members.slice(classes[c].start, classes[c].start + classes[c].count);
-    expect(budgetsOf(classOf("email.send"))).toEqual([0, 1, 2]);
+    expect(budgetsOf(classOf("email.send"))).toEqual([0, 1, 2, 3]);
     expect(budgetsOf(classOf("message.send"))).toEqual([1, 2]);
     expect(budgetsOf(classOf("file.read"))).toEqual([2]);
     expect(budgetsOf(0)).toEqual([2]);

@@ -69,7 +69,7 @@ describe("YAML and schema errors", () => {
       'policies/x.yaml:6:9: id must be lower-case letters, digits, _ . - (like no-credentials) (got "Bad Id")',
       'policies/x.yaml:8:13: reason must be a stable code of lower-case letters, digits and _ (got "Not-A-Code")',
       "policies/x.yaml:9:17: capability must have at least 1 item",
-      'policies/x.yaml:10:12: invalid key "nope" in when: expected a subject: tool, email, domain, url, path, program, recipient, write, opaque, object or args.NAME',
+      'policies/x.yaml:10:12: invalid key "nope" in when: expected a subject: tool, email, domain, url, path, program, recipient, write, opaque, object, amount or args.NAME',
       "policies/x.yaml:11:26: limits.max_json_depth must be at most 256 (got 300)",
     ]);
   });

@@ -152,7 +152,8 @@ describe("docs/bytecode.md tables match assembly/format.ts", () => {
 
   it("§8: the fuel constants live in format.ts, as the spec says", () => {
     expect(sectionText("## 8.")).toContain("`FUEL_BASE + FUEL_PER_BYTE × input bytes` units (`assembly/format.ts`)");
-    checked.add("FUEL_BASE").add("FUEL_PER_BYTE");
+    expect(sectionText("## 8.")).toContain("`FUEL_BASE + FUEL_PER_TEXT_BYTE × input bytes`");
+    checked.add("FUEL_BASE").add("FUEL_PER_BYTE").add("FUEL_PER_TEXT_BYTE");
   });
 
   it("§7.3: grammar categories, object directions, roles and moods", () => {

@@ -13,6 +13,7 @@ import struct
 import sys
 import threading
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any, Callable, Iterable, Literal
@@ -39,7 +40,7 @@ _SUBJECT_ENTRY = struct.Struct("<BI")  # §8.1, an entry of the witness or the t
 _HEAD_SIZE = _DECISION_HEAD.size
 _ENTRY_HEAD_SIZE = _SUBJECT_ENTRY.size
 # Subject names by number (docs/bytecode.md §5.1; test_api checks them against assembly/format.ts).
-SUBJECTS = ("tool", "args", "email", "domain", "url", "path", "program", "recipient", "write", "opaque", "object")
+SUBJECTS = ("tool", "args", "email", "domain", "url", "path", "program", "recipient", "write", "opaque", "object", "amount")
 # A target whose value is a pattern (§6.7) is named with this suffix: ("path:pattern", "/home/u/**");
 # one that stands for a directory and everything below it (§6.9) with TREE_SUFFIX ("path:tree").
 PATTERN_SUFFIX = ":pattern"
@@ -83,16 +84,24 @@ class Decision:
 
 @dataclass(frozen=True, slots=True)
 class Budget:
-    """One budget of the policy as a session has used it (§8 `budgets`)."""
+    """One budget of the policy as a session has used it (§8 `budgets`): calls, or for a budget of
+    sums (`sums`) the sums of its calls as Decimals, in `currency` when its cap names one."""
 
     id: str
-    limit: int
-    spent: int
-    reserved: int
+    limit: int | Decimal
+    spent: int | Decimal
+    reserved: int | Decimal
+    sums: bool = False
+    currency: str = ""
 
     @property
-    def remaining(self) -> int:
+    def remaining(self) -> int | Decimal:
         return max(0, self.limit - self.spent - self.reserved)
+
+    @property
+    def saved(self) -> int | str:
+        """What a session record keeps of `spent`: a count of calls, or a sum as decimal text."""
+        return str(self.spent) if self.sums else int(self.spent)
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,8 +179,9 @@ def describe_intent(intent: Intent) -> list[str]:
 
 
 # The summary record's kinds (§8 `intent`), in Intent's field order.
-_SUMMARY_KINDS = ("email", "url", "domain", "path", "recipient", "name", "prohibit", "grant", "ask")
-_INTENT_FIELDS = ("emails", "urls", "domains", "paths", "recipients", "names", "prohibited", "granted", "asked")
+_SUMMARY_KINDS = ("email", "url", "domain", "path", "recipient", "name", "prohibit", "grant", "ask", "object", "amount")
+_INTENT_FIELDS = ("emails", "urls", "domains", "paths", "recipients", "names", "prohibited", "granted", "asked",
+                  "objects", "amounts")
 _SUMMARY_INDEX = {kind: i for i, kind in enumerate(_SUMMARY_KINDS)}
 _VERB_FIELDS = frozenset({6, 7, 8})
 
@@ -179,8 +189,9 @@ _VERB_FIELDS = frozenset({6, 7, 8})
 class Intent:
     """What the evaluator bound from the user's messages (its summary record, §8): the e-mail
     addresses, URLs, domains, paths, recipients and names (people and quoted names, lower-cased:
-    recipients without '#' or '@') they name, and (capability, verb word) pairs they prohibited,
-    granted, or asked about ("(model)": a narrowing turns its allows into asks).
+    recipients without '#' or '@') they name, (capability, verb word) pairs they prohibited,
+    granted, or asked about ("(model)": a narrowing turns its allows into asks), and the objects
+    and sums they name (§7.3: "hotel lumen", "200 EUR").
 
     Immutable. Read from the summary text when a field is first read: every user message is
     bound, and its fields are read only to show or compare them."""
@@ -190,10 +201,10 @@ class Intent:
     def __init__(self, emails: tuple[str, ...] = (), urls: tuple[str, ...] = (), domains: tuple[str, ...] = (),
                  paths: tuple[str, ...] = (), recipients: tuple[str, ...] = (), names: tuple[str, ...] = (),
                  prohibited: tuple[tuple[str, str], ...] = (), granted: tuple[tuple[str, str], ...] = (),
-                 asked: tuple[tuple[str, str], ...] = ()):
+                 asked: tuple[tuple[str, str], ...] = (), objects: tuple[str, ...] = (), amounts: tuple[str, ...] = ()):
         self._summary = ""
         self._fields: tuple[tuple[Any, ...], ...] | None = tuple(
-            tuple(v) for v in (emails, urls, domains, paths, recipients, names, prohibited, granted, asked))
+            tuple(v) for v in (emails, urls, domains, paths, recipients, names, prohibited, granted, asked, objects, amounts))
 
     @classmethod
     def from_summary(cls, summary: str) -> Intent:
@@ -217,6 +228,8 @@ class Intent:
     prohibited = property(lambda self: self._values()[6])
     granted = property(lambda self: self._values()[7])
     asked = property(lambda self: self._values()[8])
+    objects = property(lambda self: self._values()[9])
+    amounts = property(lambda self: self._values()[10])
 
     @property
     def bindings(self) -> tuple[Binding, ...]:
@@ -422,8 +435,9 @@ class Session:
         """The policy's budgets and what this session has spent and reserved of each."""
         return self._fence._budgets(self)
 
-    def restore_budgets(self, spent: dict[str, int]) -> None:
-        """Raises spent counts (a resumed session's, by budget id); ids the policy lacks are skipped."""
+    def restore_budgets(self, spent: dict[str, int | str | Decimal]) -> None:
+        """Raises spent counts (a resumed session's, by budget id: calls, or a budget of sums'
+        decimal); ids the policy lacks are skipped."""
         self._fence._restore_budgets(self, spent)
 
 
@@ -655,7 +669,7 @@ class Fence:
         self._wasm = wasm
         self._decisions.clear()
 
-    def _spent_in_old(self, session: Session) -> dict[str, int] | None:
+    def _spent_in_old(self, session: Session) -> dict[str, int | Decimal] | None:
         try:
             record = self._wasm.invoke("budgets", (session._handle,))
         except EngineFault as fault:
@@ -715,7 +729,7 @@ class Fence:
             raise FenceError(f"cannot read the budgets of session {session.id!r}: {record[1:].decode('utf-8', 'replace')}")
         return _parse_budgets(record[1:])
 
-    def _restore_budgets(self, session: Session, spent: dict[str, int]) -> None:
+    def _restore_budgets(self, session: Session, spent: dict[str, int | str | Decimal]) -> None:
         lines = _restore_lines(spent)
         if not lines:
             return
@@ -888,15 +902,36 @@ def _warned(record: bytes, offset: int, end: int) -> tuple[str, ...]:
 def _parse_budgets(text: bytes) -> tuple[Budget, ...]:
     budgets = []
     for line in text.decode("utf-8").splitlines():
-        budget_id, limit, spent, reserved = line.split("\t")
-        budgets.append(Budget(budget_id, int(limit), int(spent), int(reserved)))
+        budget_id, limit, spent, reserved, *kind = line.split("\t")
+        if kind == ["sum"]:  # a budget of sums: its cap ("500 EUR"), decimals spent and reserved
+            cap, _, currency = limit.partition(" ")
+            budgets.append(Budget(budget_id, Decimal(cap), Decimal(spent), Decimal(reserved), True, currency))
+        else:
+            budgets.append(Budget(budget_id, int(limit), int(spent), int(reserved)))
     return tuple(budgets)
 
 
-def _restore_lines(spent: dict[str, int]) -> bytes:
+def _restore_count(count: object) -> str | None:
+    """A count budget_restore reads (§8): a whole number of calls or a decimal sum, above zero."""
+    if isinstance(count, bool):
+        return None
+    if isinstance(count, int):
+        return str(count) if 0 < count <= 0xFFFFFFFF else None
+    try:
+        value = Decimal(str(count))
+    except ArithmeticError:
+        return None
+    return format(value, "f") if value.is_finite() and value > 0 else None
+
+
+def _restore_lines(spent: dict[str, int | str | Decimal]) -> bytes:
     """budget_restore's input (§8): `id<TAB>count` lines; an id with a tab or newline names no budget."""
-    return "".join(f"{budget_id}\t{count}\n" for budget_id, count in spent.items()
-                   if "\t" not in budget_id and "\n" not in budget_id and 0 < count <= 0xFFFFFFFF).encode("utf-8")
+    lines = []
+    for budget_id, count in spent.items():
+        text = _restore_count(count)
+        if text is not None and "\t" not in budget_id and "\n" not in budget_id:
+            lines.append(f"{budget_id}\t{text}\n")
+    return "".join(lines).encode("utf-8")
 
 
 def _i32(value: int) -> int:

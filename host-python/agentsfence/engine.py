@@ -26,6 +26,8 @@ from wasmtime import _ffi as ffi
 # assembly/format.ts: the fuel the host grants one call (tests/test_engine.py checks these).
 FUEL_BASE = 20_000_000
 FUEL_PER_BYTE = 1000
+FUEL_PER_TEXT_BYTE = 4000
+TEXT_EXPORTS = frozenset({"intent", "derive"})  # they read prose: each byte buys FUEL_PER_TEXT_BYTE
 
 DEFAULT_MEMORY_LIMIT = 256 * 1024 * 1024
 FIRST_INPUT_CAPACITY = 64 * 1024
@@ -408,7 +410,8 @@ class WasmInstance:
         """Writes `payload` to the input buffer, calls a record-returning export, returns the record."""
         if payload:
             self._write_input(payload)
-        return self._record(self._call(export, args, FUEL_BASE + FUEL_PER_BYTE * len(payload)))
+        per_byte = FUEL_PER_TEXT_BYTE if export in TEXT_EXPORTS else FUEL_PER_BYTE
+        return self._record(self._call(export, args, FUEL_BASE + per_byte * len(payload)))
 
     def call_plain(self, export: str, args: tuple[int, ...]) -> int:
         """Calls an export whose result is a number (a session handle), not a record."""

@@ -447,7 +447,7 @@ class HermesFence:
             spent = self._settle(call_ref, ran=status not in NOT_RUN)
             if spent is not None:
                 self.audit.event("budget", session_id or task_id, tool_name, tool_call_id,
-                                 budgets={b.id: {"spent": b.spent, "limit": b.limit} for b in spent.session.budgets()})
+                                 budgets={b.id: _budget_use(b) for b in spent.session.budgets()})
             answer = self.approvals.settle(call_ref, status in ("ok", "error"), _on_hermes_allowlist)
             if answer is not None:
                 logger.info("AgentsFence: %s for %s: %s (%s)", tool_name, answer.rule_key, answer.choice, answer.scope)
@@ -858,8 +858,9 @@ class HermesFence:
             lines += intent.describe()
         budgets = self.fence.session(session_id).budgets()
         if budgets:
-            lines.append("Budgets: " + "; ".join(f"{b.id}: {b.remaining} of {b.limit} left ({b.spent} made, {b.reserved} under way)"
-                                                  for b in budgets))
+            lines.append("Budgets: " + "; ".join(
+                f"{b.id}: {b.remaining} of {b.limit}{' ' + b.currency if b.currency else ''} left ({b.spent} spent, {b.reserved} under way)"
+                if b.sums else f"{b.id}: {b.remaining} of {b.limit} left ({b.spent} made, {b.reserved} under way)" for b in budgets))
         grants = self.approvals.session_grants(session_id)
         lines.append(f"Approvals granted for this session: {len(grants)}")
         if record is not None and record.senders:
@@ -875,7 +876,7 @@ class HermesFence:
                 return
             record.grants = self.approvals.session_grants(session_id)
             try:
-                record.budgets = {b.id: b.spent for b in self.fence.session(session_id).budgets() if b.spent}
+                record.budgets = {b.id: b.saved for b in self.fence.session(session_id).budgets() if b.spent}
                 self.store.save(record)
             except (OSError, FenceError) as error:
                 logger.error("AgentsFence could not save session %s: %s", session_id, error)
@@ -912,3 +913,11 @@ def mcp_provenance(tool_name: str) -> tuple[str | None, Any]:
         except Exception:
             continue
     return server, None
+
+
+def _budget_use(budget: Any) -> dict[str, Any]:
+    """A budget's use as the audit log keeps it: calls as integers; a budget of sums as decimal
+    text, its cap with its currency when it names one ("500 EUR")."""
+    if not budget.sums:
+        return {"spent": budget.spent, "limit": budget.limit}
+    return {"spent": budget.saved, "limit": f"{budget.limit} {budget.currency}".strip(), "sums": True}

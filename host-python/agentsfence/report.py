@@ -18,6 +18,7 @@ import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
+from decimal import Decimal
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -152,8 +153,13 @@ class Report:
             entry = self._budget_entry(str(budget))
             entry["limit"] = use.get("limit", entry["limit"])
             spent = use.get("spent", 0)
+            if isinstance(spent, str):  # a budget of sums: decimal text
+                try:
+                    spent = Decimal(spent)
+                except ArithmeticError:
+                    continue
             before = entry["sessions"].get(session, 0)
-            if isinstance(spent, int) and spent > before:
+            if isinstance(spent, (int, Decimal)) and not isinstance(spent, bool) and spent > before:
                 entry["spent"] += spent - before
                 entry["sessions"][session] = spent
 
@@ -179,8 +185,9 @@ class Report:
             "observed": [{"would": kind, "tool": tool, "by": by, "calls": n} for (kind, tool, by), n in self.observed.most_common()],
             "warned": [{"rule": rule, "tool": tool, "calls": n} for (rule, tool), n in self.warned.most_common()],
             "approvals": [{"choice": choice, "granted": granted, "answers": n} for (choice, granted), n in self.approvals.most_common()],
-            "budgets": {budget: {"limit": e["limit"], "units_spent": e["spent"], "sessions": len(e["sessions"]),
-                                 "most_in_one_session": max(e["sessions"].values(), default=0), "blocked": e["blocked"]}
+            "budgets": {budget: {"limit": e["limit"], "units_spent": _number(e["spent"]), "sessions": len(e["sessions"]),
+                                 "most_in_one_session": _number(max(e["sessions"].values(), default=0)),
+                                 "blocked": e["blocked"]}
                         for budget, e in sorted(self.budgets.items())},
             "outcomes": dict(self.outcomes.most_common()),
             "faults": dict(self.faults.most_common()),
@@ -409,3 +416,8 @@ def add_cli(commands: Any) -> None:
     report.add_argument("--json", action="store_true", help="print the report as one JSON object")
     report.add_argument("--html", metavar="FILE", help="also write a self-contained HTML page with a chart of decisions over time")
     report.set_defaults(run=_command, passes_on=False)
+
+
+def _number(value: int | Decimal) -> int | str:
+    """A count stays an integer; a sum (a budget of sums) is written as decimal text."""
+    return str(value) if isinstance(value, Decimal) else value

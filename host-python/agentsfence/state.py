@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,7 +34,8 @@ class SessionRecord:
     tasks: list[str] = field(default_factory=list)
     grants: list[str] = field(default_factory=list)  # rule keys a person granted for the session
     senders: list[str] = field(default_factory=list)  # gateway user ids whose messages were bound
-    budgets: dict[str, int] = field(default_factory=dict)  # budget id -> units spent (committed calls)
+    # budget id -> units spent (committed calls), or a budget of sums' decimal text ("120.5")
+    budgets: dict[str, int | str] = field(default_factory=dict)
 
 
 class SessionStore:
@@ -98,7 +100,13 @@ def _parse(text: bytes, session_id: str) -> SessionRecord:
     if not all(isinstance(v, str) for v in (*tasks, *grants, *senders)):
         raise ValueError("a task id, grant or sender is not text")
     budgets = document.get("budgets", {})  # absent in records written before budgets existed
-    if not isinstance(budgets, dict) or not all(isinstance(k, str) and type(v) is int and 0 <= v <= 0xFFFFFFFF
-                                                for k, v in budgets.items()):
-        raise ValueError("a budget count is not a whole number of calls")
+    if not isinstance(budgets, dict) or not all(isinstance(k, str) and _budget_count(v) for k, v in budgets.items()):
+        raise ValueError("a budget count is not a whole number of calls or a decimal sum")
     return SessionRecord(session_id, messages, list(tasks), list(grants), list(senders), dict(budgets))
+
+
+def _budget_count(value: object) -> bool:
+    """A count a session record keeps: calls (a whole number), or a budget of sums' decimal text."""
+    if type(value) is int:
+        return 0 <= value <= 0xFFFFFFFF
+    return isinstance(value, str) and re.fullmatch(r"\d{1,40}(\.\d{1,40})?", value) is not None

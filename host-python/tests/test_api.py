@@ -353,7 +353,7 @@ def test_a_decision_record_gives_its_targets_and_a_malformed_one_blocks():
     targets = b"\x05" + struct.pack("<I", 6) + b"/a/b.c" + b"\x02" + struct.pack("<I", 5) + b"x@y.z"
     decision = _parse_decision(head + reason + message + targets, "t")
     assert (decision.kind, decision.targets, decision.witness) == ("allow", (("path", "/a/b.c"), ("email", "x@y.z")), ())
-    for broken in (targets[:-1], b"\x0b" + targets[1:], targets + b"\x05"):  # cut short, no such subject, a stray byte
+    for broken in (targets[:-1], b"\x0c" + targets[1:], targets + b"\x05"):  # cut short, no such subject, a stray byte
         assert _parse_decision(head + reason + message + broken, "t").reason == "engine_fault"
 
 
@@ -369,3 +369,23 @@ def test_a_file_system_that_ignores_case_reaches_credentials_in_any_case(fold_ca
     blocked = session.decide("write_file", {"path": "~/Library/LaunchAgents/x.plist", "content": "x"})
     assert blocked.kind == "block"
     assert session.decide("write_file", {"path": "~/LIBRARY/launchagents/x.plist", "content": "x"}).kind == ("block" if fold_case else "ask")
+
+
+def test_a_message_as_long_as_the_policy_reads_binds_within_its_fuel_however_many_objects_it_names():
+    """The objects and sums a message names are read in one pass each (assembly/objects.ts): the
+    longest message the shipped policy reads, dense with names, ids, IBANs, dates and sums, binds;
+    so does a long run-on table of numbers (past 16 objects in a sentence the rest only name:
+    reader.ts readingAt; past 256 in a message, none: objects.ts). (The reader's own clauses
+    cost more: a run-on sentence of plain words longer than a few KB runs out of fuel, as does
+    64 KB of "#12 octo/widgets INV-2024-17 1,250.50 EUR.", without the objects as well.)"""
+    fence = Fence(home="/home/user", cwd="/home/user/project")
+    units = ["#12. ", "octo/widgets. ", "INV-2024-17. ", "1,250.50 EUR. ", "DE89 3704 0044 0532 0130 00. ", "June 3. ",
+             "€200. ", "12. ", "Hotel Lumen, Paris. ", "Pay 'Quoted Thing' 200 EUR. "]
+    for unit in units:
+        session = fence.session(unit)
+        intent = session.intent((unit * (65536 // len(unit) + 1))[:65536])
+        assert intent.objects or intent.amounts
+        fence.drop_session(unit)
+    session = fence.session("table")
+    intent = session.intent("Pay " + " ".join(str(n) for n in range(10, 6000)) + " EUR.")
+    assert intent.objects and intent.amounts

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import threading
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,11 @@ budgets:
   - {id: one-message, capability: ["email.*", message.send], limit: 1}
 """
 WRITE = {"path": "summary.md", "content": "# Summary"}
+
+
+def calls(session: api.Session) -> list[api.Budget]:
+    """The session's budgets of calls: this policy's own (the shipped one adds a budget of sums)."""
+    return [b for b in session.budgets() if not b.sums]
 
 
 @pytest.fixture(scope="module")
@@ -53,14 +59,14 @@ def test_a_reservation_is_committed_or_released_and_the_counters_say_so(fence):
     session.intent("Write summary.md")
     first = session.decide("write_file", WRITE)
     assert first.kind == "allow" and first.reservation > 0
-    assert [(b.id, b.limit, b.spent, b.reserved, b.remaining) for b in session.budgets()] == [
+    assert [(b.id, b.limit, b.spent, b.reserved, b.remaining) for b in calls(session)] == [
         ("two-writes", 2, 0, 1, 1), ("one-message", 1, 0, 0, 1)]
     assert session.commit(first.reservation) is True
     assert session.commit(first.reservation) is False  # settled: nothing changes
     second = session.decide("write_file", WRITE)
     assert session.release(second.reservation) is True
     assert session.release(10**6) is False and session.commit(-1) is False
-    assert [(b.spent, b.reserved) for b in session.budgets()][0] == (1, 0)
+    assert [(b.spent, b.reserved) for b in calls(session)][0] == (1, 0)
     third = session.decide("write_file", WRITE)
     fourth = session.decide("write_file", WRITE)
     assert third.reservation > 0
@@ -118,7 +124,7 @@ def test_a_rebuilt_evaluator_keeps_the_counts_and_counts_open_reservations_as_sp
     monkeypatch.setattr(wasm, "decide", trap)
     assert session.decide("write_file", WRITE).reason == "engine_fault"
     assert fence.rebuilds == 1 and fence._wasm is not wasm
-    assert [(b.spent, b.reserved) for b in session.budgets()][0] == (2, 0)
+    assert [(b.spent, b.reserved) for b in calls(session)][0] == (2, 0)
     assert session.release(open_reservation) is False  # its id means nothing to the new evaluator
     assert session.decide("write_file", WRITE).reason == "budget_exhausted"
 
@@ -142,4 +148,83 @@ def test_a_session_whose_counts_cannot_be_read_after_a_trap_blocks(fence, monkey
 def test_a_yaml_policy_with_budgets_compiles_from_a_path(tmp_path: Path):
     source = tmp_path / "b.yaml"
     source.write_text(POLICY)
-    assert [b.id for b in Fence(source).session("p").budgets()] == ["two-writes", "one-message"]
+    assert [b.id for b in calls(Fence(source).session("p"))] == ["two-writes", "one-message"]
+
+
+SUMS = """version: 1
+name: sums-test
+defaults: {"*": ask}
+tools:
+  - {name: pay, capability: money.pay, risk: money, args: {to: object, amount: amount, currency: amount}}
+rules:
+  - {id: pay-acme, effect: allow, capability: [money.pay], when: {object: {in_intent: named}}}
+budgets:
+  - {id: euros, capability: [money.pay], amount: "500 EUR"}
+"""
+
+
+@pytest.fixture
+def sums(tmp_path: Path) -> Fence:
+    source = tmp_path / "sums.yaml"
+    source.write_text(SUMS)
+    return Fence(source, home=HOME, cwd=CWD)
+
+
+def euros(session: api.Session) -> api.Budget:
+    return next(b for b in session.budgets() if b.id == "euros")
+
+
+def test_a_budget_of_sums_reserves_the_sum_and_reads_back_as_decimals(sums):
+    session = sums.session("s")
+    session.intent("Pay Acme Corp")
+    decision = session.decide("pay", {"to": "Acme Corp", "amount": "120.50", "currency": "eur"})
+    assert decision.kind == "allow" and decision.reservation > 0
+    assert ("amount", "120.5 EUR") in decision.targets
+    assert euros(session) == api.Budget("euros", Decimal(500), Decimal(0), Decimal("120.5"), True, "EUR")
+    assert session.commit(decision.reservation)
+    budget = euros(session)
+    assert (budget.spent, budget.remaining, budget.saved) == (Decimal("120.5"), Decimal("379.5"), "120.5")
+    over = session.decide("pay", {"to": "Acme Corp", "amount": 400, "currency": "EUR"})
+    assert (over.kind, over.reason, over.rule) == ("block", "budget_exhausted", "euros")
+    assert over.witness == (("amount", "400 EUR"),)
+    other = session.decide("pay", {"to": "Acme Corp", "amount": 10, "currency": "USD"})
+    assert (other.kind, other.reason, other.rule) == ("ask", "budget_unmeasured", "euros")
+
+
+def test_a_budget_of_sums_is_restored_from_decimal_text_and_survives_a_rebuild(sums, monkeypatch):
+    session = sums.session("r")
+    session.intent("Pay Acme Corp")
+    session.restore_budgets({"euros": "450.25", "retired": 3})
+    assert euros(session).spent == Decimal("450.25")
+    session.restore_budgets({"euros": Decimal("100")})  # never lowers
+    assert euros(session).spent == Decimal("450.25")
+    open_reservation = session.decide("pay", {"to": "Acme Corp", "amount": "49.75", "currency": "EUR"}).reservation
+    assert open_reservation > 0
+    wasm = sums._wasm
+
+    def trap(*args: object) -> bytes:
+        raise EngineFault("decide trapped: simulated")
+
+    monkeypatch.setattr(wasm, "decide", trap)
+    assert session.decide("pay", {"to": "Acme Corp", "amount": 1, "currency": "EUR"}).reason == "engine_fault"
+    assert sums.rebuilds == 1
+    assert (euros(session).spent, euros(session).reserved) == (Decimal(500), Decimal(0))  # the open sum counts as spent
+    assert session.decide("pay", {"to": "Acme Corp", "amount": "0.01", "currency": "EUR"}).reason == "budget_exhausted"
+
+
+def test_restore_lines_take_whole_calls_and_decimal_sums_only():
+    assert api._restore_lines({"a": 2, "b": "1.50", "c": Decimal("0.25"), "d": 0, "e": "-1", "f": "x", "g": True,
+                               "h\tx": 1, "i": 2**32}) == b"a\t2\nb\t1.50\nc\t0.25\n"
+
+
+def test_a_session_record_keeps_a_sum_as_decimal_text(tmp_path: Path):
+    from agentsfence.state import SessionRecord, SessionStore, StateCorrupt
+
+    store = SessionStore(tmp_path)
+    store.save(SessionRecord("s", [("Pay Acme Corp", CWD)], budgets={"euros": "120.5", "three": 2}))
+    loaded = store.load("s")
+    assert loaded is not None and loaded.budgets == {"euros": "120.5", "three": 2}
+    for bad in ("-1", "1e3", "twelve", 1.5):
+        store.save(SessionRecord("t", [], budgets={"euros": bad}))  # type: ignore[dict-item]
+        with pytest.raises(StateCorrupt):
+            store.load("t")

@@ -24,7 +24,8 @@ def decide(instance: WasmInstance, handle: int, name: bytes, args: bytes) -> byt
 def test_fuel_constants_match_the_format_file():
     source = (REPO / "assembly" / "format.ts").read_text()
     constants = {m[1]: int(m[2]) for m in re.finditer(r"export const (\w+) = (\d+);", source)}
-    assert (engine.FUEL_BASE, engine.FUEL_PER_BYTE) == (constants["FUEL_BASE"], constants["FUEL_PER_BYTE"])
+    assert (engine.FUEL_BASE, engine.FUEL_PER_BYTE, engine.FUEL_PER_TEXT_BYTE) == (
+        constants["FUEL_BASE"], constants["FUEL_PER_BYTE"], constants["FUEL_PER_TEXT_BYTE"])
 
 
 def test_raw_and_public_calls_give_identical_records(mock_wasm):

@@ -36,7 +36,9 @@ def budgeted(hermes_home: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path)
 
 
 def counters(manager) -> list[tuple[str, int, int]]:
-    return [(b.id, b.spent, b.reserved) for b in th.fence_plugin(manager).fence.session(th.SESSION).budgets()]
+    """The session's budgets of calls (the shipped policy's budget of sums is not this policy's)."""
+    return [(b.id, int(b.spent), int(b.reserved)) for b in th.fence_plugin(manager).fence.session(th.SESSION).budgets()
+            if not b.sums]
 
 
 # ---- 6. call budgets ----
@@ -95,7 +97,9 @@ def test_a_subagents_calls_count_against_its_parents_budget(budgeted):
 def test_slash_fence_shows_the_remaining_budgets(budgeted):
     th.user_turn()
     th.call("write_file", SUMMARY)
-    assert "Budgets: one-write: 0 of 1 left (1 made, 0 under way)" in th.slash("")
+    shown = th.slash("")
+    assert "one-write: 0 of 1 left (1 made, 0 under way)" in shown
+    assert "money-per-session: 1000 of 1000 left (0 spent, 0 under way)" in shown  # the shipped budget of sums
 
 
 def test_a_shutdown_keeps_the_spent_units_for_resume_and_new_session_drops_them(budgeted, hermes_home, monkeypatch):
@@ -235,3 +239,60 @@ def test_the_strict_guard_takes_a_second_look_without_spending_a_unit(hermes_hom
                                                     tool_call_id="call-2")
     assert message is not None and "another plugin approved a call the fence blocks" in message
     assert counters(manager) == [("one-write", 0, 1)]
+
+
+# ---- a budget of sums, through Hermes' own tool dispatch ----
+
+PAYMENTS = """version: 1
+name: payments
+extends: [defaults]
+budgets:
+  - {id: euros, capability: ["money.*"], amount: "300 EUR"}
+"""
+TRANSFER = "mcp__bank__transfer_funds"
+
+
+@pytest.fixture
+def payments(hermes_home: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> hermes_plugins.PluginManager:
+    """A payments MCP tool in Hermes' registry, as an MCP server publishes it, and a policy that
+    caps a session's payments at 300 EUR."""
+    from tools.registry import registry
+
+    source = tmp_path / "payments.yaml"
+    source.write_text(PAYMENTS)
+    (hermes_home / "agentsfence").mkdir(exist_ok=True)
+    compile_policy([source], hermes_home / "agentsfence" / "policy.afb")
+    paid: list[dict] = []
+    schema = {"name": TRANSFER, "description": "Transfers money from the user's account.",
+              "parameters": {"type": "object", "required": ["iban", "amount", "currency"], "properties": {
+                  "iban": {"type": "string", "description": "IBAN of the payee"},
+                  "amount": {"type": "number", "description": "The amount to transfer"},
+                  "currency": {"type": "string"}}}}
+    registry.register(TRANSFER, "mcp-bank", schema, lambda args, **kw: paid.append(args) or json.dumps({"ok": True}))
+    manager = th.load(monkeypatch)
+    manager.paid = paid  # type: ignore[attr-defined]
+    yield manager
+    registry.deregister(TRANSFER)
+
+
+def sums(manager) -> list[tuple[str, object, object]]:
+    return [(b.id, b.spent, b.reserved) for b in th.fence_plugin(manager).fence.session(th.SESSION).budgets() if b.sums]
+
+
+def test_a_payment_spends_its_sum_and_one_past_the_cap_is_blocked(payments):
+    from decimal import Decimal
+
+    th.user_turn("Transfer €200 to DE89 3704 0044 0532 0130 00 for the rent, and €150 for the deposit")
+    ran = th.call(TRANSFER, {"iban": "DE89370400440532013000", "amount": 200, "currency": "EUR"})
+    assert "error" not in ran and payments.paid == [{"iban": "DE89370400440532013000", "amount": 200, "currency": "EUR"}]
+    assert sums(payments) == [("money-per-session", Decimal(200), Decimal(0)), ("euros", Decimal(200), Decimal(0))]
+    over = th.call(TRANSFER, {"iban": "DE89370400440532013000", "amount": 150, "currency": "EUR"})
+    assert "budget euros caps the sums of money.move (destructive) at 300 EUR" in over["error"]
+    assert len(payments.paid) == 1 and sums(payments)[1] == ("euros", Decimal(200), Decimal(0))
+
+
+def test_a_payment_to_an_account_the_user_never_named_does_not_run(payments):
+    th.user_turn("Transfer €200 to DE89 3704 0044 0532 0130 00 for the rent")
+    refused = th.call(TRANSFER, {"iban": "GB82WEST12345698765432", "amount": 200, "currency": "EUR"})
+    assert "gb82west12345698765432 is not what your request named" in refused["error"]
+    assert payments.paid == [] and sums(payments)[1][1:] == (0, 0)  # refused at the gate: its sum is given back

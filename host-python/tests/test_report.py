@@ -98,3 +98,18 @@ def test_a_tampered_or_damaged_log_is_reported_not_hidden(log):
 def test_a_missing_log_is_an_error(tmp_path):
     done = subprocess.run([COMMAND, "report", str(tmp_path / "none.jsonl")], capture_output=True, text=True, timeout=60)
     assert done.returncode == 1 and "no audit log here" in done.stderr
+
+
+def test_a_budget_of_sums_is_reported_in_its_units(tmp_path: Path):
+    """A budget that counts amounts (the shipped money-per-session) is logged as decimal text, and
+    the report adds what each session spent of it, not its calls."""
+    path = tmp_path / "audit.jsonl"
+    audit = AuditLog(path)
+    audit.event("budget", "s1", "mcp_pay", "c1", budgets={"money-per-session": {"spent": "120.5", "limit": "1000", "sums": True}})
+    audit.event("budget", "s1", "mcp_pay", "c2", budgets={"money-per-session": {"spent": "320.5", "limit": "1000", "sums": True}})
+    audit.event("budget", "s2", "mcp_pay", "c3", budgets={"money-per-session": {"spent": "80", "limit": "1000", "sums": True}})
+    audit.close()
+    j = build(path).as_json()
+    assert j["budgets"]["money-per-session"] == {"limit": "1000", "units_spent": "400.5", "sessions": 2,
+                                                 "most_in_one_session": "320.5", "blocked": 0}
+    json.dumps(j)
