@@ -3,7 +3,7 @@
 // a reason code; nothing here traps.
 import {
   NONE, EFFECT_ALLOW, EFFECT_BLOCK, EFFECT_ASK, KIND_ALLOW, KIND_BLOCK, KIND_ASK, ROLE_WORKDIR, ROLE_DATA, ROLE_OBJECT,
-  ROLE_AMOUNT, ROLE_AMOUNT_MINOR, SET_MAX_ARGS_BYTES, DECISION_HEAD_SIZE,
+  ROLE_AMOUNT, ROLE_AMOUNT_MINOR, ROLE_MEMBERS, SET_MAX_ARGS_BYTES, DECISION_HEAD_SIZE,
   SET_MAX_JSON_DEPTH, SET_MAX_LEAVES, SET_MAX_TARGETS, SUBJ_OPAQUE, SUBJ_AMOUNT, DECISION_POSSIBLE, DECISION_OPAQUE,
 } from "./format";
 import {
@@ -29,7 +29,7 @@ import { budgetExhausted, budgetReserve, budgetCancel, budgetSpent, budgetReserv
 import { parseArgs, leafCount, leafValue, leafValueLen, leafIsString, JSON_OK, JSON_LIMIT, JSON_OOM } from "./json";
 import {
   targetsBegin, setWorkdir, extractTargets, targetCount, targetKind, targetEntryKind, targetPtr, targetLen, hasTargetOf,
-  addNumberObject, amountTargets, tableStatusNow,
+  addNumberObject, amountTargets, memberTargets, tableStatusNow,
 } from "./targets";
 import { intentProhibits, intentAsks, intentConditionOf, conditionLen, CONDITION_OF_CLASS } from "./intent";
 
@@ -403,6 +403,7 @@ export function extract(): i32 {
   if (roles == 0) return TARGETS_OOM;
   let workdirSet = false;
   let sums = false;
+  let members = false;
   for (let i: u32 = 0; i < n; i++) {
     // A number leaf has a role only as an object or a sum (§5.2).
     let role = leafRole(i);
@@ -413,10 +414,11 @@ export function extract(): i32 {
       workdirSet = true;
     }
     if (role == ROLE_AMOUNT || role == ROLE_AMOUNT_MINOR) sums = true;
+    if (role == ROLE_MEMBERS) members = true;
   }
   for (let i: u32 = 0; i < n; i++) {
     const role = <u32>load<u8>(roles + i);
-    if (role == ROLE_WORKDIR || role == ROLE_DATA || role == ROLE_AMOUNT || role == ROLE_AMOUNT_MINOR) continue;
+    if (role == ROLE_WORKDIR || role == ROLE_DATA || role == ROLE_AMOUNT || role == ROLE_AMOUNT_MINOR || role == ROLE_MEMBERS) continue;
     if (!leafIsString(i)) {
       const c = <u32>load<u8>(leafValue(i));
       if (role == ROLE_OBJECT && c != 0x74 && c != 0x66 && c != 0x6e) addNumberObject(leafValue(i), leafValueLen(i)); // not true, false, null
@@ -426,6 +428,7 @@ export function extract(): i32 {
     if (r != 0) return r;
   }
   if (sums) amountTargets(roles, n);
+  if (members) memberTargets(roles, n);
   return tableStatusNow();
 }
 

@@ -60,7 +60,8 @@ export const SHO_LIST = 16384;       // the command only lists or writes elsewhe
 export const SHO_ARCHIVE = 32768;    // its value is the archive (tar -f): written under ARCHIVE_OUT, else read
 export const SHO_ARCHIVE_OUT = 65536; // the command writes its archive (tar -c)
 export const SHO_REPLACE = 131072;   // its value is the string a wrapper's input replaces (xargs -I)
-export const SHO_MAX = 131072;       // the highest option flag
+export const SHO_MEMBERS = 262144;  // its value is a glob of the files below the trees the command reads (rg -g)
+export const SHO_MAX = 262144;       // the highest option flag
 // The operand flags: the value of key "@" (§3.5), bits of their own.
 export const SHM_TREES = 1;     // file operands are read with everything below them (rg, du)
 export const SHM_WRITTEN = 2;   // every file operand is written (touch, rm, tee, mv)
@@ -154,7 +155,8 @@ export const ROLE_DATA = 13;    // content, no target: exempt from reading by sh
 export const ROLE_TREE = 14;    // a directory read with everything below it: PATH, and the pattern DIR/**
 export const ROLE_AMOUNT = 15;  // a sum of money (or its currency): AMOUNT
 export const ROLE_AMOUNT_MINOR = 16; // a sum in the currency's smallest unit (cents): AMOUNT
-export const ROLE_MAX = 16;
+export const ROLE_MEMBERS = 17; // a glob of the files below the call's trees that it reads: PATH patterns TREE/**/GLOB
+export const ROLE_MAX = 17;
 
 // CLASSIFY entry flags (§3): the entry is a read (only the tool's own name gives it), and the
 // MCP annotations that are evidence for it.

@@ -13,7 +13,7 @@ import {
   NONE, SUBJ_PROGRAM, SUBJ_OPAQUE, SUBJ_DOMAIN, TARGET_PATTERN,
   SHO_VALUE, SHO_VALUE2, SHO_ATTACHED, SHO_OPAQUE, SHO_OUTPUT, SHO_RECURSIVE, SHO_IN_PLACE, SHO_COMMAND,
   SHO_COMMAND_UNTIL, SHO_SUPPLIES, SHO_SCRIPT, SHO_DIRECTORY, SHO_OUTPUT_DIR, SHO_EXTRACT, SHO_LIST,
-  SHO_ARCHIVE, SHO_ARCHIVE_OUT, SHO_REPLACE,
+  SHO_ARCHIVE, SHO_ARCHIVE_OUT, SHO_REPLACE, SHO_MEMBERS,
   SHM_TREES, SHM_WRITTEN, SHM_LAST_WRITTEN, SHM_SECOND_WRITTEN, SHM_FIRST_SCRIPT, SHM_FIRST_DATA,
   SHM_NO_FILES, SHM_SUBCOMMAND, SHM_EXTRACTS, SHM_OLD_STYLE, SHM_KEYS, SHM_LONG_SINGLE,
   SHM_OPERANDS_OPAQUE, SHM_OPAQUE, SHM_REMOTE, SHM_WRITES, SHM_REV_PATHS, SHM_RUNS, SHM_AFTER_ONE,
@@ -29,7 +29,8 @@ import { span, spanPtr, spanLen, resolvePath, homePtr, homeLen, hermesPtr, herme
 import { globsMeet } from "./glob";
 import {
   TARGETS_OK, TARGETS_LIMIT, TARGETS_OOM, tableStatus, fail, addTargetCopy, addPathIn, addHost,
-  addUrlIn, pathBase, addWrittenIn, addPathPatternIn, addTreeIn, addPatternTarget,
+  addUrlIn, pathBase, addWrittenIn, addPathPatternIn, addTreeIn, addPatternTarget, addMemberPatterns,
+  targetCount as tableCount,
 } from "./targettable";
 
 @inline function ok(): bool {
@@ -436,7 +437,7 @@ function cpop(kind: u32): void {
 }
 
 // ---- frames: the simple command being read ----
-const FRAME_SIZE: usize = 196;
+const FRAME_SIZE: usize = 200;
 const MAX_FRAMES: u32 = 40;
 const MAX_HEREDOCS: u32 = 6;
 const frames: usize = memory.data(<i32>(FRAME_SIZE * MAX_FRAMES));
@@ -462,6 +463,7 @@ const F_PARENT: usize = 180;    // the frame a sub-command (find -exec) returns 
 const F_NAME: usize = 184;      // ptr, len of the program's name (for "git log")
 const F_NAME_LEN: usize = 188;
 const F_EXPECT_Q: usize = 192;  // a second option's value still to come (tar cfC a.tar dir)
+const F_MEMBERS: usize = 196;   // the last of the MEMBERS globs (rg -g) kept for the trees: a node (prev, ptr, len)
 
 // Phases.
 const AT_START: u32 = 0;
@@ -557,6 +559,7 @@ function beginCommand(f: usize): void {
   set(f, F_BUILTIN, 0);
   set(f, F_NAME_LEN, 0);
   set(f, F_EXPECT_Q, 0);
+  set(f, F_MEMBERS, 0);
 }
 
 // A fresh frame for a parse level or a sub-command; 0 past MAX_FRAMES.
@@ -2123,11 +2126,33 @@ function optionValue(f: usize, flags: u32, p: usize, n: u32, depth: u32): void {
   } else if ((flags & SHO_DIRECTORY) != 0) keepValue(f, F_DIR, p, n);
   else if ((flags & SHO_ARCHIVE) != 0) keepValue(f, F_ARCHIVE, p, n);
   else if ((flags & SHO_REPLACE) != 0) keepReplace(p, n);
+  else if ((flags & SHO_MEMBERS) != 0) keepMember(f, p, n);
   else if ((flags & SHO_COMMAND) != 0) {
     if (!wordPattern) shellString(p, n, depth);
     else opaqueWith("command", p, n);
   } else wordTargets(p, n);
   if ((flags & SHO_SCRIPT) != 0 && scriptIsOpaque(get(f, F_SPEC), p, n)) opaqueWith("script", p, n);
+}
+
+// A glob of the files below the trees a command reads (rg -g, grep --include), kept until its
+// operands are read (§3.4 MEMBERS). A glob bash left unresolved may be any: `*`.
+function keepMember(f: usize, p: usize, n: u32): void {
+  if (wordPattern) { p = STAR; n = 1; }
+  const node = scratchAlloc(12 + <usize>n);
+  if (node == 0) { fail(TARGETS_OOM); return; }
+  memory.copy(node + 12, p, n);
+  store<u32>(node, get(f, F_MEMBERS));
+  store<u32>(node + 4, <u32>(node + 12));
+  store<u32>(node + 8, n);
+  set(f, F_MEMBERS, <u32>node);
+}
+
+// The files the kept globs single out below each tree the command added since entry `from` of
+// the table: DIR/**/GLOB.
+function memberTrees(f: usize, from: u32): void {
+  for (let node = <usize>get(f, F_MEMBERS); node != 0 && ok(); node = <usize>load<u32>(node)) {
+    addMemberPatterns(from, <usize>load<u32>(node + 4), load<u32>(node + 8));
+  }
 }
 
 function keepValue(f: usize, field: usize, p: usize, n: u32): void {
@@ -2319,6 +2344,7 @@ function knownOperands(f: usize): void {
     if (!uncertain) first = 1;
   }
   const trees = (mode & SHM_TREES) != 0 || (opts & SHO_RECURSIVE) != 0;
+  const tableFrom = tableCount();
   const all = (mode & SHM_WRITTEN) != 0 || (opts & SHO_IN_PLACE) != 0;
   const last = (mode & SHM_LAST_WRITTEN) != 0 && (opts & SHO_OUTPUT_DIR) == 0;
   const second = (mode & SHM_SECOND_WRITTEN) != 0;
@@ -2349,6 +2375,11 @@ function knownOperands(f: usize): void {
     writes(f);
   }
   const extracting = ((mode & SHM_EXTRACTS) != 0 && (opts & SHO_LIST) == 0) || (opts & SHO_EXTRACT) != 0;
+  // A recursive reader given no file and no archive searches the working directory (grep -r, rg).
+  if (trees && files == 0 && !extracting && get(f, F_ARCHIVE + 4) == 0 && (mode & SHM_NO_FILES) == 0 && !hasFlag(f, APPENDS)) {
+    operandPath(DOT, 1, USE_TREE);
+  }
+  if (trees) memberTrees(f, tableFrom);
   if (extracting) {
     if (get(f, F_DIR + 4) > 0) {
       const fl = get(f, F_DIR + 8);

@@ -3,7 +3,7 @@
 // other roles), extractTargets per role value, then the table's accessors.
 import {
   ROLE_EMAIL, ROLE_URL, ROLE_DOMAIN, ROLE_PATH, ROLE_COMMAND, ROLE_CODE, ROLE_RECIPIENT, ROLE_PATCH,
-  ROLE_WORKDIR, ROLE_TEXT, ROLE_WRITTEN, ROLE_OBJECT, ROLE_TREE, ROLE_AMOUNT, ROLE_AMOUNT_MINOR, SUBJ_EMAIL, SUBJ_URL, SUBJ_DOMAIN,
+  ROLE_WORKDIR, ROLE_TEXT, ROLE_WRITTEN, ROLE_OBJECT, ROLE_TREE, ROLE_AMOUNT, ROLE_AMOUNT_MINOR, ROLE_MEMBERS, SUBJ_EMAIL, SUBJ_URL, SUBJ_DOMAIN,
   SUBJ_RECIPIENT, SUBJ_OBJECT, SUBJ_AMOUNT, SUBJ_OPAQUE, TARGET_PATTERN,
   SET_SHELL_WRAPPERS, SET_SHELL_NETWORK, SET_SHELL_SHELLS, SET_MAX_SHELL_DEPTH, SET_SHELL_PROGRAMS,
 } from "./format";
@@ -14,9 +14,10 @@ import { objectNormal, numberObject } from "./objects";
 import { jsonDecimal, textNumber, textNumberEnd, currencyOf, currencySymbolAt, symbolLen, minorDigits, amountText } from "./amount";
 import { leafPath, leafPathLen, leafValue, leafValueLen, leafIsString } from "./json";
 import { policyWords } from "./wordset";
-import { spanPtr, spanLen, resolvePath, normalizeEmail, isAddress, takeOutOfMemory } from "./normalize";
+import { span, spanPtr, spanLen, resolvePath, normalizeEmail, isAddress, takeOutOfMemory } from "./normalize";
 import {
   TARGETS_OOM, tableBegin, tableStatus, fail, addTarget, addTargetCopy, addPath, addHost, addUrl, pathBase, addWrittenIn, addTreeIn,
+  addMemberPatterns, targetCount as tableCount,
   setWorkdir as setTableWorkdir,
 } from "./targettable";
 import { shellTargets } from "./shell";
@@ -69,6 +70,16 @@ function addEmail(p: usize, len: u32): void {
   const e = normalizeEmail(p, len);
   if (takeOutOfMemory()) fail(TARGETS_OOM);
   else if (e != 0) addTarget(SUBJ_EMAIL, spanPtr(e), spanLen(e));
+}
+
+function addAddressDomain(p: usize, len: u32): void {
+  const e = normalizeEmail(p, len);
+  if (takeOutOfMemory()) { fail(TARGETS_OOM); return; }
+  if (e == 0) return;
+  const a = spanPtr(e), n = spanLen(e);
+  let at: u32 = n;
+  while (at > 0 && load<u8>(a + at - 1) != 0x40) at--;
+  if (at > 0 && at < n) addHost(a + at, n - at);
 }
 
 // A recipient: an address is both an EMAIL and a RECIPIENT (in its normal form); anything
@@ -163,8 +174,9 @@ function localFiles(p: usize, len: u32): void {
 
 // Prose a person will read (a message body): the addresses, URLs and bare domains in it, found
 // the way the intent binder finds them in the user's own message (§7), and the local files it
-// attaches.
-function textTargets(p: usize, len: u32): void {
+// attaches. In a message's body (`body`) an address receives nothing: it is a pointer, read as
+// its domain; in a string no role names it may be a recipient list, so it stays an address.
+function textTargets(p: usize, len: u32, body: bool): void {
   localFiles(p, len);
   const extensions = policyWords(intentExtensionSet());
   itemsBegin();
@@ -174,7 +186,8 @@ function textTargets(p: usize, len: u32): void {
     if (kind == 0) return;
     from = itemNext;
     const s = p + itemStart, n = itemEndAt - itemStart;
-    if (kind == SUBJ_EMAIL) addEmail(s, n);
+    if (kind == SUBJ_EMAIL && body) addAddressDomain(s, n);
+    else if (kind == SUBJ_EMAIL) addEmail(s, n);
     else if (kind == SUBJ_URL) addUrl(s, n);
     else if (kind == SUBJ_DOMAIN) addHost(s, n);
   }
@@ -352,7 +365,34 @@ function shapeTargets(p: usize, len: u32): void {
     addTarget(SUBJ_EMAIL, spanPtr(e), spanLen(e));
     return;
   }
-  textTargets(p + s, t - s);
+  textTargets(p + s, t - s, false);
+}
+
+// The files below the call's trees that a MEMBERS glob names (§5.2), and below the working
+// directory when the call names no tree (search_files searches "." by default). Run after
+// every other role, so every tree is in the table.
+export function memberTargets(roles: usize, n: u32): void {
+  const trees = tableCount();
+  for (let i: u32 = 0; i < n && tableStatus() == 0; i++) {
+    if (<u32>load<u8>(roles + i) != ROLE_MEMBERS || !leafIsString(i)) continue;
+    if (addMemberPatterns(0, leafValue(i), leafValueLen(i))) continue;
+    const from = tableCount();
+    addTreeIn(DOT, 1, pathBase(), false);
+    addMemberPatterns(from, leafValue(i), leafValueLen(i));
+  }
+}
+
+const DOT: usize = memory.data<u8>([0x2e]);
+
+// A URL argument's value, or a local file when it has no scheme and starts like a path (`/`,
+// `~`, `.`; not `//host`): vision_analyze and the browser tools take both.
+function urlOrFile(p: usize, len: u32): void {
+  let s: u32 = 0;
+  while (s < len && isSpace(load<u8>(p + s))) s++;
+  const c = s < len ? <u32>load<u8>(p + s) : 0;
+  const local = c == 0x7e || c == 0x2e || (c == 0x2f && !(s + 1 < len && load<u8>(p + s + 1) == 0x2f));
+  if (local) addPath(p + s, len - s);
+  else addUrl(p, len);
 }
 
 function patchPaths(p: usize, len: u32): void {
@@ -370,7 +410,7 @@ function patchPaths(p: usize, len: u32): void {
 export function extractTargets(role: u32, p: usize, len: u32): i32 {
   switch (role) {
     case ROLE_EMAIL: eachListItem(p, len, false); break;
-    case ROLE_URL: addUrl(p, len); break;
+    case ROLE_URL: urlOrFile(p, len); break;
     case ROLE_DOMAIN: addHost(p, len); break;
     case ROLE_PATH: addPath(p, len); break;
     case ROLE_COMMAND:
@@ -382,7 +422,7 @@ export function extractTargets(role: u32, p: usize, len: u32): i32 {
     case ROLE_RECIPIENT: eachListItem(p, len, true); break;
     case ROLE_PATCH: patchPaths(p, len); break;
     case ROLE_WORKDIR: setWorkdir(p, len); break;
-    case ROLE_TEXT: textTargets(p, len); break;
+    case ROLE_TEXT: textTargets(p, len, true); break;
     case ROLE_WRITTEN: addWrittenIn(p, len, pathBase()); break;
     case ROLE_OBJECT: // an object, and still whatever its shape says (a path, an address)
       addObject(p, len);

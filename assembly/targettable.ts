@@ -261,3 +261,54 @@ function addSpanMaybe(kind: u32, s: u64, pattern: bool): void {
   if (takeOutOfMemory()) fail(TARGETS_OOM);
   else if (s != 0) addTarget(kind | (pattern && isPatternText(spanPtr(s), spanLen(s)) ? TARGET_PATTERN : 0), spanPtr(s), spanLen(s));
 }
+
+// The files a member glob (§5.2 MEMBERS: search_files' file_glob, rg -g, grep --include) singles
+// out below each tree target from entry `from` on: the pattern `DIR/**/GLOB`, and its lower-case
+// form (the shipped globs are lower case; a case-folding search matches them whatever case the
+// call wrote). A glob with a part the pattern language lacks (a brace list, a class, an escape,
+// a leading `!`, a `.` or `..` segment) stands for every file: `DIR/**`. False when there was
+// no tree.
+export function addMemberPatterns(from: u32, p: usize, n: u32): bool {
+  while (n > 0 && (load<u8>(p) == 0x20 || load<u8>(p) == 0x2f)) { p++; n--; } // rg anchors a leading '/' at the root
+  while (n > 0 && load<u8>(p + n - 1) == 0x20) n--;
+  let every = n == 0 || load<u8>(p) == 0x21;
+  let upper = false;
+  let segment: u32 = 0;
+  for (let k: u32 = 0; k <= n; k++) {
+    const c: u32 = k < n ? <u32>load<u8>(p + k) : 0x2f;
+    if (c == 0x7b || c == 0x5b || c == 0x5c) every = true;
+    if (c - 0x41 < 26) upper = true;
+    if (c != 0x2f) continue;
+    const seg = k - segment;
+    if ((seg == 1 || seg == 2) && load<u8>(p + segment) == 0x2e && load<u8>(p + k - 1) == 0x2e) every = true;
+    segment = k + 1;
+  }
+  const to = count;
+  let any = false;
+  for (let t = from; t < to && status == TARGETS_OK; t++) {
+    const kind = load<u32>(records + <usize>t * RECORD);
+    if ((kind & TARGET_TREE) == 0 || (kind & ~(TARGET_TREE | TARGET_PATTERN)) != SUBJ_PATH) continue;
+    any = true;
+    const dp = <usize>load<u32>(records + <usize>t * RECORD + 4), dn = load<u32>(records + <usize>t * RECORD + 8);
+    memberPattern(dp, dn, p, every ? 0 : n, false);
+    if (upper && !every) memberPattern(dp, dn, p, n, true);
+  }
+  return any;
+}
+
+// DIR/** and, when n > 0, DIR/**/GLOB (lower-cased when `lower`), as a pattern target.
+function memberPattern(dp: usize, dn: u32, p: usize, n: u32, lower: bool): void {
+  const size = dn + 3 + (n > 0 ? n + 1 : 0);
+  const t = scratchAlloc(<usize>size);
+  if (t == 0) { fail(TARGETS_OOM); return; }
+  memory.copy(t, dp, dn);
+  store<u8>(t + dn, 0x2f); store<u8>(t + dn + 1, 0x2a); store<u8>(t + dn + 2, 0x2a);
+  if (n > 0) {
+    store<u8>(t + dn + 3, 0x2f);
+    for (let k: u32 = 0; k < n; k++) {
+      const c = <u32>load<u8>(p + k);
+      store<u8>(t + dn + 4 + k, <u8>(lower && c - 0x41 < 26 ? c | 0x20 : c));
+    }
+  }
+  addTarget(SUBJ_PATH | TARGET_PATTERN, t, size);
+}

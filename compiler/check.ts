@@ -97,12 +97,12 @@ function checkRules(policy: PolicyFile, report: Report): void {
       }
     }
     for (const [key, predicate] of Object.entries(rule.when ?? {})) {
-      checkPredicate(key, predicate, ["rules", i, "when", key], false, report);
+      checkPredicate(key, predicate, ["rules", i, "when", key], report);
     }
   });
 }
 
-function checkPredicate(key: string, predicate: Predicate, at: YamlPath, negated: boolean, report: Report): void {
+function checkPredicate(key: string, predicate: Predicate, at: YamlPath, report: Report): void {
   const { subject } = subjectOf(key);
   const valid = [...VALID_TESTS[subject], "not"];
   const given = Object.keys(predicate).filter((k) => predicate[k as keyof Predicate] !== undefined);
@@ -110,13 +110,9 @@ function checkPredicate(key: string, predicate: Predicate, at: YamlPath, negated
     report(at, `${key} needs a predicate: one of ${valid.join(", ")}`);
     return;
   }
-  if (negated && given.length !== 1) {
-    report(at, "not takes exactly one predicate");
-    return;
-  }
   for (const name of given) {
     if (name === "not") {
-      checkPredicate(key, predicate.not!, [...at, "not"], true, report);
+      checkPredicate(key, predicate.not!, [...at, "not"], report);
     } else if (!valid.includes(name)) {
       report([...at, name], `${name} does not apply to ${key} (it takes ${valid.join(", ")})`, "key");
     } else {

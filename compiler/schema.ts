@@ -6,7 +6,7 @@ import * as z from "zod";
 const EFFECTS = ["allow", "block", "ask", "warn"] as const;
 const ROLES = [
   "email", "url", "domain", "path", "command", "code", "recipient", "patch", "workdir", "text", "written", "object", "data",
-  "tree", "amount", "amount_minor",
+  "tree", "amount", "amount_minor", "members",
 ] as const;
 /** Subjects of a `when` condition besides `args.NAME`. */
 export const SUBJECTS = ["tool", "email", "domain", "url", "path", "program", "recipient", "write", "opaque", "object", "amount"] as const;
@@ -106,7 +106,7 @@ export const Predicate: z.ZodType<Predicate> = z
       .optional()
       .describe('(amount only) the sum is at most this: 500 (any currency) or "500 EUR"'),
     get not() {
-      return Predicate.optional().describe("the value does not satisfy this predicate");
+      return Predicate.optional().describe("the value satisfies none of this predicate's keys");
     },
   })
   .describe("a predicate; several keys must all hold");
@@ -233,7 +233,7 @@ const Intent = z.strictObject({
 export const SHELL_OPTION_KINDS = [
   "flag", "value", "two_values", "attached_value", "opaque", "output", "recursive", "in_place", "command",
   "command_until", "supplies", "script", "directory", "output_dir", "extract", "list", "archive", "archive_out",
-  "replace",
+  "replace", "members",
 ] as const;
 /** What a program's operands are (bytecode.md §3.5). */
 export const SHELL_OPERAND_KINDS = [

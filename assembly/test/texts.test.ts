@@ -91,8 +91,9 @@ describe("fence.wasm", () => {
   // patterns and their intersection, and the shell reader's effects took it past (README, "Sizes").
   // 96 KiB held them until the shell reader read what bash expands and runs (words, compound
   // commands, builtins, the programs' options as the policy describes them: about 18 KiB) and the
-  // objects and sums of a request (objects.ts, amount.ts) came; together they take 127 KiB.
-  it("fits its 128 KiB budget", () => {
-    expect(wasm.length).toBeLessThanOrEqual(128 * 1024);
+  // objects and sums of a request (objects.ts, amount.ts) came; together they take 128 KiB, and
+  // the globs that single out the files below a search's trees a little more.
+  it("fits its 136 KiB budget", () => {
+    expect(wasm.length).toBeLessThanOrEqual(136 * 1024);
   });
 });

@@ -140,11 +140,11 @@ describe("semantic errors", () => {
     ]);
   });
 
-  it("rejects empty and ambiguous predicates", () => {
-    const text = "version: 1\nrules:\n  - id: a\n    effect: ask\n    when:\n      url: {}\n      email: {not: {in_intent: true, present: true}}\n";
+  it("rejects empty predicates, also under not", () => {
+    const text = "version: 1\nrules:\n  - id: a\n    effect: ask\n    when:\n      url: {}\n      email: {not: {}}\n";
     expect(errorsOf(text)).toEqual([
       "policies/x.yaml:6:12: url needs a predicate: one of equals, in, glob, prefix, domain, in_intent, in_derived, intent_any, present, not",
-      "policies/x.yaml:7:20: not takes exactly one predicate",
+      "policies/x.yaml:7:20: email needs a predicate: one of equals, in, glob, prefix, domain, in_intent, in_derived, intent_any, present, not",
     ]);
   });
 
