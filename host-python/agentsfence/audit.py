@@ -56,7 +56,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 if TYPE_CHECKING:
     import argparse  # the audit commands' types; the CLI that parses them imports it
 
-    from .api import Decision
+    from .records import Decision
 
 GENESIS = "0" * 64
 DEFAULT_MAX_BYTES = 16 * 1024 * 1024

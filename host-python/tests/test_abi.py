@@ -9,7 +9,7 @@ import subprocess
 import pytest
 import wasmtime
 
-from agentsfence import _abi
+from agentsfence import _abi, codec
 
 from .conftest import REPO
 
@@ -29,3 +29,8 @@ def test_fence_wasm_exports_the_functions_the_abi_lists_and_no_other():
     module = wasmtime.Module(wasmtime.Engine(), (REPO / "build" / "fence.wasm").read_bytes())
     functions = {e.name: len(e.type.params) for e in module.exports if isinstance(e.type, wasmtime.FuncType)}
     assert functions == _abi.EXPORT_PARAMS
+
+
+def test_the_decision_record_s_head_is_the_size_the_format_gives():
+    """The head's field layout is the host's reading of docs/bytecode.md §8.1; its size is the format's."""
+    assert codec.DECISION_HEAD.size == _abi.DECISION_HEAD_SIZE
