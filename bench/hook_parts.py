@@ -26,7 +26,8 @@ from timing import measure, timer_floor_us  # noqa: E402
 from agentsfence import codec, data, engine, evaluator  # noqa: E402
 from agentsfence.api import Fence, encode_call  # noqa: E402
 from agentsfence.audit import AuditLog  # noqa: E402
-from agentsfence.hermes import HermesFence, with_patch_paths  # noqa: E402
+from agentsfence.hermes.payloads import with_patch_paths  # noqa: E402
+from agentsfence.hermes.plugin import HermesFence  # noqa: E402
 from agentsfence.settings import Settings  # noqa: E402
 from agentsfence.state import SessionStore  # noqa: E402
 

@@ -415,9 +415,9 @@ def _numbers(seqs: list[int]) -> str:
 # ---- the command line: `agentsfence audit verify|tail` ----
 
 def default_path() -> Path:
-    from .homes import hermes_home
+    from .layout import hermes_state
 
-    return hermes_home() / "agentsfence" / "audit.jsonl"
+    return hermes_state().audit_log
 
 
 def _verify_command(options: argparse.Namespace) -> int:

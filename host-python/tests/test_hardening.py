@@ -19,7 +19,7 @@ import pytest
 import hermes_cli.plugins as hermes_plugins
 from agentsfence import _abi, data, engine
 from agentsfence.audit import verify
-from agentsfence.hermes import HermesFence
+from agentsfence.hermes.plugin import HermesFence
 
 from .conftest import REPO
 from .test_hermes import call, fence_plugin, hermes_home, manager, user_turn  # noqa: F401 (fixtures)

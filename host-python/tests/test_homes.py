@@ -12,7 +12,7 @@ import hermes_constants
 import hermes_cli.plugins as hermes_plugins
 import pytest
 
-from agentsfence import homes
+from agentsfence.hermes import homes
 from agentsfence.api import Fence
 from agentsfence.hooks import default_state_dir
 

@@ -4,14 +4,13 @@ HERMES_HOME is the running profile's home (`~/.hermes`, or `~/.hermes/profiles/<
 profile, or any folder the operator chose); the root is the folder whose `profiles/<name>`
 folders are homes too. The fence's own state lives in `<HERMES_HOME>/agentsfence`. Hermes' own
 helpers answer when Hermes is importable; otherwise its rule is followed: `$HERMES_HOME`, else
-`~/.hermes`. Nothing here imports the engine or the plugin.
+`~/.hermes`. Nothing here imports the engine or the plugin; the state folder's layout is
+agentsfence/layout.py.
 """
 from __future__ import annotations
 
 import os
 from pathlib import Path
-
-STATE_FOLDER = "agentsfence"
 
 
 def hermes_home() -> Path:
@@ -39,6 +38,3 @@ def hermes_homes() -> tuple[str, ...]:
     homes = [str(hermes_home()), str(hermes_root())]
     return tuple(dict.fromkeys(h for h in homes if os.path.isabs(h)))
 
-
-def state_dir(home: Path | None = None) -> Path:
-    return (home if home is not None else hermes_home()) / STATE_FOLDER
