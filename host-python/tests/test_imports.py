@@ -1,5 +1,6 @@
-"""The package's import graph: no cycle, nothing imports the Hermes plugin but its entry points,
-and the commands that need no evaluator run where wasmtime is missing.
+"""The package's import graph: no cycle, nothing imports the Hermes plugin but its entry points
+(and one whose plugin cannot be imported still blocks every call), and the commands that need
+no evaluator run where wasmtime is missing.
 
 The graph is read from the source with `ast`: every import statement counts, at module level,
 inside a function or under TYPE_CHECKING, each resolved to the package module it names."""
@@ -131,3 +132,25 @@ def test_audit_verify_runs_where_wasmtime_is_missing(tmp_path):
         answers.append(done.stdout)
     assert answers[0].startswith("ok: 2 records chain from the start")
     assert [line.split()[3] for line in answers[1].splitlines()] == ["policy", "outcome"]
+
+
+BROKEN_PLUGIN = """
+import sys
+sys.modules["agentsfence.hermes.plugin"] = None  # as if the install lost it: importing it fails
+from agentsfence.hermes import register
+class Context:
+    hooks = {}
+    def register_hook(self, name, callback):
+        self.hooks.setdefault(name, []).append(callback)
+context = Context()
+register(context)
+print(repr(context.hooks["pre_tool_call"][0](tool_name="terminal", args={"command": "ls"})))
+"""
+
+
+def test_an_entry_point_whose_plugin_cannot_be_imported_blocks_every_call(tmp_path):
+    done = subprocess.run([sys.executable, "-c", BROKEN_PLUGIN], capture_output=True, text=True, timeout=120,
+                          env={"HERMES_HOME": str(tmp_path), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    directive = eval(done.stdout.strip().splitlines()[-1])  # the repr of a dict of strings
+    assert directive["action"] == "block" and "AgentsFence could not load (ModuleNotFoundError" in directive["message"]

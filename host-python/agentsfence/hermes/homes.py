@@ -6,7 +6,8 @@ folders are homes too. Hermes' own helpers (hermes_constants) answer when Hermes
 so the plugin, the shell hooks and the CLI name the same home as Hermes does, its in-process
 override of a profile's home included. In a Python without Hermes (the shell hooks of an
 `agentsfence` installed apart from it) the same rules are followed here, read from the
-environment Hermes gives its hooks. Nothing here imports the engine or the plugin.
+environment Hermes gives its hooks. The fence's own folder in the home is agentsfence/layout.py's.
+Nothing here imports the engine or the plugin.
 """
 from __future__ import annotations
 
