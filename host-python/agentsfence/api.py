@@ -226,7 +226,7 @@ class Fence(Evaluator):
         with self._lock:
             return self._checked_invoke("disasm", ()).decode("utf-8")
 
-    # ---- evaluator calls (callers hold the lock unless said) ----
+    # ---- what Session's methods call, each under the lock ----
 
     def _settle(self, session: Session, export: str, reservation: int) -> bool:
         with self._lock:
