@@ -8,37 +8,16 @@
 """
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
-import yaml
-
-from agentsfence.api import Fence
-
 HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE))
+from score import decide_all, wanted  # noqa: E402  (the scorer beside this file)
 
 
 def decisions(name: str) -> list[tuple[dict, str, str]]:
-    doc = yaml.safe_load((HERE / name).read_text())
-    env = doc.get("env", {})
-    home = env.get("home", "/home/user")
-    fence = Fence(home=home, cwd=env.get("cwd", home), hermes_homes=[f"{home}/.hermes"])
-    for tool in doc.get("tools") or []:
-        fence.describe_tool(tool["name"], tool.get("description", ""), tool.get("schema"))
-    out = []
-    for i, case in enumerate(doc["cases"]):
-        session = fence.session(f"case-{i}")
-        intent = case.get("intent") or []
-        for message in [intent] if isinstance(intent, str) else intent:
-            session.intent(message)
-        decision = session.decide(case["tool"], case["args"])
-        fence.drop_session(f"case-{i}")
-        out.append((case, decision.kind, f"{case['name']}: {decision.kind} ({decision.reason}) {decision.message}"))
-    return out
-
-
-def wanted(case: dict) -> list[str]:
-    kind = case["expect"]["kind"]
-    return kind if isinstance(kind, list) else [kind]
+    return [(case, d.kind, f"{case['name']}: {d.kind} ({d.reason}) {d.message}") for case, d in decide_all(HERE / name)]
 
 
 def test_no_attack_is_allowed():
