@@ -558,8 +558,51 @@ export function normalizeUrl(p: usize, len: u32): u64 {
   if (he > hs) o += putHost(out + hs, q + hs, he - hs);
   const rest = he + (a >= 0 && he > hs ? defaultPortAt(q, n, he, se) : 0);
   memory.copy(out + o, q + rest, n - rest);
+  const pathStart = o;
   o += n - rest;
-  return span(out, o);
+  return span(out, withoutDotSegments(out, pathStart, o));
+}
+
+// Removes a URL path's "." and ".." segments in place (RFC 3986 §5.2.4; `%2e` is a dot, as
+// browsers read it), so "/article/../../logout" is "/logout", the page it reaches. The path ends
+// at '?' or '#'. Returns the new length.
+function withoutDotSegments(b: usize, start: u32, end: u32): u32 {
+  let stop = start;
+  while (stop < end && at(b, stop) != 0x3f && at(b, stop) != 0x23) stop++;
+  if (stop == start || at(b, start) != SLASH) return end;
+  let w = start; // bytes kept: "/seg/seg"
+  let i = start;
+  while (i < stop) {
+    let j = i + 1;
+    while (j < stop && at(b, j) != SLASH) j++;
+    const dots = dotSegment(b, i + 1, j); // the segment after this '/'
+    if (dots == 1) {
+      if (j == stop) { store<u8>(b + w, SLASH); w++; }
+    } else if (dots == 2) {
+      while (w > start && at(b, w - 1) != SLASH) w--; // the last kept segment, and its '/'
+      if (w > start) w--;
+      if (j == stop) { store<u8>(b + w, SLASH); w++; }
+    } else {
+      memory.copy(b + w, b + i, j - i);
+      w += j - i;
+    }
+    i = j;
+  }
+  if (w == start) { store<u8>(b + w, SLASH); w++; }
+  memory.copy(b + w, b + stop, end - stop);
+  return w + end - stop;
+}
+
+// 1 for ".", 2 for "..", each dot also written `%2e`; else 0.
+function dotSegment(b: usize, s: u32, e: u32): u32 {
+  let dots: u32 = 0;
+  let i = s;
+  while (i < e) {
+    if (at(b, i) == 0x2e) { dots++; i++; }
+    else if (i + 2 < e && at(b, i) == 0x25 && at(b, i + 1) == 0x32 && lowerAscii(at(b, i + 2)) == 0x65) { dots++; i += 3; }
+    else return 0;
+  }
+  return dots <= 2 ? dots : 0;
 }
 
 // The host of a normalized URL as a range of its own bytes (no copy); 0 when it has none.

@@ -128,7 +128,52 @@ function grow(): bool {
 export function addTarget(kind: u32, p: usize, len: u32): void {
   if (status != TARGETS_OK || len == 0) return;
   const h = hashOf(kind, p, len);
-  if (find(kind, p, len, h) < 0) addNew(kind, p, len, h);
+  if (find(kind, p, len, h) >= 0) return;
+  addNew(kind, p, len, h);
+  const subject = kind & ~(TARGET_PATTERN | TARGET_TREE);
+  if ((subject == SUBJ_PATH || subject == SUBJ_WRITE) && len >= 5 && sameBytes(p, PROC, 5)) procAliases(kind, p, len);
+}
+
+// /proc names other paths (§6.2): /proc/PID/root/REST is /REST, /proc/PID/cwd/REST is REST in a
+// directory the fence may not know (`/**/REST`), /proc/PID/fd/N any open file; a tree at /proc
+// or /proc/PID holds all of them, so it is the tree /. Each alias is a target beside the path.
+const PROC: usize = memory.data<u8>([0x2f, 0x70, 0x72, 0x6f, 0x63]); // "/proc"
+const ROOT: usize = memory.data<u8>([0x2f]);
+const ANYWHERE: usize = memory.data<u8>([0x2f, 0x2a, 0x2a]); // "/**"
+function procAliases(kind: u32, p: usize, len: u32): void {
+  if (len > 5 && load<u8>(p + 5) != 0x2f) return; // "/procx"
+  // The segments after /proc: the process, then what of it.
+  let i: u32 = 6, j: u32 = 6;
+  while (j < len && load<u8>(p + j) != 0x2f) j++;
+  if (j >= len) { // /proc or /proc/PID
+    if ((kind & TARGET_TREE) != 0) addTarget(kind & ~TARGET_PATTERN, ROOT, 1);
+    return;
+  }
+  i = j + 1;
+  j = i;
+  while (j < len && load<u8>(p + j) != 0x2f) j++;
+  const what = p + i, whatLen = j - i;
+  const rest = p + j, restLen = len - j; // "" or "/REST"
+  const wild = isPatternText(what, whatLen);
+  if (wild || (whatLen == 4 && sameBytes(what, ROOT_WORD, 4))) aliasAt(kind, 0, 0, rest, restLen);
+  if (wild || (whatLen == 3 && sameBytes(what, CWD_WORD, 3))) aliasAt(kind | TARGET_PATTERN, ANYWHERE, 3, rest, restLen);
+  if (wild || (whatLen == 2 && sameBytes(what, FD_WORD, 2)) || (whatLen == 9 && sameBytes(what, MAP_FILES_WORD, 9))) {
+    addTarget(kind | TARGET_PATTERN, ANYWHERE, 3);
+  }
+}
+const ROOT_WORD: usize = memory.data<u8>([0x72, 0x6f, 0x6f, 0x74]);
+const CWD_WORD: usize = memory.data<u8>([0x63, 0x77, 0x64]);
+const FD_WORD: usize = memory.data<u8>([0x66, 0x64]);
+const MAP_FILES_WORD: usize = memory.data<u8>([0x6d, 0x61, 0x70, 0x5f, 0x66, 0x69, 0x6c, 0x65, 0x73]);
+
+// PREFIX followed by REST ("/REST" or ""), as a target of `kind` (a pattern when REST holds one).
+function aliasAt(kind: u32, prefix: usize, prefixLen: u32, rest: usize, restLen: u32): void {
+  if (prefixLen == 0 && restLen == 0) { addTarget(kind, ROOT, 1); return; }
+  const t = scratchAlloc(<usize>(prefixLen + restLen));
+  if (t == 0) { fail(TARGETS_OOM); return; }
+  memory.copy(t, prefix, prefixLen);
+  memory.copy(t + prefixLen, rest, restLen);
+  addTarget(kind | (isPatternText(rest, restLen) ? TARGET_PATTERN : 0), t, prefixLen + restLen);
 }
 
 function addNew(kind: u32, p: usize, len: u32, h: u32): void {
