@@ -396,7 +396,8 @@ function limit(what: Text, n: u32): u32 {
 }
 
 // The role a leaf of a tool nobody mapped takes when its class makes choices (§5.2, CHOICE):
-// one no role reads, nor a word of its top-level name, is a choice the call makes; a heading is
+// one no role reads, nor a word of its top-level name, nor one of its own key (the last part of
+// its path: `edits.oldText` is text), is a choice the call makes; a heading is
 // content unless the class chooses headings too (and code: a voucher's); an object is content
 // where the class says so.
 const CHOICE: u32 = 0xff;
@@ -405,7 +406,12 @@ function roleOf(i: u32, choices: u32): u32 {
   if (role == 0 && (choices & CLASSIFY_CHOICES) != 0) {
     const path = leafPath(i), len = leafPathLen(i);
     const dot = indexOfByte(path, len, 0x2e, 0);
-    const word = nameWordRole(path, dot < 0 ? len : <u32>dot);
+    let word = nameWordRole(path, dot < 0 ? len : <u32>dot);
+    if (word == 0 && dot >= 0) {
+      let key = len;
+      while (load<u8>(path + key - 1) != 0x2e) key--;
+      word = nameWordRole(path + key, len - key);
+    }
     role = word > 0 ? <u32>word : CHOICE;
   }
   if (role == ROLE_HEADING) role = (choices & CLASSIFY_CHOICE_HEADINGS) != 0 ? ROLE_OBJECT : ROLE_TEXT;

@@ -113,7 +113,10 @@ function classify(ir: PolicyIR, tool: string, args: Record<string, unknown>): Ca
     (flags, c, e) => (c === cls ? flags | ir.classify.entryFlags[e] : flags), 0) & (CLASSIFY_CHOICES | CLASSIFY_CHOICE_HEADINGS | CLASSIFY_OBJECTS_CONTENT | CLASSIFY_CHOICE_CODES);
   for (const leaf of leaves) {
     let role = roleOf(ir, call, leaf.path);
-    if (role === 0 && (choices & CLASSIFY_CHOICES) !== 0) role = wordRole(ir, leaf.path.split(".")[0]) || CHOICE;
+    if (role === 0 && (choices & CLASSIFY_CHOICES) !== 0) {
+      const keys = leaf.path.split(".");
+      role = wordRole(ir, keys[0]) || (keys.length > 1 ? wordRole(ir, keys[keys.length - 1]) : 0) || CHOICE;
+    }
     if (role === ROLE_HEADING) role = (choices & CLASSIFY_CHOICE_HEADINGS) !== 0 ? ROLE_OBJECT : ROLE_TEXT;
     if (role === ROLE_CODE && (choices & CLASSIFY_CHOICE_CODES) !== 0) role = ROLE_OBJECT;
     if (role === ROLE_OBJECT && (choices & CLASSIFY_OBJECTS_CONTENT) !== 0) role = 0; // content, read by its shape

@@ -617,8 +617,9 @@ describe("choices of tools nobody mapped", () => {
   test("an argument no role reads is an object: nested, in a list, beside the schema", () => {
     expect(objects("mcp__s__buy", { sku: "ABC-1", qty: 2, room: { hotel: "Harbor Inn" }, extras: ["a", "b"] }))
       .toEqual(["2", "a", "abc-1", "b", "harbor inn"]);
-    // A word of its name gives its role first: an object's, or prose's.
+    // A word of its name gives its role first: an object's, or prose's; a nested leaf's own key too.
     expect(objects("mcp__s__buy", { hotel_id: "h-9", gift_note: "Happy birthday" })).toEqual(["h-9"]);
+    expect(objects("mcp__s__create_edit", { edits: [{ oldNote: "teh", newNote: "the", line: 3 }] })).toEqual(["3"]);
   });
 
   test("a flag set true is the object of its name; false and null choose nothing", () => {
