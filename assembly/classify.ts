@@ -6,9 +6,9 @@
 import {
   setFind, setMemberCount, listKey, listValue, strPtr, strLen, toolsExactSet, toolsGlobSet,
   toolClass, toolRoleStart, toolRoleCount, roleArgPath, roleKind, classifyWordSet,
-  classifyEntryClass, classifyEntryFlags, classifyRoleSet,
+  classifyEntryClass, classifyEntryFlags, classifyEntryCount, classifyRoleSet,
 } from "./decode";
-import { CLASSIFY_READ } from "./format";
+import { CLASSIFY_READ, CLASSIFY_CHOICES, CLASSIFY_CHOICE_HEADINGS, CLASSIFY_OBJECTS_CONTENT, CLASSIFY_CHOICE_CODES } from "./format";
 import { fnv1a, bytesEqual, lowerAscii, isAsciiAlpha, isAsciiDigit, indexOfByte, equalsAsciiFold, copyLower, sameBytes } from "./bytes";
 import { alloc, free, scratchAlloc } from "./mem";
 import { globMatch } from "./glob";
@@ -361,6 +361,16 @@ export function classifyTool(name: usize, len: u32): i32 {
   if (entry < 0) return 0;
   byName = true;
   return <i32>classifyEntryClass(<u32>entry);
+}
+
+// What a tool nobody mapped, of class `cls`, takes for a choice or for content (§3.3): the flags of
+// every CLASSIFY entry of that class (0 for a tool the policy maps, and for class 0).
+export function choiceFlags(cls: i32): u32 {
+  if (mappedTool >= 0 || cls <= 0) return 0;
+  let flags: u32 = 0;
+  const n = classifyEntryCount();
+  for (let e: u32 = 0; e < n; e++) if (<i32>classifyEntryClass(e) == cls) flags |= classifyEntryFlags(e);
+  return flags & (CLASSIFY_CHOICES | CLASSIFY_CHOICE_HEADINGS | CLASSIFY_OBJECTS_CONTENT | CLASSIFY_CHOICE_CODES);
 }
 
 // How the last classified name got its class: 1 the policy's tool map, 2 the words of its own

@@ -3,14 +3,14 @@
 // a reason code; nothing here traps.
 import {
   NONE, EFFECT_ALLOW, EFFECT_BLOCK, EFFECT_ASK, KIND_ALLOW, KIND_BLOCK, KIND_ASK, ROLE_WORKDIR, ROLE_DATA, ROLE_OBJECT,
-  ROLE_AMOUNT, ROLE_AMOUNT_MINOR, ROLE_MEMBERS, SET_MAX_ARGS_BYTES, DECISION_HEAD_SIZE,
+  ROLE_AMOUNT, ROLE_AMOUNT_MINOR, ROLE_MEMBERS, ROLE_HEADING, ROLE_TEXT, CLASSIFY_CHOICES, CLASSIFY_CHOICE_HEADINGS, CLASSIFY_OBJECTS_CONTENT, CLASSIFY_CHOICE_CODES, ROLE_CODE, SET_MAX_ARGS_BYTES, DECISION_HEAD_SIZE,
   SET_MAX_JSON_DEPTH, SET_MAX_LEAVES, SET_MAX_TARGETS, SUBJ_OPAQUE, SUBJ_AMOUNT, DECISION_POSSIBLE, DECISION_OPAQUE,
 } from "./format";
 import {
   settingValue, strPtr, strLen, classCapability, classRisk, ruleId, ruleReason, ruleMessage,
   classBudgetCount, budgetId, budgetLimit, budgetAmount,
 } from "./decode";
-import { validUtf8, equalsAscii } from "./bytes";
+import { validUtf8, equalsAscii, indexOfByte } from "./bytes";
 import {
   outBegin, outZeros, outEntry, outAscii, outByte, outBytes, outDecimal, outLength, outU16, outPatchU8, outPatchU16, outPatchU32,
   outFinish, outFailed, Text, textLen,
@@ -20,16 +20,17 @@ import { scratchAlloc } from "./mem";
 import { TARGETS_LIMIT, TARGETS_OOM } from "./targettable";
 import { hasPolicy } from "./policy";
 import { sessionSlot, sessionStore } from "./session";
-import { classifyTool, leafRole, WORDS_OOM } from "./classify";
+import { classifyTool, leafRole, choiceFlags, WORDS_OOM } from "./classify";
+import { nameWordRole } from "./describe";
 import {
   runClass, decidedRule, decidedMaybe, witness, witnessLen, hasWitness, outOfMemory, deltaCount, deltaSubject, deltaPtr,
   deltaLen, warnedCount, warnedRule,
 } from "./eval";
 import { budgetExhausted, budgetReserve, budgetCancel, budgetSpent, budgetReserved, unmeasured, outCount } from "./budget";
-import { parseArgs, leafCount, leafValue, leafValueLen, leafIsString, JSON_OK, JSON_LIMIT, JSON_OOM } from "./json";
+import { parseArgs, leafCount, leafValue, leafValueLen, leafIsString, leafPath, leafPathLen, JSON_OK, JSON_LIMIT, JSON_OOM } from "./json";
 import {
   targetsBegin, setWorkdir, extractTargets, targetCount, targetKind, targetEntryKind, targetPtr, targetLen, hasTargetOf,
-  addNumberObject, amountTargets, memberTargets, tableStatusNow,
+  addNumberObject, addObject, amountTargets, memberTargets, tableStatusNow,
 } from "./targets";
 import { intentProhibits, intentAsks, intentConditionOf, conditionLen, CONDITION_OF_CLASS } from "./intent";
 
@@ -394,20 +395,48 @@ function limit(what: Text, n: u32): u32 {
   return faultEnd("limit_exceeded");
 }
 
-// Makes the call's targets: the WORKDIR argument first, then every argument with a role. Each
-// string leaf's role is looked up once, kept for the second pass.
-export function extract(): i32 {
+// The role a leaf of a tool nobody mapped takes when its class makes choices (§5.2, CHOICE):
+// one no role reads, nor a word of its top-level name, nor one of its own key (the last part of
+// its path: `edits.oldText` is text), is a choice the call makes; a heading is
+// content unless the class chooses headings too (and code: a voucher's); an object is content
+// where the class says so.
+const CHOICE: u32 = 0xff;
+function roleOf(i: u32, choices: u32): u32 {
+  let role = leafRole(i);
+  if (role == 0 && (choices & CLASSIFY_CHOICES) != 0) {
+    const path = leafPath(i), len = leafPathLen(i);
+    const dot = indexOfByte(path, len, 0x2e, 0);
+    let word = nameWordRole(path, dot < 0 ? len : <u32>dot);
+    if (word == 0 && dot >= 0) {
+      let key = len;
+      while (load<u8>(path + key - 1) != 0x2e) key--;
+      word = nameWordRole(path + key, len - key);
+    }
+    role = word > 0 ? <u32>word : CHOICE;
+  }
+  if (role == ROLE_HEADING) role = (choices & CLASSIFY_CHOICE_HEADINGS) != 0 ? ROLE_OBJECT : ROLE_TEXT;
+  if (role == ROLE_CODE && (choices & CLASSIFY_CHOICE_CODES) != 0) role = ROLE_OBJECT;
+  if (role == ROLE_OBJECT && (choices & CLASSIFY_OBJECTS_CONTENT) != 0) role = 0;
+  // A number leaf has a role only as an object, a sum or a choice (§5.2).
+  if (!leafIsString(i) && role != ROLE_OBJECT && role != ROLE_AMOUNT && role != ROLE_AMOUNT_MINOR && role != CHOICE) role = 0;
+  return role;
+}
+
+// Makes the targets of a call of class callClass: the WORKDIR argument first, then every argument with a role. Each
+// string leaf's role is looked up once, kept for the second pass. A choice is an OBJECT: a
+// string or number as the object role reads it, `true` as the argument's path (what it turns
+// on); `false` and `null` choose nothing (the call as if the argument were left out).
+export function extract(callClass: i32): i32 {
   targetsBegin(settingValue(SET_MAX_TARGETS));
   const n = leafCount();
-  const roles = scratchAlloc(max<usize>(<usize>n, 1)); // u8 each: roles are at most ROLE_MAX
+  const roles = scratchAlloc(max<usize>(<usize>n, 1)); // u8 each: roles are at most ROLE_MAX, or CHOICE
   if (roles == 0) return TARGETS_OOM;
+  const choices = choiceFlags(callClass);
   let workdirSet = false;
   let sums = false;
   let members = false;
   for (let i: u32 = 0; i < n; i++) {
-    // A number leaf has a role only as an object or a sum (§5.2).
-    let role = leafRole(i);
-    if (!leafIsString(i) && role != ROLE_OBJECT && role != ROLE_AMOUNT && role != ROLE_AMOUNT_MINOR) role = 0;
+    const role = roleOf(i, choices);
     store<u8>(roles + i, <u8>role);
     if (role == ROLE_WORKDIR && !workdirSet) {
       setWorkdir(leafValue(i), leafValueLen(i));
@@ -417,13 +446,15 @@ export function extract(): i32 {
     if (role == ROLE_MEMBERS) members = true;
   }
   for (let i: u32 = 0; i < n; i++) {
-    const role = <u32>load<u8>(roles + i);
+    let role = <u32>load<u8>(roles + i);
     if (role == ROLE_WORKDIR || role == ROLE_DATA || role == ROLE_AMOUNT || role == ROLE_AMOUNT_MINOR || role == ROLE_MEMBERS) continue;
     if (!leafIsString(i)) {
       const c = <u32>load<u8>(leafValue(i));
-      if (role == ROLE_OBJECT && c != 0x74 && c != 0x66 && c != 0x6e) addNumberObject(leafValue(i), leafValueLen(i)); // not true, false, null
+      if (role == CHOICE && c == 0x74) addObject(leafPath(i), leafPathLen(i)); // true: what it turns on
+      else if ((role == ROLE_OBJECT || role == CHOICE) && c != 0x74 && c != 0x66 && c != 0x6e) addNumberObject(leafValue(i), leafValueLen(i)); // not true, false, null
       continue;
     }
+    if (role == CHOICE) role = ROLE_OBJECT;
     const r = extractTargets(role, leafValue(i), leafValueLen(i));
     if (r != 0) return r;
   }
@@ -477,7 +508,7 @@ export function decide(h: i32, nLen: u32, argsLen: u32): u32 {
     outAscii(" deep");
     return faultEnd("bad_arguments");
   }
-  const t = extract();
+  const t = extract(cls);
   if (t == TARGETS_LIMIT) return limit("the call names more targets than the policy's limit of ", settingValue(SET_MAX_TARGETS));
   if (t != 0) return fault("out_of_memory", "the evaluator ran out of memory");
   if (store != 0 && intentProhibits(store, <u32>cls)) return prohibited();

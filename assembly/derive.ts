@@ -56,7 +56,7 @@ export function deriveFromOutput(h: i32, nameLen: u32, argsLen: u32, outputLen: 
   if (argsLen > settingValue(SET_MAX_ARGS_BYTES)) why = "the arguments are over the policy's limit";
   else if (parseArgs(name + nameLen, argsLen, settingValue(SET_MAX_JSON_DEPTH), settingValue(SET_MAX_LEAVES)) != JSON_OK) {
     why = "the arguments are not a JSON object the policy's limits accept";
-  } else if (extract() != 0) why = "the call's targets are over the policy's limit";
+  } else if (extract(cls) != 0) why = "the call's targets are over the policy's limit";
   else why = notPointedAt(store, <u32>cls);
   if (why != 0) {
     outPatchU8(0, 0);

@@ -75,7 +75,7 @@ function lowered(p: usize, n: u32): usize {
 // linking words skipped: the last word may give any role, an earlier one only an object's or a
 // sum's ("hotel_name" is an object; "excluded_file_patterns" is no path); 0 when none, WORDS_OOM.
 const nameWords: usize = memory.data(64); // up to 16 (start, end) u16 pairs
-function nameWordRole(name: usize, len: u32): i32 {
+export function nameWordRole(name: usize, len: u32): i32 {
   let n: u32 = 0;
   let i: u32 = 0;
   while (n < 16 && nextWord(name, len, i)) {

@@ -102,8 +102,10 @@ export function roleName(r: u32): Text {
     case 13: return "data";
     case 14: return "tree";
     case 15: return "amount";
+    case 16: return "amount_minor";
+    case 17: return "members";
   }
-  return "amount_minor";
+  return "heading";
 }
 
 function effectName(e: u32): Text {

@@ -156,7 +156,10 @@ export const ROLE_TREE = 14;    // a directory read with everything below it: PA
 export const ROLE_AMOUNT = 15;  // a sum of money (or its currency): AMOUNT
 export const ROLE_AMOUNT_MINOR = 16; // a sum in the currency's smallest unit (cents): AMOUNT
 export const ROLE_MEMBERS = 17; // a glob of the files below the call's trees that it reads: PATH patterns TREE/**/GLOB
-export const ROLE_MAX = 17;
+// The title of what the call makes (an issue's, an event's): content (TEXT) in a tool of a class
+// whose CLASSIFY entry has not CHOICE_HEADINGS, the choice of what it buys there (OBJECT).
+export const ROLE_HEADING = 18;
+export const ROLE_MAX = 18;
 
 // CLASSIFY entry flags (§3): the entry is a read (only the tool's own name gives it), and the
 // MCP annotations that are evidence for it.
@@ -165,7 +168,15 @@ export const CLASSIFY_HINT_DESTRUCTIVE = 2;   // destructiveHint true, readOnlyH
 export const CLASSIFY_HINT_NOT_READ_ONLY = 4; // readOnlyHint false
 export const CLASSIFY_HINT_OPEN_WORLD = 8;    // openWorldHint true, readOnlyHint not true
 export const CLASSIFY_HINT_READ_ONLY = 16;    // readOnlyHint true, from a trusted server: the class
-export const CLASSIFY_FLAG_MAX = 31;
+// A tool nobody mapped of the entry's class: an argument no role reads is a choice the call
+// makes, an OBJECT (CHOICES); and so is a HEADING (CHOICE_HEADINGS) and a CODE argument
+// (CHOICE_CODES: a voucher's code); an OBJECT argument is content it carries, read by its shape
+// only (OBJECTS_CONTENT: a message's ids).
+export const CLASSIFY_CHOICES = 32;
+export const CLASSIFY_CHOICE_HEADINGS = 64;
+export const CLASSIFY_OBJECTS_CONTENT = 128;
+export const CLASSIFY_CHOICE_CODES = 256;
+export const CLASSIFY_FLAG_MAX = 511;
 // The annotations `describe` is given (§8): two bits each, known and value.
 export const ANNOTATION_READ_ONLY = 1;        // readOnlyHint given; its value in bit << 1
 export const ANNOTATION_DESTRUCTIVE = 4;      // destructiveHint given; its value in bit << 1

@@ -394,11 +394,13 @@ function quoted(p: usize): bool {
   return true;
 }
 
-// A currency named by word k: a symbol alone, a code (three capitals), or a currency word.
+// A currency named by word k: a symbol alone, a code (three capitals), or a currency word. A code
+// may as well be a label ("SKU 123", "PIN 1234"): byCode tells that a code gave the currency.
+let byCode = false;
 function currencyWord(p: usize, k: u32): usize {
   if (k >= count || (wFlags(k) & W_DIGIT) != 0) return 0;
   const s = wStart(k), n = wLen(k);
-  if (n == 3 && at(p, s) - 0x41 < 26 && at(p, s + 1) - 0x41 < 26 && at(p, s + 2) - 0x41 < 26) return currencyOf(p + s, 3);
+  if (n == 3 && at(p, s) - 0x41 < 26 && at(p, s + 1) - 0x41 < 26 && at(p, s + 2) - 0x41 < 26) { byCode = true; return currencyOf(p + s, 3); }
   const sym = currencySymbolAt(p, wEnd(k), s);
   if (sym != 0 && symbolLen == n) return sym;
   const w = listed(p, k, list(CURRENCY_WORDS), 3, 7);
@@ -562,10 +564,13 @@ function sums(p: usize): bool {
     // A symbol glued before the number: "€200", "$1,250.50".
     let code = currencySymbolAt(p, e, s);
     let from = s;
+    let glued = false; // a code glued before it: "USD1250", or an id ("INV2024")
+    byCode = false;
     if (code != 0) from = s + symbolLen;
     else if (e - s > 3 && at(p, s) - 0x41 < 26 && at(p, s + 1) - 0x41 < 26 && at(p, s + 2) - 0x41 < 26 && isAsciiDigit(at(p, s + 3))) {
       code = currencyOf(p + s, 3); // "USD1250"
       from = s + 3;
+      glued = true;
     }
     if (from == e && code != 0 && k + 1 < count) { // "€ 200"
       const d = textNumber(p, wEnd(k + 1), wStart(k + 1));
@@ -579,7 +584,7 @@ function sums(p: usize): bool {
     const d = textNumber(p, e, from);
     if (d == 0) continue;
     let end = textNumberEnd;
-    if (code != 0) wMark(k, W_USED);
+    if (code != 0 && !glued) wMark(k, W_USED); // "INV2024" is still read as an id below
     if (code == 0 && end < e) { // a symbol glued after it: "200€"
       code = currencySymbolAt(p, e, end);
       if (code != 0) end += symbolLen;
@@ -594,8 +599,9 @@ function sums(p: usize): bool {
       if (code != 0) wMark(k - 1, W_USED);
     }
     if (!amount(d, code)) return false;
-    // A number with no currency also names itself ("issue 12", "2 nights").
-    if (code == 0 && !give(SUBJ_OBJECT, 0, d)) return false;
+    // A number with no currency also names itself ("issue 12", "2 nights"), and so does one
+    // beside three capitals, which may be a label as well as a currency ("SKU 123").
+    if ((code == 0 || (byCode && !glued)) && !give(SUBJ_OBJECT, 0, d)) return false;
   }
   return true;
 }
@@ -634,8 +640,34 @@ function ids(p: usize, len: u32): bool {
       continue;
     }
     if (digit && (letter || joiner) && !object(p + s, e - s)) return false;
+    if (e - s == 10 && !letter && !dateTime(p, k)) return false;
   }
   return true;
+}
+
+// An ISO date (word k, "2024-05-19") with a time after it ("12:00", "at 9:30"): also the date
+// and time as a call writes them, "2024-05-19 12:00", "2024-05-19t12:00" and "2024-05-19t12:00:00".
+const stampBuf: usize = memory.data(19);
+function dateTime(p: usize, k: u32): bool {
+  const s = wStart(k);
+  for (let i: u32 = 0; i < 10; i++) if (i == 4 || i == 7 ? at(p, s + i) != 0x2d : !isAsciiDigit(at(p, s + i))) return true;
+  let t = k + 1;
+  if (t < count && (wFlags(k) & W_BREAK_AFTER) == 0 && wLen(t) == 2 && (at(p, wStart(t)) | 0x20) == 0x61 && (at(p, wStart(t) + 1) | 0x20) == 0x74) t++; // "at"
+  if (t >= count || (wFlags(t - 1) & W_BREAK_AFTER) != 0) return true;
+  const h = wStart(t), n = wLen(t);
+  const colon = n == 4 ? 1 : n == 5 ? 2 : 0;
+  if (colon == 0 || at(p, h + colon) != 0x3a) return true;
+  for (let i: u32 = 0; i < n; i++) if (i != colon && !isAsciiDigit(at(p, h + i))) return true;
+  memory.copy(stampBuf, p + s, 10);
+  store<u8>(stampBuf + 11, colon == 1 ? 0x30 : at(p, h));
+  memory.copy(stampBuf + 12, p + h + colon - 1, 4);
+  store<u8>(stampBuf + 16, 0x3a);
+  store<u8>(stampBuf + 17, 0x30);
+  store<u8>(stampBuf + 18, 0x30);
+  store<u8>(stampBuf + 10, 0x20);
+  if (!object(stampBuf, 16)) return false;
+  store<u8>(stampBuf + 10, 0x74);
+  return object(stampBuf, 16) && object(stampBuf, 19);
 }
 
 // The path segments of a URL in word [s, e) (up to 16), each an object.

@@ -3,7 +3,7 @@
 // other roles), extractTargets per role value, then the table's accessors.
 import {
   ROLE_EMAIL, ROLE_URL, ROLE_DOMAIN, ROLE_PATH, ROLE_COMMAND, ROLE_CODE, ROLE_RECIPIENT, ROLE_PATCH,
-  ROLE_WORKDIR, ROLE_TEXT, ROLE_WRITTEN, ROLE_OBJECT, ROLE_TREE, ROLE_AMOUNT, ROLE_AMOUNT_MINOR, ROLE_MEMBERS, SUBJ_EMAIL, SUBJ_URL, SUBJ_DOMAIN,
+  ROLE_WORKDIR, ROLE_TEXT, ROLE_WRITTEN, ROLE_OBJECT, ROLE_TREE, ROLE_AMOUNT, ROLE_AMOUNT_MINOR, ROLE_MEMBERS, ROLE_HEADING, SUBJ_EMAIL, SUBJ_URL, SUBJ_DOMAIN,
   SUBJ_RECIPIENT, SUBJ_OBJECT, SUBJ_AMOUNT, SUBJ_OPAQUE, TARGET_PATTERN,
   SET_SHELL_WRAPPERS, SET_SHELL_NETWORK, SET_SHELL_SHELLS, SET_MAX_SHELL_DEPTH, SET_SHELL_PROGRAMS,
 } from "./format";
@@ -194,7 +194,7 @@ function textTargets(p: usize, len: u32, body: bool): void {
 }
 
 // The object of an action (a hotel, a repository, an account) in the normal form of §6.8.
-function addObject(p: usize, len: u32): void {
+export function addObject(p: usize, len: u32): void {
   const s = objectNormal(p, len);
   if (takeOutOfMemory()) fail(TARGETS_OOM);
   else if (s != 0) addTarget(SUBJ_OBJECT, spanPtr(s), spanLen(s));
@@ -422,7 +422,7 @@ export function extractTargets(role: u32, p: usize, len: u32): i32 {
     case ROLE_RECIPIENT: eachListItem(p, len, true); break;
     case ROLE_PATCH: patchPaths(p, len); break;
     case ROLE_WORKDIR: setWorkdir(p, len); break;
-    case ROLE_TEXT: textTargets(p, len, true); break;
+    case ROLE_TEXT: case ROLE_HEADING: textTargets(p, len, true); break;
     case ROLE_WRITTEN: addWrittenIn(p, len, pathBase()); break;
     case ROLE_OBJECT: // an object, and still whatever its shape says (a path, an address)
       addObject(p, len);

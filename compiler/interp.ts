@@ -5,7 +5,7 @@
 // values are already in normal form, and an intent given as the items it names. Nothing at
 // run time uses it.
 import {
-  CLASSIFY_READ, ROLE_AMOUNT, ROLE_AMOUNT_MINOR, ROLE_COMMAND, ROLE_DOMAIN, ROLE_EMAIL, ROLE_OBJECT, ROLE_PATH, ROLE_RECIPIENT,
+  CLASSIFY_READ, CLASSIFY_CHOICES, CLASSIFY_CHOICE_HEADINGS, CLASSIFY_OBJECTS_CONTENT, CLASSIFY_CHOICE_CODES, ROLE_CODE, ROLE_HEADING, ROLE_TEXT, ROLE_AMOUNT, ROLE_AMOUNT_MINOR, ROLE_COMMAND, ROLE_DOMAIN, ROLE_EMAIL, ROLE_OBJECT, ROLE_PATH, ROLE_RECIPIENT,
   ROLE_URL, SUBJ_AMOUNT, SUBJ_ARG, SUBJ_DOMAIN, SUBJ_EMAIL, SUBJ_OBJECT, SUBJ_PATH, SUBJ_PROGRAM, SUBJ_RECIPIENT, SUBJ_TOOL, SUBJ_URL,
   INTENT_NAMED, INTENT_SOURCE,
 } from "../assembly/format";
@@ -106,11 +106,29 @@ function classify(ir: PolicyIR, tool: string, args: Record<string, unknown>): Ca
   const leaves = leavesOf(args, "");
   const call: Call = { cls, roles, tool, leaves, targets: new Map() };
   const sums: Array<{ path: string; value: string; number?: true; role: number }> = [];
+  // A tool nobody mapped of a class that makes choices (§3.3, §5.2): an argument no role reads,
+  // nor a word of its name, is an object; a heading is one only where the class chooses headings;
+  // an object is content (read by its shape) where the class says so.
+  const choices = glob || cls <= 0 ? 0 : ir.classify.entryClasses.reduce(
+    (flags, c, e) => (c === cls ? flags | ir.classify.entryFlags[e] : flags), 0) & (CLASSIFY_CHOICES | CLASSIFY_CHOICE_HEADINGS | CLASSIFY_OBJECTS_CONTENT | CLASSIFY_CHOICE_CODES);
   for (const leaf of leaves) {
-    const role = roleOf(ir, call, leaf.path);
+    let role = roleOf(ir, call, leaf.path);
+    if (role === 0 && (choices & CLASSIFY_CHOICES) !== 0) {
+      const keys = leaf.path.split(".");
+      role = wordRole(ir, keys[0]) || (keys.length > 1 ? wordRole(ir, keys[keys.length - 1]) : 0) || CHOICE;
+    }
+    if (role === ROLE_HEADING) role = (choices & CLASSIFY_CHOICE_HEADINGS) !== 0 ? ROLE_OBJECT : ROLE_TEXT;
+    if (role === ROLE_CODE && (choices & CLASSIFY_CHOICE_CODES) !== 0) role = ROLE_OBJECT;
+    if (role === ROLE_OBJECT && (choices & CLASSIFY_OBJECTS_CONTENT) !== 0) role = 0; // content, read by its shape
     if (role === ROLE_AMOUNT || role === ROLE_AMOUNT_MINOR) sums.push({ ...leaf, role });
-    else if (leaf.number && role === ROLE_OBJECT) addTarget(call, SUBJ_OBJECT, canonical(leaf.value));
-    else if (!leaf.number) addTargets(call, role, leaf.value);
+    else if (leaf.number && (role === ROLE_OBJECT || role === CHOICE)) addTarget(call, SUBJ_OBJECT, canonical(leaf.value));
+    else if (leaf.number) continue; // a number of no other role is nothing
+    else if (role === CHOICE) {
+      // An object in its normal form (§6.8, without IBANs: the model has none), and its shape's targets.
+      const normal = leaf.value.trim().replace(/\s+/g, " ").toLowerCase();
+      if (normal !== "") addTarget(call, SUBJ_OBJECT, normal);
+      addTargets(call, 0, leaf.value);
+    } else addTargets(call, role, leaf.value);
   }
   addSums(call, sums);
   return call;
@@ -187,6 +205,24 @@ function leavesOf(value: unknown, path: string): Array<{ path: string; value: st
     return Object.entries(value).flatMap(([key, item]) => leavesOf(item, path === "" ? key : `${path}.${key}`));
   }
   throw new OutsideModel(`only strings, arrays and objects: ${JSON.stringify(value)}`);
+}
+
+const CHOICE = -1;
+const NAME_STOPS = new Set("of for to in on at by with from that which who whose when if is are as or and used this the a an".split(" "));
+
+/** role_map's role for a word of the name, the last word first, linking words skipped: the last
+ * word may give any role, an earlier one only an object's or a sum's (at most 16 words). */
+function wordRole(ir: PolicyIR, name: string): number {
+  const map = new Map(ir.classify.argRoles);
+  const words = nameWords(name).slice(0, 16);
+  let last = true;
+  for (let k = words.length - 1; k >= 0; k--) {
+    if (NAME_STOPS.has(words[k])) continue;
+    const role = map.get(words[k]);
+    if (role !== undefined && (last || role === ROLE_OBJECT || role === ROLE_AMOUNT || role === ROLE_AMOUNT_MINOR)) return role;
+    last = false;
+  }
+  return 0;
 }
 
 function roleOf(ir: PolicyIR, call: Call, path: string): number {

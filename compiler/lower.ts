@@ -2,7 +2,7 @@
 // ("extends"), enumerates the classes, resolves selectors and normalizes constants.
 import {
   ROLE_CODE, ROLE_COMMAND, ROLE_DOMAIN, ROLE_EMAIL, ROLE_PATCH, ROLE_PATH, ROLE_RECIPIENT, ROLE_URL,
-  ROLE_TEXT, ROLE_WORKDIR, ROLE_WRITTEN, ROLE_OBJECT, ROLE_DATA, ROLE_TREE, ROLE_AMOUNT, ROLE_AMOUNT_MINOR, ROLE_MEMBERS, CLASSIFY_READ, CLASSIFY_HINT_DESTRUCTIVE,
+  ROLE_TEXT, ROLE_WORKDIR, ROLE_WRITTEN, ROLE_OBJECT, ROLE_DATA, ROLE_TREE, ROLE_AMOUNT, ROLE_AMOUNT_MINOR, ROLE_MEMBERS, ROLE_HEADING, CLASSIFY_READ, CLASSIFY_HINT_DESTRUCTIVE, CLASSIFY_CHOICES, CLASSIFY_CHOICE_HEADINGS, CLASSIFY_OBJECTS_CONTENT, CLASSIFY_CHOICE_CODES,
   CLASSIFY_HINT_NOT_READ_ONLY, CLASSIFY_HINT_OPEN_WORLD, CLASSIFY_HINT_READ_ONLY, SUBJ_AMOUNT, SUBJ_DOMAIN, SUBJ_EMAIL, SUBJ_OBJECT, SUBJ_PATH,
   SHO_VALUE, SHO_VALUE2, SHO_ATTACHED, SHO_OPAQUE, SHO_OUTPUT, SHO_RECURSIVE, SHO_IN_PLACE, SHO_COMMAND,
   SHO_COMMAND_UNTIL, SHO_SUPPLIES, SHO_SCRIPT, SHO_DIRECTORY, SHO_OUTPUT_DIR, SHO_EXTRACT, SHO_LIST, SHO_ARCHIVE,
@@ -22,7 +22,7 @@ import {
 } from "./normalize";
 import type { YamlPath } from "./parse";
 import { subjectOf, type TestName } from "./predicates";
-import { HINTS } from "./schema";
+import { CHOICES, HINTS } from "./schema";
 import type {
   Budget, ClassifyVerb, DefaultEffect, IntentVerb, Limits, PolicyFile, Predicate, RoleName, Rule, ShellProgram,
   ToolEntry,
@@ -48,6 +48,7 @@ const ROLE_CODES: Record<RoleName, number> = {
   members: ROLE_MEMBERS,
   amount: ROLE_AMOUNT,
   amount_minor: ROLE_AMOUNT_MINOR,
+  heading: ROLE_HEADING,
 };
 
 // The values docs/policy.md shows; a policy that says nothing about the shell still reads
@@ -473,8 +474,16 @@ function classifyWordsOf(entries: ClassifyVerb[]): Array<[string, number]> {
 function classifyFlags(verb: ClassifyVerb): number {
   let flags = verb.read ? CLASSIFY_READ : 0;
   for (const hint of verb.hints ?? []) flags |= HINT_FLAGS[hint];
+  for (const choice of verb.choices ?? []) flags |= CHOICE_FLAGS[choice];
+  if (verb.content !== undefined) flags |= CLASSIFY_OBJECTS_CONTENT;
   return flags;
 }
+
+const CHOICE_FLAGS: Record<(typeof CHOICES)[number], number> = {
+  unread: CLASSIFY_CHOICES,
+  heading: CLASSIFY_CHOICE_HEADINGS,
+  code: CLASSIFY_CHOICE_CODES,
+};
 
 const HINT_FLAGS: Record<(typeof HINTS)[number], number> = {
   destructive: CLASSIFY_HINT_DESTRUCTIVE,

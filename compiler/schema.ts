@@ -6,7 +6,7 @@ import * as z from "zod";
 const EFFECTS = ["allow", "block", "ask", "warn"] as const;
 const ROLES = [
   "email", "url", "domain", "path", "command", "code", "recipient", "patch", "workdir", "text", "written", "object", "data",
-  "tree", "amount", "amount_minor", "members",
+  "tree", "amount", "amount_minor", "members", "heading",
 ] as const;
 /** Subjects of a `when` condition besides `args.NAME`. */
 export const SUBJECTS = ["tool", "email", "domain", "url", "path", "program", "recipient", "write", "opaque", "object", "amount"] as const;
@@ -131,6 +131,9 @@ export const ToolEntry = z.strictObject({
 
 /** MCP tool annotations a classify entry can take as evidence (docs/policy.md "classify"). */
 export const HINTS = ["destructive", "not_read_only", "open_world", "read_only"] as const;
+/** What a tool nobody mapped of an entry's class takes for a choice it makes, an object the user
+ * must name (docs/policy.md "objects and sums"): an argument no role reads, a heading, a code. */
+export const CHOICES = ["unread", "heading", "code"] as const;
 
 export const ClassifyVerb = z.strictObject({
   words: words.describe("verbs: in the tool's own name, and as the first word of its description"),
@@ -149,6 +152,16 @@ export const ClassifyVerb = z.strictObject({
     .optional()
     .describe("MCP annotations that are evidence for this entry (read_only: from trusted servers only)"),
   roles: z.array(role).min(1).optional().describe("a parameter of one of these roles (from the schema) is evidence for this entry"),
+  choices: z
+    .array(z.enum(CHOICES))
+    .min(1)
+    .optional()
+    .describe("for a tool nobody mapped of this class, what is an object the user must name: an argument no role reads (unread), a heading, a code"),
+  content: z
+    .array(z.enum(["object"]))
+    .min(1)
+    .optional()
+    .describe("for a tool nobody mapped of this class, roles whose arguments are content it carries, read by their shape only (a message's ids)"),
 });
 
 const Classify = z.strictObject({

@@ -132,7 +132,11 @@ const policy = fc.record({
     fc.option(fc.record({ capability: pick(CAPABILITIES), risk: pick(RISKS) }), { nil: undefined })
       .map((mcp) => (mcp ? [...tools, { mcp: { server: "s", tool: "do_*" }, ...mcp, args: { to: "email", path: "path" } }] : tools))),
   classify: fc.record({
-    verbs: fc.array(fc.record({ words: some(CLASSIFY_WORDS, 2), capability: pick(CAPABILITIES), risk: pick(RISKS) }), { maxLength: 2 }),
+    verbs: fc.array(fc.record({
+      words: some(CLASSIFY_WORDS, 2), capability: pick(CAPABILITIES), risk: pick(RISKS),
+      choices: fc.option(some(["unread", "heading", "code"], 2), { nil: undefined }),
+      content: fc.option(fc.constant(["object"]), { nil: undefined }),
+    }).map((v) => Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined))), { maxLength: 2 }),
     arg_roles: fc.constant({ to: "email", link: "url", path: "path", hotel: "object", num: "object", amount: "amount", currency: "amount", bill: "amount_minor" }),
   }),
   intent: fc.record({

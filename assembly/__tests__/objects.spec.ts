@@ -127,6 +127,24 @@ describe("objects: what a message names", () => {
     expect(has(b, "object:eur")).toBe(false); // a currency read as one
     expect(has(b, "object:200")).toBe(false); // a sum with a currency is no id
   });
+
+  it("reads a number beside three capitals as an object too, and a code glued to digits as an id", () => {
+    const b = bound("Buy 1 of SKU 123, then pay INV2024");
+    expect(has(b, "amount:123 SKU")).toBe(true); // a currency for all the binder knows
+    expect(has(b, "object:123")).toBe(true); // and a label's number
+    expect(has(b, "object:1")).toBe(true);
+    expect(has(b, "object:inv2024")).toBe(true);
+  });
+
+  it("reads an ISO date with a time after it in the forms a call writes it", () => {
+    const b = bound("Lunch on 2024-05-19 at 12:00, then 2024-05-20 9:30.");
+    expect(has(b, "object:2024-05-19")).toBe(true);
+    expect(has(b, "object:2024-05-19 12:00")).toBe(true);
+    expect(has(b, "object:2024-05-19t12:00")).toBe(true);
+    expect(has(b, "object:2024-05-19t12:00:00")).toBe(true);
+    expect(has(b, "object:2024-05-20t09:30:00")).toBe(true);
+    expect(has(b, "object:2024-05-19 09:30")).toBe(false);
+  });
 });
 
 function bind(message: string): usize {
@@ -175,6 +193,12 @@ describe("objects: IN_INTENT", () => {
     expect(look(i, SUBJ_OBJECT, "2025-06-03t10:00:00z")).toBe(MAYBE);
     expect(look(i, SUBJ_OBJECT, "2025-06-04")).toBe(NO);
     intentFree(i);
+    // A time the user named after an ISO date holds; another time of that day, maybe.
+    const j = bind("Create the event on 2024-05-19 at 12:00");
+    expect(look(j, SUBJ_OBJECT, "2024-05-19t12:00:00")).toBe(YES);
+    expect(look(j, SUBJ_OBJECT, "2024-05-19 12:00")).toBe(YES);
+    expect(look(j, SUBJ_OBJECT, "2024-05-19t13:00:00")).toBe(MAYBE);
+    intentFree(j);
   });
 
   it("reads sums as at most one the user named", () => {

@@ -4,7 +4,7 @@ import { beforeEach, describe, expect, test } from "vitest";
 import { compileYaml } from "./bytecode";
 import { type Fence, loadFence } from "./host";
 import { fenceWasm } from "./wasm";
-import { SUBJ_ARG, SUBJ_PATH, SUBJ_PROGRAM, SUBJ_EMAIL } from "../format";
+import { SUBJ_ARG, SUBJ_PATH, SUBJ_PROGRAM, SUBJ_EMAIL, SUBJ_OBJECT } from "../format";
 
 const OPS = `
 version: 1
@@ -582,5 +582,62 @@ describe("hostile calls", () => {
       expect(["allow", "block", "ask"]).toContain(d.kind);
       expect(d.message.startsWith("AgentsFence ")).toBe(true);
     }
+  });
+});
+
+// Tools nobody mapped of a class with `choices` (docs/bytecode.md §3.3, §5.2 "Choices").
+const CHOOSING = `
+version: 1
+name: choosing
+defaults: {"*": ask}
+tools:
+  - name: mapped_buy
+    capability: money.move
+    risk: money
+    args: {hotel: object}
+classify:
+  verbs:
+    - {words: [buy], capability: money.move, risk: money, choices: [unread, heading, code]}
+    - {words: [send], capability: message.send, risk: send, choices: [unread], content: [object]}
+    - {words: [create], capability: data.write, risk: write, choices: [unread]}
+    - {words: [get], capability: data.read, risk: read, read: true}
+  arg_roles: {hotel: object, id: object, note: text, title: heading, code: code, to: email}
+`;
+
+describe("choices of tools nobody mapped", () => {
+  let f: Fence;
+  beforeEach(() => {
+    f = loadFence(fenceWasm());
+    expect(f.load(compileYaml(CHOOSING)).ok).toBe(true);
+    expect(f.configure("/home/u", "/home/u/p").ok).toBe(true);
+  });
+  const objects = (tool: string, args: Record<string, unknown>) =>
+    f.decide(0, tool, args).targets.filter((t) => t[0] === SUBJ_OBJECT).map((t) => t[1]).sort();
+
+  test("an argument no role reads is an object: nested, in a list, beside the schema", () => {
+    expect(objects("mcp__s__buy", { sku: "ABC-1", qty: 2, room: { hotel: "Harbor Inn" }, extras: ["a", "b"] }))
+      .toEqual(["2", "a", "abc-1", "b", "harbor inn"]);
+    // A word of its name gives its role first: an object's, or prose's; a nested leaf's own key too.
+    expect(objects("mcp__s__buy", { hotel_id: "h-9", gift_note: "Happy birthday" })).toEqual(["h-9"]);
+    expect(objects("mcp__s__create_edit", { edits: [{ oldNote: "teh", newNote: "the", line: 3 }] })).toEqual(["3"]);
+  });
+
+  test("a flag set true is the object of its name; false and null choose nothing", () => {
+    expect(objects("mcp__s__buy", { subscribe: true, options: { gift_wrap: true }, express: false, insured: null }))
+      .toEqual(["options.gift_wrap", "subscribe"]);
+  });
+
+  test("a heading and a code are objects only where the class chooses them", () => {
+    expect(objects("mcp__s__buy", { title: "Dune", code: "SAVE10", note: "for Bob" })).toEqual(["dune", "save10"]);
+    expect(objects("mcp__s__create_page", { title: "Dune", code: "x = 1", note: "for Bob" })).toEqual([]);
+  });
+
+  test("a message's ids are content it carries; its choices are objects", () => {
+    expect(objects("mcp__s__send_note", { to: "bob@example.com", id: "m-1", priority: "high" })).toEqual(["high"]);
+  });
+
+  test("a mapped tool, and a read, keep reading arguments as before", () => {
+    expect(objects("mapped_buy", { hotel: "Hotel Lumen", sku: "ABC-1" })).toEqual(["hotel lumen"]);
+    expect(objects("mcp__s__get_item", { sku: "ABC-1", hotel: "X" })).toEqual(["x"]);
   });
 });

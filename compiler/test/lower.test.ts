@@ -1,7 +1,8 @@
 // Lowering: merge order, classes, tool maps, selectors and normal forms in the IR.
 import { describe, expect, it } from "vitest";
 import {
-  CLASSIFY_HINT_DESTRUCTIVE, CLASSIFY_HINT_READ_ONLY, CLASSIFY_READ, ROLE_EMAIL, ROLE_PATCH, ROLE_PATH, ROLE_WRITTEN, SUBJ_ARG, SUBJ_EMAIL,
+  CLASSIFY_HINT_DESTRUCTIVE, CLASSIFY_HINT_READ_ONLY, CLASSIFY_READ, CLASSIFY_CHOICES, CLASSIFY_CHOICE_HEADINGS, CLASSIFY_CHOICE_CODES,
+  CLASSIFY_OBJECTS_CONTENT, ROLE_HEADING, ROLE_EMAIL, ROLE_PATCH, ROLE_PATH, ROLE_WRITTEN, SUBJ_ARG, SUBJ_EMAIL,
 } from "../../assembly/format";
 import { compilePolicy, formatDiagnostic, type LoadOptions, type PolicyIR } from "../index";
 
@@ -97,6 +98,20 @@ describe("classes", () => {
     expect(c.entryFlags).toEqual([CLASSIFY_HINT_DESTRUCTIVE, CLASSIFY_READ | CLASSIFY_HINT_READ_ONLY]);
     expect(c.entryRoles).toEqual([0, (1 << 2) | (1 << ROLE_WRITTEN)]);
     expect(c.trustedServers).toEqual(["my_files"]);
+  });
+
+  it("marks what a class's tools nobody mapped take for choices and for content", () => {
+    const c = irOf([{ path: "v/c.yaml", text: [
+      "version: 1",
+      "classify:",
+      "  verbs:",
+      "    - {words: [buy], capability: m.buy, risk: money, choices: [unread, heading, code]}",
+      "    - {words: [send], capability: m.send, risk: send, choices: [unread], content: [object]}",
+      "  arg_roles: {title: heading}",
+      "",
+    ].join("\n") }]).classify;
+    expect(c.entryFlags).toEqual([CLASSIFY_CHOICES | CLASSIFY_CHOICE_HEADINGS | CLASSIFY_CHOICE_CODES, CLASSIFY_CHOICES | CLASSIFY_OBJECTS_CONTENT]);
+    expect(c.argRoles).toEqual([["title", ROLE_HEADING]]);
   });
 
   it("resolves each intent verb's capability globs to class lists", () => {

@@ -140,14 +140,16 @@ def test_a_described_tool_is_classified_by_its_description(fence):
 
 def test_a_described_tools_schema_gives_its_parameters_roles():
     fence = Fence(home=HOME, cwd=CWD)
-    attacker = {"notify_channel": "#attackers"}
+    attacker = {"notify": "#attackers"}
     assert fence.describe_tool("acme_notify", "Notify a customer") == ("message.send", "send")
     before = fence.decide("acme_notify", attacker)
-    schema = {"type": "object", "properties": {"notify_channel": {"type": "string"}}}
+    schema = {"type": "object", "properties": {"notify": {"type": "string", "description": "The channel to notify"}}}
     assert fence.describe_tool("acme_notify", "Notify a customer", schema) == ("message.send", "send")
     after = fence.decide("acme_notify", attacker)
-    # A channel has no shape of its own: only the schema says notify_channel names a recipient.
-    assert "#attackers" not in before.message and "#attackers" in after.message
+    # A channel has no shape of its own: without the schema, `notify` is only a choice the send
+    # makes (asked as an object nobody named); the schema's description says it is a recipient.
+    assert (before.kind, before.rule) == ("ask", "object-unnamed")
+    assert (after.kind, after.rule) == ("ask", "recipient-unnamed") and "#attackers" in after.message
     with pytest.raises(FenceError, match="schema"):
         fence.describe_tool("acme_notify", "x", {"bad": math.nan})
 
