@@ -3,7 +3,7 @@
 // evaluator's tests, the cross-language vector runner, `agentsfence test` and the playground
 // page drive the engine through it.
 
-import { DECISION_HEAD_SIZE, DECISION_OPAQUE, DECISION_POSSIBLE, TARGET_PATTERN, TARGET_TREE } from "../format";
+import { DECISION_HEAD_SIZE, DECISION_OPAQUE, DECISION_POSSIBLE, TARGET_PATTERN, TARGET_TREE } from "../bytecode/format";
 
 export type Kind = "allow" | "block" | "ask";
 

@@ -8,10 +8,10 @@ import {
   CLASSIFY_READ, ROLE_AMOUNT, ROLE_AMOUNT_MINOR, ROLE_COMMAND, ROLE_DOMAIN, ROLE_EMAIL, ROLE_OBJECT, ROLE_PATH, ROLE_RECIPIENT,
   ROLE_URL, SUBJ_AMOUNT, SUBJ_ARG, SUBJ_DOMAIN, SUBJ_EMAIL, SUBJ_OBJECT, SUBJ_PATH, SUBJ_PROGRAM, SUBJ_RECIPIENT, SUBJ_TOOL, SUBJ_URL,
   INTENT_NAMED, INTENT_SOURCE,
-} from "../assembly/format";
-import { globMatches } from "./glob";
-import type { ConditionIR, PolicyIR, RuleIR, TestIR } from "./ir";
-import type { Effect } from "./schema";
+} from "../bytecode/format";
+import { globMatches } from "../compiler/glob";
+import type { ConditionIR, PolicyIR, RuleIR, TestIR } from "../compiler/ir";
+import type { Effect } from "../compiler/schema";
 
 /** One value the user's messages named, with what it grants (the summary's grants column, §8). */
 export interface IntentItem {

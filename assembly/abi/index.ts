@@ -1,22 +1,22 @@
 // The exports of fence.wasm (docs/bytecode.md §8). Each is thin: it resets the per-call scratch
 // arena and hands over to the module that does the work.
-import { SET_MAX_SESSIONS } from "./format";
+import { SET_MAX_SESSIONS } from "../../bytecode/format";
 import { scratchReset, takeGrewFlag } from "./mem";
-import { settingValue } from "./decode";
+import { settingValue } from "../policy/decode";
 import { outBegin, outByte, outAscii, outPatchU8, outFinish } from "./out";
 import { inputReserve, inputPtr, inputHolds } from "./input";
-import { loadPolicy, hasPolicy } from "./policy";
-import { sessionOpen, sessionClose, sessionSlot } from "./session";
-import { settleRecord, budgetsRecord, restoreRecord } from "./budget";
-import { bindIntent } from "./bind";
-import { decide as decideCall } from "./decide";
-import { describeTool } from "./describe";
-import { deriveFromOutput } from "./derive";
-import { narrowIntent } from "./narrow";
-import { failMode } from "./failmode";
-import { explainCall } from "./explain";
-import { disasmRecord } from "./disasm";
-import { configureEnv } from "./targets";
+import { loadPolicy, hasPolicy } from "../policy/policy";
+import { sessionOpen, sessionClose, sessionSlot } from "../decision/session";
+import { settleRecord, budgetsRecord, restoreRecord } from "../decision/budget";
+import { bindIntent } from "../intent/bind";
+import { decide as decideCall } from "../decision/decide";
+import { describeTool } from "../decision/describe";
+import { deriveFromOutput } from "../intent/derive";
+import { narrowIntent } from "../intent/narrow";
+import { failMode } from "../decision/failmode";
+import { explainCall } from "../decision/explain";
+import { disasmRecord } from "../policy/disasm";
+import { configureEnv } from "../readers/targets";
 
 export function input(size: i32): i32 {
   scratchReset();

@@ -1,16 +1,16 @@
 // Budgets (docs/bytecode.md §3.2, §8.2) of calls and of sums: per session and budget, the units
 // spent and the units reserved by calls decided but not yet settled. decide() checks and reserves in the same
 // call, so no interleaving of a host's calls can overshoot a limit.
-import { NONE, SUBJ_AMOUNT } from "./format";
+import { NONE, SUBJ_AMOUNT } from "../../bytecode/format";
 import {
   budgetCount, budgetId, budgetLimit, budgetAmount, classBudgetStart, classBudgetCount, budgetMember, strPtr, strLen,
-} from "./decode";
-import { alloc, free, realloc, scratchAlloc } from "./mem";
-import { bytesEqual, sameBytes } from "./bytes";
-import { amountSplit, amountCode, decimalUnits, jsonDecimal, AMOUNT_SCALE, AMOUNT_HUGE } from "./amount";
-import { targetCount, targetKind, targetIsPattern, targetPtr, targetLen } from "./targettable";
-import { outBegin, outByte, outAscii, outBytes, outDecimal, outPatchU8, outFinish } from "./out";
-import { inputPtr, inputHolds } from "./input";
+} from "../policy/decode";
+import { alloc, free, realloc, scratchAlloc } from "../abi/mem";
+import { bytesEqual, sameBytes } from "../abi/bytes";
+import { amountSplit, amountCode, decimalUnits, jsonDecimal, AMOUNT_SCALE, AMOUNT_HUGE } from "../readers/amount";
+import { targetCount, targetKind, targetIsPattern, targetPtr, targetLen } from "../readers/targettable";
+import { outBegin, outByte, outAscii, outBytes, outDecimal, outPatchU8, outFinish } from "../abi/out";
+import { inputPtr, inputHolds } from "../abi/input";
 
 // slot -> its store (0: no counters yet, every count zero). A store: u32 budget count, u32
 // reservation count, u32 reservation capacity, u32 reservation block; then per budget (u64

@@ -7,12 +7,12 @@ import {
   setFind, setMemberCount, listKey, listValue, strPtr, strLen, toolsExactSet, toolsGlobSet,
   toolClass, toolRoleStart, toolRoleCount, roleArgPath, roleKind, classifyWordSet,
   classifyEntryClass, classifyEntryFlags, classifyRoleSet,
-} from "./decode";
-import { CLASSIFY_READ } from "./format";
-import { fnv1a, bytesEqual, lowerAscii, isAsciiAlpha, isAsciiDigit, indexOfByte, equalsAsciiFold, copyLower, sameBytes } from "./bytes";
-import { alloc, free, scratchAlloc } from "./mem";
-import { globMatch } from "./glob";
-import { leafPath, leafPathLen } from "./json";
+} from "../policy/decode";
+import { CLASSIFY_READ } from "../../bytecode/format";
+import { fnv1a, bytesEqual, lowerAscii, isAsciiAlpha, isAsciiDigit, indexOfByte, equalsAsciiFold, copyLower, sameBytes } from "../abi/bytes";
+import { alloc, free, scratchAlloc } from "../abi/mem";
+import { globMatch } from "../readers/glob";
+import { leafPath, leafPathLen } from "../readers/json";
 
 // Returned by the word lookups when no scratch memory could be had.
 export const WORDS_OOM: i32 = -2;

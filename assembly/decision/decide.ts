@@ -5,20 +5,20 @@ import {
   NONE, EFFECT_ALLOW, EFFECT_BLOCK, EFFECT_ASK, KIND_ALLOW, KIND_BLOCK, KIND_ASK, ROLE_WORKDIR, ROLE_DATA, ROLE_OBJECT,
   ROLE_AMOUNT, ROLE_AMOUNT_MINOR, ROLE_MEMBERS, SET_MAX_ARGS_BYTES, DECISION_HEAD_SIZE,
   SET_MAX_JSON_DEPTH, SET_MAX_LEAVES, SET_MAX_TARGETS, SUBJ_OPAQUE, SUBJ_AMOUNT, DECISION_POSSIBLE, DECISION_OPAQUE,
-} from "./format";
+} from "../../bytecode/format";
 import {
   settingValue, strPtr, strLen, classCapability, classRisk, ruleId, ruleReason, ruleMessage,
   classBudgetCount, budgetId, budgetLimit, budgetAmount,
-} from "./decode";
-import { validUtf8, equalsAscii } from "./bytes";
+} from "../policy/decode";
+import { validUtf8, equalsAscii } from "../abi/bytes";
 import {
   outBegin, outZeros, outEntry, outAscii, outByte, outBytes, outDecimal, outLength, outU16, outPatchU8, outPatchU16, outPatchU32,
   outFinish, outFailed, Text, textLen,
-} from "./out";
-import { inputPtr, inputHolds } from "./input";
-import { scratchAlloc } from "./mem";
-import { TARGETS_LIMIT, TARGETS_OOM } from "./targettable";
-import { hasPolicy } from "./policy";
+} from "../abi/out";
+import { inputPtr, inputHolds } from "../abi/input";
+import { scratchAlloc } from "../abi/mem";
+import { TARGETS_LIMIT, TARGETS_OOM } from "../readers/targettable";
+import { hasPolicy } from "../policy/policy";
 import { sessionSlot, sessionStore } from "./session";
 import { classifyTool, leafRole, WORDS_OOM } from "./classify";
 import {
@@ -26,12 +26,12 @@ import {
   deltaLen, warnedCount, warnedRule,
 } from "./eval";
 import { budgetExhausted, budgetReserve, budgetCancel, budgetSpent, budgetReserved, unmeasured, outCount } from "./budget";
-import { parseArgs, leafCount, leafValue, leafValueLen, leafIsString, JSON_OK, JSON_LIMIT, JSON_OOM } from "./json";
+import { parseArgs, leafCount, leafValue, leafValueLen, leafIsString, JSON_OK, JSON_LIMIT, JSON_OOM } from "../readers/json";
 import {
   targetsBegin, setWorkdir, extractTargets, targetCount, targetKind, targetEntryKind, targetPtr, targetLen, hasTargetOf,
   addNumberObject, amountTargets, memberTargets, tableStatusNow,
-} from "./targets";
-import { intentProhibits, intentAsks, intentConditionOf, conditionLen, CONDITION_OF_CLASS } from "./intent";
+} from "../readers/targets";
+import { intentProhibits, intentAsks, intentConditionOf, conditionLen, CONDITION_OF_CLASS } from "../intent/intent";
 
 
 // The call being decided.

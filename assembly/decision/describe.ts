@@ -12,24 +12,24 @@ import {
   SET_MAX_JSON_DEPTH, SET_MAX_LEAVES,
   CLASSIFY_HINT_DESTRUCTIVE, CLASSIFY_HINT_NOT_READ_ONLY, CLASSIFY_HINT_OPEN_WORLD, CLASSIFY_HINT_READ_ONLY,
   ANNOTATION_READ_ONLY, ANNOTATION_DESTRUCTIVE, ANNOTATION_OPEN_WORLD, ANNOTATION_MAX,
-} from "./format";
+} from "../../bytecode/format";
 import {
   strPtr, strLen, classCapability, classRisk, classifyEntryClass, classifyEntryCount, classifyEntryFlags,
   classifyEntryRoles, classifyRoleSet, classifyTrustedSet, setFind, settingValue,
-} from "./decode";
-import { outBegin, outByte, outAscii, outBytes, outDecimal, outPatchU8, outFinish, outFailure, Text, textLen, textPtr } from "./out";
-import { inputPtr, inputHolds } from "./input";
-import { hasPolicy } from "./policy";
+} from "../policy/decode";
+import { outBegin, outByte, outAscii, outBytes, outDecimal, outPatchU8, outFinish, outFailure, Text, textLen, textPtr } from "../abi/out";
+import { inputPtr, inputHolds } from "../abi/input";
+import { hasPolicy } from "../policy/policy";
 import {
   classifyTool, classSource, learnClass, learnRoles, forgetRoles, rolesBegin, rolesAdd, roleTableOf,
   nameEntry, ownNameStart, nextWord, wordStart, wordEnd, lowerWord, verbEntry, entryIsRead, WORDS_OOM,
   DESCRIBED_NAME_MAX,
 } from "./classify";
-import { parseArgs, leafCount, leafPath, leafPathLen, leafValue, leafValueLen, leafIsString, JSON_OK } from "./json";
-import { bytesEqual, equalsAscii, indexOfByte, sameBytes, copyLower, isAsciiAlpha, isAsciiDigit } from "./bytes";
-import { roleName } from "./disasm";
-import { free, scratchAlloc } from "./mem";
-import { listWords, hasWord } from "./wordset";
+import { parseArgs, leafCount, leafPath, leafPathLen, leafValue, leafValueLen, leafIsString, JSON_OK } from "../readers/json";
+import { bytesEqual, equalsAscii, indexOfByte, sameBytes, copyLower, isAsciiAlpha, isAsciiDigit } from "../abi/bytes";
+import { roleName } from "../policy/disasm";
+import { free, scratchAlloc } from "../abi/mem";
+import { listWords, hasWord } from "../readers/wordset";
 
 const PROPERTIES: Text = "properties.";
 

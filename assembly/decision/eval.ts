@@ -10,21 +10,21 @@ import {
   OP_TEST_DOMAIN, OP_TEST_UNDER, OP_TEST_IN_INTENT, OP_TEST_GRANTED, OP_TEST_INTENT_ANY, OP_TEST_IN_DERIVED, OP_TEST_TRUTHY, OP_TEST_AT_MOST,
   FLAG_NEGATE, FLAG_ALL, SUBJ_TOOL, SUBJ_ARG, SUBJ_PATH, SUBJ_WRITE, EFFECT_BLOCK, EFFECT_ASK, EFFECT_ALLOW,
   EFFECT_WARN,
-} from "./format";
+} from "../../bytecode/format";
 import {
   classCodeStart, insnOp, insnSubject, insnFlags, insnArg, insnOperand, insnJump, strPtr, strLen,
   setFind, setFindHashed, setMemberCount, listKey, setBucketCount, setBucketKey, setCount, policyGeneration,
-} from "./decode";
-import { bytesEqual, startsWith, indexOfByte, sameBytes } from "./bytes";
-import { alloc, free, scratchAlloc, scratchEpoch } from "./mem";
-import { globMatch, globsMeet, literalHead, literalDir } from "./glob";
-import { leafCount, leafPath, leafPathLen, leafValue, leafValueLen, leafIsString, leafInArray } from "./json";
-import { targetCount, targetKind, targetIsPattern, targetIsTree, targetEntryKind, targetPtr, targetLen } from "./targets";
-import { pathForms, constantForms, formAt, formsOutOfMemory } from "./pathforms";
-import { spanPtr, spanLen } from "./normalize";
-import { intentHas, intentDerivedHas, intentGrants, intentNamesKind, intentMeetsPattern } from "./intent";
+} from "../policy/decode";
+import { bytesEqual, startsWith, indexOfByte, sameBytes } from "../abi/bytes";
+import { alloc, free, scratchAlloc, scratchEpoch } from "../abi/mem";
+import { globMatch, globsMeet, literalHead, literalDir } from "../readers/glob";
+import { leafCount, leafPath, leafPathLen, leafValue, leafValueLen, leafIsString, leafInArray } from "../readers/json";
+import { targetCount, targetKind, targetIsPattern, targetIsTree, targetEntryKind, targetPtr, targetLen } from "../readers/targets";
+import { pathForms, constantForms, formAt, formsOutOfMemory } from "../readers/pathforms";
+import { spanPtr, spanLen } from "../readers/normalize";
+import { intentHas, intentDerivedHas, intentGrants, intentNamesKind, intentMeetsPattern } from "../intent/intent";
 import { NO, YES, MAYBE, tri, negated } from "./tri";
-import { amountAtMost } from "./amount";
+import { amountAtMost } from "../readers/amount";
 
 // The call being decided.
 let toolName: usize = 0;

@@ -4,17 +4,17 @@ import {
   NONE, OP_DECIDE, OP_TEST_PRESENT, OP_TEST_EQUALS, OP_TEST_IN, OP_TEST_GLOB, OP_TEST_PREFIX,
   OP_TEST_DOMAIN, OP_TEST_UNDER, OP_TEST_IN_INTENT, OP_TEST_GRANTED, OP_TEST_IN_DERIVED, OP_TEST_TRUTHY, OP_TEST_AT_MOST, EFFECT_ALLOW, EFFECT_BLOCK,
   EFFECT_ASK, FLAG_NEGATE, SUBJ_ARG,
-} from "./format";
+} from "../../bytecode/format";
 import {
   strPtr, strLen, classCapability, classRisk, ruleId, insnOp, insnSubject, insnOperand, insnFlags,
   insnArg, codeCount,
-} from "./decode";
-import { outBegin, outByte, outAscii, outBytes, outFinish, outPatchU8, Text } from "./out";
+} from "../policy/decode";
+import { outBegin, outByte, outAscii, outBytes, outFinish, outPatchU8, Text } from "../abi/out";
 import { decide, decidedClass, setReserving } from "./decide";
 import { classSource } from "./classify";
 import { setTracing, traceCount, tracePc, traceResult } from "./eval";
 import { YES, MAYBE } from "./tri";
-import { subjectName } from "./disasm";
+import { subjectName } from "../policy/disasm";
 
 function tab(): void {
   outByte(9);

@@ -1,10 +1,10 @@
 // `fail_mode` (docs/bytecode.md §8): whether a call to this tool may run when deciding it failed
 // (a trap, a host fault). Closed unless the policy's FAIL_OPEN set names the tool's risk class.
-import { SET_FAIL_OPEN } from "./format";
-import { strPtr, strLen, classRisk, setFind, settingValue } from "./decode";
-import { outBegin, outByte, outBytes, outAscii, outPatchU8, outFinish } from "./out";
-import { inputPtr, inputHolds } from "./input";
-import { hasPolicy } from "./policy";
+import { SET_FAIL_OPEN } from "../../bytecode/format";
+import { strPtr, strLen, classRisk, setFind, settingValue } from "../policy/decode";
+import { outBegin, outByte, outBytes, outAscii, outPatchU8, outFinish } from "../abi/out";
+import { inputPtr, inputHolds } from "../abi/input";
+import { hasPolicy } from "../policy/policy";
 import { classifyTool, WORDS_OOM } from "./classify";
 
 // Record: u8 mode (0 closed, 1 open, 2 the question could not be answered: closed), then the

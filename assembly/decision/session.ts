@@ -2,8 +2,8 @@
 // in budget.ts, by slot). A handle carries the slot and the slot's generation, so a handle that
 // was closed never reaches a later session in the same slot; a slot whose generation is used up
 // is retired rather than reused.
-import { realloc } from "./mem";
-import { intentFree } from "./intent";
+import { realloc } from "../abi/mem";
+import { intentFree } from "../intent/intent";
 import { budgetFree } from "./budget";
 
 const SLOT_BITS: u32 = 20; // slot+1 in the low bits: handles stay positive and > 0

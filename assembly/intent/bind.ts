@@ -1,10 +1,10 @@
 // Binding a session's intent from the user's own message (docs/bytecode.md §7, §8 `intent`).
-import { SET_MAX_INTENT_BYTES } from "./format";
-import { settingValue } from "./decode";
-import { outBegin, outByte, outPatchU8, outFinish, outFailure } from "./out";
-import { inputPtr, inputHolds } from "./input";
-import { hasPolicy } from "./policy";
-import { sessionSlot, sessionStore, setSessionStore } from "./session";
+import { SET_MAX_INTENT_BYTES } from "../../bytecode/format";
+import { settingValue } from "../policy/decode";
+import { outBegin, outByte, outPatchU8, outFinish, outFailure } from "../abi/out";
+import { inputPtr, inputHolds } from "../abi/input";
+import { hasPolicy } from "../policy/policy";
+import { sessionSlot, sessionStore, setSessionStore } from "../decision/session";
 import { intentBind, intentWriteSummary } from "./intent";
 
 // Binds (or amends) session h's intent from the `len` bytes in the input buffer; the record is

@@ -4,17 +4,17 @@
 // pointed at a call when its class is one of the policy's `derive_from` and every target of the
 // call was named in the user's own words (read to the end: no pattern, nothing opaque): the output of a call whose target was itself derived
 // (a page a link led to) derives nothing, so an injected page cannot vouch for its own links.
-import { SET_MAX_ARGS_BYTES, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES, SUBJ_PROGRAM, SUBJ_OPAQUE, INTENT_NAMED } from "./format";
-import { settingValue, intentDeriveCount, intentDeriveClass } from "./decode";
-import { outBegin, outByte, outAscii, outPatchU8, outFinish, outFailure, Text } from "./out";
-import { inputPtr, inputHolds } from "./input";
-import { hasPolicy } from "./policy";
-import { sessionSlot, sessionStore, setSessionStore } from "./session";
-import { classifyTool, WORDS_OOM } from "./classify";
-import { parseArgs, JSON_OK } from "./json";
-import { targetCount, targetKind, targetIsPattern, targetPtr, targetLen } from "./targets";
-import { YES } from "./tri";
-import { extract } from "./decide";
+import { SET_MAX_ARGS_BYTES, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES, SUBJ_PROGRAM, SUBJ_OPAQUE, INTENT_NAMED } from "../../bytecode/format";
+import { settingValue, intentDeriveCount, intentDeriveClass } from "../policy/decode";
+import { outBegin, outByte, outAscii, outPatchU8, outFinish, outFailure, Text } from "../abi/out";
+import { inputPtr, inputHolds } from "../abi/input";
+import { hasPolicy } from "../policy/policy";
+import { sessionSlot, sessionStore, setSessionStore } from "../decision/session";
+import { classifyTool, WORDS_OOM } from "../decision/classify";
+import { parseArgs, JSON_OK } from "../readers/json";
+import { targetCount, targetKind, targetIsPattern, targetPtr, targetLen } from "../readers/targets";
+import { YES } from "../decision/tri";
+import { extract } from "../decision/decide";
 import { intentHas, intentDerive, intentWriteSummary } from "./intent";
 
 function derivesFrom(cls: u32): bool {

@@ -15,22 +15,22 @@ import {
   SUBJ_ARG, SUBJ_EMAIL, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_RECIPIENT, SUBJ_WRITE, SUBJ_OBJECT, SUBJ_AMOUNT,
   SET_MAX_INTENT_BYTES, INTENT_NAMED, INTENT_SOURCE, BOUND_DESTINATION, BOUND_SOURCE, BOUND_QUOTED, MOOD_REQUEST,
   MOOD_QUESTION, MOOD_CONDITION, MOOD_NEGATED, MOOD_UNKNOWN, MOOD_UNCERTAIN, MOOD_STATEMENT,
-} from "./format";
-import { NO, YES, MAYBE, either } from "./tri";
-import { globMatch, globsMeet } from "./glob";
-import { alloc, free, scratchAlloc } from "./mem";
-import { fnv1a, indexOfByte, lowerAscii, equalsAscii, sameBytes } from "./bytes";
+} from "../../bytecode/format";
+import { NO, YES, MAYBE, either } from "../decision/tri";
+import { globMatch, globsMeet } from "../readers/glob";
+import { alloc, free, scratchAlloc } from "../abi/mem";
+import { fnv1a, indexOfByte, lowerAscii, equalsAscii, sameBytes } from "../abi/bytes";
 import {
   settingValue, classCount, classCapability, strPtr, strLen, intentNegationSet, intentNothingSet,
   intentExtensionSet, intentVerbSet, intentCancelSet, intentVerbClassStart, intentVerbClassCount, intentClass,
-} from "./decode";
-import { outAscii, outByte, outBytes, Text } from "./out";
-import { policyWords } from "./wordset";
+} from "../policy/decode";
+import { outAscii, outByte, outBytes, Text } from "../abi/out";
+import { policyWords } from "../readers/wordset";
 import {
   span, spanPtr, spanLen, resolvePath, normalizeEmail, normalizeUrl, urlHost, normalizeHost,
   hostOfNormalUrl, urlIsBareHost, cwdPtr, cwdLen, takeOutOfMemory,
-} from "./normalize";
-import { itemsBegin, nextItem, itemStart, itemEnd, itemNext, itemIsWordHost } from "./scan";
+} from "../readers/normalize";
+import { itemsBegin, nextItem, itemStart, itemEnd, itemNext, itemIsWordHost } from "../readers/scan";
 import {
   readMessage, boundCount, boundKind, boundStart, boundEnd, boundRole, boundMood, boundNoteStart, boundNoteEnd,
   boundWordHost, useCount, useVerb, useWord, useWordLen, useEffect, useNoteStart, useNoteEnd, USE_PROHIBIT, USE_RESTRICT,
@@ -38,7 +38,7 @@ import {
   MATCH_WORD, insteadSeen, messagePtr, readingAt, readingRole, readingMood, readingNoteStart, readingNoteEnd,
 } from "./reader";
 import { bindObjects, objectNormal, objectStart } from "./objects";
-import { amountWithin } from "./amount";
+import { amountWithin } from "../readers/amount";
 
 const PROHIBITED: u32 = 0xff;
 const GRANTED: u32 = 0xfe;

@@ -2,7 +2,7 @@
 // sentence ("send it to Alice", "invite Dora") and a short quoted phrase ("the 'general'
 // channel"). The binder records them, lower-cased, as NAME items; IN_INTENT on a recipient
 // consults them for a value without '#', '@' or ':'.
-import { isAsciiAlpha, isAsciiDigit } from "./bytes";
+import { isAsciiAlpha, isAsciiDigit } from "../abi/bytes";
 
 export const NAME_MAX: u32 = 64; // longer quoted text is prose, not a name
 

@@ -1,11 +1,11 @@
 // `narrow` (docs/bytecode.md §7.2, §8): what a model read in the user's message can only narrow
 // the session's intent, never widen it: it prohibits classes, or turns their allows into asks.
-import { outBegin, outByte, outPatchU8, outFinish, outFailure, Text, textLen, textPtr } from "./out";
-import { inputPtr, inputHolds } from "./input";
-import { hasPolicy } from "./policy";
-import { sessionSlot, sessionStore, setSessionStore } from "./session";
+import { outBegin, outByte, outPatchU8, outFinish, outFailure, Text, textLen, textPtr } from "../abi/out";
+import { inputPtr, inputHolds } from "../abi/input";
+import { hasPolicy } from "../policy/policy";
+import { sessionSlot, sessionStore, setSessionStore } from "../decision/session";
 import { intentNarrow, narrowMalformed, intentWriteSummary } from "./intent";
-import { span } from "./normalize";
+import { span } from "../readers/normalize";
 
 const SOURCE: Text = "(model)"; // the source word of every narrowing item
 

@@ -13,15 +13,15 @@
 //   - a date ("June 3", "3 June 2025", "2025-06-03") as YYYY-MM-DD, or --MM-DD without a year;
 //   - a sum: a number with a currency symbol, code or word beside it ("€200", "200 EUR",
 //     "USD 1,250.50", "20 dollars"), and a bare number as a sum of no currency.
-import { SUBJ_OBJECT, SUBJ_AMOUNT } from "./format";
-import { scratchAlloc } from "./mem";
-import { isAsciiAlpha, isAsciiDigit, isSpace, lowerAscii } from "./bytes";
-import { span } from "./normalize";
-import { listWords, wordValue } from "./wordset";
-import { pyWhitespace } from "./v4a";
-import { findUrl, urlEnd, quoteMarkLen } from "./scan";
-import { Text, textPtr, textLen } from "./out";
-import { textNumber, textNumberEnd, jsonDecimal, currencySymbolAt, symbolLen, currencyOf, amountText } from "./amount";
+import { SUBJ_OBJECT, SUBJ_AMOUNT } from "../../bytecode/format";
+import { scratchAlloc } from "../abi/mem";
+import { isAsciiAlpha, isAsciiDigit, isSpace, lowerAscii } from "../abi/bytes";
+import { span } from "../readers/normalize";
+import { listWords, wordValue } from "../readers/wordset";
+import { pyWhitespace } from "../readers/v4a";
+import { findUrl, urlEnd, quoteMarkLen } from "../readers/scan";
+import { Text, textPtr, textLen } from "../abi/out";
+import { textNumber, textNumberEnd, jsonDecimal, currencySymbolAt, symbolLen, currencyOf, amountText } from "../readers/amount";
 
 export const OBJECT_MAX: u32 = 128; // a longer quoted text is prose, not a name
 // Objects are read in the first OBJECTS_READ bytes of a message (cut at white space): a message

@@ -13,14 +13,14 @@ import {
   G_VERB, G_NEGATION, G_NOTHING, OBJECT_DESTINATION, OBJECT_WRITTEN, OBJECT_SOURCE, OBJECT_INCLUDED, OBJECT_CONVERTED, OBJECT_DELEGATED,
   BOUND_DESTINATION, BOUND_SOURCE, BOUND_MENTION, BOUND_QUOTED, MOOD_REQUEST, MOOD_QUESTION, MOOD_CONDITION,
   MOOD_NEGATED, MOOD_STATEMENT, MOOD_UNKNOWN, MOOD_UNCERTAIN, SUBJ_EMAIL, SUBJ_PATH,
-} from "./format";
-import { scratchAlloc } from "./mem";
-import { isAsciiAlpha, isAsciiDigit } from "./bytes";
-import { intentGrammarSet, intentVerbSet, intentCancelSet, intentExtensionSet } from "./decode";
-import { policyWords, wordValueHashed, hasWord } from "./wordset";
-import { itemsBegin, nextItem, itemStart, itemEnd, itemNext, itemIsWordHost, cjkLen } from "./scan";
+} from "../../bytecode/format";
+import { scratchAlloc } from "../abi/mem";
+import { isAsciiAlpha, isAsciiDigit } from "../abi/bytes";
+import { intentGrammarSet, intentVerbSet, intentCancelSet, intentExtensionSet } from "../policy/decode";
+import { policyWords, wordValueHashed, hasWord } from "../readers/wordset";
+import { itemsBegin, nextItem, itemStart, itemEnd, itemNext, itemIsWordHost, cjkLen } from "../readers/scan";
 import { nextName, nameStart, nameEnd } from "./names";
-import { pyWhitespace } from "./v4a";
+import { pyWhitespace } from "../readers/v4a";
 
 export const NAME_KIND: u32 = 0xfd; // the kind intent.ts keeps names under
 

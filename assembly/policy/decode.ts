@@ -2,8 +2,8 @@
 // named in docs/bytecode.md before install, so these accessors read without checks.
 import {
   SECTION_COUNT, SETKIND_HASH, SETKIND_KEYS,
-} from "./format";
-import { fnv1a, sameBytes } from "./bytes";
+} from "../../bytecode/format";
+import { fnv1a, sameBytes } from "../abi/bytes";
 
 // Address of the installed copy of the bytecode (0: no policy), and of each section by kind.
 export let policyBase: usize = 0;

@@ -4,7 +4,7 @@ import {
   OP_TEST_INTENT_ANY, OP_TEST_AT_MOST, FLAG_NEGATE, FLAG_ALL, SUBJ_ARG, INTENT_NAMED, INTENT_SOURCE, SETKIND_HASH, SETKIND_KEYS, SETKIND_LIST, SETTINGS_COUNT, SET_POLICY_NAME,
   SET_SHELL_WRAPPERS, SET_FAIL_OPEN, SET_SHELL_PROGRAMS,
   SET_SHELL_NETWORK, SET_SHELL_SHELLS,
-} from "./format";
+} from "../../bytecode/format";
 import {
   policyBase, strCount, strPtr, strLen, section, setAddr, setKind, setMemberCount, listKey,
   listValue, toolsExactSet, toolsGlobSet, toolCount, toolClass, toolRoleStart, toolRoleCount,
@@ -16,7 +16,7 @@ import {
   settingKeyAt, settingValueAt, budgetCount, budgetId, budgetLimit, budgetAmount, budgetSource, classBudgetStart,
   classBudgetCount, budgetMember,
 } from "./decode";
-import { outBegin, outByte, outAscii, outBytes, outDecimal, outHexByte, outFinish, Text } from "./out";
+import { outBegin, outByte, outAscii, outBytes, outDecimal, outHexByte, outFinish, Text } from "../abi/out";
 import { hasPolicy, writePolicyHash } from "./policy";
 
 function nl(): void {

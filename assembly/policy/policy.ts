@@ -1,13 +1,13 @@
 // Installing a policy: copy, verify, and only then replace the one in force. A file that fails
 // verification leaves the previous policy, its sessions and what `describe` learned untouched.
-import { SECTION_COUNT, SET_POLICY_NAME, HASH_OFFSET } from "./format";
-import { alloc, free } from "./mem";
+import { SECTION_COUNT, SET_POLICY_NAME, HASH_OFFSET } from "../../bytecode/format";
+import { alloc, free } from "../abi/mem";
 import { policyBase, setPolicyBase, section, setSection, settingValue, strPtr, strLen } from "./decode";
 import { verifyPolicy } from "./verify";
-import { inputPtr, inputHolds } from "./input";
-import { sessionCloseAll } from "./session";
-import { forgetDescribed } from "./classify";
-import { outBegin, outByte, outAscii, outBytes, outHexByte, outPatchU8, outFinish } from "./out";
+import { inputPtr, inputHolds } from "../abi/input";
+import { sessionCloseAll } from "../decision/session";
+import { forgetDescribed } from "../decision/classify";
+import { outBegin, outByte, outAscii, outBytes, outHexByte, outPatchU8, outFinish } from "../abi/out";
 
 const savedSections: usize = memory.data(4 * (SECTION_COUNT + 1));
 

@@ -14,12 +14,12 @@ import {
   ROLE_MAX, CLASSIFY_FLAG_MAX, SET_POLICY_NAME, SET_MAX_ARGS_BYTES, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES,
   SET_MAX_TARGETS, SET_MAX_INTENT_BYTES, SET_MAX_SESSIONS, SET_SHELL_WRAPPERS, SET_SHELL_NETWORK,
   SET_SHELL_SHELLS, SET_MAX_SHELL_DEPTH, SET_FAIL_OPEN, SET_SHELL_PROGRAMS, SHO_MAX, SHM_MAX,
-} from "./format";
-import { validUtf8, fnv1a, bytesEqual, equalsAscii, sameBytes } from "./bytes";
+} from "../../bytecode/format";
+import { validUtf8, fnv1a, bytesEqual, equalsAscii, sameBytes } from "../abi/bytes";
 import { setSection, section, strPtr, strLen, setAddr, setKind, ruleEffect } from "./decode";
 import { sha256 } from "./sha256";
-import { amountSplit, decimalUnits } from "./amount";
-import { outAscii, outDecimal, Text } from "./out";
+import { amountSplit, decimalUnits } from "../readers/amount";
+import { outAscii, outDecimal, Text } from "../abi/out";
 
 // Per §5.1: for each subject, bit (op - 0x10) is set when the test applies to it.
 // Bit (op - TEST_PRESENT) is set when the test applies to the subject (§5.1).

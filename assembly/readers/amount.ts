@@ -3,10 +3,10 @@
 // decimal has no sign, no leading zeros (but the one before a point), no trailing zeros after
 // the point and no point without digits after it. Decimals are compared exactly, as text;
 // budgets add them as fixed-point integers of AMOUNT_SCALE units per unit of currency.
-import { scratchAlloc } from "./mem";
-import { isAsciiAlpha, isAsciiDigit, isSpace, sameBytes } from "./bytes";
+import { scratchAlloc } from "../abi/mem";
+import { isAsciiAlpha, isAsciiDigit, isSpace, sameBytes } from "../abi/bytes";
 import { span } from "./normalize";
-import { NO, YES, MAYBE } from "./tri";
+import { NO, YES, MAYBE } from "../decision/tri";
 
 // Longest decimal read (significant digits), and largest power of ten a number may carry: a sum
 // or id beyond them is not a number the fence reads.

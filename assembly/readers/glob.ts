@@ -3,9 +3,9 @@
 // directories), `?` one byte other than '/'; every other byte is literal. The pattern runs as an automaton over the value with one bit per pattern
 // position, so no pattern or value costs more than O(|pattern| · |value|): there is no
 // backtracking to blow up.
-import { scratchAlloc } from "./mem";
-import { inPolicy, policyGeneration } from "./decode";
-import { sameBytes } from "./bytes";
+import { scratchAlloc } from "../abi/mem";
+import { inPolicy, policyGeneration } from "../policy/decode";
+import { sameBytes } from "../abi/bytes";
 
 const STAR: u32 = 0x2a;
 const QUESTION: u32 = 0x3f;

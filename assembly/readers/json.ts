@@ -2,9 +2,9 @@
 // flat table of its scalar leaves: dotted key path with array indices omitted, the value's bytes
 // (a string unescaped, anything else its JSON text), and whether it is a string. Everything
 // lives in the per-call scratch arena; the parser is iterative, so nesting costs no wasm stack.
-import { scratchAlloc } from "./mem";
-import { validUtf8 } from "./bytes";
-import { Text, textLen, textPtr } from "./out";
+import { scratchAlloc } from "../abi/mem";
+import { validUtf8 } from "../abi/bytes";
+import { Text, textLen, textPtr } from "../abi/out";
 
 export const JSON_OK: i32 = 0;
 export const JSON_BAD: i32 = 1;   // not JSON, not UTF-8, not an object, or nested too deep

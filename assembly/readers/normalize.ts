@@ -1,9 +1,9 @@
 // Normal forms of docs/bytecode.md §6 for values taken from a call or a message: e-mail
 // addresses, hosts, URLs and paths. Results are written to the per-call scratch arena and
 // returned as (ptr << 32 | len); 0 means no value (empty, or memory exhausted).
-import { CONFIGURE_FOLD_CASE } from "./format";
-import { alloc, free, scratchAlloc } from "./mem";
-import { isSpace, lowerAscii } from "./bytes";
+import { CONFIGURE_FOLD_CASE } from "../../bytecode/format";
+import { alloc, free, scratchAlloc } from "../abi/mem";
+import { isSpace, lowerAscii } from "../abi/bytes";
 
 // Set when a normal form could not be written for want of memory (0 alone cannot tell).
 let outOfMemory = false;

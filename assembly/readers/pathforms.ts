@@ -2,8 +2,8 @@
 // form, below home its `~` form, and below a Hermes home (or a profile of one) its
 // `$HERMES_HOME` form. A call's path is matched against a constant in each of its forms; a
 // constant is expanded into absolute forms to be compared with a pattern (§6.7).
-import { scratchAlloc } from "./mem";
-import { sameBytes } from "./bytes";
+import { scratchAlloc } from "../abi/mem";
+import { sameBytes } from "../abi/bytes";
 import { span, spanPtr, spanLen, homePtr, homeLen, hermesPtr, hermesLen } from "./normalize";
 
 const MAX_FORMS: u32 = 16;

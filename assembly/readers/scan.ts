@@ -1,10 +1,10 @@
 // Reading free text (the user's message, program text): the URLs in it, the items a message
 // names (docs/bytecode.md §7: addresses, URLs, domains, paths, channels and handles), and the
 // verbs its own words prohibit. Word sets come in as parameters (wordset.ts).
-import { SUBJ_EMAIL, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_RECIPIENT } from "./format";
-import { scratchAlloc } from "./mem";
-import { isAsciiAlpha, isAsciiDigit, lowerAscii } from "./bytes";
-import { Text, textLen, textPtr } from "./out";
+import { SUBJ_EMAIL, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_RECIPIENT } from "../../bytecode/format";
+import { scratchAlloc } from "../abi/mem";
+import { isAsciiAlpha, isAsciiDigit, lowerAscii } from "../abi/bytes";
+import { Text, textLen, textPtr } from "../abi/out";
 import { hasWord, wordValue } from "./wordset";
 import { pyWhitespace } from "./v4a";
 

@@ -6,11 +6,11 @@ import {
   ROLE_WORKDIR, ROLE_TEXT, ROLE_WRITTEN, ROLE_OBJECT, ROLE_TREE, ROLE_AMOUNT, ROLE_AMOUNT_MINOR, ROLE_MEMBERS, SUBJ_EMAIL, SUBJ_URL, SUBJ_DOMAIN,
   SUBJ_RECIPIENT, SUBJ_OBJECT, SUBJ_AMOUNT, SUBJ_OPAQUE, TARGET_PATTERN,
   SET_SHELL_WRAPPERS, SET_SHELL_NETWORK, SET_SHELL_SHELLS, SET_MAX_SHELL_DEPTH, SET_SHELL_PROGRAMS,
-} from "./format";
-import { settingValue, intentExtensionSet } from "./decode";
-import { scratchAlloc } from "./mem";
-import { lowerAscii, isSpace, equalsAsciiFold, bytesEqual, sameBytes } from "./bytes";
-import { objectNormal, numberObject } from "./objects";
+} from "../../bytecode/format";
+import { settingValue, intentExtensionSet } from "../policy/decode";
+import { scratchAlloc } from "../abi/mem";
+import { lowerAscii, isSpace, equalsAsciiFold, bytesEqual, sameBytes } from "../abi/bytes";
+import { objectNormal, numberObject } from "../intent/objects";
 import { jsonDecimal, textNumber, textNumberEnd, currencyOf, currencySymbolAt, symbolLen, minorDigits, amountText } from "./amount";
 import { leafPath, leafPathLen, leafValue, leafValueLen, leafIsString } from "./json";
 import { policyWords } from "./wordset";
@@ -20,7 +20,7 @@ import {
   addMemberPatterns, targetCount as tableCount,
   setWorkdir as setTableWorkdir,
 } from "./targettable";
-import { shellTargets } from "./shell";
+import { shellTargets } from "./shell/shell";
 import { findUrl, urlEnd, itemsBegin, nextItem, itemStart, itemEnd as itemEndAt, itemNext } from "./scan";
 import { v4aBegin, v4aNext, foundStart, foundEnd, nextFrom } from "./v4a";
 

@@ -3,9 +3,9 @@
 // maxTargets of them. Values live in the
 // scratch arena; a failure sticks until the next tableBegin, so producers need not check
 // every add.
-import { SUBJ_DOMAIN, SUBJ_PATH, SUBJ_URL, SUBJ_WRITE, TARGET_PATTERN, TARGET_TREE } from "./format";
-import { scratchAlloc } from "./mem";
-import { fnv1a, sameBytes } from "./bytes";
+import { SUBJ_DOMAIN, SUBJ_PATH, SUBJ_URL, SUBJ_WRITE, TARGET_PATTERN, TARGET_TREE } from "../../bytecode/format";
+import { scratchAlloc } from "../abi/mem";
+import { fnv1a, sameBytes } from "../abi/bytes";
 import {
   span, spanPtr, spanLen, resolvePath, resolvePattern, normalizeUrl, urlHost, normalizeHost, fileUrlPath,
   cwdPtr, cwdLen, takeOutOfMemory,

@@ -3,7 +3,7 @@
 // Python's Unicode set) around the words, `Add File:`, `Update File:`, `Delete File:`,
 // `Move File: a -> b` and `Move to:`. Every header line counts, wherever it stands: a
 // header outside Begin/End only adds a file to decide on.
-import { Text, textLen, textPtr } from "./out";
+import { Text, textLen, textPtr } from "../abi/out";
 
 // The last path found: [foundStart, foundEnd) of the text; scanning resumes at nextFrom.
 export let foundStart: u32 = 0;

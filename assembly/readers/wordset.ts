@@ -1,9 +1,9 @@
 // A set of words the text modules consult: a HASH or KEYS set of the installed policy
 // (docs/bytecode.md §4), or an explicit newline-separated list. The text modules take sets as
 // parameters in this form, so they run (and are unit-tested) without a policy.
-import { NONE } from "./format";
-import { setFindHashed } from "./decode";
-import { fnv1a, sameBytes } from "./bytes";
+import { NONE } from "../../bytecode/format";
+import { setFindHashed } from "../policy/decode";
+import { fnv1a, sameBytes } from "../abi/bytes";
 
 // A word set is a u64: a policy set index (below 2^32), or (ptr << 32 | len) of a list.
 export const NO_WORDS: u64 = <u64>NONE;

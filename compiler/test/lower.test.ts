@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import {
   CLASSIFY_HINT_DESTRUCTIVE, CLASSIFY_HINT_READ_ONLY, CLASSIFY_READ, ROLE_EMAIL, ROLE_PATCH, ROLE_PATH, ROLE_WRITTEN, SUBJ_ARG, SUBJ_EMAIL,
-} from "../../assembly/format";
+} from "../../bytecode/format";
 import { compilePolicy, formatDiagnostic, type LoadOptions, type PolicyIR } from "../index";
 
 const FIXTURES = "compiler/test/fixtures";

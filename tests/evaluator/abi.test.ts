@@ -3,7 +3,7 @@
 import { describe, expect, test } from "vitest";
 import { compilePolicy } from "../../compiler/index";
 import { compileYaml } from "./bytecode";
-import { loadFence } from "./host";
+import { loadFence } from "../../host-js/host";
 import { fenceWasm } from "./wasm";
 
 const wasm = fenceWasm();

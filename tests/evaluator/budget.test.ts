@@ -1,9 +1,9 @@
 // Call budgets through fence.wasm (docs/bytecode.md §3.2, §8.2): reserve in decide, commit and
 // release, exhaustion, the counters, restore; the verifier on BUDGETS; and the witness of §8.1.
 import { beforeEach, describe, expect, test } from "vitest";
-import { SEC_BUDGETS, SUBJ_EMAIL } from "../format";
+import { SEC_BUDGETS, SUBJ_EMAIL } from "../../bytecode/format";
 import { compileYaml, rehash, sectionAt, setU32, u32 } from "./bytecode";
-import { type Budget, type Fence, loadFence } from "./host";
+import { type Budget, type Fence, loadFence } from "../../host-js/host";
 import { fenceWasm } from "./wasm";
 
 const POLICY = `

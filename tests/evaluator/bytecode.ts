@@ -2,7 +2,7 @@
 // reads and writes of docs/bytecode.md §2 that mutation tests need.
 import { createHash } from "node:crypto";
 import { compilePolicy } from "../../compiler/index";
-import { DIR_ENTRY_SIZE, HASH_OFFSET, HEADER_SIZE, SECTION_COUNT } from "../format";
+import { DIR_ENTRY_SIZE, HASH_OFFSET, HEADER_SIZE, SECTION_COUNT } from "../../bytecode/format";
 
 export function compileYaml(yaml: string, file = "test.yaml"): Uint8Array {
   const result = compilePolicy([{ path: file, text: yaml }]);

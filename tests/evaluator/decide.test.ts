@@ -2,9 +2,9 @@
 // witnesses, classification, sessions, limits and faults.
 import { beforeEach, describe, expect, test } from "vitest";
 import { compileYaml } from "./bytecode";
-import { type Fence, loadFence } from "./host";
+import { type Fence, loadFence } from "../../host-js/host";
 import { fenceWasm } from "./wasm";
-import { SUBJ_ARG, SUBJ_PATH, SUBJ_PROGRAM, SUBJ_EMAIL } from "../format";
+import { SUBJ_ARG, SUBJ_PATH, SUBJ_PROGRAM, SUBJ_EMAIL } from "../../bytecode/format";
 
 const OPS = `
 version: 1

@@ -2,7 +2,7 @@
 // derive, and that only IN_DERIVED ever sees it.
 import { beforeEach, describe, expect, test } from "vitest";
 import { compileYaml } from "./bytecode";
-import { type Fence, loadFence } from "./host";
+import { type Fence, loadFence } from "../../host-js/host";
 import { fenceWasm } from "./wasm";
 
 const POLICY = `

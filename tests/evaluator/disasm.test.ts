@@ -1,8 +1,8 @@
 // `disasm`: the installed policy as readable text.
 import { expect, test } from "vitest";
-import { FORMAT_VERSION } from "../format";
+import { FORMAT_VERSION } from "../../bytecode/format";
 import { compileYaml } from "./bytecode";
-import { loadFence } from "./host";
+import { loadFence } from "../../host-js/host";
 import { fenceWasm } from "./wasm";
 
 const POLICY = `version: 1

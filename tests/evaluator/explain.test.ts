@@ -2,7 +2,7 @@
 // own run, and the new tests GRANTED and INTENT_ANY as a decision sees them.
 import { expect, test } from "vitest";
 import { compileYaml } from "./bytecode";
-import { loadFence } from "./host";
+import { loadFence } from "../../host-js/host";
 import { fenceWasm } from "./wasm";
 
 const POLICY = compileYaml(`

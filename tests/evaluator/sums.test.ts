@@ -3,9 +3,9 @@
 // fit is blocked, one the budget cannot count is asked about, restore takes decimals; and the
 // sums a call's arguments make (§5.2), their normal form (§6.9) and AT_MOST (§5).
 import { beforeEach, describe, expect, test } from "vitest";
-import { SUBJ_AMOUNT, SUBJ_OPAQUE } from "../format";
+import { SUBJ_AMOUNT, SUBJ_OPAQUE } from "../../bytecode/format";
 import { compileYaml } from "./bytecode";
-import { type Budget, type Fence, loadFence } from "./host";
+import { type Budget, type Fence, loadFence } from "../../host-js/host";
 import { fenceWasm } from "./wasm";
 
 const POLICY = `

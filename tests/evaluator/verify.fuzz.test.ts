@@ -4,10 +4,10 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, test } from "vitest";
 import { compilePolicy } from "../../compiler/index";
-import * as format from "../format";
-import { DIR_ENTRY_SIZE, HEADER_SIZE, INSN_SIZE, MAGIC, FORMAT_VERSION, SEC_CODE, SECTION_COUNT } from "../format";
+import * as format from "../../bytecode/format";
+import { DIR_ENTRY_SIZE, HEADER_SIZE, INSN_SIZE, MAGIC, FORMAT_VERSION, SEC_CODE, SECTION_COUNT } from "../../bytecode/format";
 import { rehash, sectionAt, sectionLength, setU32, u32 } from "./bytecode";
-import { type Fence, loadFence } from "./host";
+import { type Fence, loadFence } from "../../host-js/host";
 import { fenceWasm } from "./wasm";
 
 export const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 300);

@@ -7,9 +7,9 @@ import {
   SEC_CODE, SEC_RULES, SEC_SETS, SEC_SETTINGS, SEC_STRINGS, SEC_TOOLS, SETKIND_HASH, SETKIND_KEYS, SUBJ_EMAIL,
   ROLE_MAX,
   SUBJECT_COUNT,
-} from "../format";
+} from "../../bytecode/format";
 import { compileYaml, rehash, sectionAt, setU32, u32 } from "./bytecode";
-import { type Fence, loadFence } from "./host";
+import { type Fence, loadFence } from "../../host-js/host";
 import { fenceWasm } from "./wasm";
 
 const POLICY = `

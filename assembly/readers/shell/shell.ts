@@ -18,20 +18,20 @@ import {
   SHM_NO_FILES, SHM_SUBCOMMAND, SHM_EXTRACTS, SHM_OLD_STYLE, SHM_KEYS, SHM_LONG_SINGLE,
   SHM_OPERANDS_OPAQUE, SHM_OPAQUE, SHM_REMOTE, SHM_WRITES, SHM_REV_PATHS, SHM_RUNS, SHM_AFTER_ONE,
   SHM_AFTER_FILE, SHM_APPENDS,
-} from "./format";
-import { scratchAlloc } from "./mem";
-import { Text, textLen, textPtr } from "./out";
-import { isAsciiAlpha, isAsciiDigit, fnv1a, sameBytes, lowerAscii } from "./bytes";
-import { wordValueHashed } from "./wordset";
-import { setFindHashed, setBucketCount, setBucketKey, strPtr, strLen } from "./decode";
-import { findUrl, urlEnd, looksLikeHost, endsUrl } from "./scan";
-import { span, spanPtr, spanLen, resolvePath, homePtr, homeLen, hermesPtr, hermesLen } from "./normalize";
-import { globsMeet } from "./glob";
+} from "../../../bytecode/format";
+import { scratchAlloc } from "../../abi/mem";
+import { Text, textLen, textPtr } from "../../abi/out";
+import { isAsciiAlpha, isAsciiDigit, fnv1a, sameBytes, lowerAscii } from "../../abi/bytes";
+import { wordValueHashed } from "../wordset";
+import { setFindHashed, setBucketCount, setBucketKey, strPtr, strLen } from "../../policy/decode";
+import { findUrl, urlEnd, looksLikeHost, endsUrl } from "../scan";
+import { span, spanPtr, spanLen, resolvePath, homePtr, homeLen, hermesPtr, hermesLen } from "../normalize";
+import { globsMeet } from "../glob";
 import {
   TARGETS_OK, TARGETS_LIMIT, TARGETS_OOM, tableStatus, fail, addTargetCopy, addPathIn, addHost,
   addUrlIn, pathBase, addWrittenIn, addPathPatternIn, addTreeIn, addPatternTarget, addMemberPatterns,
   targetCount as tableCount,
-} from "./targettable";
+} from "../targettable";
 
 @inline function ok(): bool {
   return tableStatus() == TARGETS_OK;
