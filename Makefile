@@ -30,7 +30,7 @@ test: setup chromium bashdiff-tools wheel
 	$(PY) -m pytest -q tests/bashdiff
 
 FUZZ_RUNS ?= 20000
-FUZZ_TESTS_NODE := assembly/test/verify.fuzz.test.ts tests/differential.test.ts
+FUZZ_TESTS_NODE := tests/evaluator/verify.fuzz.test.ts tests/differential.test.ts
 FUZZ_TESTS_PY := host-python/tests/test_fuzz_verifier.py
 
 # The bash differential draws FUZZ_RUNS new commands (BASHDIFF_SEED=N repeats a run) and fails

@@ -2,7 +2,7 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["compiler/test/**/*.test.ts", "assembly/test/**/*.test.ts", "tests/**/*.test.ts"],
+    include: ["compiler/test/**/*.test.ts", "tests/**/*.test.ts"],
     testTimeout: 60000,
   },
 });

@@ -10,7 +10,7 @@ import { homeToTilde, isAbsolutePathGlob, isEmailAddress, isHostName, normalizeA
 import type { ParsedFile, YamlPath } from "./parse";
 import { SUBJECT_CODES, subjectOf, VALID_TESTS, type TestName } from "./predicates";
 import { PLACEHOLDERS, PolicyFile, type Predicate } from "./schema";
-import { SUBJ_AMOUNT, SUBJ_DOMAIN, SUBJ_EMAIL, SUBJ_PATH, SUBJ_WRITE } from "../assembly/format";
+import { SUBJ_AMOUNT, SUBJ_DOMAIN, SUBJ_EMAIL, SUBJ_PATH, SUBJ_WRITE } from "../bytecode/format";
 
 export interface CheckedFile {
   file: string;

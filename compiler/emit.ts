@@ -7,7 +7,7 @@ import {
   SET_MAX_ARGS_BYTES, SET_MAX_INTENT_BYTES, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES, SET_MAX_SESSIONS,
   SET_MAX_SHELL_DEPTH, SET_MAX_TARGETS, SET_POLICY_NAME, SET_SHELL_NETWORK, SET_SHELL_SHELLS,
   SET_SHELL_WRAPPERS, SET_SHELL_PROGRAMS, SET_FAIL_OPEN, SETKIND_HASH, SETKIND_KEYS, SECTION_COUNT,
-} from "../assembly/format";
+} from "../bytecode/format";
 import { formatPos } from "./diagnostic";
 import { EFFECT_CODES, type Operand, type Plan, type SetPlan } from "./optimize";
 

@@ -36,7 +36,7 @@ export interface ToolIR {
 
 export interface ArgRoleIR {
   argPath: string;
-  /** ROLE_* of assembly/format.ts. */
+  /** ROLE_* of bytecode/format.ts. */
   role: number;
 }
 
@@ -83,7 +83,7 @@ export interface BudgetIR {
 
 /** One test on one subject; a `when` entry with several predicates yields several. */
 export interface ConditionIR {
-  /** SUBJ_* of assembly/format.ts. */
+  /** SUBJ_* of bytecode/format.ts. */
   subject: number;
   /** Argument path for SUBJ_ARG, else null. */
   arg: string | null;

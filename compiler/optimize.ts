@@ -3,7 +3,7 @@
 import {
   EFFECT_ALLOW, EFFECT_ASK, EFFECT_BLOCK, EFFECT_WARN, FLAG_ALL, FLAG_NEGATE, OP_TEST_AT_MOST, OP_TEST_EQUALS, OP_TEST_GLOB,
   OP_TEST_GRANTED, OP_TEST_IN, OP_TEST_IN_INTENT, OP_TEST_IN_DERIVED, OP_TEST_INTENT_ANY, OP_TEST_PRESENT, OP_TEST_TRUTHY, SETKIND_HASH, SETKIND_KEYS, SETKIND_LIST, SUBJ_TOOL,
-} from "../assembly/format";
+} from "../bytecode/format";
 import { isGlob } from "./glob";
 import type { ConditionIR, PolicyIR, RuleIR } from "./ir";
 import { PREDICATE_OPS } from "./predicates";

@@ -4,7 +4,7 @@
 // as the host would, so budgets and amended intents carry from step to step.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { loadFence, type Decision, type Fence, type Status } from "../assembly/test/host";
+import { loadFence, type Decision, type Fence, type Status } from "../host-js/host";
 import { issueDiagnostics } from "./check";
 import { diagnostic, type Diagnostic, type SourcePos } from "./diagnostic";
 import { compilePolicy } from "./index";

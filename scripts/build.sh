@@ -9,13 +9,13 @@ cd "$(dirname "$0")/.."
 python=.venv/bin/python
 [ -x "$python" ] || { echo "scripts/build.sh: no $python to precompile fence.wasm with: run make setup" >&2; exit 1; }
 
-# The ABI constants of the Python package, from assembly/format.ts and assembly/index.ts (not
+# The ABI constants of the Python package, from bytecode/format.ts and assembly/abi/index.ts (not
 # committed): first, since precompiling below imports the package.
 node scripts/gen-abi.mjs host-python/agentsfence/_abi.py
 
 # An absolute --config: asc resolves the transform in it from the config's directory, and a
 # relative one loses its "./" and is looked up as a package.
-npx asc assembly/index.ts --config "$PWD/asconfig.json" --target release
+npx asc assembly/abi/index.ts --config "$PWD/asconfig.json" --target release
 npm run --silent bundle
 node dist/write-schemas.cjs build/schema   # policies/schema is committed: `npm run schemas` writes it
 node web/bundle.mjs build/playground

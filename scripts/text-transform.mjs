@@ -5,7 +5,7 @@
 // copied into an answer record or words compared with input bytes, and as strings they made up a
 // third of fence.wasm.
 //
-// How: a parameter, return type or variable declared with the type `Text` (assembly/out.ts: the
+// How: a parameter, return type or variable declared with the type `Text` (assembly/abi/out.ts: the
 // address of a u8 length followed by that many ASCII bytes) takes a string literal in the source,
 // which stays readable: `fail(kind, at, "bad rule")`. After parsing, this transform replaces each
 // such literal (also inside `c ? "a" : "b"`) with `__texts + offset`, where `__texts` is one

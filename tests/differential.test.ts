@@ -1,13 +1,13 @@
 // Differential testing: random policies and calls, compiled and decided by fence.wasm, against
-// the compiler's IR interpreted directly (compiler/interp.ts). Zero disagreements. FUZZ_RUNS
+// the compiler's IR interpreted directly (tests/interp.ts). Zero disagreements. FUZZ_RUNS
 // sets the policies tried (`make fuzz` runs many); each decides several calls in several intents.
 import fc from "fast-check";
 import { stringify } from "yaml";
 import { beforeAll, describe, expect, test } from "vitest";
-import { loadFence, type Fence } from "../assembly/test/host";
-import { fenceWasm } from "../assembly/test/wasm";
+import { loadFence, type Fence } from "../host-js/host";
+import { fenceWasm } from "./evaluator/wasm";
 import { compilePolicy } from "../compiler/index";
-import { type IntentFacts, interpret } from "../compiler/interp";
+import { type IntentFacts, interpret } from "./interp";
 
 const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 300);
 // Long runs (`make fuzz`) take minutes: the test's timeout grows with them.

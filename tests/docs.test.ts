@@ -10,7 +10,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
-import { fenceWasm } from "../assembly/test/wasm";
+import { fenceWasm } from "./evaluator/wasm";
 import { compilePolicy, formatDiagnostic } from "../compiler/index";
 import { runPolicyTests } from "../compiler/policytest";
 

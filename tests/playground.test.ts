@@ -8,7 +8,7 @@ import * as path from "node:path";
 import { pathToFileURL } from "node:url";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fenceWasm } from "../assembly/test/wasm";
+import { fenceWasm } from "./evaluator/wasm";
 
 const root = path.resolve(__dirname, "..");
 const CHROMIUM = "/usr/bin/chromium";

@@ -6,9 +6,9 @@ import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { compilePolicy } from "../compiler/index";
-import { loadFence } from "../assembly/test/host";
-import { fenceWasm } from "../assembly/test/wasm";
-import * as format from "../assembly/format";
+import { loadFence } from "../host-js/host";
+import { fenceWasm } from "./evaluator/wasm";
+import * as format from "../bytecode/format";
 
 interface Case {
   name: string;

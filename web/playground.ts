@@ -1,7 +1,7 @@
 // The policy playground: the compiler and fence.wasm, both in the page. Edit a policy, type
 // the user's message, try a tool call: the page compiles the policy, binds the message in a
 // fresh session and shows the decision with fence.wasm's trace (its `explain` export).
-import { loadFence, type Decision, type Fence } from "../assembly/test/host";
+import { loadFence, type Decision, type Fence } from "../host-js/host";
 import wasmBytes from "../build/fence.wasm";
 import { compilePolicy, formatDiagnostic } from "../compiler/index";
 import defaultsText from "../policies/defaults.yaml";

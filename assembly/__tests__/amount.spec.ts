@@ -1,9 +1,9 @@
 import {
   jsonDecimal, textNumber, textNumberEnd, decimalAtMost, decimalUnits, currencyOf, minorDigits, amountSplit, amountCode,
   amountAtMost, amountWithin, AMOUNT_HUGE,
-} from "../amount";
-import { NO, YES, MAYBE } from "../tri";
-import { scratchReset } from "../mem";
+} from "../readers/amount";
+import { NO, YES, MAYBE } from "../decision/tri";
+import { scratchReset } from "../abi/mem";
 import { utf8, lastLen, spanText, text } from "./helpers";
 
 function json(s: string, shift: i32 = 0, negativeOk: bool = false): string {

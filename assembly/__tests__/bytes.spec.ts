@@ -1,4 +1,4 @@
-import { fnv1a, sameBytes, validUtf8 } from "../bytes";
+import { fnv1a, sameBytes, validUtf8 } from "../abi/bytes";
 import { utf8, raw, lastLen } from "./helpers";
 
 // FNV-1a as docs/bytecode.md §1 defines it, a byte at a time: what fnv1a's four-byte steps must equal.

@@ -1,5 +1,5 @@
-import { globMatch, globsMeet, literalHead, literalDir } from "../glob";
-import { scratchReset } from "../mem";
+import { globMatch, globsMeet, literalHead, literalDir } from "../readers/glob";
+import { scratchReset } from "../abi/mem";
 import { utf8, repeated, lastLen } from "./helpers";
 
 function glob(pattern: string, value: string): bool {

@@ -1,5 +1,5 @@
 // Byte strings for the specs: the modules under test take (pointer, length) UTF-8 ranges.
-import { configureEnv, spanPtr, spanLen } from "../normalize";
+import { configureEnv, spanPtr, spanLen } from "../readers/normalize";
 
 // Buffers stay referenced so the test runtime's collector keeps them where they are.
 const kept: ArrayBuffer[] = [];

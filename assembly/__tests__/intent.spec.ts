@@ -1,8 +1,8 @@
-import { SUBJ_ARG, SUBJ_EMAIL, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_RECIPIENT, SUBJ_PROGRAM, INTENT_NAMED, INTENT_DESTINATION } from "../format";
-import { NO, YES } from "../tri";
-import { intentBind, intentFree, intentGrants, intentHas, intentProhibits, intentWriteSummary } from "../intent";
-import { outBegin, outFinish } from "../out";
-import { scratchReset } from "../mem";
+import { SUBJ_ARG, SUBJ_EMAIL, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_RECIPIENT, SUBJ_PROGRAM, INTENT_NAMED, INTENT_DESTINATION } from "../../bytecode/format";
+import { NO, YES } from "../decision/tri";
+import { intentBind, intentFree, intentGrants, intentHas, intentProhibits, intentWriteSummary } from "../intent/intent";
+import { outBegin, outFinish } from "../abi/out";
+import { scratchReset } from "../abi/mem";
 import { installPolicy, CLASS_SEND, CLASS_DELETE, CLASS_WRITE, CLASS_SHELL, CLASS_CODE } from "./policy";
 import { utf8, raw, repeated, lastLen, text, configureTestEnv } from "./helpers";
 

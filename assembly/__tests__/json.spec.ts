@@ -1,8 +1,8 @@
 import {
   parseArgs, leafCount, leafPath, leafPathLen, leafValue, leafValueLen, leafIsString,
   JSON_OK, JSON_BAD, JSON_LIMIT,
-} from "../json";
-import { scratchReset } from "../mem";
+} from "../readers/json";
+import { scratchReset } from "../abi/mem";
 import { utf8, raw, repeated, text, lastLen } from "./helpers";
 
 function parse(s: string, maxDepth: u32 = 64, maxLeaves: u32 = 1000): i32 {

@@ -1,8 +1,8 @@
 import {
   configureEnv, homePtr, homeLen, cwdPtr, cwdLen, resolvePath, normalizeEmail, isAddress,
   normalizeUrl, urlHost, normalizeHost, hostOfNormalUrl, fileUrlPath, spanPtr, spanLen,
-} from "../normalize";
-import { scratchReset } from "../mem";
+} from "../readers/normalize";
+import { scratchReset } from "../abi/mem";
 import { utf8, lastLen, spanText, text } from "./helpers";
 
 function path(s: string): string {

@@ -1,8 +1,8 @@
-import { SUBJ_OBJECT, SUBJ_AMOUNT, INTENT_NAMED } from "../format";
-import { bindObjects, objectNormal, OBJECTS_READ } from "../objects";
-import { intentBind, intentFree, intentHas } from "../intent";
-import { NO, YES, MAYBE } from "../tri";
-import { scratchReset } from "../mem";
+import { SUBJ_OBJECT, SUBJ_AMOUNT, INTENT_NAMED } from "../../bytecode/format";
+import { bindObjects, objectNormal, OBJECTS_READ } from "../intent/objects";
+import { intentBind, intentFree, intentHas } from "../intent/intent";
+import { NO, YES, MAYBE } from "../decision/tri";
+import { scratchReset } from "../abi/mem";
 import { installPolicy } from "./policy";
 import { utf8, lastLen, text, spanText, configureTestEnv } from "./helpers";
 

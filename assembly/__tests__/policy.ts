@@ -11,9 +11,9 @@ import {
   SET_SHELL_PROGRAMS, SHO_VALUE, SHO_OPAQUE, SHO_OUTPUT, SHO_RECURSIVE, SHO_IN_PLACE, SHO_COMMAND_UNTIL, SHO_SUPPLIES,
   SHO_SCRIPT, SHO_OUTPUT_DIR, SHO_ATTACHED, SHM_LONG_SINGLE, SHM_FIRST_DATA, SHM_WRITTEN, SHM_LAST_WRITTEN,
   SHM_FIRST_SCRIPT, SHM_SUBCOMMAND, SHO_COMMAND, SHO_REPLACE, SHM_RUNS, SHM_AFTER_ONE, SHM_APPENDS,
-} from "../format";
-import { setSection } from "../decode";
-import { fnv1a } from "../bytes";
+} from "../../bytecode/format";
+import { setSection } from "../policy/decode";
+import { fnv1a } from "../abi/bytes";
 
 // Classes: 0 unknown, 1 message.send, 2 data.delete, 3 file.write, 4 shell.exec, 5 code.exec.
 export const CLASS_SEND: u32 = 1;

@@ -1,10 +1,10 @@
-import { SUBJ_EMAIL, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_RECIPIENT } from "../format";
+import { SUBJ_EMAIL, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_RECIPIENT } from "../../bytecode/format";
 import {
   findUrl, urlEnd, itemsBegin, nextItem, itemStart, itemEnd, itemNext, looksLikeHost,
   findVerbUses, verbUseValue, verbUseWord, verbUseWordLen, verbUseProhibits,
-} from "../scan";
-import { listWords, wordValue, hasWord, NO_WORDS } from "../wordset";
-import { scratchReset } from "../mem";
+} from "../readers/scan";
+import { listWords, wordValue, hasWord, NO_WORDS } from "../readers/wordset";
+import { scratchReset } from "../abi/mem";
 import { utf8, repeated, lastLen, text } from "./helpers";
 
 function words(lines: string): u64 {

@@ -1,12 +1,12 @@
-import { NONE, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_PROGRAM, SUBJ_WRITE, SUBJ_OPAQUE } from "../format";
-import { shellTargets } from "../shell";
+import { NONE, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_PROGRAM, SUBJ_WRITE, SUBJ_OPAQUE } from "../../bytecode/format";
+import { shellTargets } from "../readers/shell/shell";
 import {
   tableBegin, tableStatus, targetCount, targetKind, targetPtr, targetLen, setWorkdir, targetIsPattern, targetIsTree,
   TARGETS_OK, TARGETS_LIMIT,
-} from "../targettable";
+} from "../readers/targettable";
 import { installPolicy, PROGRAMS_SET } from "./policy";
-import { listWords } from "../wordset";
-import { scratchReset } from "../mem";
+import { listWords } from "../readers/wordset";
+import { scratchReset } from "../abi/mem";
 import { utf8, raw, repeated, lastLen, text, configureTestEnv } from "./helpers";
 
 const WRAPPERS = "sudo\ndoas\nenv\nxargs\nnohup\ntime\ntimeout\nnice\nionice\nstdbuf\ncommand\nexec\nbuiltin\nsetsid\nchroot\nwatch\nunbuffer";

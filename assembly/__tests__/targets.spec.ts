@@ -1,12 +1,12 @@
 import {
   ROLE_EMAIL, ROLE_URL, ROLE_DOMAIN, ROLE_PATH, ROLE_COMMAND, ROLE_CODE, ROLE_RECIPIENT, ROLE_PATCH,
   ROLE_WORKDIR,
-} from "../format";
+} from "../../bytecode/format";
 import {
   configureEnv, targetsBegin, extractTargets, targetCount, targetKind, targetPtr, targetLen,
   normalizePath, homePtr, homeLen,
-} from "../targets";
-import { scratchReset } from "../mem";
+} from "../readers/targets";
+import { scratchReset } from "../abi/mem";
 import { installPolicy } from "./policy";
 import { utf8, lastLen, text, spanText, configureTestEnv } from "./helpers";
 

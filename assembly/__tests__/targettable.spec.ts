@@ -1,9 +1,9 @@
-import { SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_EMAIL } from "../format";
+import { SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_EMAIL } from "../../bytecode/format";
 import {
   tableBegin, tableStatus, targetCount, targetKind, targetPtr, targetLen, addTarget, addTargetCopy,
   addUrl, addPath, addHost, setWorkdir, TARGETS_OK, TARGETS_LIMIT,
-} from "../targettable";
-import { scratchReset } from "../mem";
+} from "../readers/targettable";
+import { scratchReset } from "../abi/mem";
 import { utf8, lastLen, text, configureTestEnv } from "./helpers";
 
 function all(): string {

@@ -1,4 +1,4 @@
-import { v4aBegin, v4aNext, foundStart, foundEnd, nextFrom } from "../v4a";
+import { v4aBegin, v4aNext, foundStart, foundEnd, nextFrom } from "../readers/v4a";
 import { utf8, lastLen, text } from "./helpers";
 
 // The header paths of a patch, joined by '|'.

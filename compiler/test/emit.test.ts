@@ -6,7 +6,7 @@ import {
   OP_DECIDE, OP_TEST_DOMAIN, OP_TEST_EQUALS, OP_TEST_GLOB, OP_TEST_IN, OP_TEST_IN_INTENT, OP_TEST_IN_DERIVED, OP_TEST_PRESENT,
   SECTION_COUNT, SET_MAX_LEAVES, SET_MAX_SHELL_DEPTH, SET_POLICY_NAME, SET_SHELL_WRAPPERS, SET_FAIL_OPEN, SETKIND_HASH, SETKIND_KEYS,
   SETKIND_LIST, SETTINGS_COUNT, SUBJ_ARG, SUBJ_EMAIL, SUBJ_PROGRAM, SUBJ_TOOL, SUBJ_URL,
-} from "../../assembly/format";
+} from "../../bytecode/format";
 import { compilePolicy, formatDiagnostic } from "../index";
 import { hashLookup, members, readAfb, setting, type Afb } from "./reader";
 

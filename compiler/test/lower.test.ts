@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   CLASSIFY_HINT_DESTRUCTIVE, CLASSIFY_HINT_READ_ONLY, CLASSIFY_READ, CLASSIFY_CHOICES, CLASSIFY_CHOICE_HEADINGS, CLASSIFY_CHOICE_CODES,
   CLASSIFY_OBJECTS_CONTENT, ROLE_HEADING, ROLE_EMAIL, ROLE_PATCH, ROLE_PATH, ROLE_WRITTEN, SUBJ_ARG, SUBJ_EMAIL,
-} from "../../assembly/format";
+} from "../../bytecode/format";
 import { compilePolicy, formatDiagnostic, type LoadOptions, type PolicyIR } from "../index";
 
 const FIXTURES = "compiler/test/fixtures";

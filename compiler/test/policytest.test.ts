@@ -4,7 +4,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { fenceWasm } from "../../assembly/test/wasm";
+import { fenceWasm } from "../../tests/evaluator/wasm";
 import { runCli } from "../cli";
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "agentsfence-policytest-"));

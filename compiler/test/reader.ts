@@ -1,6 +1,6 @@
 // A reader of .afb files written from docs/bytecode.md alone, for tests: it checks the
 // emitter against the spec rather than against itself.
-import { SETKIND_HASH, SETKIND_KEYS, SETKIND_LIST } from "../../assembly/format";
+import { SETKIND_HASH, SETKIND_KEYS, SETKIND_LIST } from "../../bytecode/format";
 
 export interface Section {
   kind: number;

@@ -1,8 +1,8 @@
-// docs/bytecode.md against assembly/format.ts: every number the spec's tables name must be
+// docs/bytecode.md against bytecode/format.ts: every number the spec's tables name must be
 // the constant of that name, and every constant must be in the spec, so they cannot drift.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import * as format from "../../assembly/format";
+import * as format from "../../bytecode/format";
 import { PREDICATE_OPS, VALID_TESTS } from "../predicates";
 
 const doc = readFileSync(new URL("../../docs/bytecode.md", import.meta.url), "utf8");
@@ -28,7 +28,7 @@ function tableRows(heading: string): string[][] {
 }
 
 function expectConstant(name: string, value: number): void {
-  expect(constants[name], `${name} in assembly/format.ts`).toBe(value);
+  expect(constants[name], `${name} in bytecode/format.ts`).toBe(value);
   checked.add(name);
 }
 
@@ -43,7 +43,7 @@ function expectTable(heading: string, prefix: string): string[][] {
   return rows;
 }
 
-describe("docs/bytecode.md tables match assembly/format.ts", () => {
+describe("docs/bytecode.md tables match bytecode/format.ts", () => {
   it("§1, §2: conventions and the header", () => {
     expect(sectionText("## 1.")).toContain("`NONE` = `0xFFFFFFFF`");
     expectConstant("NONE", 0xffffffff);
@@ -151,7 +151,7 @@ describe("docs/bytecode.md tables match assembly/format.ts", () => {
   });
 
   it("§8: the fuel constants live in format.ts, as the spec says", () => {
-    expect(sectionText("## 8.")).toContain("`FUEL_BASE + FUEL_PER_BYTE × input bytes` units (`assembly/format.ts`)");
+    expect(sectionText("## 8.")).toContain("`FUEL_BASE + FUEL_PER_BYTE × input bytes` units (`bytecode/format.ts`)");
     expect(sectionText("## 8.")).toContain("`FUEL_BASE + FUEL_PER_TEXT_BYTE × input bytes`");
     checked.add("FUEL_BASE").add("FUEL_PER_BYTE").add("FUEL_PER_TEXT_BYTE");
   });

@@ -1,6 +1,6 @@
 """The bytes of the evaluator's ABI (docs/bytecode.md §8): a call's name and arguments as the
 input buffer takes them, and the records the exports answer with, read into records.py's values.
-The numbers (record layout sizes, flags, subjects) are generated from assembly/format.ts
+The numbers (record layout sizes, flags, subjects) are generated from bytecode/format.ts
 (`_abi.py`, scripts/gen-abi.mjs)."""
 from __future__ import annotations
 

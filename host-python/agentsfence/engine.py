@@ -8,7 +8,7 @@ value conversions (README.md's speed table times both). The public `Func.__call_
 selectable so tests can check that both give the same answers.
 
 The ABI's numbers (export names and parameter counts, fuel) come from `_abi.py`, which
-scripts/gen-abi.mjs generates from assembly/format.ts and assembly/index.ts at build time.
+scripts/gen-abi.mjs generates from bytecode/format.ts and assembly/abi/index.ts at build time.
 
 A WasmInstance is not thread-safe: its owner serializes calls (api.Fence holds a lock).
 """

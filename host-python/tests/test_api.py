@@ -374,7 +374,7 @@ def test_a_file_system_that_ignores_case_reaches_credentials_in_any_case(fold_ca
 
 
 def test_a_message_as_long_as_the_policy_reads_binds_within_its_fuel_however_many_objects_it_names():
-    """The objects and sums a message names are read in one pass each (assembly/objects.ts): the
+    """The objects and sums a message names are read in one pass each (assembly/intent/objects.ts): the
     longest message the shipped policy reads, dense with names, ids, IBANs, dates and sums, binds;
     so does a long run-on table of numbers (past 16 objects in a sentence the rest only name:
     reader.ts readingAt; past 256 in a message, none: objects.ts). (The reader's own clauses

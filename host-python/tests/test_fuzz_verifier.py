@@ -1,7 +1,7 @@
 """Fuzzing the verifier from Python, through wasmtime with the host's fuel and memory limit:
 random bytes and mutated compiled policies are each rejected with a reason, or installed and
 then decide every call within their fuel, without a trap. The Node fuzzer
-(assembly/test/verify.fuzz.test.ts) drives the same build/fence.wasm without fuel.
+(tests/evaluator/verify.fuzz.test.ts) drives the same build/fence.wasm without fuel.
 
 FUZZ_RUNS sets the examples per property (`make fuzz` runs many, `make test` a few hundred).
 """
@@ -26,7 +26,7 @@ FUZZ_RUNS = int(os.environ.get("FUZZ_RUNS", "200"))
 FUZZ = settings(max_examples=FUZZ_RUNS, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
-# The layout constants of docs/bytecode.md §2 and §5, generated from their one definition (assembly/format.ts).
+# The layout constants of docs/bytecode.md §2 and §5, generated from their one definition (bytecode/format.ts).
 HEADER_SIZE, DIR_ENTRY_SIZE, HASH_OFFSET = _abi.HEADER_SIZE, _abi.DIR_ENTRY_SIZE, _abi.HASH_OFFSET
 SECTION_COUNT, SEC_CODE, INSN_SIZE = _abi.SECTION_COUNT, _abi.SEC_CODE, _abi.INSN_SIZE
 # An empty file before any input buffer exists is refused before verification, with its own reason.

@@ -1,0 +1,117 @@
+// The exports of fence.wasm (docs/bytecode.md §8). Each is thin: it resets the per-call scratch
+// arena and hands over to the module that does the work.
+import { SET_MAX_SESSIONS } from "../../bytecode/format";
+import { scratchReset, takeGrewFlag } from "./mem";
+import { settingValue } from "../policy/decode";
+import { outBegin, outByte, outAscii, outPatchU8, outFinish } from "./out";
+import { inputReserve, inputPtr, inputHolds } from "./input";
+import { loadPolicy, hasPolicy } from "../policy/policy";
+import { sessionOpen, sessionClose, sessionSlot } from "../decision/session";
+import { settleRecord, budgetsRecord, restoreRecord } from "../decision/budget";
+import { bindIntent } from "../intent/bind";
+import { decide as decideCall } from "../decision/decide";
+import { describeTool } from "../decision/describe";
+import { deriveFromOutput } from "../intent/derive";
+import { narrowIntent } from "../intent/narrow";
+import { failMode } from "../decision/failmode";
+import { explainCall } from "../decision/explain";
+import { disasmRecord } from "../policy/disasm";
+import { configureEnv } from "../readers/targets";
+
+export function input(size: i32): i32 {
+  scratchReset();
+  const p = inputReserve(<u32>size);
+  if (p == 0) return 0;
+  return <i32>(<u32>p | (takeGrewFlag() ? 1 : 0));
+}
+
+export function load(len: i32): i32 {
+  scratchReset();
+  return <i32>loadPolicy(<u32>len);
+}
+
+export function configure(homeLen: i32, cwdLen: i32, hermesLen: i32, flags: i32): i32 {
+  scratchReset();
+  outBegin();
+  outByte(1);
+  const h = <u32>homeLen, c = <u32>cwdLen;
+  if (!inputHolds(<u64>h + <u64>c + <u64><u32>hermesLen)) {
+    outAscii("the directories do not fit the input buffer");
+  } else if (configureEnv(inputPtr(), h, inputPtr() + h, c, inputPtr() + h + c, <u32>hermesLen, <u32>flags)) {
+    outPatchU8(0, 0);
+    outAscii("ok");
+  } else {
+    outAscii("home, working directory and Hermes homes must be absolute paths, and flags known");
+  }
+  return <i32>outFinish();
+}
+
+export function session_open(): i32 {
+  scratchReset();
+  return hasPolicy() ? sessionOpen(settingValue(SET_MAX_SESSIONS)) : 0;
+}
+
+export function session_close(h: i32): i32 {
+  scratchReset();
+  return sessionClose(h) ? 1 : 0;
+}
+
+export function intent(h: i32, len: i32): i32 {
+  scratchReset();
+  return <i32>bindIntent(h, <u32>len);
+}
+
+export function decide(h: i32, nameLen: i32, argsLen: i32): i32 {
+  scratchReset();
+  return <i32>decideCall(h, <u32>nameLen, <u32>argsLen);
+}
+
+export function commit(h: i32, id: i32): i32 {
+  scratchReset();
+  return <i32>settleRecord(sessionSlot(h), <u32>id, true);
+}
+
+export function release(h: i32, id: i32): i32 {
+  scratchReset();
+  return <i32>settleRecord(sessionSlot(h), <u32>id, false);
+}
+
+export function budgets(h: i32): i32 {
+  scratchReset();
+  return <i32>budgetsRecord(sessionSlot(h));
+}
+
+export function budget_restore(h: i32, len: i32): i32 {
+  scratchReset();
+  return <i32>restoreRecord(sessionSlot(h), <u32>len);
+}
+
+export function narrow(h: i32, len: i32): i32 {
+  scratchReset();
+  return <i32>narrowIntent(h, <u32>len);
+}
+
+export function derive(h: i32, nameLen: i32, argsLen: i32, outputLen: i32): i32 {
+  scratchReset();
+  return <i32>deriveFromOutput(h, <u32>nameLen, <u32>argsLen, <u32>outputLen);
+}
+
+export function describe(nameLen: i32, textLen: i32, schemaLen: i32, serverLen: i32, annotations: i32): i32 {
+  scratchReset();
+  return <i32>describeTool(<u32>nameLen, <u32>textLen, <u32>schemaLen, <u32>serverLen, <u32>annotations);
+}
+
+export function fail_mode(nameLen: i32): i32 {
+  scratchReset();
+  return <i32>failMode(<u32>nameLen);
+}
+
+export function explain(h: i32, nameLen: i32, argsLen: i32): i32 {
+  scratchReset();
+  return <i32>explainCall(h, <u32>nameLen, <u32>argsLen);
+}
+
+export function disasm(): i32 {
+  scratchReset();
+  return <i32>disasmRecord();
+}

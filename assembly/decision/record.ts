@@ -1,0 +1,375 @@
+// The decision record of docs/bytecode.md §8.1, written for the call decide.ts is deciding: the
+// header's fields, the message (a rule's template filled in, or the fence's own sentence), the
+// witness, the warned rules and the call's targets; one writer per outcome (a rule's verdict, an
+// unread call, a narrowing, the intent's prohibition, a budget, a fault).
+import {
+  NONE, EFFECT_ALLOW, EFFECT_BLOCK, EFFECT_ASK, KIND_ALLOW, KIND_BLOCK, KIND_ASK, DECISION_HEAD_SIZE,
+  SUBJ_OPAQUE, SUBJ_AMOUNT, DECISION_POSSIBLE, DECISION_OPAQUE,
+} from "../../bytecode/format";
+import {
+  strPtr, strLen, classCapability, classRisk, ruleId, ruleReason, ruleMessage, budgetId, budgetLimit,
+  budgetAmount,
+} from "../policy/decode";
+import { equalsAscii } from "../abi/bytes";
+import {
+  outBegin, outZeros, outEntry, outAscii, outByte, outBytes, outDecimal, outLength, outU16, outPatchU8,
+  outPatchU16, outPatchU32, outFinish, outFailed, Text, textLen,
+} from "../abi/out";
+import {
+  decidedRule, decidedMaybe, witness, witnessLen, hasWitness, deltaCount, deltaSubject, deltaPtr, deltaLen,
+  warnedCount, warnedRule,
+} from "./eval";
+import { budgetCancel, budgetSpent, budgetReserved, outCount } from "./budget";
+import { targetCount, targetKind, targetEntryKind, targetPtr, targetLen } from "../readers/targets";
+import { intentConditionOf, conditionLen, CONDITION_OF_CLASS } from "../intent/intent";
+import { name, nameLen, nameOk, cls, reservation, decideStore } from "./decide";
+
+// Header offsets of the record (§8.1).
+const AT_REASON: u32 = 1;
+const AT_RULE: u32 = 2;
+const AT_CAPABILITY: u32 = 4;
+const AT_RISK: u32 = 6;
+const AT_FLAGS: u32 = 7;
+const AT_MESSAGE: u32 = 8;
+const AT_WITNESS: u32 = 12;
+const AT_RESERVATION: u32 = 16;
+const AT_WARNED: u32 = 20;
+
+let fieldStart: u32 = 0; // where the field being written began
+
+// ---- the decision record ----
+function begin(kind: u32): void {
+  outBegin();
+  outZeros(DECISION_HEAD_SIZE);
+  outPatchU8(0, kind);
+  fieldStart = DECISION_HEAD_SIZE;
+}
+
+// The call's targets, after the witness to the record's end (§8.1): what the audit log keeps
+// of the call's arguments. Only records written after the targets were made carry them.
+function outTargets(): void {
+  const n = targetCount();
+  for (let i: u32 = 0; i < n; i++) outEntry(targetEntryKind(i), targetPtr(i), targetLen(i));
+}
+
+// The rules with effect warn that held, after the witness (§8.1): u16 length and id each.
+function outWarned(): void {
+  for (let k: u32 = 0; k < warnedCount; k++) {
+    const id = ruleId(warnedRule(k));
+    outU16(strLen(id));
+    outString(id);
+  }
+  endField(AT_WARNED, 4);
+}
+
+// The witness field, then the warned one (the caller has ended the message).
+function outWitnessAndWarned(): void {
+  for (let k: u32 = 0; k < deltaCount; k++) outEntry(deltaSubject(k), deltaPtr(k), deltaLen(k));
+  endField(AT_WITNESS, 4);
+  outWarned();
+}
+
+// Writes the reservation id into a verdict's record. A reservation whose record could not be
+// written is released: the host never learns its id, so it could never settle it.
+function endRecord(slot: i32): u32 {
+  if (reservation != 0) {
+    if (outFailed()) budgetCancel(slot, reservation);
+    else outPatchU32(AT_RESERVATION, reservation);
+  }
+  return outFinish();
+}
+
+// Patches the length of the field just written into the header at `at` (1, 2 or 4 bytes wide).
+function endField(at: u32, width: u32): void {
+  const n = outLength() - fieldStart;
+  if (width == 1) outPatchU8(at, n);
+  else if (width == 2) outPatchU16(at, n);
+  else outPatchU32(at, n);
+  fieldStart = outLength();
+}
+
+function outString(i: u32): void {
+  outBytes(strPtr(i), strLen(i));
+}
+
+function effectWord(effect: u32): Text {
+  return effect == EFFECT_ALLOW ? "allow" : effect == EFFECT_BLOCK ? "block" : "ask";
+}
+
+// Capability and risk fields, then "AgentsFence <verb> <tool>: ".
+function classFieldsAndLead(kind: u32): void {
+  if (cls >= 0) outString(classCapability(<u32>cls));
+  endField(AT_CAPABILITY, 2);
+  if (cls >= 0) outString(classRisk(<u32>cls));
+  endField(AT_RISK, 1);
+  outAscii("AgentsFence ");
+  outAscii(kind == KIND_ALLOW ? "allowed " : kind == KIND_BLOCK ? "blocked " : "asks about ");
+  if (nameOk) outBytes(name, nameLen); else outAscii("a tool with an unreadable name");
+  outAscii(": ");
+}
+
+// A block for a fault: the caller writes the sentence, then calls faultEnd with the same reason.
+export function faultBegin(reason: Text): void {
+  begin(KIND_BLOCK);
+  outAscii(reason);
+  endField(AT_REASON, 1);
+  endField(AT_RULE, 2);
+  classFieldsAndLead(KIND_BLOCK);
+}
+
+export function faultEnd(reason: Text): u32 {
+  outAscii(" [");
+  outAscii(reason);
+  outAscii("]");
+  endField(AT_MESSAGE, 4);
+  return outFinish();
+}
+
+export function fault(reason: Text, sentence: Text): u32 {
+  faultBegin(reason);
+  outAscii(sentence);
+  return faultEnd(reason);
+}
+
+function capabilityAndRisk(): void {
+  outString(classCapability(<u32>cls));
+  outAscii(" (");
+  outString(classRisk(<u32>cls));
+  outAscii(")");
+}
+
+// Whether the template at offset i starts with placeholder `s`.
+function placeholderAt(t: usize, len: u32, i: u32, s: Text): bool {
+  const n = textLen(s);
+  return len - i >= n && equalsAscii(t + i, n, s);
+}
+
+// Writes a rule's message template with {tool} {capability} {risk} {value} {rule} filled in;
+// the text between placeholders is copied a run at a time.
+function fillTemplate(t: usize, len: u32, rule: u32): void {
+  let run: u32 = 0; // start of the text not yet written
+  let i: u32 = 0;
+  while (i < len) {
+    let placeholder: u32 = 0;
+    if (load<u8>(t + i) == 0x7b) {
+      if (placeholderAt(t, len, i, "{tool}")) placeholder = 1;
+      else if (placeholderAt(t, len, i, "{capability}")) placeholder = 2;
+      else if (placeholderAt(t, len, i, "{risk}")) placeholder = 3;
+      else if (placeholderAt(t, len, i, "{value}")) placeholder = 4;
+      else if (placeholderAt(t, len, i, "{rule}")) placeholder = 5;
+    }
+    if (placeholder == 0) { i++; continue; }
+    outBytes(t + run, i - run);
+    if (placeholder == 1) { outBytes(name, nameLen); i += 6; }
+    else if (placeholder == 2) { outString(classCapability(<u32>cls)); i += 12; }
+    else if (placeholder == 3) { outString(classRisk(<u32>cls)); i += 6; }
+    else if (placeholder == 4) { if (hasWitness) outBytes(witness, witnessLen); i += 7; }
+    else { outString(ruleId(rule)); i += 6; }
+    run = i;
+  }
+  outBytes(t + run, len - run);
+}
+
+// For an ask: the condition the user's request put on what it turns on (§7.3), the note of a
+// conditional item among the call's targets, else of the class's conditional grant. Writes
+// " (your request made this conditional: «…»)" and answers whether it found one.
+function conditionShown(): bool {
+  if (decideStore == 0) return false;
+  const n = targetCount();
+  let note: usize = 0;
+  for (let i: u32 = 0; i < n && note == 0; i++) note = intentConditionOf(decideStore, targetKind(i), targetPtr(i), targetLen(i));
+  if (note == 0) note = intentConditionOf(decideStore, CONDITION_OF_CLASS, 0, <u32>cls);
+  if (note == 0) return false;
+  outAscii(" (your request made this conditional: ");
+  outByte(0xc2); outByte(0xab);
+  outBytes(note, conditionLen);
+  outByte(0xc2); outByte(0xbb);
+  outAscii(")");
+  return true;
+}
+
+// The record for what the class's code decided: by a rule, or by the class default.
+export function verdict(effect: u32, slot: i32): u32 {
+  const rule = decidedRule;
+  begin(effect);
+  if (rule != NONE && ruleReason(rule) != NONE) outString(ruleReason(rule));
+  else { outAscii(rule != NONE ? "rule_" : "default_"); outAscii(effectWord(effect)); }
+  endField(AT_REASON, 1);
+  if (rule != NONE) outString(ruleId(rule));
+  endField(AT_RULE, 2);
+  classFieldsAndLead(effect);
+  if (rule != NONE && ruleMessage(rule) != NONE) {
+    fillTemplate(strPtr(ruleMessage(rule)), strLen(ruleMessage(rule)), rule);
+  } else if (rule != NONE) {
+    outAscii("rule ");
+    outString(ruleId(rule));
+    outAscii(effect == EFFECT_ALLOW ? " allows " : effect == EFFECT_BLOCK ? " blocks " : " asks about ");
+    capabilityAndRisk();
+    if (hasWitness) { outAscii(" for "); outBytes(witness, witnessLen); }
+  } else if (effect == EFFECT_ALLOW) {
+    capabilityAndRisk();
+    outAscii(" is allowed by the policy's default for ");
+    outString(classRisk(<u32>cls));
+  } else {
+    outAscii("no rule allows ");
+    capabilityAndRisk();
+    outAscii(" and the policy's default for ");
+    outString(classRisk(<u32>cls));
+    outAscii(" is ");
+    outAscii(effectWord(effect));
+  }
+  const conditional = effect == EFFECT_ASK && conditionShown();
+  if (decidedMaybe) {
+    outPatchU8(AT_FLAGS, DECISION_POSSIBLE);
+    if (!conditional) outAscii(" (it may hold: the fence could not read every value of the call or the request to the end)");
+  }
+  outAscii(" [");
+  if (rule != NONE) outString(ruleId(rule));
+  else { outAscii("default_"); outAscii(effectWord(effect)); }
+  outAscii("]");
+  endField(AT_MESSAGE, 4);
+  outWitnessAndWarned();
+  outTargets();
+  return endRecord(slot);
+}
+
+// An allow of a call a reader could not read to the end (§8.1): asked, never allowed. The
+// witness is what could not be read.
+export function opaque(slot: i32): u32 {
+  begin(KIND_ASK);
+  outPatchU8(AT_FLAGS, DECISION_OPAQUE);
+  outAscii("opaque");
+  endField(AT_REASON, 1);
+  endField(AT_RULE, 2);
+  classFieldsAndLead(KIND_ASK);
+  outAscii("the fence cannot read all of this call, so it does not know every effect it has: ");
+  const n = targetCount();
+  let first = true;
+  for (let i: u32 = 0; i < n; i++) {
+    if (targetKind(i) != SUBJ_OPAQUE) continue;
+    if (!first) outAscii("; ");
+    outBytes(targetPtr(i), targetLen(i));
+    first = false;
+  }
+  outAscii(" [opaque]");
+  endField(AT_MESSAGE, 4);
+  for (let i: u32 = 0; i < n; i++) if (targetKind(i) == SUBJ_OPAQUE) outEntry(SUBJ_OPAQUE, targetPtr(i), targetLen(i));
+  endField(AT_WITNESS, 4);
+  outWarned();
+  outTargets();
+  return endRecord(slot);
+}
+
+// An allow the session's narrowing (§7.2) turned into an ask.
+export function narrowed(slot: i32): u32 {
+  begin(KIND_ASK);
+  outAscii("intent_narrowed");
+  endField(AT_REASON, 1);
+  outAscii("intent");
+  endField(AT_RULE, 2);
+  classFieldsAndLead(KIND_ASK);
+  outAscii("the user's request, as a model read it, asks before ");
+  capabilityAndRisk();
+  outAscii(" [intent]");
+  endField(AT_MESSAGE, 4);
+  endField(AT_WITNESS, 4);
+  outWarned();
+  outTargets();
+  return endRecord(slot);
+}
+
+export function prohibited(): u32 {
+  begin(KIND_BLOCK);
+  outAscii("intent_prohibited");
+  endField(AT_REASON, 1);
+  outAscii("intent");
+  endField(AT_RULE, 2);
+  classFieldsAndLead(KIND_BLOCK);
+  outAscii("the user's request rules out ");
+  capabilityAndRisk();
+  outAscii(" [intent]");
+  endField(AT_MESSAGE, 4);
+  endField(AT_WITNESS, 4);
+  endField(AT_WARNED, 4);
+  outTargets();
+  return outFinish();
+}
+
+// "the policy's budget B allows N calls of C (R)" / "caps the sums of C (R) at CAP".
+function budgetLead(b: u32): bool {
+  outAscii("the policy's budget ");
+  outString(budgetId(b));
+  const sum = budgetAmount(b) != NONE;
+  if (sum) {
+    outAscii(" caps the sums of ");
+    capabilityAndRisk();
+    outAscii(" at ");
+    outString(budgetAmount(b));
+  } else {
+    outAscii(" allows ");
+    outDecimal(budgetLimit(b));
+    outAscii(budgetLimit(b) == 1 ? " call" : " calls");
+    outAscii(" of ");
+    capabilityAndRisk();
+  }
+  outAscii(" per session");
+  return sum;
+}
+
+// The call's sums, as witness entries: what an approval of a budget's ask is keyed on.
+function outSums(): void {
+  const n = targetCount();
+  for (let i: u32 = 0; i < n; i++) if (targetKind(i) == SUBJ_AMOUNT) outEntry(targetEntryKind(i), targetPtr(i), targetLen(i));
+}
+
+// The call's class has budget `b` with no room left in this session for this call.
+export function exhausted(b: u32, slot: i32): u32 {
+  begin(KIND_BLOCK);
+  outAscii("budget_exhausted");
+  endField(AT_REASON, 1);
+  outString(budgetId(b));
+  endField(AT_RULE, 2);
+  classFieldsAndLead(KIND_BLOCK);
+  const sum = budgetLead(b);
+  outAscii(sum ? ", and this call's sum does not fit in what is left (" : ", and it is used up (");
+  outCount(budgetSpent(slot, b), sum);
+  outAscii(sum ? " spent, " : " made, ");
+  outCount(budgetReserved(slot, b), sum);
+  outAscii(" under way) [");
+  outString(budgetId(b));
+  outAscii("]");
+  endField(AT_MESSAGE, 4);
+  if (sum) outSums();
+  endField(AT_WITNESS, 4);
+  outWarned();
+  outTargets();
+  return outFinish();
+}
+
+// An allow of a call whose sum budget `b` cannot count (a sum the fence could not read, or in
+// another currency than the budget's): asked, never allowed (§8.2).
+export function uncountable(b: u32, slot: i32): u32 {
+  begin(KIND_ASK);
+  outAscii("budget_unmeasured");
+  endField(AT_REASON, 1);
+  outString(budgetId(b));
+  endField(AT_RULE, 2);
+  classFieldsAndLead(KIND_ASK);
+  budgetLead(b);
+  outAscii(", and the fence cannot count this call's sum in it (it could not read it, or it is in another currency) [");
+  outString(budgetId(b));
+  outAscii("]");
+  endField(AT_MESSAGE, 4);
+  outSums();
+  endField(AT_WITNESS, 4);
+  outWarned();
+  outTargets();
+  return endRecord(slot);
+}
+
+export function limit(what: Text, n: u32): u32 {
+  faultBegin("limit_exceeded");
+  outAscii(what);
+  outDecimal(n);
+  return faultEnd("limit_exceeded");
+}

@@ -1,0 +1,1202 @@
+// A session's intent (docs/bytecode.md §7): what the user's own messages named (e-mail
+// addresses, URLs, domains, paths, channels and handles), which classes they prohibited and
+// which their verbs granted, and apart from those the items derived from the output of calls
+// the user pointed at (§7.1: kinds DERIVED + subject, read only by IN_DERIVED). One long-lived
+// block per session, rebuilt (as the union) by each bind or derive, so a later message amends it:
+//   header   size, item count, class words, slot count, items offset, items bytes, slots offset
+//   bitset   the prohibited classes
+//   bitset   the granted classes
+//   bitset   the classes a narrowing (§7.2) asks about
+//   bitset   the classes granted maybe (under a condition the fence cannot check)
+//   items    (kind, class, length, attributes, bytes padded to 4); kinds PROHIBITED and GRANTED
+//            hold the verb word; attributes say how the user's words named the item (§7.2)
+//   slots    open-addressing index over the named items: item offset + 1, 0 empty
+import {
+  SUBJ_ARG, SUBJ_EMAIL, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_RECIPIENT, SUBJ_WRITE, SUBJ_OBJECT, SUBJ_AMOUNT,
+  SET_MAX_INTENT_BYTES, INTENT_NAMED, INTENT_SOURCE, BOUND_DESTINATION, BOUND_SOURCE, BOUND_QUOTED, MOOD_REQUEST,
+  MOOD_QUESTION, MOOD_CONDITION, MOOD_NEGATED, MOOD_UNKNOWN, MOOD_UNCERTAIN, MOOD_STATEMENT,
+} from "../../bytecode/format";
+import { NO, YES, MAYBE, either } from "../decision/tri";
+import { globMatch, globsMeet } from "../readers/glob";
+import { alloc, free, scratchAlloc } from "../abi/mem";
+import { fnv1a, indexOfByte, lowerAscii, equalsAscii, sameBytes } from "../abi/bytes";
+import {
+  settingValue, classCount, classCapability, strPtr, strLen, intentNegationSet, intentNothingSet,
+  intentExtensionSet, intentVerbSet, intentCancelSet, intentVerbClassStart, intentVerbClassCount, intentClass,
+} from "../policy/decode";
+import { outAscii, outByte, outBytes, Text } from "../abi/out";
+import { policyWords } from "../readers/wordset";
+import {
+  span, spanPtr, spanLen, resolvePath, normalizeEmail, normalizeUrl, urlHost, normalizeHost,
+  hostOfNormalUrl, urlIsBareHost, cwdPtr, cwdLen, takeOutOfMemory,
+} from "../readers/normalize";
+import { itemsBegin, nextItem, itemStart, itemEnd, itemNext, itemIsWordHost } from "../readers/scan";
+import {
+  readMessage, boundCount, boundKind, boundStart, boundEnd, boundRole, boundMood, boundNoteStart, boundNoteEnd,
+  boundWordHost, useCount, useVerb, useWord, useWordLen, useEffect, useNoteStart, useNoteEnd, USE_PROHIBIT, USE_RESTRICT,
+  USE_GRANT, USE_GRANT_MAYBE, opCount, opCode, opMatch, opA, opB, OP_REVOKE_ALL, OP_KEEP, OP_EXCLUDE, OP_RESTORE, MATCH_BOUND,
+  MATCH_WORD, insteadSeen, messagePtr, readingAt, readingRole, readingMood, readingNoteStart, readingNoteEnd,
+} from "./reader";
+import { bindObjects, objectNormal, objectStart } from "./objects";
+import { amountWithin } from "../readers/amount";
+
+const PROHIBITED: u32 = 0xff;
+const GRANTED: u32 = 0xfe;
+const NAME: u32 = 0xfd; // a name (names.ts), lower-cased
+const ASKED: u32 = 0xfc; // a class a narrowing asks about; the item holds its source word
+const GRANTED_MAYBE: u32 = 0xfb; // a class a verb granted under a condition; the item holds the verb
+// Derived items are kept under kind DERIVED + subject, so no lookup of a named item (kind
+// `subject`) can ever find one: tool output never widens what the user named.
+const DERIVED: u32 = 0x80;
+// Item attributes: how the user's words named the item. A destination of a plain request grants
+// it as a target of writes and sends (IN_INTENT's destination reading, §7); one under a condition
+// the fence cannot check, or a mention it could not place (a language the grammar does not know),
+// grants it maybe. Any of the user's own words name it (the named reading), a condition maybe.
+export const A_DEST: u32 = 1;
+export const A_DEST_MAYBE: u32 = 2;
+export const A_NAMED: u32 = 4;
+export const A_NAMED_MAYBE: u32 = 8;
+export const A_REVOKED: u32 = 16; // a later turn took its destination grant back
+// A host named as itself ("example.com"), not only as the host of a URL the user named: it
+// opens every URL on that host, where a named URL opens only itself and the paths below it.
+export const A_BARE_HOST: u32 = 32;
+// A source the user asked to read, or anything a question asks about (the source reading: the
+// value may be read or fetched); under a condition, maybe.
+export const A_SOURCE: u32 = 64;
+export const A_SOURCE_MAYBE: u32 = 128;
+// An item record: kind, class, length, attributes, meta (role | mood << 4 | turn << 8 |
+// revoking turn << 20), note length; then the value's bytes and the note's (the clause the
+// value came from, or the condition it was asked for under), each padded to 4.
+const ITEM_HEAD: u32 = 24;
+@inline function recSize(rec: usize): u32 {
+  return ITEM_HEAD + padded(load<u32>(rec + 8)) + padded(load<u32>(rec + 20));
+}
+@inline function noteOf(rec: usize): usize {
+  return rec + ITEM_HEAD + padded(load<u32>(rec + 8));
+}
+
+const HEADER: usize = 32;
+const H_SIZE: usize = 0;
+const H_COUNT: usize = 4;
+const H_CLASS_WORDS: usize = 8;
+const H_SLOTS: usize = 12;
+const H_ITEMS: usize = 16;
+const H_ITEMS_BYTES: usize = 20;
+const H_SLOTS_AT: usize = 24;
+const H_TURN: usize = 28; // how many messages the user's turns bound
+
+@inline function field(intent: usize, f: usize): u32 {
+  return load<u32>(intent + f);
+}
+
+function padded(len: u32): u32 {
+  return (len + 3) & ~3;
+}
+
+// The index hash of an item: its bytes' FNV-1a (bytes.ts), mixed with its kind.
+@inline function slotHash(kind: u32, fnv: u32): u32 {
+  return (fnv ^ kind) * 0x01000193;
+}
+
+function hashOf(kind: u32, p: usize, len: u32): u32 {
+  return slotHash(kind, fnv1a(p, len));
+}
+
+// ---- lookups ----
+
+// What the reading `flavor` (INTENT_DESTINATION, INTENT_NAMED, or DERIVED_READING for derived
+// items) makes of an item with attributes `a`.
+const DERIVED_READING: u32 = 3;
+function reading(a: u32, flavor: u32): u32 {
+  if (flavor == DERIVED_READING) return YES;
+  if (flavor == INTENT_NAMED) {
+    if ((a & (A_DEST | A_NAMED | A_SOURCE)) != 0) return YES;
+    return (a & (A_DEST_MAYBE | A_NAMED_MAYBE | A_SOURCE_MAYBE)) != 0 ? MAYBE : NO;
+  }
+  if (flavor == INTENT_SOURCE) {
+    if ((a & (A_DEST | A_SOURCE)) != 0) return YES;
+    return (a & (A_DEST_MAYBE | A_SOURCE_MAYBE)) != 0 ? MAYBE : NO;
+  }
+  if ((a & A_DEST) != 0) return YES;
+  return (a & A_DEST_MAYBE) != 0 ? MAYBE : NO;
+}
+
+// The record of (kind, [p, p+len)), 0 when none; `fnv` is the FNV-1a of the bytes.
+function findHashed(intent: usize, kind: u32, p: usize, len: u32, fnv: u32): usize {
+  if (intent == 0 || len == 0) return 0;
+  const slotCount = field(intent, H_SLOTS);
+  if (slotCount == 0) return 0;
+  const items = intent + field(intent, H_ITEMS);
+  const slots = intent + field(intent, H_SLOTS_AT);
+  const mask = slotCount - 1;
+  let s = slotHash(kind, fnv) & mask;
+  while (true) {
+    const entry = load<u32>(slots + ((<usize>s) << 2));
+    if (entry == 0) return 0;
+    const rec = items + <usize>(entry - 1);
+    if (load<u32>(rec) == kind && load<u32>(rec + 8) == len && sameBytes(rec + ITEM_HEAD, p, len)) return rec;
+    s = (s + 1) & mask;
+  }
+  return 0;
+}
+
+// What the reading makes of item (kind, bytes): NO when it is not there.
+let flavorNow: u32 = 0;
+function lookHashed(intent: usize, kind: u32, p: usize, len: u32, fnv: u32): u32 {
+  const rec = findHashed(intent, kind, p, len, fnv);
+  return rec == 0 ? NO : reading(load<u32>(rec + 12), flavorNow);
+}
+
+function findItem(intent: usize, kind: u32, p: usize, len: u32): u32 {
+  return lookHashed(intent, kind, p, len, fnv1a(p, len));
+}
+
+// No host name is longer (RFC 1035); a longer value is never named, which also keeps the
+// parent-domain walk below linear.
+const MAX_HOST: u32 = 255;
+
+// The host or one of its parent domains was named (base 0) or derived (base DERIVED).
+function domainNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
+  if (len > MAX_HOST) return NO;
+  let r = findItem(intent, base + SUBJ_DOMAIN, p, len);
+  for (let i: u32 = 0; i + 1 < len && r != YES; i++) {
+    if (load<u8>(p + i) == 0x2e) r = either(r, findItem(intent, base + SUBJ_DOMAIN, p + i + 1, len - i - 1));
+  }
+  return r;
+}
+
+// The path or a directory above it was named: "/a/b" by "/a/b", "/a" or "/"; "~/a" by "~".
+// The prefixes' hashes grow with one pass over the path, so a path of many segments costs
+// linear time.
+function pathNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
+  let h: u32 = 0x811c9dc5;
+  let r = NO;
+  for (let i: u32 = 0; i < len && r != YES; i++) {
+    const c = <u32>load<u8>(p + i);
+    h = (h ^ c) * 0x01000193;
+    // A directory ends before a '/' (the root "/" is its own first byte) and at the end.
+    const ends = i + 1 == len || load<u8>(p + i + 1) == 0x2f || (i == 0 && c == 0x2f);
+    if (ends) r = either(r, lookHashed(intent, base + SUBJ_PATH, p, i + 1, h));
+  }
+  return r;
+}
+
+// A recipient named as a recipient or an address, or (for a value without '#' or '@') as a name
+// of the message or the channel or handle of that name.
+function nameNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
+  if (len == 0) return NO;
+  let r = either(findItem(intent, base + SUBJ_RECIPIENT, p, len), findItem(intent, base + SUBJ_EMAIL, p, len));
+  const c = <u32>load<u8>(p);
+  if (r == YES || c == 0x23 || c == 0x40) return r;
+  r = either(r, findItem(intent, base + NAME, p, len));
+  if (r == YES) return r;
+  // An object the user named ("Acme Corp", an IBAN, with or without its spaces), §7.4.
+  const o = objectNormal(p, len);
+  if (o != 0) r = either(r, findItem(intent, base + SUBJ_OBJECT, spanPtr(o), spanLen(o)));
+  if (r == YES) return r;
+  const sigiled = scratchAlloc(<usize>len + 1);
+  if (sigiled == 0) return r;
+  memory.copy(sigiled + 1, p, len);
+  store<u8>(sigiled, 0x23);
+  r = either(r, findItem(intent, base + SUBJ_RECIPIENT, sigiled, len + 1));
+  store<u8>(sigiled, 0x40);
+  return either(r, findItem(intent, base + SUBJ_RECIPIENT, sigiled, len + 1));
+}
+
+// A recipient value as named, or "platform:target" (send_message's form) by its target.
+function recipientNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
+  const r = nameNamed(intent, base, p, len);
+  if (r == YES) return r;
+  let colon: u32 = 0;
+  while (colon < len) {
+    const c = <u32>load<u8>(p + colon);
+    if (c == 0x3a) break;
+    if (!((c | 0x20) - 0x61 < 26 || c - 0x30 < 10 || c == 0x5f || c == 0x2d)) return r;
+    colon++;
+  }
+  if (colon == 0 || colon + 1 >= len) return r;
+  return either(r, nameNamed(intent, base, p + colon + 1, len - colon - 1));
+}
+
+// A URL's host grants the URL when the user named that host as itself (derived items: found in
+// any form, for §7.1's front-page rule).
+function hostNamed(intent: usize, base: u32, host: u64): u32 {
+  if (host == 0) return NO;
+  const p = spanPtr(host), len = spanLen(host);
+  const rec = findHashed(intent, base + SUBJ_DOMAIN, p, len, fnv1a(p, len));
+  if (rec == 0) return NO;
+  const a = load<u32>(rec + 12);
+  if (base != DERIVED && (a & A_BARE_HOST) == 0) return NO;
+  return reading(a, flavorNow);
+}
+
+// A URL the user named opens itself, the paths below it and its fragments ("…/doc/1" opens
+// "…/doc/1/edit" and "…/doc/1#p2", not "…/doc/12", "…/doc/1?x=" or another path of the host).
+function urlPrefixNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
+  const items = intent + field(intent, H_ITEMS);
+  const bytes = field(intent, H_ITEMS_BYTES);
+  let r = NO;
+  let off: u32 = 0;
+  while (off < bytes && r != YES) {
+    const rec = items + <usize>off;
+    const l = load<u32>(rec + 8);
+    off += recSize(rec);
+    if (load<u32>(rec) != base + SUBJ_URL || l >= len || !sameBytes(rec + ITEM_HEAD, p, l)) continue;
+    const next = <u32>load<u8>(p + l);
+    const slashEnd = l > 0 && load<u8>(rec + ITEM_HEAD + l - 1) == 0x2f;
+    if (slashEnd || next == 0x2f || next == 0x23) r = either(r, reading(load<u32>(rec + 12), flavorNow));
+  }
+  return r;
+}
+
+// Any named item equal to the value, whatever its kind.
+function anyNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
+  let r = findItem(intent, base + SUBJ_EMAIL, p, len);
+  r = either(r, findItem(intent, base + SUBJ_URL, p, len));
+  r = either(r, findItem(intent, base + SUBJ_DOMAIN, p, len));
+  r = either(r, findItem(intent, base + SUBJ_PATH, p, len));
+  return either(r, findItem(intent, base + SUBJ_RECIPIENT, p, len));
+}
+
+// ---- objects and sums (§7.4) ----
+
+const THE: usize = memory.data<u8>([0x74, 0x68, 0x65, 0x20]); // "the "
+const yearless: usize = memory.data(7);
+
+// An object value (§6.8) the user named as a whole: an item of any kind equal to it, or to it
+// without a leading "the"; an ISO date by the date the user named (a yearless one by its month
+// and day; a date with a time after it, maybe: the time was not named).
+function wholeNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
+  let r = either(anyNamed(intent, base, p, len), findItem(intent, base + SUBJ_OBJECT, p, len));
+  if (r != YES && len > 4 && sameBytes(p, THE, 4)) {
+    r = either(r, either(anyNamed(intent, base, p + 4, len - 4), findItem(intent, base + SUBJ_OBJECT, p + 4, len - 4)));
+  }
+  if (r == YES || !isoDate(p, len)) return r;
+  store<u16>(yearless, 0x2d2d);
+  memory.copy(yearless + 2, p + 5, 5);
+  let d = either(findItem(intent, base + SUBJ_OBJECT, p, 10), findItem(intent, base + SUBJ_OBJECT, yearless, 7));
+  if (len > 10 && d == YES) d = MAYBE;
+  return either(r, d);
+}
+
+// YYYY-MM-DD, alone or before a time ("T10:00", " 10:00").
+function isoDate(p: usize, len: u32): bool {
+  if (len < 10 || (len > 10 && load<u8>(p + 10) != 0x54 && load<u8>(p + 10) != 0x74 && load<u8>(p + 10) != 0x20)) return false;
+  for (let i: u32 = 0; i < 10; i++) {
+    const c = <u32>load<u8>(p + i);
+    if (i == 4 || i == 7 ? c != 0x2d : c - 0x30 >= 10) return false;
+  }
+  return true;
+}
+
+@inline function isPartBreak(c: u32): bool {
+  return c == 0x2c || c == 0x3b || c == 0x28 || c == 0x29;
+}
+
+// OBJECT (§7.4): named as a whole; else, for a value of parts ("hotel lumen, paris", "acme
+// (berlin)"), named when each part is, maybe when its first part is (the rest qualifies it
+// with words the user never said); a value that merely holds the user's words ("lumen scam
+// inn") is not named.
+function objectNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
+  const whole = wholeNamed(intent, base, p, len);
+  if (whole == YES) return whole;
+  let parts: u32 = 0;
+  let all = true;
+  let first = NO;
+  let i: u32 = 0;
+  while (i < len) {
+    let j = i;
+    while (j < len && !isPartBreak(load<u8>(p + j))) j++;
+    let s = i, t = j;
+    while (s < t && load<u8>(p + s) == 0x20) s++;
+    while (t > s && load<u8>(p + t - 1) == 0x20) t--;
+    if (t > s) {
+      const r = wholeNamed(intent, base, p + s, t - s);
+      if (parts == 0) first = r;
+      if (r != YES) all = false;
+      parts++;
+    }
+    i = j + 1;
+  }
+  if (parts < 2) return whole;
+  if (all) return YES;
+  return either(whole, first == NO ? NO : MAYBE);
+}
+
+// AMOUNT (§7.4): at most a sum the user named in the same currency (maybe when one of the two
+// gives no currency).
+function amountNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
+  const items = intent + field(intent, H_ITEMS);
+  const bytes = field(intent, H_ITEMS_BYTES);
+  let r = NO;
+  let off: u32 = 0;
+  while (off < bytes && r != YES) {
+    const rec = items + <usize>off;
+    const l = load<u32>(rec + 8);
+    off += recSize(rec);
+    if (load<u32>(rec) != base + SUBJ_AMOUNT) continue;
+    const a = reading(load<u32>(rec + 12), flavorNow);
+    if (a == NO) continue;
+    const w = amountWithin(p, len, rec + ITEM_HEAD, l);
+    r = either(r, w == YES ? a : w == MAYBE ? MAYBE : NO);
+  }
+  return r;
+}
+
+// §7's matching over the named items (base 0) or the derived ones (base DERIVED), under the
+// reading flavorNow: whether value [p, p+len) of `subject` (a call's normalized target, or an
+// ARG leaf's text) is granted.
+function has(intent: usize, base: u32, subject: u32, p: usize, len: u32): u32 {
+  if (intent == 0 || len == 0) return NO;
+  switch (subject) {
+    case SUBJ_EMAIL: return findItem(intent, base + SUBJ_EMAIL, p, len);
+    case SUBJ_DOMAIN: return domainNamed(intent, base, p, len);
+    case SUBJ_URL: {
+      const exact = either(findItem(intent, base + SUBJ_URL, p, len), urlPrefixNamed(intent, base, p, len));
+      if (exact == YES) return exact;
+      // A host found in output opens only its bare front page: a path, query or userinfo
+      // the model adds could carry data out to a host an injection chose.
+      if (base == DERIVED && !urlIsBareHost(p, len)) return exact;
+      let host = hostNamed(intent, base, hostOfNormalUrl(p, len));
+      // Parsers disagree on a '\\' in the authority (userinfo to some, the path's start to a
+      // browser): the host each of them would reach must be named.
+      if (host != NO && indexOfByte(p, len, 0x5c, 0) >= 0) {
+        const other = hostNamed(intent, base, urlHost(p, len, true));
+        if (other == NO) host = NO;
+        else if (other == MAYBE) host = MAYBE;
+      }
+      return either(exact, host);
+    }
+    case SUBJ_PATH:
+    case SUBJ_WRITE: return pathNamed(intent, base, p, len);
+    case SUBJ_RECIPIENT: return recipientNamed(intent, base, p, len);
+    case SUBJ_OBJECT: return objectNamed(intent, base, p, len);
+    case SUBJ_AMOUNT: return amountNamed(intent, base, p, len);
+    case SUBJ_ARG: return anyNamed(intent, base, p, len);
+  }
+  return NO;
+}
+
+// IN_INTENT (§7): whether the user's words grant the value, under the reading `flavor`.
+export function intentHas(intent: usize, subject: u32, p: usize, len: u32, flavor: u32): u32 {
+  flavorNow = flavor;
+  return has(intent, 0, subject, p, len);
+}
+
+// Whether the value was derived from the output of a call the user pointed at (§7.1, TEST_IN_DERIVED).
+export function intentDerivedHas(intent: usize, subject: u32, p: usize, len: u32): bool {
+  flavorNow = DERIVED_READING;
+  return has(intent, DERIVED, subject, p, len) != NO;
+}
+
+// The item kinds a subject's values are looked up among.
+function kindMatches(subject: u32, kind: u32): bool {
+  if (subject == SUBJ_ARG) return kind <= <u32>SUBJ_RECIPIENT || kind == NAME;
+  if (subject == SUBJ_OBJECT) return kind <= <u32>SUBJ_RECIPIENT || kind == SUBJ_OBJECT;
+  if (subject == SUBJ_WRITE) return kind == SUBJ_PATH;
+  return kind == subject;
+}
+
+// Whether pattern [pat, pat+patLen) (§6.7) may stand for a value the intent grants (a named item
+// under the reading `flavor`, a derived one with `derived`): an item, or for a path one below it,
+// or for a host one of its subdomains, that some value of the pattern is.
+export function intentMeetsPattern(intent: usize, derived: bool, subject: u32, pat: usize, patLen: u32, flavor: u32): bool {
+  if (intent == 0) return false;
+  const items = intent + field(intent, H_ITEMS);
+  const bytes = field(intent, H_ITEMS_BYTES);
+  const base: u32 = derived ? DERIVED : 0;
+  let off: u32 = 0;
+  while (off < bytes) {
+    const rec = items + <usize>off;
+    const kind = load<u32>(rec), l = load<u32>(rec + 8);
+    off += recSize(rec);
+    if (kind < base || !kindMatches(subject, kind - base)) continue;
+    if (!derived && reading(load<u32>(rec + 12), flavor) == NO) continue;
+    const v = rec + ITEM_HEAD;
+    if (globsMeet(pat, patLen, v, l)) return true;
+    const tail = scratchAlloc(<usize>l + 3);
+    if (tail == 0) return true; // out of memory: the safe answer is "may"
+    const path = kind - base == SUBJ_PATH;
+    if (path) {
+      memory.copy(tail, v, l);
+      store<u8>(tail + l, 0x2f);
+      store<u8>(tail + l + 1, 0x2a);
+      store<u8>(tail + l + 2, 0x2a);
+    } else {
+      store<u8>(tail, 0x2a);
+      store<u8>(tail + 1, 0x2a);
+      store<u8>(tail + 2, 0x2e);
+      memory.copy(tail + 3, v, l);
+    }
+    if ((path || kind - base == SUBJ_DOMAIN) && globsMeet(pat, patLen, tail, l + 3)) return true;
+  }
+  return false;
+}
+
+// Bit `cls` of the bitset `which` (0 prohibited, 1 granted, 2 asked, 3 granted maybe) of an
+// intent block.
+@inline function classBit(intent: usize, which: u32, cls: u32): bool {
+  const words = field(intent, H_CLASS_WORDS);
+  if (cls >= words << 5) return false;
+  const at = intent + HEADER + ((<usize>(which * words + (cls >> 5))) << 2);
+  return (load<u32>(at) & (1 << (cls & 31))) != 0;
+}
+
+function setClassBit(intent: usize, which: u32, cls: u32): void {
+  const at = intent + HEADER + ((<usize>(which * field(intent, H_CLASS_WORDS) + (cls >> 5))) << 2);
+  store<u32>(at, load<u32>(at) | (1 << (cls & 31)));
+}
+
+export function intentProhibits(intent: usize, classIdx: u32): bool {
+  return intent != 0 && classBit(intent, 0, classIdx);
+}
+
+// Whether the user's own messages named any item of the subject's kind that the reading
+// `flavor` grants, yes or maybe (§7, TEST_INTENT_ANY).
+export function intentNamesKind(intent: usize, subject: u32, flavor: u32): bool {
+  if (intent == 0) return false;
+  const items = intent + field(intent, H_ITEMS);
+  const bytes = field(intent, H_ITEMS_BYTES);
+  let off: u32 = 0;
+  while (off < bytes) {
+    const rec = items + <usize>off;
+    if (kindMatches(subject, load<u32>(rec)) && load<u32>(rec) != NAME && reading(load<u32>(rec + 12), flavor) != NO) return true;
+    off += recSize(rec);
+  }
+  return false;
+}
+
+// Whether a verb of the user's own messages, not negated, granted the class (§7, TEST_GRANTED):
+// YES in a plain request, MAYBE under a condition the fence cannot check.
+export function intentGrants(intent: usize, classIdx: u32): u32 {
+  if (intent == 0) return NO;
+  if (classBit(intent, 1, classIdx)) return YES;
+  return classBit(intent, 3, classIdx) ? MAYBE : NO;
+}
+
+// Whether a narrowing asks about the class (§7.2): an allow becomes an ask.
+export function intentAsks(intent: usize, classIdx: u32): bool {
+  return intent != 0 && classBit(intent, 2, classIdx);
+}
+
+export function intentFree(intent: usize): void {
+  free(intent);
+}
+
+// ---- binding ----
+
+// The items of one message, collected in scratch before the intent is rebuilt: kind, class,
+// ptr, len, attributes, meta, note ptr, note len.
+const FOUND: u32 = 32;
+let found: usize = 0;
+let foundCount: u32 = 0;
+let foundCapacity: u32 = 0;
+let foundBytes: u32 = 0;
+let turnNow: u32 = 0; // the turn being bound (1 for the first message)
+let metaNow: u32 = 0; // role | mood << 4 of the value being collected
+let noteP: usize = 0;
+let noteL: u32 = 0;
+
+const TURN_MAX: u32 = 4095;
+@inline function metaOf(role: u32, mood: u32, turn: u32): u32 {
+  return role | (mood << 4) | (min(turn, TURN_MAX) << 8);
+}
+
+function collectWith(kind: u32, cls: u32, s: u64, attributes: u32): bool {
+  if (takeOutOfMemory()) return false;
+  if (s == 0) return true;
+  if (foundCount == foundCapacity) {
+    const more = foundCapacity == 0 ? 64 : foundCapacity << 1;
+    const table = scratchAlloc(<usize>more * FOUND);
+    if (table == 0) return false;
+    if (foundCount > 0) memory.copy(table, found, <usize>foundCount * FOUND);
+    found = table;
+    foundCapacity = more;
+  }
+  const rec = found + <usize>foundCount * FOUND;
+  store<u32>(rec, kind);
+  store<u32>(rec + 4, cls);
+  store<u32>(rec + 8, <u32>spanPtr(s));
+  store<u32>(rec + 12, spanLen(s));
+  store<u32>(rec + 16, attributes);
+  store<u32>(rec + 20, metaNow | (min(turnNow, TURN_MAX) << 8));
+  store<u32>(rec + 24, <u32>noteP);
+  store<u32>(rec + 28, noteL);
+  foundCount++;
+  foundBytes += ITEM_HEAD + padded(spanLen(s)) + padded(noteL);
+  return true;
+}
+
+// What the user's words grant a value of this role and mood (§7.3).
+function attributesOf(role: u32, mood: u32): u32 {
+  if (role == BOUND_QUOTED) return 0;
+  if (mood == MOOD_UNKNOWN) return A_DEST_MAYBE | A_SOURCE_MAYBE | A_NAMED;
+  if (mood == MOOD_UNCERTAIN) return role == BOUND_DESTINATION ? A_DEST_MAYBE | A_SOURCE | A_NAMED : A_NAMED;
+  if (mood == MOOD_NEGATED || mood == MOOD_STATEMENT) return A_NAMED;
+  if (mood == MOOD_QUESTION) return A_SOURCE | A_NAMED;
+  if (mood == MOOD_CONDITION) {
+    if (role == BOUND_DESTINATION) return A_DEST_MAYBE | A_SOURCE_MAYBE | A_NAMED;
+    return role == BOUND_SOURCE ? A_SOURCE_MAYBE | A_NAMED : A_NAMED;
+  }
+  if (role == BOUND_DESTINATION) return A_DEST | A_SOURCE | A_NAMED;
+  return role == BOUND_SOURCE ? A_SOURCE | A_NAMED : A_NAMED;
+}
+
+let attrsNow: u32 = 0; // what the value being collected is granted (derived items: 0)
+
+function itemAttributes(base: u32): u32 {
+  return base == DERIVED ? 0 : attrsNow;
+}
+
+const HTTPS: usize = memory.data<u8>([0x68, 0x74, 0x74, 0x70, 0x73, 0x3a, 0x2f, 0x2f]); // "https://"
+
+// The URLs "https://WORD" and "http://WORD" of a host written with its path.
+function collectSchemed(base: u32, p: usize, len: u32): bool {
+  const buf = scratchAlloc(<usize>len + 8);
+  if (buf == 0) return false;
+  memory.copy(buf, HTTPS, 8);
+  memory.copy(buf + 8, p, len);
+  if (!collectWith(base + SUBJ_URL, 0, normalizeUrl(buf, len + 8), itemAttributes(base))) return false;
+  memory.copy(buf + 1, HTTPS, 4); // "http" + "://WORD", one byte on
+  return collectWith(base + SUBJ_URL, 0, normalizeUrl(buf + 1, len + 7), itemAttributes(base));
+}
+
+function lowerCopy(p: usize, len: u32): u64 {
+  const out = scratchAlloc(max<usize>(<usize>len, 1));
+  if (out == 0) return 0;
+  for (let i: u32 = 0; i < len; i++) store<u8>(out + i, <u8>lowerAscii(load<u8>(p + i)));
+  return span(out, len);
+}
+
+// One item of kind `kind` (SUBJ_*) at [s, s+n) of text p; wordStart/wordEnd: the word of the
+// last PATH item ("example.com/docs" names that page).
+let wordStart: u32 = 0;
+let wordEnd: u32 = 0;
+function collectOne(p: usize, base: u32, kind: u32, start: u32, end: u32, wordHost: bool): bool {
+  const s = p + start;
+  const n = end - start;
+  const a = itemAttributes(base);
+  if (kind == SUBJ_EMAIL) return collectWith(base + SUBJ_EMAIL, 0, normalizeEmail(s, n), a);
+  if (kind == SUBJ_DOMAIN && wordHost) {
+    // A host written with a path names that page (as https:// and http://), not the host.
+    return collectWith(base + SUBJ_DOMAIN, 0, normalizeHost(s, n), a) && collectSchemed(base, p + wordStart, wordEnd - wordStart);
+  }
+  if (kind == SUBJ_DOMAIN) return collectWith(base + SUBJ_DOMAIN, 0, normalizeHost(s, n), a | (a != 0 ? A_BARE_HOST : 0));
+  if (kind == SUBJ_PATH) {
+    wordStart = start;
+    wordEnd = end;
+    return collectWith(base + SUBJ_PATH, 0, resolvePath(s, n, cwdPtr(), cwdLen()), a);
+  }
+  if (kind == SUBJ_RECIPIENT || kind == NAME) {
+    const r = lowerCopy(s, n);
+    return r != 0 && collectWith(kind == NAME ? NAME : base + SUBJ_RECIPIENT, 0, r, a);
+  }
+  if (kind == SUBJ_URL) {
+    return collectWith(base + SUBJ_URL, 0, normalizeUrl(s, n), a) && collectWith(base + SUBJ_DOMAIN, 0, urlHost(s, n, false), a);
+  }
+  return true;
+}
+
+// Collects the addresses, URLs, domains, paths, channels and handles text [p, p+len) names,
+// as derived items (kind DERIVED + subject); false when out of memory.
+function collectDerived(p: usize, len: u32): bool {
+  const extensions = policyWords(intentExtensionSet());
+  itemsBegin();
+  metaNow = 0;
+  noteP = 0;
+  noteL = 0;
+  let from: u32 = 0;
+  while (true) {
+    const kind = nextItem(p, len, from, extensions);
+    if (kind == 0) break;
+    from = itemNext;
+    if (!collectOne(p, DERIVED, kind, itemStart, itemEnd, itemIsWordHost)) return false;
+  }
+  return true;
+}
+
+// Whether a verb of the message being read grants class `cls`, plainly or under a condition.
+function messageGrants(cls: u32): bool {
+  for (let k: u32 = 0; k < useCount; k++) {
+    const effect = useEffect(k);
+    if (effect != USE_GRANT && effect != USE_GRANT_MAYBE) continue;
+    const start = intentVerbClassStart(useVerb(k));
+    const end = start + intentVerbClassCount(useVerb(k));
+    for (let c = start; c < end; c++) if (intentClass(c) == cls) return true;
+  }
+  return false;
+}
+
+// What the user's words grant an object or a sum by the mood of its clause (§7.4): a plain
+// request grants it as the destination of the action (whatever the clause's data flow), a
+// condition or a language the grammar cannot place maybe; a question names it for reading;
+// a statement or a negation only names it; quoted material grants nothing.
+function objectAttributes(role: u32, mood: u32): u32 {
+  if (role == BOUND_QUOTED) return 0;
+  if (mood == MOOD_REQUEST) return A_DEST | A_SOURCE | A_NAMED;
+  if (mood == MOOD_CONDITION || mood == MOOD_UNKNOWN || mood == MOOD_UNCERTAIN) return A_DEST_MAYBE | A_SOURCE_MAYBE | A_NAMED;
+  if (mood == MOOD_QUESTION) return A_SOURCE | A_NAMED;
+  return A_NAMED;
+}
+
+// The collector bindObjects calls: the item, with the reading of the clause it stands in.
+function collectObject(kind: u32, cls: u32, s: u64): bool {
+  readingAt(objectStart);
+  attrsNow = objectAttributes(readingRole, readingMood);
+  metaNow = readingRole | (readingMood << 4);
+  noteP = messagePtr() + readingNoteStart;
+  noteL = readingNoteEnd - readingNoteStart;
+  return attrsNow == 0 || collectWith(kind, cls, s, attrsNow);
+}
+
+// Collects what message [p, p+len) names, grants, prohibits and takes back (reader.ts);
+// false when out of memory.
+function collectMessage(p: usize, len: u32): bool {
+  if (!readMessage(p, len)) return false;
+  for (let b: u32 = 0; b < boundCount; b++) {
+    const role = boundRole(b), mood = boundMood(b);
+    attrsNow = attributesOf(role, mood);
+    metaNow = role | (mood << 4);
+    noteP = p + boundNoteStart(b);
+    noteL = boundNoteEnd(b) - boundNoteStart(b);
+    if (!collectOne(p, 0, boundKind(b), boundStart(b), boundEnd(b), boundWordHost(b))) return false;
+  }
+  if (!bindObjects(p, len, collectObject)) return false; // OBJECT and AMOUNT items (objects.ts)
+  metaNow = 0;
+  for (let k: u32 = 0; k < useCount; k++) {
+    const verb = useVerb(k);
+    const effect = useEffect(k);
+    const kind = effect == USE_PROHIBIT || effect == USE_RESTRICT ? PROHIBITED : effect == USE_GRANT_MAYBE ? GRANTED_MAYBE : GRANTED;
+    const word = span(useWord(k), useWordLen(k));
+    noteP = p + useNoteStart(k);
+    noteL = useNoteEnd(k) - useNoteStart(k);
+    const start = intentVerbClassStart(verb);
+    const end = start + intentVerbClassCount(verb);
+    for (let c = start; c < end; c++) {
+      const cls = intentClass(c);
+      // "Send it to ana, don't email carol": the request's class stays granted; carol, negated,
+      // is no destination.
+      if (effect == USE_RESTRICT && messageGrants(cls)) continue;
+      if (!collectWith(kind, cls, word, 0)) return false;
+    }
+  }
+  noteL = 0;
+  return true;
+}
+
+// The intent under construction.
+let building: usize = 0;
+let buildItems: usize = 0;
+let buildUsed: u32 = 0;
+let buildSlots: usize = 0;
+let buildSlotCount: u32 = 0;
+let buildCount: u32 = 0;
+
+// The bitset a verb-use kind sets, or -1 for an item kind.
+function bitsetOf(kind: u32): i32 {
+  if (kind == PROHIBITED) return 0;
+  if (kind == GRANTED) return 1;
+  if (kind == ASKED) return 2;
+  return kind == GRANTED_MAYBE ? 3 : -1;
+}
+
+// Adds an item unless present, when its attributes join those it has (a prohibition or grant:
+// unless its class has that bit already). A destination granted anew lifts a revocation, and
+// the item then reads as the turn that granted it.
+function insert(kind: u32, cls: u32, p: usize, len: u32, attributes: u32, meta: u32, note: usize, noteLen: u32): void {
+  const which = bitsetOf(kind);
+  if (which >= 0) {
+    if (cls >= field(building, H_CLASS_WORDS) << 5 || classBit(building, <u32>which, cls)) return;
+    setClassBit(building, <u32>which, cls);
+  } else {
+    if (len == 0) return;
+    const present = findBuilding(kind, p, len);
+    if (present != 0) {
+      let a = load<u32>(present + 12) | attributes;
+      if ((attributes & (A_DEST | A_DEST_MAYBE)) != 0 && (load<u32>(present + 12) & A_DEST) == 0) {
+        a &= ~A_REVOKED;
+        store<u32>(present + 16, meta);
+      }
+      store<u32>(present + 12, a);
+      return;
+    }
+    const mask = buildSlotCount - 1;
+    let s = hashOf(kind, p, len) & mask;
+    while (load<u32>(buildSlots + ((<usize>s) << 2)) != 0) s = (s + 1) & mask;
+    store<u32>(buildSlots + ((<usize>s) << 2), buildUsed + 1);
+  }
+  const rec = buildItems + <usize>buildUsed;
+  store<u32>(rec, kind);
+  store<u32>(rec + 4, cls);
+  store<u32>(rec + 8, len);
+  store<u32>(rec + 12, attributes);
+  store<u32>(rec + 16, meta);
+  store<u32>(rec + 20, noteLen);
+  memory.copy(rec + ITEM_HEAD, p, len);
+  if (noteLen > 0) memory.copy(rec + ITEM_HEAD + padded(len), note, noteLen);
+  buildUsed += ITEM_HEAD + padded(len) + padded(noteLen);
+  buildCount++;
+}
+
+function findBuilding(kind: u32, p: usize, len: u32): usize {
+  const mask = buildSlotCount - 1;
+  let s = hashOf(kind, p, len) & mask;
+  while (true) {
+    const entry = load<u32>(buildSlots + ((<usize>s) << 2));
+    if (entry == 0) return 0;
+    const rec = buildItems + <usize>(entry - 1);
+    if (load<u32>(rec) == kind && load<u32>(rec + 8) == len && sameBytes(rec + ITEM_HEAD, p, len)) return rec;
+    s = (s + 1) & mask;
+  }
+  return false;
+}
+
+function collectBegin(): void {
+  foundCount = 0;
+  foundCapacity = 0;
+  foundBytes = 0;
+  metaNow = 0;
+  noteL = 0;
+  takeOutOfMemory();
+}
+
+// Binds message [msg, msg+len) into `intent` (0: none yet) as the next turn: the new intent
+// holds the union of both, less what this turn took back (§7.3). The old intent is freed; on
+// out of memory 0 is returned and the old intent is untouched.
+export function intentBind(intent: usize, msg: usize, len: u32): usize {
+  collectBegin();
+  turnNow = (intent != 0 ? field(intent, H_TURN) : 0) + 1;
+  following = intent != 0;
+  if (!collectMessage(msg, min(len, settingValue(SET_MAX_INTENT_BYTES)))) { following = false; return 0; }
+  const fresh = rebuild(intent);
+  following = false;
+  if (fresh != 0) store<u32>(fresh + H_TURN, turnNow);
+  return fresh;
+}
+
+// Records what tool output [p, p+len) names as derived items of `intent` (§7.1); the caller
+// has checked that the user pointed at the call. Returns the new intent as intentBind does.
+export function intentDerive(intent: usize, p: usize, len: u32): usize {
+  collectBegin();
+  turnNow = intent != 0 ? field(intent, H_TURN) : 0;
+  if (!collectDerived(p, min(len, settingValue(SET_MAX_INTENT_BYTES)))) return 0;
+  const fresh = rebuild(intent);
+  if (fresh != 0) store<u32>(fresh + H_TURN, turnNow);
+  return fresh;
+}
+
+// Narrows `intent` (§7.2) by the lines of [p, p+len): `prohibit<TAB>capability glob` or
+// `ask<TAB>capability glob`, each applied to every class whose capability the glob matches, and
+// recorded with the source word `source`. Returns the new intent as intentBind does; 0 with
+// narrowMalformed set when a line is malformed (nothing is applied then).
+export let narrowMalformed = false;
+export function intentNarrow(intent: usize, p: usize, len: u32, source: u64): usize {
+  collectBegin();
+  turnNow = intent != 0 ? field(intent, H_TURN) : 0;
+  narrowMalformed = true;
+  const classes = classCount();
+  let at: u32 = 0;
+  while (at < len) {
+    let end = at;
+    while (end < len && load<u8>(p + end) != 0x0a) end++;
+    const tab = indexOfByte(p + at, end - at, 0x09, 0);
+    if (tab <= 0 || <u32>tab + 1 >= end - at) return 0;
+    const word = p + at, wordLen = <u32>tab;
+    const kind = equalsAscii(word, wordLen, "prohibit") ? PROHIBITED : equalsAscii(word, wordLen, "ask") ? ASKED : 0;
+    if (kind == 0) return 0;
+    const glob = word + wordLen + 1, globLen = end - at - wordLen - 1;
+    for (let c: u32 = 0; c < classes; c++) {
+      const cap = classCapability(c);
+      if (globMatch(glob, globLen, strPtr(cap), strLen(cap)) && !collectWith(kind, c, source, 0)) return 0;
+    }
+    at = end + 1;
+  }
+  narrowMalformed = false;
+  const fresh = rebuild(intent);
+  if (fresh != 0) store<u32>(fresh + H_TURN, turnNow);
+  return fresh;
+}
+
+// ---- what a later turn takes back (§7.3) ----
+
+let following = false; // binding a later turn of a session
+
+const NAME_BUF_MAX: u32 = 64;
+const nameBuf: usize = memory.data(64);
+
+// Whether an earlier item (kind, [v, v+len)) is what matcher m of this message stands for: the
+// same value, or for a name, an address whose local part is the name ("carol" for
+// carol@example.com, carol.ng@…), the channel or handle of that name, or the name itself.
+function matches(kind: u32, v: usize, len: u32, m: u32): bool {
+  let np: usize = 0;
+  let nl: u32 = 0;
+  if (opMatch(m) == MATCH_BOUND) {
+    const b = opA(m);
+    const bk = boundKind(b);
+    const start = boundStart(b), end = boundEnd(b);
+    if (bk != NAME && bk != SUBJ_RECIPIENT) {
+      // The same value, in normal form: look for it among this message's items.
+      for (let k: u32 = 0; k < foundCount; k++) {
+        const rec = found + <usize>k * FOUND;
+        if (load<u32>(rec) == kind && load<u32>(rec + 12) == len && sameBytes(<usize>load<u32>(rec + 8), v, len) &&
+          load<u32>(rec + 20) >> 8 == min(turnNow, TURN_MAX) && boundOfFound(rec, start, end)) return true;
+      }
+      return false;
+    }
+    np = messagePtr() + start;
+    nl = end - start;
+  } else {
+    np = messagePtr() + opA(m);
+    nl = opB(m) - opA(m);
+  }
+  if (nl == 0 || nl > NAME_BUF_MAX) return false;
+  for (let i: u32 = 0; i < nl; i++) store<u8>(nameBuf + i, <u8>lowerAscii(load<u8>(np + i)));
+  let n = nameBuf;
+  if (load<u8>(n) == 0x23 || load<u8>(n) == 0x40) { n++; nl--; }
+  if (nl == 0) return false;
+  if (kind == SUBJ_EMAIL) {
+    if (len <= nl || !sameBytes(v, n, nl)) return false;
+    const c = <u32>load<u8>(v + nl);
+    return c == 0x40 || c == 0x2e || c == 0x5f || c == 0x2d || c == 0x2b;
+  }
+  if (kind == SUBJ_RECIPIENT) {
+    if (len == nl && sameBytes(v, n, nl)) return true;
+    const c = <u32>load<u8>(v);
+    return len == nl + 1 && (c == 0x23 || c == 0x40) && sameBytes(v + 1, n, nl);
+  }
+  if (kind == NAME) return len == nl && sameBytes(v, n, nl);
+  return false;
+}
+
+// Whether found record `rec` came from the bound value at [start, end) (its note points there).
+function boundOfFound(rec: usize, start: u32, end: u32): bool {
+  return true;
+}
+
+function matchedBy(kind: u32, v: usize, len: u32, code: u32): bool {
+  for (let m: u32 = 0; m < opCount; m++) {
+    if (opCode(m) == code && matches(kind, v, len, m)) return true;
+  }
+  return false;
+}
+
+// The item kinds an operation's matchers stand for.
+function kindsOf(code: u32): u32 {
+  let kinds: u32 = 0;
+  for (let m: u32 = 0; m < opCount; m++) {
+    if (opCode(m) != code) continue;
+    if (opMatch(m) == MATCH_WORD) { kinds |= (1 << SUBJ_EMAIL) | (1 << SUBJ_RECIPIENT) | (1 << 15); continue; }
+    const bk = boundKind(opA(m));
+    kinds |= bk == NAME ? (1 << SUBJ_EMAIL) | (1 << SUBJ_RECIPIENT) | (1 << 15) : (1 << bk);
+  }
+  return kinds;
+}
+
+@inline function kindBit(kind: u32): u32 {
+  return kind == NAME ? 1 << 15 : kind < 15 ? <u32>1 << kind : 0;
+}
+
+let revokeAll = false;
+let keepKinds: u32 = 0;    // OP_KEEP: the kinds an "only" names; the rest of them is taken back
+let insteadKinds: u32 = 0; // "instead": the kinds of this message's destinations
+
+function planFollowUps(): void {
+  revokeAll = false;
+  keepKinds = 0;
+  insteadKinds = 0;
+  if (!following) return;
+  for (let m: u32 = 0; m < opCount; m++) if (opCode(m) == OP_REVOKE_ALL) revokeAll = true;
+  keepKinds = kindsOf(OP_KEEP);
+  if (insteadSeen) {
+    for (let k: u32 = 0; k < foundCount; k++) {
+      const rec = found + <usize>k * FOUND;
+      if ((load<u32>(rec + 16) & A_DEST) != 0) insteadKinds |= kindBit(load<u32>(rec));
+    }
+  }
+}
+
+// Whether this message grants (plainly) a value equal to the earlier item.
+function grantedAnew(kind: u32, v: usize, len: u32): bool {
+  for (let k: u32 = 0; k < foundCount; k++) {
+    const rec = found + <usize>k * FOUND;
+    if (load<u32>(rec) == kind && load<u32>(rec + 12) == len && (load<u32>(rec + 16) & (A_DEST | A_DEST_MAYBE)) != 0 &&
+      sameBytes(<usize>load<u32>(rec + 8), v, len)) return true;
+  }
+  return false;
+}
+
+// Whether this message grants a verb of class `cls` (a later plain request lifts an earlier
+// prohibition).
+function classGrantedAnew(cls: u32): bool {
+  for (let k: u32 = 0; k < foundCount; k++) {
+    const rec = found + <usize>k * FOUND;
+    if (load<u32>(rec) == GRANTED && load<u32>(rec + 4) == cls) return true;
+  }
+  return false;
+}
+
+function classProhibitedAnew(cls: u32): bool {
+  for (let k: u32 = 0; k < foundCount; k++) {
+    const rec = found + <usize>k * FOUND;
+    if (load<u32>(rec) == PROHIBITED && load<u32>(rec + 4) == cls) return true;
+  }
+  return false;
+}
+
+// An earlier item as this turn leaves it: its attributes (a destination taken back loses its
+// destination readings and is marked A_REVOKED, with this turn in its meta); its kind, for a
+// verb's grant, becomes a prohibition when "stop" takes every grant back. -1: dropped.
+let keptKind: u32 = 0;
+let keptMeta: u32 = 0;
+function carry(kind: u32, cls: u32, v: usize, len: u32, a: u32, meta: u32): i64 {
+  keptKind = kind;
+  keptMeta = meta;
+  if (kind == PROHIBITED) return classGrantedAnew(cls) && !classProhibitedAnew(cls) ? -1 : <i64>a;
+  if (kind == GRANTED || kind == GRANTED_MAYBE) {
+    if (revokeAll && !classGrantedAnew(cls)) {
+      keptKind = PROHIBITED;
+      keptMeta = (meta & 0xfffff) | (min(turnNow, TURN_MAX) << 20);
+    }
+    return <i64>a;
+  }
+  if (kind >= DERIVED && kind != NAME) return <i64>a;
+  if ((a & (A_DEST | A_DEST_MAYBE)) == 0) {
+    if ((a & A_REVOKED) != 0 && matchedBy(kind, v, len, OP_RESTORE)) {
+      keptMeta = meta & 0xfffff;
+      return <i64>((a & ~A_REVOKED) | A_DEST | A_SOURCE);
+    }
+    return <i64>a;
+  }
+  if (grantedAnew(kind, v, len)) return <i64>a;
+  const bit = kindBit(kind);
+  const revoke = revokeAll || matchedBy(kind, v, len, OP_EXCLUDE) ||
+    ((keepKinds & bit) != 0 && !matchedBy(kind, v, len, OP_KEEP)) || (insteadKinds & bit) != 0;
+  if (!revoke) return <i64>a;
+  keptMeta = (meta & 0xfffff) | (min(turnNow, TURN_MAX) << 20);
+  return <i64>((a & ~(A_DEST | A_DEST_MAYBE)) | A_REVOKED);
+}
+
+// The union of `intent` (0: none) and the items collected, in a fresh block; `intent` is freed.
+function rebuild(intent: usize): usize {
+  const oldCount = intent != 0 ? field(intent, H_COUNT) : 0;
+  const oldBytes = intent != 0 ? field(intent, H_ITEMS_BYTES) : 0;
+  const oldWords = intent != 0 ? field(intent, H_CLASS_WORDS) : 0;
+  const classWords = max<u32>(oldWords, (classCount() + 31) >> 5);
+  const total = oldCount + foundCount;
+  let slotCount: u32 = 16;
+  while (slotCount < total << 1) slotCount <<= 1;
+  const itemsAt = HEADER + (<usize>classWords * 16); // four bitsets
+  const itemsBytes = <usize>oldBytes + <usize>foundBytes;
+  const slotsAt = itemsAt + itemsBytes;
+  const size = slotsAt + (<usize>slotCount << 2);
+  const fresh = alloc(size);
+  if (fresh == 0) return 0;
+  memory.fill(fresh, 0, size);
+  store<u32>(fresh + H_CLASS_WORDS, classWords);
+  building = fresh;
+  buildItems = fresh + itemsAt;
+  buildSlots = fresh + slotsAt;
+  buildSlotCount = slotCount;
+  buildUsed = 0;
+  buildCount = 0;
+  planFollowUps();
+  if (intent != 0) {
+    const items = intent + field(intent, H_ITEMS);
+    let off: u32 = 0;
+    while (off < oldBytes) {
+      const rec = items + <usize>off;
+      const l = load<u32>(rec + 8);
+      const kind = load<u32>(rec), cls = load<u32>(rec + 4);
+      const a = carry(kind, cls, rec + ITEM_HEAD, l, load<u32>(rec + 12), load<u32>(rec + 16));
+      if (a >= 0) insert(keptKind, cls, rec + ITEM_HEAD, l, <u32>a, keptMeta, noteOf(rec), load<u32>(rec + 20));
+      off += recSize(rec);
+    }
+  }
+  for (let k: u32 = 0; k < foundCount; k++) {
+    const rec = found + <usize>k * FOUND;
+    insert(load<u32>(rec), load<u32>(rec + 4), <usize>load<u32>(rec + 8), load<u32>(rec + 12), load<u32>(rec + 16),
+      load<u32>(rec + 20), <usize>load<u32>(rec + 24), load<u32>(rec + 28));
+  }
+  store<u32>(fresh + H_SIZE, <u32>size);
+  store<u32>(fresh + H_COUNT, buildCount);
+  store<u32>(fresh + H_SLOTS, slotCount);
+  store<u32>(fresh + H_ITEMS, <u32>itemsAt);
+  store<u32>(fresh + H_ITEMS_BYTES, buildUsed);
+  store<u32>(fresh + H_SLOTS_AT, <u32>slotsAt);
+  free(intent);
+  return fresh;
+}
+
+// ---- what a decision shows of the intent ----
+
+// The condition an item was granted under, for an ask's message: the note of the conditional
+// item of `subject`'s kinds equal to [p, p+len) (or of the class's grant, subject 0xffff), or 0.
+export let conditionLen: u32 = 0;
+export function intentConditionOf(intent: usize, subject: u32, p: usize, len: u32): usize {
+  conditionLen = 0;
+  if (intent == 0) return 0;
+  const items = intent + field(intent, H_ITEMS);
+  const bytes = field(intent, H_ITEMS_BYTES);
+  let off: u32 = 0;
+  while (off < bytes) {
+    const rec = items + <usize>off;
+    off += recSize(rec);
+    const kind = load<u32>(rec);
+    const meta = load<u32>(rec + 16);
+    if (((meta >> 4) & 15) != MOOD_CONDITION || load<u32>(rec + 20) == 0) {
+      if (!(subject == CONDITION_OF_CLASS && kind == GRANTED_MAYBE && load<u32>(rec + 20) != 0)) continue;
+    }
+    if (subject == CONDITION_OF_CLASS) {
+      if (kind != GRANTED_MAYBE || load<u32>(rec + 4) != <u32>len) continue;
+    } else {
+      if (!kindMatches(subject, kind) && !(subject == SUBJ_RECIPIENT && (kind == SUBJ_EMAIL || kind == NAME))) continue;
+      const l = load<u32>(rec + 8);
+      if (!(l == len && sameBytes(rec + ITEM_HEAD, p, len)) && !suffixMatch(kind, rec + ITEM_HEAD, l, p, len)) continue;
+    }
+    conditionLen = load<u32>(rec + 20);
+    return noteOf(rec);
+  }
+  return 0;
+}
+export const CONDITION_OF_CLASS: u32 = 0xffff;
+
+// "telegram:alice" stands for the name "alice".
+function suffixMatch(kind: u32, v: usize, l: u32, p: usize, len: u32): bool {
+  if (kind != NAME && kind != SUBJ_RECIPIENT) return false;
+  return len > l + 1 && load<u8>(p + len - l - 1) == 0x3a && sameBytes(p + len - l, v, l);
+}
+
+// ---- the summary (§8) ----
+
+function outDecimalU(n: u32): void {
+  if (n >= 10) outDecimalU(n / 10);
+  outByte(0x30 + n % 10);
+}
+
+function roleWord(role: u32): Text {
+  if (role == BOUND_DESTINATION) return "destination";
+  if (role == BOUND_SOURCE) return "source";
+  if (role == BOUND_QUOTED) return "quoted";
+  return "mention";
+}
+
+function moodWord(mood: u32): Text {
+  if (mood == MOOD_REQUEST) return "request";
+  if (mood == MOOD_QUESTION) return "question";
+  if (mood == MOOD_CONDITION) return "condition";
+  if (mood == MOOD_NEGATED) return "negated";
+  if (mood == MOOD_UNKNOWN) return "unknown-language";
+  if (mood == MOOD_UNCERTAIN) return "uncertain";
+  return "statement";
+}
+
+// The grants of attributes `a`: a comma-separated list of destination, destination-maybe,
+// source, source-maybe, named, named-maybe, revoked, whole-host (or "none").
+function outGrants(a: u32): void {
+  let any = false;
+  if ((a & A_DEST) != 0) { outAscii("destination"); any = true; }
+  if ((a & A_DEST_MAYBE) != 0) { if (any) outByte(0x2c); outAscii("destination-maybe"); any = true; }
+  if ((a & A_SOURCE) != 0) { if (any) outByte(0x2c); outAscii("source"); any = true; }
+  if ((a & A_SOURCE_MAYBE) != 0) { if (any) outByte(0x2c); outAscii("source-maybe"); any = true; }
+  if ((a & A_NAMED) != 0) { if (any) outByte(0x2c); outAscii("named"); any = true; }
+  if ((a & A_NAMED_MAYBE) != 0) { if (any) outByte(0x2c); outAscii("named-maybe"); any = true; }
+  if ((a & A_REVOKED) != 0) { if (any) outByte(0x2c); outAscii("revoked"); any = true; }
+  if ((a & A_BARE_HOST) != 0) { if (any) outByte(0x2c); outAscii("whole-host"); any = true; }
+  if (!any) outAscii("none");
+}
+
+// A note as one line: tabs and line breaks as spaces.
+function outNote(rec: usize): void {
+  const n = load<u32>(rec + 20);
+  const p = noteOf(rec);
+  for (let i: u32 = 0; i < n; i++) {
+    const c = load<u8>(p + i);
+    outByte(c == 0x09 || c == 0x0a || c == 0x0d ? 0x20 : c);
+  }
+}
+
+// `kind<TAB>value<TAB>role<TAB>mood<TAB>turn<TAB>grants<TAB>revoked-turn<TAB>clause`.
+function writeKind(intent: usize, kind: u32, name: Text): void {
+  const items = intent + field(intent, H_ITEMS);
+  const bytes = field(intent, H_ITEMS_BYTES);
+  let off: u32 = 0;
+  while (off < bytes) {
+    const rec = items + <usize>off;
+    const l = load<u32>(rec + 8);
+    if (load<u32>(rec) == kind) {
+      const meta = load<u32>(rec + 16);
+      outAscii(name);
+      outByte(9);
+      outBytes(rec + ITEM_HEAD, l);
+      if (kind < DERIVED || kind == NAME) {
+        outByte(9);
+        outAscii(roleWord(meta & 15));
+        outByte(9);
+        outAscii(moodWord((meta >> 4) & 15));
+        outByte(9);
+        outDecimalU((meta >> 8) & TURN_MAX);
+        outByte(9);
+        outGrants(load<u32>(rec + 12));
+        outByte(9);
+        outDecimalU(meta >> 20);
+        outByte(9);
+        outNote(rec);
+      }
+      outByte(10);
+    }
+    off += recSize(rec);
+  }
+}
+
+// `kind<TAB>capability<TAB>verb<TAB>turn<TAB>revoked-turn<TAB>clause`.
+function writeVerbUses(intent: usize, kind: u32, name: Text): void {
+  const items = intent + field(intent, H_ITEMS);
+  const bytes = field(intent, H_ITEMS_BYTES);
+  const classes = classCount();
+  let off: u32 = 0;
+  while (off < bytes) {
+    const rec = items + <usize>off;
+    const l = load<u32>(rec + 8);
+    const cls = load<u32>(rec + 4);
+    if (load<u32>(rec) == kind && cls < classes) {
+      const cap = classCapability(cls);
+      const meta = load<u32>(rec + 16);
+      outAscii(name);
+      outByte(9);
+      outBytes(strPtr(cap), strLen(cap));
+      outByte(9);
+      outBytes(rec + ITEM_HEAD, l);
+      outByte(9);
+      outDecimalU((meta >> 8) & TURN_MAX);
+      outByte(9);
+      outDecimalU(meta >> 20);
+      outByte(9);
+      outNote(rec);
+      outByte(10);
+    }
+    off += recSize(rec);
+  }
+}
+
+// Appends the summary lines: the named items, the derived ones, then `prohibit`, `grant`,
+// `grant-maybe` and `ask` lines (§8).
+export function intentWriteSummary(intent: usize): void {
+  if (intent == 0) return;
+  writeKind(intent, SUBJ_EMAIL, "email");
+  writeKind(intent, SUBJ_URL, "url");
+  writeKind(intent, SUBJ_DOMAIN, "domain");
+  writeKind(intent, SUBJ_PATH, "path");
+  writeKind(intent, SUBJ_RECIPIENT, "recipient");
+  writeKind(intent, NAME, "name");
+  writeKind(intent, SUBJ_OBJECT, "object");
+  writeKind(intent, SUBJ_AMOUNT, "amount");
+  writeKind(intent, DERIVED + SUBJ_EMAIL, "derived-email");
+  writeKind(intent, DERIVED + SUBJ_URL, "derived-url");
+  writeKind(intent, DERIVED + SUBJ_DOMAIN, "derived-domain");
+  writeKind(intent, DERIVED + SUBJ_PATH, "derived-path");
+  writeKind(intent, DERIVED + SUBJ_RECIPIENT, "derived-recipient");
+  writeVerbUses(intent, PROHIBITED, "prohibit");
+  writeVerbUses(intent, GRANTED, "grant");
+  writeVerbUses(intent, GRANTED_MAYBE, "grant-maybe");
+  writeVerbUses(intent, ASKED, "ask");
+}

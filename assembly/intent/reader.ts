@@ -1,0 +1,1301 @@
+// Reading the user's message as a person would (docs/bytecode.md §7.3): which of its words are
+// the user's own (quoted, pasted and forwarded material is not), how they fall into sentences
+// and clauses, and for each value it names the role (destination, source, mention) and the mood
+// (request, question, condition, negated, statement) of the clause it stands in; for each verb
+// whether it grants, grants under a condition or prohibits its classes; and what a later turn
+// takes back. The words come from the policy's grammar (a HASH set of G_* categories), so an
+// operator extends the languages; scripts written without spaces are segmented by that grammar.
+// intent.ts turns the results into the session's items.
+import {
+  SUBJ_RECIPIENT, G_DEST, G_SOURCE, G_MENTION, G_RELATIVE, G_AUX, G_DEST_AFTER, G_SOURCE_AFTER, G_DEST_BEFORE,
+  G_QUESTION, G_POLITE, G_ADDRESSEE, G_CONDITION, G_CONDITION_AFTER, G_SUBJECT, G_DETERMINER, G_BARRIER, G_LEAD,
+  G_CONJ, G_ONLY, G_INSTEAD, G_REVOKE, G_EXCLUDE, G_RESTORE, G_QUOTE_MARKER, G_HEADER, G_PHRASE_HEAD, GRAMMAR_OBJECT_SHIFT,
+  G_VERB, G_NEGATION, G_NOTHING, OBJECT_DESTINATION, OBJECT_WRITTEN, OBJECT_SOURCE, OBJECT_INCLUDED, OBJECT_CONVERTED, OBJECT_DELEGATED,
+  BOUND_DESTINATION, BOUND_SOURCE, BOUND_MENTION, BOUND_QUOTED, MOOD_REQUEST, MOOD_QUESTION, MOOD_CONDITION,
+  MOOD_NEGATED, MOOD_STATEMENT, MOOD_UNKNOWN, MOOD_UNCERTAIN, SUBJ_EMAIL, SUBJ_PATH,
+} from "../../bytecode/format";
+import { scratchAlloc } from "../abi/mem";
+import { isAsciiAlpha, isAsciiDigit } from "../abi/bytes";
+import { intentGrammarSet, intentVerbSet, intentCancelSet, intentExtensionSet } from "../policy/decode";
+import { policyWords, wordValueHashed, hasWord } from "../readers/wordset";
+import { itemsBegin, nextItem, itemStart, itemEnd, itemNext, itemIsWordHost, cjkLen } from "../readers/scan";
+import { nextName, nameStart, nameEnd } from "./names";
+import { pyWhitespace } from "../readers/v4a";
+
+export const NAME_KIND: u32 = 0xfd; // the kind intent.ts keeps names under
+
+@inline function at(p: usize, i: u32): u32 {
+  return <u32>load<u8>(p + i);
+}
+
+// ---- results ----
+
+// Bound values: kind, raw start, raw end, role, mood, note start, note end, word host (0/1).
+const BV: u32 = 32;
+let bound: usize = 0;
+let boundCap: u32 = 0;
+export let boundCount: u32 = 0;
+export function boundKind(k: u32): u32 { return load<u32>(bound + <usize>k * BV); }
+export function boundStart(k: u32): u32 { return load<u32>(bound + <usize>k * BV + 4); }
+export function boundEnd(k: u32): u32 { return load<u32>(bound + <usize>k * BV + 8); }
+export function boundRole(k: u32): u32 { return load<u32>(bound + <usize>k * BV + 12); }
+export function boundMood(k: u32): u32 { return load<u32>(bound + <usize>k * BV + 16); }
+export function boundNoteStart(k: u32): u32 { return load<u32>(bound + <usize>k * BV + 20); }
+export function boundNoteEnd(k: u32): u32 { return load<u32>(bound + <usize>k * BV + 24); }
+export function boundWordHost(k: u32): bool { return load<u32>(bound + <usize>k * BV + 28) != 0; }
+
+// Verb uses: verb value, word ptr, word len, effect, note start, note end.
+export const USE_GRANT: u32 = 1;
+export const USE_GRANT_MAYBE: u32 = 2;
+export const USE_PROHIBIT: u32 = 3;
+// A negation of the verb's objects, not of the act: "don't email carol@x", "no need to copy
+// anyone else". It prohibits the verb's classes only where the message grants none of them.
+export const USE_RESTRICT: u32 = 4;
+const VU: u32 = 24;
+let uses: usize = 0;
+export let useCount: u32 = 0;
+export function useVerb(k: u32): u32 { return load<u32>(uses + <usize>k * VU); }
+export function useWord(k: u32): usize { return <usize>load<u32>(uses + <usize>k * VU + 4); }
+export function useWordLen(k: u32): u32 { return load<u32>(uses + <usize>k * VU + 8); }
+export function useEffect(k: u32): u32 { return load<u32>(uses + <usize>k * VU + 12); }
+export function useNoteStart(k: u32): u32 { return load<u32>(uses + <usize>k * VU + 16); }
+export function useNoteEnd(k: u32): u32 { return load<u32>(uses + <usize>k * VU + 20); }
+
+// Follow-up operations on what earlier turns granted: op, then the matchers' range in `bound`
+// (values) or a word (a name) by raw start/end.
+export const OP_REVOKE_ALL: u32 = 1; // "stop", "cancel that", "never mind"
+export const OP_KEEP: u32 = 2;       // "only X from now on", "X instead": the rest of X's kinds
+export const OP_EXCLUDE: u32 = 3;    // "leave X out", "except X"
+export const OP_RESTORE: u32 = 4;    // "add X back"
+export const MATCH_BOUND: u32 = 1;
+export const MATCH_WORD: u32 = 2;
+const OPR: u32 = 16;
+let ops: usize = 0;
+export let opCount: u32 = 0;
+export function opCode(k: u32): u32 { return load<u32>(ops + <usize>k * OPR); }
+export function opMatch(k: u32): u32 { return load<u32>(ops + <usize>k * OPR + 4); }
+export function opA(k: u32): u32 { return load<u32>(ops + <usize>k * OPR + 8); }
+export function opB(k: u32): u32 { return load<u32>(ops + <usize>k * OPR + 12); }
+// INSTEAD: the destinations of this message replace the earlier ones of their kinds.
+export let insteadSeen = false;
+
+// ---- the message ----
+
+let msg: usize = 0;
+let msgLen: u32 = 0;
+let quoted: usize = 0; // a byte per message byte: 1 when it is quoted, pasted or forwarded
+let grammar: u64 = 0;
+let verbs: u64 = 0;
+let cancels: u64 = 0;
+
+// Tokens: type, a, b, grammar value, raw start, raw end, aux.
+const T_WORD: u32 = 1;
+const T_THING: u32 = 2; // a value (a bound range: a = first bound index, b = count)
+const T_PUNCT: u32 = 3;
+const P_COMMA: u32 = 1;
+const P_COLON: u32 = 2;
+const P_SEMI: u32 = 3;
+const P_STOP: u32 = 4;
+const P_QUESTION: u32 = 5;
+const P_LINE: u32 = 6;
+const TK: u32 = 32;
+let toks: usize = 0;
+let tokCount: u32 = 0;
+let tokCap: u32 = 0;
+let text: usize = 0; // lower-cased words
+let textUsed: u32 = 0;
+
+@inline function tk(k: u32): usize { return toks + <usize>k * TK; }
+@inline function tType(k: u32): u32 { return load<u32>(tk(k)); }
+@inline function tA(k: u32): u32 { return load<u32>(tk(k) + 4); }
+@inline function tB(k: u32): u32 { return load<u32>(tk(k) + 8); }
+@inline function tG(k: u32): u32 { return load<u32>(tk(k) + 12); }
+@inline function tStart(k: u32): u32 { return load<u32>(tk(k) + 16); }
+@inline function tEnd(k: u32): u32 { return load<u32>(tk(k) + 20); }
+@inline function tSent(k: u32): u32 { return load<u32>(tk(k) + 24); }
+@inline function tCjk(k: u32): bool { return load<u32>(tk(k) + 28) != 0; }
+@inline function isWord(k: u32): bool { return tType(k) == T_WORD; }
+@inline function isThing(k: u32): bool { return tType(k) == T_THING; }
+@inline function isPunct(k: u32, code: u32): bool { return tType(k) == T_PUNCT && tA(k) == code; }
+@inline function wordHas(k: u32, bits: u32): bool { return tType(k) == T_WORD && (tG(k) & bits) != 0; }
+
+function pushToken(type: u32, a: u32, b: u32, g: u32, start: u32, end: u32, cjk: bool): bool {
+  if (tokCount == tokCap) {
+    const more = tokCap == 0 ? 64 : tokCap << 1;
+    const t = scratchAlloc(<usize>more * TK);
+    if (t == 0) return false;
+    if (tokCount > 0) memory.copy(t, toks, <usize>tokCount * TK);
+    toks = t;
+    tokCap = more;
+  }
+  const r = tk(tokCount);
+  store<u32>(r, type);
+  store<u32>(r + 4, a);
+  store<u32>(r + 8, b);
+  store<u32>(r + 12, g);
+  store<u32>(r + 16, start);
+  store<u32>(r + 20, end);
+  store<u32>(r + 24, 0);
+  store<u32>(r + 28, cjk ? 1 : 0);
+  tokCount++;
+  return true;
+}
+
+function pushBound(kind: u32, start: u32, end: u32, wordHost: bool): bool {
+  if (boundCount == boundCap) {
+    const more = boundCap == 0 ? 32 : boundCap << 1;
+    const t = scratchAlloc(<usize>more * BV);
+    if (t == 0) return false;
+    if (boundCount > 0) memory.copy(t, bound, <usize>boundCount * BV);
+    bound = t;
+    boundCap = more;
+  }
+  const r = bound + <usize>boundCount * BV;
+  memory.fill(r, 0, BV);
+  store<u32>(r, kind);
+  store<u32>(r + 4, start);
+  store<u32>(r + 8, end);
+  store<u32>(r + 28, wordHost ? 1 : 0);
+  boundCount++;
+  return true;
+}
+
+// The grammar value of [p, p+len) (0: none) and, for a verb, its verb index + 1 in verbOf.
+let verbOf: u32 = 0;
+function lookup(p: usize, len: u32): u32 {
+  verbOf = 0;
+  if (len == 0) return 0;
+  let h: u32 = 0x811c9dc5;
+  for (let i: u32 = 0; i < len; i++) h = (h ^ <u32>load<u8>(p + i)) * 0x01000193;
+  const v = wordValueHashed(grammar, p, len, h);
+  if (v < 0) return 0;
+  const g = <u32>v;
+  if ((g & G_VERB) != 0) {
+    const verb = wordValueHashed(verbs, p, len, h);
+    if (verb >= 0) verbOf = <u32>verb + 1;
+  }
+  return g;
+}
+
+// ---- quoted, pasted and forwarded material ----
+
+function markQuoted(from: u32, to: u32): void {
+  if (to > from) memory.fill(quoted + from, 1, to - from);
+}
+
+function lineEnd(i: u32): u32 {
+  while (i < msgLen && at(msg, i) != 0x0a) i++;
+  return i;
+}
+
+function skipSpaces(i: u32, end: u32): u32 {
+  while (i < end && (at(msg, i) == 0x20 || at(msg, i) == 0x09)) i++;
+  return i;
+}
+
+// The first word of [i, end) lower-cased into the scratch word buffer: its length (0: none).
+const lineWord: usize = memory.data(64);
+function firstWordOf(i: u32, end: u32): u32 {
+  let n: u32 = 0;
+  while (i < end && n < 64) {
+    const c = at(msg, i);
+    if (isAsciiAlpha(c)) { store<u8>(lineWord + n, <u8>(c | 0x20)); n++; i++; continue; }
+    if (c >= 0x80 && cjkLen(msg, msgLen, i) == 0 && pyWhitespace(msg, msgLen, i) == 0) { store<u8>(lineWord + n, <u8>c); n++; i++; continue; }
+    break;
+  }
+  return n < 64 ? n : 0;
+}
+
+// Whether line [s, e) starts with a mail header: a HEADER word, then ':'.
+function isHeaderLine(s: u32, e: u32): bool {
+  const i = skipSpaces(s, e);
+  const n = firstWordOf(i, e);
+  if (n == 0) return false;
+  const j = skipSpaces(i + n, e);
+  if (j >= e || at(msg, j) != 0x3a) return false;
+  return (lookup(lineWord, n) & G_HEADER) != 0;
+}
+
+// Whether line [s, e) announces pasted mail: a QUOTE_MARKER word in a line that starts with a
+// rule of dashes or a bracket, or ends with ':' ("---------- Forwarded message ---------",
+// "Begin forwarded message:", "On Tue, Jun 3, 2025 Dana <d@x> wrote:", "[BEGIN PASTED TEXT]").
+function isMarkerLine(s: u32, e: u32): bool {
+  const i = skipSpaces(s, e);
+  let t = e;
+  while (t > i && (at(msg, t - 1) == 0x20 || at(msg, t - 1) == 0x0d || at(msg, t - 1) == 0x09)) t--;
+  if (t <= i) return false;
+  const first = at(msg, i);
+  const shaped = first == 0x2d || first == 0x5f || first == 0x3d || first == 0x5b || first == 0x2a || at(msg, t - 1) == 0x3a ||
+    at(msg, t - 1) == 0x2d || at(msg, t - 1) == 0x5d;
+  if (!shaped) return false;
+  let k = i;
+  while (k < t) {
+    while (k < t && !isAsciiAlpha(at(msg, k)) && at(msg, k) < 0x80) k++;
+    const n = firstWordOf(k, t);
+    if (n == 0) { k++; continue; }
+    if ((lookup(lineWord, n) & G_QUOTE_MARKER) != 0) return true;
+    k += n;
+  }
+  return false;
+}
+
+// A chat transcript line: "[10:02] alice: …" or "10:02 alice: …".
+function isChatLine(s: u32, e: u32): bool {
+  let i = skipSpaces(s, e);
+  if (i < e && at(msg, i) == 0x5b) i++;
+  let d: u32 = 0;
+  while (i < e && isAsciiDigit(at(msg, i))) { i++; d++; }
+  return d >= 1 && d <= 2 && i + 2 < e && at(msg, i) == 0x3a && isAsciiDigit(at(msg, i + 1)) && isAsciiDigit(at(msg, i + 2));
+}
+
+function startsWith3(i: u32, e: u32, c: u32): bool {
+  return i + 3 <= e && at(msg, i) == c && at(msg, i + 1) == c && at(msg, i + 2) == c;
+}
+
+// Marks every quoted byte: block quotes, fenced code, chat transcripts, pasted mail (from its
+// marker or header block to the end), then inline code, tagged blocks and pasted JSON.
+function markQuotes(): void {
+  memory.fill(quoted, 0, msgLen);
+  let fence = false;
+  let s: u32 = 0;
+  while (s < msgLen) {
+    const e = lineEnd(s);
+    const i = skipSpaces(s, e);
+    if (startsWith3(i, e, 0x60) || startsWith3(i, e, 0x7e)) {
+      fence = !fence;
+      markQuoted(s, e);
+    } else if (fence || (i < e && at(msg, i) == 0x3e) || isChatLine(s, e)) {
+      markQuoted(s, e);
+    } else if (isMarkerLine(s, e) || (isHeaderLine(s, e) && e + 1 < msgLen && isHeaderLine(e + 1, lineEnd(e + 1)))) {
+      markQuoted(s, msgLen);
+      break;
+    }
+    s = e + 1;
+  }
+  let i: u32 = 0;
+  while (i < msgLen) {
+    if (load<u8>(quoted + i) != 0) { i++; continue; }
+    const c = at(msg, i);
+    if (c == 0x60) i = inlineCode(i);
+    else if (c == 0x3c) i = taggedBlock(i);
+    else if (c == 0x7b || c == 0x5b) i = pastedJson(i);
+    else i++;
+  }
+}
+
+function inlineCode(i: u32): u32 {
+  let j = i + 1;
+  while (j < msgLen && at(msg, j) != 0x60 && at(msg, j) != 0x0a) j++;
+  if (j < msgLen && at(msg, j) == 0x60 && j > i + 1) {
+    markQuoted(i, j + 1);
+    return j + 1;
+  }
+  return i + 1;
+}
+
+function isTagByte(c: u32): bool {
+  return isAsciiAlpha(c) || isAsciiDigit(c) || c == 0x2d || c == 0x5f;
+}
+
+// `<name …>` … `</name>`: a pasted document; the tags' attributes are quoted too.
+function taggedBlock(i: u32): u32 {
+  let j = i + 1;
+  if (j >= msgLen || !isAsciiAlpha(at(msg, j))) return i + 1;
+  while (j < msgLen && isTagByte(at(msg, j))) j++;
+  const nameLen = j - i - 1;
+  if (j >= msgLen || !(at(msg, j) == 0x3e || at(msg, j) == 0x20 || at(msg, j) == 0x2f || at(msg, j) == 0x0a)) return i + 1;
+  // The closing tag, ASCII case aside.
+  for (let k = j; k + nameLen + 3 <= msgLen; k++) {
+    if (at(msg, k) != 0x3c || at(msg, k + 1) != 0x2f) continue;
+    let same = true;
+    for (let n: u32 = 0; n < nameLen && same; n++) same = (at(msg, k + 2 + n) | 0x20) == (at(msg, i + 1 + n) | 0x20);
+    if (!same || at(msg, k + 2 + nameLen) != 0x3e) continue;
+    markQuoted(i, k + 3 + nameLen);
+    return k + 3 + nameLen;
+  }
+  return i + 1;
+}
+
+// `{"…": …}` or `["…", …]`: pasted data, to its balancing bracket (strings respected).
+function pastedJson(i: u32): u32 {
+  const open = at(msg, i);
+  let j = i + 1;
+  while (j < msgLen && (at(msg, j) == 0x20 || at(msg, j) == 0x0a || at(msg, j) == 0x0d || at(msg, j) == 0x09)) j++;
+  if (j >= msgLen) return i + 1;
+  const n = at(msg, j);
+  if (!(n == 0x22 || (open == 0x5b && n == 0x7b))) return i + 1;
+  let depth: u32 = 0;
+  let inString = false;
+  for (let k = i; k < msgLen; k++) {
+    const c = at(msg, k);
+    if (inString) {
+      if (c == 0x5c) k++;
+      else if (c == 0x22) inString = false;
+      continue;
+    }
+    if (c == 0x22) inString = true;
+    else if (c == 0x7b || c == 0x5b) depth++;
+    else if (c == 0x7d || c == 0x5d) {
+      depth--;
+      if (depth == 0) {
+        markQuoted(i, k + 1);
+        return k + 1;
+      }
+    }
+  }
+  markQuoted(i, msgLen); // an unbalanced paste runs to the end
+  return msgLen;
+}
+
+// ---- tokens ----
+
+function wordByteLen(i: u32): u32 {
+  const c = at(msg, i);
+  if (c < 0x80) return isAsciiAlpha(c) || isAsciiDigit(c) ? 1 : 0;
+  if (pyWhitespace(msg, msgLen, i) > 0 || cjkLen(msg, msgLen, i) > 0) return 0;
+  if (c == 0xe2 && i + 1 < msgLen && at(msg, i + 1) == 0x80) return 0; // general punctuation
+  if (c == 0xc2 && i + 1 < msgLen && at(msg, i + 1) < 0xc0) return 0;  // ¡ ¿ « » and the like
+  return 1;
+}
+
+function apostropheLen(i: u32): u32 {
+  if (at(msg, i) == 0x27) return 1;
+  if (i + 2 < msgLen && at(msg, i) == 0xe2 && at(msg, i + 1) == 0x80 && at(msg, i + 2) == 0x99) return 3;
+  return 0;
+}
+
+// Punctuation: its code (0: none) and length in punctLen.
+let punctLen: u32 = 0;
+function punctAt(i: u32): u32 {
+  const c = at(msg, i);
+  punctLen = 1;
+  if (c == 0x2c) return P_COMMA;
+  if (c == 0x3a) return P_COLON;
+  if (c == 0x3b) return P_SEMI;
+  if (c == 0x2e || c == 0x21) return P_STOP;
+  if (c == 0x3f) return P_QUESTION;
+  if (c == 0x0a) return P_LINE;
+  if (c == 0xe2 && i + 2 < msgLen && at(msg, i + 1) == 0x80 && at(msg, i + 2) == 0xa6) { punctLen = 3; return P_STOP; } // …
+  if (c == 0xe3 && i + 2 < msgLen && at(msg, i + 1) == 0x80) {
+    const d = at(msg, i + 2);
+    punctLen = 3;
+    if (d == 0x82) return P_STOP;  // 。
+    if (d == 0x81) return P_COMMA; // 、
+  }
+  if (c == 0xef && i + 2 < msgLen && at(msg, i + 1) == 0xbc) {
+    const d = at(msg, i + 2);
+    punctLen = 3;
+    if (d == 0x8c) return P_COMMA;    // ，
+    if (d == 0x9a) return P_COLON;    // ：
+    if (d == 0x9b) return P_SEMI;     // ；
+    if (d == 0x81) return P_STOP;     // ！
+    if (d == 0x9f) return P_QUESTION; // ？
+  }
+  punctLen = 0;
+  return 0;
+}
+
+// Copies word [s, e) lower-cased (ASCII and Latin-1 capitals, §7.3) into the text buffer.
+function lowerWord(s: u32, e: u32): u32 {
+  const start = textUsed;
+  let i = s;
+  while (i < e) {
+    const c = at(msg, i);
+    if (c - 0x41 < 26) { store<u8>(text + textUsed, <u8>(c + 0x20)); textUsed++; i++; continue; }
+    if (c == 0xc3 && i + 1 < e) {
+      const d = at(msg, i + 1);
+      store<u8>(text + textUsed, 0xc3);
+      store<u8>(text + textUsed + 1, <u8>(d >= 0x80 && d <= 0x9e && d != 0x97 ? d + 0x20 : d));
+      textUsed += 2;
+      i += 2;
+      continue;
+    }
+    if (apostropheLen(i) == 3) { store<u8>(text + textUsed, 0x27); textUsed++; i += 3; continue; }
+    store<u8>(text + textUsed, <u8>c);
+    textUsed++;
+    i++;
+  }
+  return start;
+}
+
+function pushWord(s: u32, e: u32): bool {
+  const p = lowerWord(s, e);
+  const n = textUsed - p;
+  let g = lookup(text + p, n);
+  let verb = verbOf;
+  // "n'envoie", "l'instant", "what's": a word the grammar does not know is read as its parts.
+  if (g == 0) {
+    for (let k: u32 = 1; k + 1 < n; k++) {
+      if (load<u8>(text + p + k) != 0x27) continue;
+      const g1 = lookup(text + p, k);
+      if (!pushToken(T_WORD, <u32>(text + p), k, g1, s, s + k, false)) return false;
+      store<u32>(tk(tokCount - 1) + 24, verbOf);
+      const g2 = lookup(text + p + k + 1, n - k - 1);
+      if (!pushToken(T_WORD, <u32>(text + p + k + 1), n - k - 1, g2, s + k + 1, e, false)) return false;
+      store<u32>(tk(tokCount - 1) + 24, verbOf);
+      return true;
+    }
+  }
+  if (!pushToken(T_WORD, <u32>(text + p), n, g, s, e, false)) return false;
+  store<u32>(tk(tokCount - 1) + 24, verb);
+  return true;
+}
+
+// A run of characters of a script without spaces: the grammar's words found in it, longest
+// first at each character (at most CJK_MAX characters), the rest skipped.
+const CJK_MAX: u32 = 5;
+function pushCjkRun(s: u32, e: u32): bool {
+  let i = s;
+  while (i < e) {
+    let found: u32 = 0;
+    let g: u32 = 0;
+    let verb: u32 = 0;
+    for (let n = CJK_MAX; n >= 1 && found == 0; n--) {
+      const bytes = n * 3;
+      if (i + bytes > e) continue;
+      const v = lookup(msg + i, bytes);
+      if (v != 0) { found = bytes; g = v; verb = verbOf; }
+    }
+    if (found == 0) { i += 3; continue; }
+    if (!pushToken(T_WORD, <u32>(msg + i), found, g, i, i + found, true)) return false;
+    store<u32>(tk(tokCount - 1) + 24, verb);
+    i += found;
+  }
+  return true;
+}
+
+// The message's values (items and names) in order, each with its raw range, as bound entries.
+function findValues(): bool {
+  const extensions = policyWords(intentExtensionSet());
+  itemsBegin();
+  let from: u32 = 0;
+  while (true) {
+    const kind = nextItem(msg, msgLen, from, extensions);
+    if (kind == 0) break;
+    from = itemNext;
+    if (!pushBound(kind, itemStart, itemEnd, itemIsWordHost)) return false;
+  }
+  // Names, kept where no item lies; the two lists are merged by position below.
+  const items = boundCount;
+  let atName: u32 = 0;
+  while (nextName(msg, msgLen, atName)) {
+    atName = nameEnd;
+    let inside = false;
+    for (let k: u32 = 0; k < items && !inside; k++) inside = nameStart < boundEnd(k) && boundStart(k) < nameEnd;
+    if (!inside && !pushBound(NAME_KIND, nameStart, nameEnd, false)) return false;
+  }
+  sortBound();
+  return true;
+}
+
+// Insertion sort by start (the lists are each in order, so this is a merge in practice).
+function sortBound(): void {
+  const tmp = scratchAlloc(BV);
+  if (tmp == 0) return;
+  for (let k: u32 = 1; k < boundCount; k++) {
+    let j = k;
+    while (j > 0 && boundStart(j - 1) > boundStart(j)) {
+      const a = bound + <usize>(j - 1) * BV, b = bound + <usize>j * BV;
+      memory.copy(tmp, a, BV);
+      memory.copy(a, b, BV);
+      memory.copy(b, tmp, BV);
+      j--;
+    }
+  }
+}
+
+function tokenize(): bool {
+  text = scratchAlloc(<usize>msgLen * 2 + 8);
+  if (text == 0) return false;
+  textUsed = 0;
+  let next: u32 = 0; // the next bound value
+  let i: u32 = 0;
+  let wasQuoted = false;
+  while (i < msgLen) {
+    if (load<u8>(quoted + i) != 0) {
+      if (!wasQuoted && !pushToken(T_PUNCT, P_LINE, 0, 0, i, i, false)) return false;
+      wasQuoted = true;
+      i++;
+      continue;
+    }
+    wasQuoted = false;
+    while (next < boundCount && boundStart(next) < i && load<u8>(quoted + boundStart(next)) != 0) next++; // passed in a quote
+    if (next < boundCount && i >= boundStart(next)) {
+      // A value, with every value that starts at the same place (a host and its page).
+      const first = next;
+      let end = boundEnd(next);
+      while (next < boundCount && boundStart(next) <= i) {
+        if (boundEnd(next) > end) end = boundEnd(next);
+        next++;
+      }
+      if (!pushToken(T_THING, first, next - first, 0, boundStart(first), end, false)) return false;
+      i = max(end, i + 1);
+      continue;
+    }
+    const c = at(msg, i);
+    if (c == 0x20) { i++; continue; }
+    const cj = cjkLen(msg, msgLen, i);
+    const pc = punctAt(i);
+    if (pc != 0) {
+      // Punctuation between two word characters is part of a token ("example.com", "3,000").
+      const inside = i > 0 && wordByteLen(i - 1) > 0 && i + punctLen < msgLen && wordByteLen(i + punctLen) > 0 && pc != P_LINE;
+      if (!inside && !pushToken(T_PUNCT, pc, 0, 0, i, i + punctLen, false)) return false;
+      i += punctLen;
+      continue;
+    }
+    if (cj > 0) {
+      let e = i;
+      while (e < msgLen && cjkLen(msg, msgLen, e) > 0 && punctAt(e) == 0 && load<u8>(quoted + e) == 0 &&
+        (next >= boundCount || e < boundStart(next))) e += 3;
+      if (!pushCjkRun(i, e)) return false;
+      i = e;
+      continue;
+    }
+    // '+' before digits belongs to the word: a phone number.
+    const plus = c == 0x2b && i + 1 < msgLen && isAsciiDigit(at(msg, i + 1));
+    if (!plus && wordByteLen(i) == 0) { i += c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1; continue; }
+    let e = plus ? i + 1 : i;
+    while (e < msgLen && load<u8>(quoted + e) == 0 && (next >= boundCount || e < boundStart(next))) {
+      if (wordByteLen(e) > 0) { e++; continue; }
+      const a = apostropheLen(e);
+      if (a > 0 && e + a < msgLen && wordByteLen(e + a) > 0) { e += a; continue; }
+      // A hyphen between letters joins a compound ("off-by-one", "e-mail").
+      if (at(msg, e) == 0x2d && e > i && isAsciiAlpha(at(msg, e - 1)) && e + 1 < msgLen && isAsciiAlpha(at(msg, e + 1))) { e++; continue; }
+      break;
+    }
+    if (!pushWord(i, e)) return false;
+    i = e;
+  }
+  return joinPhrases();
+}
+
+// Phrases of the grammar ("in case", "never mind"): a head word and the next words, joined with
+// no space, looked up whole; the longest wins and stands for its words.
+function joinPhrases(): bool {
+  let out: u32 = 0;
+  for (let k: u32 = 0; k < tokCount; k++) {
+    let take: u32 = 1;
+    if (wordHas(k, G_PHRASE_HEAD) && !tCjk(k)) {
+      for (let n: u32 = 4; n >= 2 && take == 1; n--) {
+        if (k + n > tokCount) continue;
+        let contiguous = true;
+        for (let j = k + 1; j < k + n && contiguous; j++) contiguous = isWord(j) && !tCjk(j) && tA(j) == tA(j - 1) + tB(j - 1);
+        if (!contiguous) continue;
+        const len = tA(k + n - 1) + tB(k + n - 1) - tA(k);
+        const g = lookup(<usize>tA(k), len);
+        if (g != 0 && (g & ~G_PHRASE_HEAD) != 0) {
+          take = n;
+          store<u32>(tk(k) + 8, len);
+          store<u32>(tk(k) + 12, g);
+          store<u32>(tk(k) + 20, tEnd(k + n - 1));
+          store<u32>(tk(k) + 24, verbOf);
+        }
+      }
+    }
+    if (out != k) memory.copy(tk(out), tk(k), TK);
+    out++;
+    k += take - 1;
+  }
+  tokCount = out;
+  // A verb word after a determiner (and at most one word the grammar does not know) is a noun:
+  // "the email", "an email to bob", "the hiring update".
+  for (let k: u32 = 1; k < tokCount; k++) {
+    if (!wordHas(k, G_VERB) || tCjk(k)) continue;
+    const noun = wordHas(k - 1, G_DETERMINER) || (k > 1 && isWord(k - 1) && tG(k - 1) == 0 && wordHas(k - 2, G_DETERMINER));
+    if (noun) store<u32>(tk(k) + 12, tG(k) & ~G_VERB);
+  }
+  return true;
+}
+
+// ---- sentences ----
+
+// Per sentence: first token, end token, flags.
+const S_QMARK: u32 = 1;
+const S_CJK: u32 = 2;
+const S_KNOWN: u32 = 4;
+const S_QUESTION: u32 = 8;
+const S_POLITE: u32 = 16;
+const SR: u32 = 16;
+let sents: usize = 0;
+let sentCount: u32 = 0;
+@inline function sStart(s: u32): u32 { return load<u32>(sents + <usize>s * SR); }
+@inline function sEnd(s: u32): u32 { return load<u32>(sents + <usize>s * SR + 4); }
+@inline function sFlags(s: u32): u32 { return load<u32>(sents + <usize>s * SR + 8); }
+
+@inline function endsSentence(k: u32): bool {
+  return isPunct(k, P_STOP) || isPunct(k, P_QUESTION) || isPunct(k, P_LINE);
+}
+
+@inline function endsClause(k: u32): bool {
+  return tType(k) == T_PUNCT;
+}
+
+function sentences(): bool {
+  sents = scratchAlloc((<usize>tokCount + 1) * SR);
+  if (sents == 0) return false;
+  sentCount = 0;
+  let start: u32 = 0;
+  for (let k: u32 = 0; k <= tokCount; k++) {
+    if (k < tokCount && !endsSentence(k)) continue;
+    const end = k < tokCount ? k + 1 : tokCount;
+    if (end > start) {
+      const r = sents + <usize>sentCount * SR;
+      store<u32>(r, start);
+      store<u32>(r + 4, end);
+      store<u32>(r + 8, sentenceFlags(start, end));
+      sentCount++;
+    }
+    start = end;
+  }
+  return true;
+}
+
+function sentenceFlags(start: u32, end: u32): u32 {
+  let f: u32 = 0;
+  let words: u32 = 0;
+  for (let k = start; k < end; k++) {
+    if (isPunct(k, P_QUESTION)) f |= S_QMARK;
+    if (!isWord(k)) continue;
+    words++;
+    if (tCjk(k)) f |= S_CJK;
+    if (tG(k) != 0) f |= S_KNOWN;
+    if ((tG(k) & G_POLITE) != 0) f |= S_POLITE;
+  }
+  if (words < 2 && (f & S_CJK) == 0) f |= S_KNOWN; // too few words to tell the language
+  // A question or an explanation: the first word (past lead words) asks, or a polite form
+  // ("could you", "would you mind") whose verb asks ("can you explain").
+  let k = start;
+  while (k < end && (wordHas(k, G_LEAD | G_CONJ) && !wordHas(k, G_QUESTION | G_POLITE) || tType(k) == T_PUNCT)) k++;
+  if ((f & S_CJK) != 0) {
+    if ((f & S_QMARK) != 0) f |= S_QUESTION;
+    for (let j = start; j < end; j++) if (wordHas(j, G_QUESTION)) f |= S_QUESTION;
+  } else if (k < end && isWord(k)) {
+    const g = tG(k);
+    if ((g & G_QUESTION) != 0 && ((g & G_CONDITION) == 0 || (f & S_QMARK) != 0)) f |= S_QUESTION;
+    else if ((g & G_AUX) != 0) {
+      // "Did you send …", "Should I email …", "Is this right?"; not "Do not send", "Please do the tasks".
+      const n = k + 1 < end && isWord(k + 1) ? tG(k + 1) : 0;
+      if ((n & G_NEGATION) == 0 && ((n & (G_SUBJECT | G_ADDRESSEE)) != 0 || (f & S_QMARK) != 0)) f |= S_QUESTION;
+    } else if ((g & G_POLITE) != 0) {
+      let j = k + 1;
+      while (j < end && wordHas(j, G_LEAD)) j++;
+      if (j < end && wordHas(j, G_ADDRESSEE)) {
+        j++;
+        while (j < end && wordHas(j, G_LEAD | G_POLITE)) j++;
+        if (j < end && wordHas(j, G_QUESTION)) f |= S_QUESTION;
+      } else {
+        f |= S_QUESTION;
+      }
+    }
+  }
+  return f;
+}
+
+// Per token, worked out once: its sentence, its clause's bounds, the condition word that governs
+// it (conditionOf), and per sentence whether it holds a negation and where its first verb stands
+// (for scripts without spaces): every later question about a token is a lookup, so reading a
+// message costs time linear in it, however long its sentences.
+let sentIndex: usize = 0;  // token -> sentence
+let clauseBounds: usize = 0; // token -> (clause start, clause end)
+let condIndex: usize = 0;  // token -> governing condition word + 1 (0: none)
+let sentFacts: usize = 0;  // sentence -> (negation anywhere, first verb + 1)
+
+// Backward and forward scans from a token look at most this many tokens: a word further away in
+// a run-on sentence is not read as the value's verb, preposition or negation. What such a cut
+// scan could not see makes the reading uncertain (it asks), never a grant.
+const SCAN_WINDOW: u32 = 48;
+// A sentence governed by more condition words than this is conditional throughout.
+const CONDITIONS_READ: u32 = 8;
+let scanCut = false;
+
+function indexSentences(): bool {
+  sentIndex = scratchAlloc((<usize>tokCount + 1) * 4);
+  clauseBounds = scratchAlloc((<usize>tokCount + 1) * 8);
+  condIndex = scratchAlloc((<usize>tokCount + 1) * 4);
+  sentFacts = scratchAlloc((<usize>sentCount + 1) * 8);
+  if (sentIndex == 0 || clauseBounds == 0 || condIndex == 0 || sentFacts == 0) return false;
+  for (let s: u32 = 0; s < sentCount; s++) {
+    const start = sStart(s), end = sEnd(s);
+    let negation: u32 = 0, firstVerb: u32 = 0;
+    let cs = start;
+    for (let k = start; k < end; k++) {
+      store<u32>(sentIndex + (<usize>k << 2), s);
+      if (wordHas(k, G_NEGATION)) negation = 1;
+      if (firstVerb == 0 && wordHas(k, G_VERB) && verbIndexOf(k) != 0) firstVerb = k + 1;
+      if (k + 1 == end || endsClause(k)) {
+        // The clause [cs, k] (a punctuation token closes the clause before it and starts none).
+        const ce = endsClause(k) ? k : k + 1;
+        for (let j = cs; j <= k; j++) {
+          store<u32>(clauseBounds + (<usize>j << 3), cs);
+          store<u32>(clauseBounds + (<usize>j << 3) + 4, ce);
+        }
+        cs = k + 1;
+      }
+    }
+    store<u32>(sentFacts + (<usize>s << 3), negation);
+    store<u32>(sentFacts + (<usize>s << 3) + 4, firstVerb);
+    indexConditions(s);
+  }
+  return true;
+}
+@inline function sentenceOf(k: u32): u32 { return load<u32>(sentIndex + (<usize>k << 2)); }
+@inline function verbIndexOf(k: u32): u32 { return load<u32>(tk(k) + 24); }
+
+// The clause of token k: [clauseStart, clauseEnd) between punctuation, in its sentence.
+@inline function clauseStart(k: u32): u32 { return load<u32>(clauseBounds + (<usize>k << 3)); }
+@inline function clauseEnd(k: u32): u32 { return load<u32>(clauseBounds + (<usize>k << 3) + 4); }
+
+// ---- conditions ----
+
+// The condition word that governs token k (-1: none): one that opens its clause with more of
+// the sentence after it governs the rest of the sentence ("If the tests pass, send …"); a
+// suffix condition (たら, 면) too; any other governs the sentence up to its clause's end
+// ("Email bob the report if the numbers are final").
+function conditionOf(k: u32): i32 {
+  return <i32>load<u32>(condIndex + (<usize>k << 2)) - 1;
+}
+
+// Marks, in sentence s, the tokens each condition word governs; the first word whose range holds
+// a token is its condition (as a reading from the sentence's start would find it).
+function indexConditions(s: u32): void {
+  const start = sStart(s), end = sEnd(s);
+  for (let k = start; k < end; k++) store<u32>(condIndex + (<usize>k << 2), 0);
+  let read: u32 = 0;
+  for (let c = start; c < end; c++) {
+    if (!wordHas(c, G_CONDITION | G_CONDITION_AFTER)) continue;
+    // "tell me if", "check if", "ask them whether": a question the verb asks, not a condition.
+    if (c > start && !tCjk(c) && (wordHas(c - 1, G_VERB | G_QUESTION) || (c > start + 1 && wordHas(c - 1, G_DETERMINER) && wordHas(c - 2, G_VERB)))) continue;
+    if (read == CONDITIONS_READ) { governs(start, end, c); return; } // past the bound: all of it
+    read++;
+    const cs = clauseStart(c);
+    if (wordHas(c, G_CONDITION_AFTER)) { governs(cs, end, c); continue; }
+    let initial = true;
+    for (let j = cs; j < c && initial && j < cs + SCAN_WINDOW; j++) initial = wordHas(j, G_LEAD | G_CONJ);
+    const ce = clauseEnd(c);
+    const more = ce + 1 < end;
+    if (initial && more) governs(c, end, c);
+    else governs(start, ce, c);
+  }
+}
+
+function governs(from: u32, to: u32, c: u32): void {
+  for (let k = from; k < to; k++) {
+    const at = condIndex + (<usize>k << 2);
+    if (load<u32>(at) == 0) store<u32>(at, c + 1);
+  }
+}
+
+// ---- verbs ----
+
+// Whether verb k stands where an imperative does: nothing before it in its clause but lead
+// words, negations and unknown words, or an addressee ("could you", "I need you to").
+function imperative(k: u32): bool {
+  if (tCjk(k) || (sFlags(sentenceOf(k)) & S_CJK) != 0) return true;
+  const s = sStart(sentenceOf(k));
+  const floor = k > s + SCAN_WINDOW ? k - SCAN_WINDOW : s;
+  let j = k;
+  while (j > s) {
+    if (j == floor) { scanCut = true; return false; } // too far to tell: no request
+    j--;
+    if (tType(j) == T_PUNCT) return true;
+    if (isThing(j)) return false;
+    const g = tG(j);
+    if ((g & G_ADDRESSEE) != 0) return true;
+    if ((g & G_CONJ) != 0 && (g & (G_SUBJECT | G_DETERMINER | G_BARRIER)) == 0) return true;
+    if ((g & (G_SUBJECT | G_DETERMINER | G_BARRIER)) != 0) return false;
+  }
+  return true;
+}
+
+// Whether verb k is negated: a negation before it in its clause (with no cancelling word between:
+// "do not forget to invite"), "stop" right before it, or a nothing word just after ("send nothing").
+// In a script without spaces, a negation anywhere in its sentence.
+function negatedVerb(k: u32): bool {
+  const sent = sentenceOf(k);
+  if ((sFlags(sent) & S_CJK) != 0) return sentenceNegated(sent);
+  if (k > 0 && wordHas(k - 1, G_REVOKE)) return true;
+  const cs = clauseStart(k);
+  let cancelled = false;
+  for (let j = k; j > cs;) {
+    if (k - j >= SCAN_WINDOW) { scanCut = true; break; }
+    j--;
+    if (!isWord(j)) continue;
+    if (!tCjk(j) && hasWord(cancels, <usize>tA(j), tB(j))) cancelled = true;
+    if ((tG(j) & G_NEGATION) != 0 && !cancelled) return true;
+  }
+  const ce = clauseEnd(k);
+  for (let j = k + 1; j < ce && j <= k + 2; j++) if (wordHas(j, G_NOTHING)) return true;
+  return false;
+}
+
+@inline function sentenceNegated(s: u32): bool {
+  return load<u32>(sentFacts + (<usize>s << 3)) != 0;
+}
+
+// Whether negated verb k negates its objects: a value after it in its clause, or an EXCLUDE
+// word ("else") after it there ("anyone else").
+function restrictsObjects(k: u32): bool {
+  const ce = min(clauseEnd(k), k + 1 + SCAN_WINDOW);
+  for (let j = k + 1; j < ce; j++) if (isThing(j) || wordHas(j, G_EXCLUDE)) return true;
+  return false;
+}
+
+function objectOf(k: u32): u32 {
+  return (tG(k) >>> GRAMMAR_OBJECT_SHIFT) & 7;
+}
+
+// ---- roles ----
+
+// The role a verb's object direction gives a value of kind `kind`.
+function roleFor(object: u32, kind: u32, clauseHasFile: bool): u32 {
+  const person = kind == SUBJ_EMAIL || kind == SUBJ_RECIPIENT || kind == NAME_KIND;
+  if (object == OBJECT_DESTINATION) return person ? BOUND_DESTINATION : BOUND_SOURCE;
+  if (object == OBJECT_WRITTEN) return kind == SUBJ_PATH ? BOUND_DESTINATION : BOUND_MENTION;
+  if (object == OBJECT_SOURCE || object == OBJECT_CONVERTED || object == OBJECT_DELEGATED) return BOUND_SOURCE;
+  if (object == OBJECT_INCLUDED) {
+    if (kind == SUBJ_PATH) return BOUND_DESTINATION;
+    return person && !clauseHasFile ? BOUND_DESTINATION : BOUND_MENTION;
+  }
+  return BOUND_MENTION;
+}
+
+// Whether a path lies between tokens a and b.
+function pathBetween(a: u32, b: u32): bool {
+  for (let j = a + 1; j < b && j <= a + SCAN_WINDOW; j++) if (isThing(j) && boundKind(tA(j)) == SUBJ_PATH) return true;
+  return false;
+}
+
+// Whether the clause of token k has a file after a destination word ("add eve@x to contacts.csv").
+function clauseHasFile(k: u32): bool {
+  const cs = clauseStart(k), ce = clauseEnd(k);
+  if (ce - cs > 2 * SCAN_WINDOW) return true; // too long to read: as if a file received (no grant)
+  for (let j = cs + 1; j < ce; j++) {
+    if (isThing(j) && boundKind(tA(j)) == SUBJ_PATH && wordHas(j - 1, G_DEST | G_RELATIVE)) return true;
+  }
+  return false;
+}
+
+// The role, mood and governing verb found for token k: roleNow, moodNow, verbNow (-1: none).
+let roleNow: u32 = 0;
+let moodNow: u32 = 0;
+let verbNow: i32 = -1;
+let condNow: i32 = -1;
+
+// Token k's role, scanning back from it to its governing verb: the nearest role word decides
+// (a relative one by the verb's direction, §7.3), a value joined by "and" or a comma takes its
+// neighbour's reading, and an embedded clause ("what alice wrote", "that carol is") mentions.
+function readRole(k: u32, kind: u32): void {
+  verbNow = -1;
+  const sent = sentenceOf(k);
+  const s = sStart(sent);
+  const cjk = (sFlags(sent) & S_CJK) != 0;
+  // Particles glued to the value in a script without spaces.
+  if (k + 1 < sEnd(sent) && isWord(k + 1) && tCjk(k + 1) && tStart(k + 1) == tEnd(k)) {
+    if (wordHas(k + 1, G_DEST_AFTER)) { roleNow = BOUND_DESTINATION; findCjkVerb(sent); return; }
+    if (wordHas(k + 1, G_SOURCE_AFTER)) { roleNow = BOUND_SOURCE; findCjkVerb(sent); return; }
+  }
+  if (k > 0 && isWord(k - 1) && tCjk(k - 1) && tEnd(k - 1) == tStart(k) && wordHas(k - 1, G_DEST_BEFORE)) {
+    roleNow = BOUND_DESTINATION;
+    findCjkVerb(sent);
+    return;
+  }
+  let prep: u32 = 0;       // G_DEST, G_SOURCE, G_MENTION or G_RELATIVE
+  let passedValue = false; // a value lies between the preposition and what is further back
+  let embedded = false;
+  let j = k;
+  let onlyValues = true;   // only values, commas and "and"/"or" between j and k
+  const floor = k > s + SCAN_WINDOW ? k - SCAN_WINDOW : s;
+  while (j > s) {
+    if (j == floor) { scanCut = true; break; } // further back is not read: a mention, uncertain
+    j--;
+    const type = tType(j);
+    if (type == T_PUNCT) {
+      const code = tA(j);
+      if ((code == P_COMMA || code == P_COLON) && j > s && isThing(j - 1) && onlyValues) {
+        inherit(j - 1);
+        return;
+      }
+      if (code == P_COLON && pureListAfter(j)) continue;
+      // A preposition in this clause may be governed by a verb before a comma.
+      if (code == P_COMMA && prep != 0) continue;
+      break;
+    }
+    if (type == T_THING) {
+      passedValue = true;
+      continue;
+    }
+    const g = tG(j);
+    if ((g & G_CONJ) != 0 && j > s && isThing(j - 1) && onlyValues) {
+      inherit(j - 1);
+      return;
+    }
+    if ((g & G_CONJ) == 0) onlyValues = false;
+    // "that" right after a verb is its object ("forward that to bob@x"), not an embedded clause.
+    if ((g & G_BARRIER) != 0 && !((g & G_DETERMINER) != 0 && j > s && wordHas(j - 1, G_VERB))) { embedded = true; break; }
+    if ((g & G_VERB) != 0 && verbIndexOf(j) != 0) { verbNow = <i32>j; break; }
+    if ((g & G_ONLY) != 0 && prep == 0) { prep = G_DEST; continue; }
+    if ((g & (G_DEST | G_SOURCE | G_MENTION)) != 0) {
+      const fixed = (g & G_DEST) != 0 ? G_DEST : (g & G_SOURCE) != 0 ? G_SOURCE : G_MENTION;
+      if (prep == 0) { prep = fixed; prepAt = j; }
+      else if (prep == G_RELATIVE && !passedValue && fixed != G_DEST) prep = fixed; // "from my call with jane"
+      continue;
+    }
+    if ((g & G_RELATIVE) != 0) { if (prep == 0) prep = G_RELATIVE; continue; }
+    if ((g & G_CONJ) != 0 && prep == 0) break; // "… and send": a new clause
+  }
+  if (cjk && verbNow < 0) findCjkVerb(sent);
+  if (embedded) roleNow = BOUND_MENTION;
+  // "set the contact to x@y", "change it to …": after a verb that writes, "to" gives the new
+  // value, and only a file receives.
+  else if (prep == G_DEST && verbNow >= 0 && !cjk && objectOf(<u32>verbNow) == OBJECT_WRITTEN && kind != SUBJ_PATH) roleNow = BOUND_MENTION;
+  else if (prep == G_DEST) roleNow = BOUND_DESTINATION;
+  else if (prep == G_SOURCE) roleNow = BOUND_SOURCE;
+  else if (prep == G_MENTION) roleNow = BOUND_MENTION;
+  // "convert data.csv to JSON in data.json": the file after the input is the output.
+  else if (prep == G_RELATIVE && kind == SUBJ_PATH && verbNow >= 0 && !cjk && objectOf(<u32>verbNow) == OBJECT_CONVERTED &&
+    pathBetween(<u32>verbNow, k)) roleNow = BOUND_DESTINATION;
+  else if (verbNow >= 0 && !cjk) roleNow = roleFor(objectOf(<u32>verbNow), kind, clauseHasFile(k));
+  else roleNow = BOUND_MENTION;
+  verbless = verbNow < 0 && prep == G_DEST;
+  prepFirst = false;
+  if (verbless) {
+    // A destination with no verb ("To bob@x: the notes, please"; "…, please, to bob@x") reads as a
+    // request unless a subject stands before it in its clause ("the invoice goes to ap@x").
+    const cs = clauseStart(prepAt);
+    prepFirst = !wordHas(cs, G_DETERMINER) || cs == prepAt;
+    for (let i = cs; i < prepAt; i++) if (wordHas(i, G_SUBJECT | G_BARRIER)) prepFirst = false;
+  }
+}
+let verbless = false;
+let prepFirst = false;
+let prepAt: u32 = 0;
+
+function findCjkVerb(sent: u32): void {
+  const first = load<u32>(sentFacts + (<usize>sent << 3) + 4);
+  if (first != 0) verbNow = <i32>(first - 1);
+}
+
+// Whether tokens (from, to) hold only values, commas and "and"/"or".
+function onlyValuesBetween(from: u32, to: u32): bool {
+  for (let j = from; j < to; j++) {
+    if (isThing(j) || isPunct(j, P_COMMA) || wordHas(j, G_CONJ)) continue;
+    return false;
+  }
+  return true;
+}
+
+// After a colon, a list of values to the sentence's end ("Email the team the plan: a@x, b@x").
+function pureListAfter(colon: u32): bool {
+  const e = sEnd(sentenceOf(colon));
+  let any = false;
+  for (let j = colon + 1; j < e; j++) {
+    if (isThing(j)) { any = true; continue; }
+    if (isPunct(j, P_COMMA) || wordHas(j, G_CONJ) || endsSentence(j)) continue;
+    return false;
+  }
+  return any;
+}
+
+// Token k reads as the value before it: role and mood.
+let inherited = false;
+function inherit(j: u32): void {
+  roleNow = boundRole(tA(j));
+  moodNow = boundMood(tA(j));
+  verbNow = -1;
+  inherited = true;
+  verbless = false;
+}
+
+// Whether a negation (not cancelled) stands before token k in its clause: "not to sales@x",
+// "except bob@x".
+function negatedBefore(k: u32): bool {
+  const cs = clauseStart(k);
+  for (let j = k; j > cs;) {
+    if (k - j >= SCAN_WINDOW) { scanCut = true; return false; }
+    j--;
+    if (wordHas(j, G_NEGATION | G_EXCLUDE)) return true;
+  }
+  return false;
+}
+
+// The mood of value token k with the role just read.
+function readMood(k: u32): void {
+  const sent = sentenceOf(k);
+  const f = sFlags(sent);
+  condNow = -1;
+  if ((f & S_KNOWN) == 0) { moodNow = MOOD_UNKNOWN; return; }
+  if ((f & S_QUESTION) != 0) { moodNow = MOOD_QUESTION; return; }
+  if (negatedBefore(k) || (verbNow >= 0 && negatedVerb(<u32>verbNow))) { moodNow = MOOD_NEGATED; return; }
+  if ((f & S_CJK) != 0 && sentenceNegated(sent)) { moodNow = MOOD_NEGATED; return; }
+  condNow = conditionOf(k);
+  let mood = MOOD_STATEMENT;
+  if (verbNow >= 0) mood = imperative(<u32>verbNow) ? MOOD_REQUEST : MOOD_STATEMENT;
+  else if (verbless) mood = prepFirst || onlyClause(k) ? MOOD_REQUEST : MOOD_UNCERTAIN;
+  if (condNow >= 0 && (mood == MOOD_REQUEST || mood == MOOD_UNCERTAIN)) mood = MOOD_CONDITION;
+  moodNow = mood;
+}
+
+function onlyClause(k: u32): bool {
+  const cs = max(clauseStart(k), k > SCAN_WINDOW ? k - SCAN_WINDOW : 0);
+  for (let j = cs; j < k; j++) if (wordHas(j, G_ONLY)) return true;
+  return false;
+}
+
+// ---- notes ----
+
+const NOTE_MAX: u32 = 120;
+let noteS: u32 = 0;
+let noteE: u32 = 0;
+
+// The raw text of tokens [a, b), at most NOTE_MAX bytes cut at a character.
+function noteOf(a: u32, b: u32): void {
+  if (b <= a) { noteS = 0; noteE = 0; return; }
+  noteS = tStart(a);
+  noteE = tEnd(b - 1);
+  if (noteE > noteS + NOTE_MAX) {
+    noteE = noteS + NOTE_MAX;
+    while (noteE > noteS && (at(msg, noteE) & 0xc0) == 0x80) noteE--;
+  }
+}
+
+function clauseNote(k: u32): void {
+  noteOf(clauseStart(k), clauseEnd(k));
+}
+
+// The condition's text: from its word to its clause's end (a suffix condition: its clause).
+function conditionNote(c: u32): void {
+  if (wordHas(c, G_CONDITION_AFTER)) noteOf(clauseStart(c), c + 1);
+  else noteOf(c, clauseEnd(c));
+}
+
+function setBound(b: u32, role: u32, mood: u32): void {
+  const r = bound + <usize>b * BV;
+  store<u32>(r + 12, role);
+  store<u32>(r + 16, mood);
+  store<u32>(r + 20, noteS);
+  store<u32>(r + 24, noteE);
+}
+
+// ---- names in a destination's place ----
+
+// A word the grammar does not know, of letters, digits, '.', '-', '_' or a leading '+'.
+function nameLike(k: u32): bool {
+  if (!isWord(k) || tG(k) != 0 || tCjk(k) || tB(k) < 2 || tB(k) > 64) return false;
+  const p = <usize>tA(k);
+  for (let i: u32 = 0; i < tB(k); i++) {
+    const c = <u32>load<u8>(p + i);
+    if (!(isAsciiAlpha(c) || isAsciiDigit(c) || c == 0x2d || c == 0x5f || (i == 0 && c == 0x2b))) return false;
+  }
+  return true;
+}
+
+// Whether word k stands where a destination's name does: right after a destination word or a
+// verb whose object receives, after such a name and "and" or a comma, or before a destination
+// particle ("aliceに").
+function inDestinationSlot(k: u32): bool {
+  if (k + 1 < tokCount && wordHas(k + 1, G_DEST_AFTER) && tCjk(k + 1) && tStart(k + 1) == tEnd(k)) return true;
+  if (k == 0) return false;
+  const j = k - 1;
+  if (wordHas(j, G_DEST | G_ONLY) && !tCjk(j)) return true;
+  if (wordHas(j, G_DEST_BEFORE) && tCjk(j) && tEnd(j) == tStart(k)) return true;
+  if (wordHas(j, G_VERB) && verbIndexOf(j) != 0 && (objectOf(j) == OBJECT_DESTINATION || objectOf(j) == OBJECT_INCLUDED)) return true;
+  if ((isPunct(j, P_COMMA) || wordHas(j, G_CONJ)) && j > 0 && isThing(j - 1)) {
+    const b = tA(j - 1);
+    return boundKind(b) == NAME_KIND && boundRole(b) == BOUND_DESTINATION;
+  }
+  return false;
+}
+
+// ---- follow-ups ----
+
+function pushOp(code: u32, match: u32, a: u32, b: u32): bool {
+  const r = ops + <usize>opCount * OPR;
+  store<u32>(r, code);
+  store<u32>(r + 4, match);
+  store<u32>(r + 8, a);
+  store<u32>(r + 12, b);
+  opCount++;
+  return true;
+}
+
+// The matchers of a clause's follow-up: its values and the words the grammar does not know.
+function pushMatchers(code: u32, cs: u32, ce: u32): void {
+  for (let j = cs; j < ce; j++) {
+    if (isThing(j)) { for (let b = tA(j); b < tA(j) + tB(j); b++) pushOp(code, MATCH_BOUND, b, 0); }
+    else if (nameLike(j)) pushOp(code, MATCH_WORD, tStart(j), tEnd(j));
+  }
+}
+
+function followUps(): void {
+  insteadSeen = false;
+  for (let s: u32 = 0; s < sentCount; s++) {
+    const f = sFlags(s);
+    if ((f & S_QUESTION) != 0) continue;
+    let cs = sStart(s);
+    while (cs < sEnd(s)) {
+      let ce = cs;
+      while (ce < sEnd(s) && !endsClause(ce)) ce++;
+      let revoke = false, only = false, exclude = false, restore = false, content = false, values = false;
+      for (let j = cs; j < ce; j++) {
+        if (isThing(j)) { values = true; continue; }
+        const g = tG(j);
+        if ((g & G_REVOKE) != 0) revoke = true;
+        if ((g & G_ONLY) != 0) only = true;
+        if ((g & G_INSTEAD) != 0) insteadSeen = true;
+        if ((g & G_EXCLUDE) != 0) exclude = true;
+        if ((g & G_RESTORE) != 0) restore = true;
+        if (g == 0 || ((g & G_VERB) != 0 && verbIndexOf(j) != 0)) content = true;
+      }
+      if (revoke && !content && !values) pushOp(OP_REVOKE_ALL, 0, 0, 0);
+      else if (only && (values || content)) pushMatchers(OP_KEEP, cs, ce);
+      else if (exclude && (values || content)) pushMatchers(OP_EXCLUDE, cs, ce);
+      else if (restore && (values || content)) pushMatchers(OP_RESTORE, cs, ce);
+      cs = ce + 1;
+    }
+  }
+}
+
+// A reading a scan could not finish (SCAN_WINDOW): what it would grant it grants maybe.
+function uncertain(): void {
+  if (moodNow == MOOD_REQUEST) moodNow = MOOD_UNCERTAIN;
+}
+
+// ---- the whole message ----
+
+// Reads message [p, p+len): bound values (with names in destination places), verb uses and
+// follow-up operations. False when out of memory.
+export function readMessage(p: usize, len: u32): bool {
+  msg = p;
+  msgLen = len;
+  readingSentence = -1;
+  grammar = policyWords(intentGrammarSet());
+  verbs = policyWords(intentVerbSet());
+  cancels = policyWords(intentCancelSet());
+  bound = 0; boundCap = 0; boundCount = 0;
+  toks = 0; tokCap = 0; tokCount = 0;
+  useCount = 0; opCount = 0;
+  quoted = scratchAlloc(max<usize>(<usize>len, 1));
+  if (quoted == 0) return false;
+  markQuotes();
+  if (!findValues() || !tokenize() || !sentences() || !indexSentences()) return false;
+  uses = scratchAlloc((<usize>tokCount + 1) * VU);
+  ops = scratchAlloc((<usize>tokCount + 1) * 2 * OPR + (<usize>boundCount + 1) * OPR);
+  if (uses == 0 || ops == 0) return false;
+  // Values in quoted material: quoted, and no note.
+  for (let b: u32 = 0; b < boundCount; b++) {
+    if (load<u8>(quoted + boundStart(b)) != 0) { noteS = 0; noteE = 0; setBound(b, BOUND_QUOTED, MOOD_STATEMENT); }
+  }
+  for (let k: u32 = 0; k < tokCount; k++) {
+    if (isThing(k)) {
+      const first = tA(k);
+      inherited = false;
+      scanCut = false;
+      readRole(k, boundKind(first));
+      if (!inherited) readMood(k);
+      if (scanCut) uncertain();
+      if (moodNow == MOOD_CONDITION && condNow >= 0) conditionNote(<u32>condNow); else clauseNote(k);
+      for (let b = first; b < first + tB(k); b++) setBound(b, roleNow, moodNow);
+      continue;
+    }
+    if (!isWord(k)) continue;
+    if (nameLike(k) && inDestinationSlot(k)) {
+      // A name where a destination stands ("tell alice on telegram"): bound as a name.
+      const b = boundCount;
+      if (!pushBound(NAME_KIND, tStart(k), tEnd(k), false)) return false;
+      store<u32>(tk(k), T_THING);
+      store<u32>(tk(k) + 4, b);
+      store<u32>(tk(k) + 8, 1);
+      inherited = false;
+      scanCut = false;
+      readRole(k, NAME_KIND);
+      if (roleNow != BOUND_DESTINATION) roleNow = BOUND_DESTINATION;
+      if (!inherited) readMood(k);
+      if (scanCut) uncertain();
+      if (moodNow == MOOD_CONDITION && condNow >= 0) conditionNote(<u32>condNow); else clauseNote(k);
+      setBound(b, roleNow, moodNow);
+      continue;
+    }
+    if (!wordHas(k, G_VERB) || verbIndexOf(k) == 0) continue;
+    const sent = sentenceOf(k);
+    const f = sFlags(sent);
+    if ((f & S_QUESTION) != 0 || (f & S_KNOWN) == 0) continue;
+    if (wordHas(k, G_AUX) && k + 1 < tokCount && wordHas(k + 1, G_NEGATION)) continue; // "do not …"
+    scanCut = false;
+    const negated = negatedVerb(k);
+    const imp = imperative(k);
+    if (!imp) continue;
+    const c = conditionOf(k);
+    let effect = negated ? (restrictsObjects(k) ? USE_RESTRICT : USE_PROHIBIT) : c >= 0 || scanCut ? USE_GRANT_MAYBE : USE_GRANT;
+    // "Do the actions in the email from x@y": the request is what that says.
+    if (effect == USE_GRANT && objectOf(k) == OBJECT_DELEGATED) effect = USE_GRANT_MAYBE;
+    if (c >= 0 && effect == USE_GRANT_MAYBE) conditionNote(<u32>c); else clauseNote(k);
+    const r = uses + <usize>useCount * VU;
+    store<u32>(r, verbIndexOf(k) - 1);
+    store<u32>(r + 4, tA(k));
+    store<u32>(r + 8, tB(k));
+    store<u32>(r + 12, effect);
+    store<u32>(r + 16, noteS);
+    store<u32>(r + 20, noteE);
+    useCount++;
+  }
+  followUps();
+  return true;
+}
+
+export function messagePtr(): usize {
+  return msg;
+}
+
+// How the clause at byte `pos` of the message just read reads a value there, as it reads a
+// name (objects.ts finds the objects and sums; intent.ts grants them by this): readingRole,
+// readingMood and the clause's note (readingNoteStart/End). Quoted, pasted and forwarded
+// material is BOUND_QUOTED; a value inside a bound one (a URL's path) reads as that value.
+export let readingRole: u32 = 0;
+export let readingMood: u32 = 0;
+export let readingNoteStart: u32 = 0;
+export let readingNoteEnd: u32 = 0;
+// Reading a clause walks back to its verb or to its sentence's start, so a sentence dense with
+// objects (a pasted table of numbers, a list of ids) would cost its length for each: past
+// READINGS_PER_SENTENCE objects read in a row in one sentence, the next only name (a mention in a
+// statement: no grant), and binding stays linear.
+const READINGS_PER_SENTENCE: u32 = 16;
+let readingSentence: i64 = -1;
+let readingsInSentence: u32 = 0;
+export function readingAt(pos: u32): void {
+  readingNoteStart = 0;
+  readingNoteEnd = 0;
+  if (pos >= msgLen || load<u8>(quoted + pos) != 0 || tokCount == 0) {
+    readingRole = BOUND_QUOTED;
+    readingMood = MOOD_STATEMENT;
+    return;
+  }
+  // The token that holds pos, else the first after it: tokens are in message order.
+  let lo: u32 = 0, hi = tokCount;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (tEnd(mid) <= pos) lo = mid + 1; else hi = mid;
+  }
+  const k = lo < tokCount ? lo : tokCount - 1;
+  if (isThing(k)) {
+    readingRole = boundRole(tA(k));
+    readingMood = boundMood(tA(k));
+    readingNoteStart = boundNoteStart(tA(k));
+    readingNoteEnd = boundNoteEnd(tA(k));
+    return;
+  }
+  const sent = <i64>sentenceOf(k);
+  if (sent != readingSentence) { readingSentence = sent; readingsInSentence = 0; }
+  if (++readingsInSentence > READINGS_PER_SENTENCE) {
+    readingRole = BOUND_MENTION;
+    readingMood = MOOD_STATEMENT;
+    return;
+  }
+  inherited = false;
+  readRole(k, NAME_KIND);
+  if (!inherited) readMood(k);
+  if (moodNow == MOOD_CONDITION && condNow >= 0) conditionNote(<u32>condNow); else clauseNote(k);
+  readingRole = roleNow;
+  readingMood = moodNow;
+  readingNoteStart = noteS;
+  readingNoteEnd = noteE;
+}
