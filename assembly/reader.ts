@@ -1039,10 +1039,13 @@ function excludedBefore(k: u32): bool {
 // x.com?" asks about x.com).
 function ruledOutAfter(k: u32, mood: u32): bool {
   const ce = min(clauseEnd(k), k + 1 + SCAN_WINDOW);
-  if (k + 1 >= ce) return false;
-  if ((mood == MOOD_REQUEST || mood == MOOD_CONDITION) && !wordHas(k + 1, G_AUX)) return false;
+  // The rest of a proper name ("the Harbor Inn is off limits") is the same value.
+  let from = k + 1;
+  while (from < ce && isThing(from) && boundKind(tA(from)) == NAME_KIND && tStart(from) == tEnd(from - 1) + 1) from++;
+  if (from >= ce) return false;
+  if ((mood == MOOD_REQUEST || mood == MOOD_CONDITION) && !wordHas(from, G_AUX)) return false;
   const bits = mood == MOOD_QUESTION ? G_EXCLUDE : G_NEGATION | G_EXCLUDE;
-  for (let j = k + 1; j < ce; j++) {
+  for (let j = from; j < ce; j++) {
     if (!isWord(j)) return false;
     const g = tG(j);
     if ((g & bits) != 0) return !(j + 1 < ce && isThing(j + 1));
