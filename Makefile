@@ -25,7 +25,7 @@ test: setup chromium bashdiff-tools wheel
 	npm run --silent typecheck
 	npx vitest run
 	npm run --silent test:as
-	$(PY) -m pytest -q host-python/tests tests/e2e
+	$(PY) -m pytest -q host-python/tests tests/e2e tests/corpora
 	$(VENV)/bin/agentsfence test policies/tests/*.test.yaml examples/*/*.test.yaml
 	$(PY) -m pytest -q tests/bashdiff
 

@@ -21,7 +21,7 @@ import {
 } from "./format";
 import { scratchAlloc } from "./mem";
 import { Text, textLen, textPtr } from "./out";
-import { isAsciiAlpha, isAsciiDigit, fnv1a, sameBytes } from "./bytes";
+import { isAsciiAlpha, isAsciiDigit, fnv1a, sameBytes, lowerAscii } from "./bytes";
 import { wordValueHashed } from "./wordset";
 import { setFindHashed, setBucketCount, setBucketKey, strPtr, strLen } from "./decode";
 import { findUrl, urlEnd, looksLikeHost, endsUrl } from "./scan";
@@ -785,7 +785,7 @@ function wordTargets(p: usize, n: u32): void {
   const lead = pathLead(p, n);
   if (eq == n || lead) {
     if (at(p, 0) == 0x40) { if (pathShaped(p + 1, n - 1)) usePath(p + 1, n - 1, wordPattern, USE_READ); }
-    else if (lead || (factSlash < n && at(p, 0) != 0x2d)) usePath(p, n, wordPattern, USE_READ);
+    else if (lead || (factSlash < n && at(p, 0) != 0x2d) || dotfile(p, n)) usePath(p, n, wordPattern, USE_READ);
   }
   if (eq < n) {
     let v = eq + 1;
@@ -800,6 +800,12 @@ function wordTargets(p: usize, n: u32): void {
     }
   }
   if (wordSplit) usePath(ANY, 2, true, USE_READ);
+}
+
+// A word shaped like a hidden file's name (.env, .npmrc, .git-credentials): a file in the
+// working directory wherever it stands.
+function dotfile(p: usize, n: u32): bool {
+  return n > 1 && at(p, 0) == 0x2e && isAsciiAlpha(at(p, 1)) && !hasByte(p, n, 0x20);
 }
 
 // An operand that names a file (a program's argument, not an option): the paths by shape, and a
@@ -1064,6 +1070,8 @@ function setOptionSafe(p: usize, n: u32): bool {
   return true;
 }
 
+const SET_WORD: usize = memory.data<u8>([0x73, 0x65, 0x74]); // "set"
+
 function setNameSafe(p: usize, n: u32): bool {
   return wordIn(p, n, "pipefail errexit nounset xtrace noglob noclobber verbose errtrace functrace hashall noexec notify monitor physical allexport") >= 0;
 }
@@ -1300,6 +1308,7 @@ function parameter(p: usize, s: u32, e: u32, inDouble: bool): void {
     return;
   }
   const i = varFind(p + name, nameLen);
+  if (i < 0) environmentRead(p + name, nameLen);
   if (k == e) { putVariable(i, inDouble); return; }
   const op = at(p, k);
   const op2 = k + 1 < e ? at(p, k + 1) : 0;
@@ -1385,7 +1394,9 @@ function dollar(p: usize, len: u32, i: u32, depth: u32, inDouble: bool): u32 {
   if (isNameStart(c)) {
     let k = i + 2;
     while (k < len && isNameByte(at(p, k))) k++;
-    putVariable(varFind(p + i + 1, k - i - 1), inDouble);
+    const v = varFind(p + i + 1, k - i - 1);
+    if (v < 0) environmentRead(p + i + 1, k - i - 1);
+    putVariable(v, inDouble);
     return k;
   }
   if (isAsciiDigit(c) || c == 0x40 || c == 0x2a || c == 0x5f || c == 0x2d) { putUnknown(inDouble); return i + 2; }
@@ -2147,6 +2158,28 @@ function keepMember(f: usize, p: usize, n: u32): void {
   set(f, F_MEMBERS, <u32>node);
 }
 
+// The URLs echo or printf prints into a pipe: the next program may reach them (| xargs curl).
+function printedUrls(f: usize): void {
+  const count = get(f, F_NOPER);
+  for (let k: u32 = 0; k < count && ok(); k++) {
+    recall(f, k);
+    wordUrls(operandPtr(f, k), operandLen(f, k));
+  }
+}
+
+// Whether a program's entry has an option that singles out files (MEMBERS).
+function specHasMembers(spec: u32): bool {
+  if (spec == NONE) return false;
+  const buckets = setBucketCount(spec);
+  for (let b: u32 = 0; b < buckets; b++) {
+    const key = setBucketKey(spec, b);
+    if (key == NONE) continue;
+    const v = specFlags(spec, strPtr(key), strLen(key));
+    if (v > 0 && (<u32>v & SHO_MEMBERS) != 0 && load<u8>(strPtr(key)) == 0x2d) return true;
+  }
+  return false;
+}
+
 // The files the kept globs single out below each tree the command added since entry `from` of
 // the table: DIR/**/GLOB.
 function memberTrees(f: usize, from: u32): void {
@@ -2352,7 +2385,7 @@ function knownOperands(f: usize): void {
   for (let k = first; k < count && ok(); k++) {
     recall(f, k);
     const p = operandPtr(f, k), n = operandLen(f, k);
-    if ((mode & SHM_NO_FILES) != 0) { wordUrls(p, n); continue; }
+    if ((mode & SHM_NO_FILES) != 0) continue; // printed text: a URL in it is reached by nothing
     if ((mode & SHM_OPERANDS_OPAQUE) != 0) opaqueWith("operand", p, n);
     if ((mode & SHM_REMOTE) != 0 && !wordPattern && remoteOperand(p, n)) continue;
     if ((mode & SHM_REV_PATHS) != 0 && revPath(p, n)) continue;
@@ -2379,6 +2412,8 @@ function knownOperands(f: usize): void {
   if (trees && files == 0 && !extracting && get(f, F_ARCHIVE + 4) == 0 && (mode & SHM_NO_FILES) == 0 && !hasFlag(f, APPENDS)) {
     operandPath(DOT, 1, USE_TREE);
   }
+  // An option word the reader could not read may have been a glob that singles files out: any.
+  if (trees && uncertain && specHasMembers(get(f, F_SPEC))) keepMember(f, STAR, 1);
   if (trees) memberTrees(f, tableFrom);
   if (extracting) {
     if (get(f, F_DIR + 4) > 0) {
@@ -2420,7 +2455,32 @@ function boundName(p: usize, n: u32): void {
   let k: u32 = 0;
   while (k < n && isNameByte(at(p, k))) k++;
   if (k < n && at(p, k) == 0x5b) opaqueWith("arithmetic subscript", p, n);
+  // A name of the environment (PATH, HOME, LD_PRELOAD, http_proxy) bound by `for`, `read`,
+  // `printf -v`, `local` changes what later programs run and read, as an assignment does.
+  if (environmentName(p, k)) opaqueWith("assignment", p, k);
   varEvent(p, k);
+}
+
+// A name programs may read from the environment: by convention, one with no lower-case letter
+// (POSIX leaves lower-case names to applications), and the proxies curl and others read in
+// lower case.
+function environmentName(p: usize, n: u32): bool {
+  if (n == 0) return false;
+  if (n >= 6 && at(p, n - 6) == 0x5f && lowerAscii(at(p, n - 5)) == 0x70 && lowerAscii(at(p, n - 4)) == 0x72 &&
+      lowerAscii(at(p, n - 3)) == 0x6f && lowerAscii(at(p, n - 2)) == 0x78 && lowerAscii(at(p, n - 1)) == 0x79) return true; // *_proxy
+  for (let k: u32 = 0; k < n; k++) if (at(p, k) - 0x61 < 26) return false;
+  return true;
+}
+
+// An expansion of a variable the line never set reads the process's environment, where Hermes
+// passes the user's tokens (AWS_SECRET_ACCESS_KEY, GITHUB_TOKEN, DATABASE_URL): opaque, unless
+// bash or the login sets it and it holds no secret.
+function environmentRead(p: usize, n: u32): void {
+  if (!environmentName(p, n) || (n > 3 && at(p, 0) == 0x4c && at(p, 1) == 0x43 && at(p, 2) == 0x5f)) return; // LC_*
+  if (wordIn(p, n, "PATH USER LOGNAME SHELL TERM LANG LANGUAGE TMPDIR TMP TEMP HOSTNAME HOSTTYPE OSTYPE MACHTYPE UID EUID PPID BASHPID SHLVL RANDOM SRANDOM LINENO SECONDS EPOCHSECONDS EPOCHREALTIME COLUMNS LINES OLDPWD REPLY OPTARG OPTIND EDITOR VISUAL PAGER CI") >= 0 ||
+      wordIn(p, n, "BASH BASH_VERSION BASH_VERSINFO BASH_SOURCE BASH_LINENO BASH_SUBSHELL BASH_REMATCH FUNCNAME PIPESTATUS GROUPS DIRSTACK DISPLAY WAYLAND_DISPLAY") >= 0 ||
+      wordIn(p, n, "XDG_RUNTIME_DIR XDG_CONFIG_HOME XDG_DATA_HOME XDG_CACHE_HOME XDG_STATE_HOME XDG_SESSION_TYPE VIRTUAL_ENV CONDA_PREFIX CONDA_DEFAULT_ENV JAVA_HOME GOPATH GOROOT CARGO_HOME RUSTUP_HOME NVM_DIR PYENV_ROOT") >= 0) return;
+  opaqueWith("environment variable", p, n);
 }
 
 // The letters of an option word of a builtin include one of `letters`.
@@ -2502,6 +2562,14 @@ function builtinArgument(f: usize, kind: u32, p: usize, n: u32, depth: u32): voi
     case B_READ: case B_MAPFILE: case B_WAIT: case B_GETOPTS: {
       if (option) {
         if (kind == B_MAPFILE && optionHas(p, n, "C")) opaqueWith("callback", p, n);
+        // A cluster's name-taking letter with more after it: the rest is the name (read -raPATH,
+        // wait -pPATH); a value-taking one: the rest is its value.
+        for (let k: u32 = 1; k + 1 < n; k++) {
+          const c = at(p, k);
+          if ((kind == B_READ && c == 0x61) || (kind == B_WAIT && c == 0x70)) { boundName(p + k + 1, n - k - 1); return; }
+          if ((kind == B_READ && (c == 0x64 || c == 0x69 || c == 0x6e || c == 0x4e || c == 0x70 || c == 0x74 || c == 0x75)) ||
+              (kind == B_MAPFILE && (c == 0x43 || c == 0x63 || c == 0x64 || c == 0x6e || c == 0x4f || c == 0x73 || c == 0x75))) return;
+        }
         const last = at(p, n - 1);
         if (kind == B_READ && last == 0x61) set(f, F_EXPECT, EXPECT_NAME);            // -a NAME
         else if (kind == B_WAIT && last == 0x70) set(f, F_EXPECT, EXPECT_NAME);       // -p NAME
@@ -2517,7 +2585,8 @@ function builtinArgument(f: usize, kind: u32, p: usize, n: u32, depth: u32): voi
     }
     case B_PRINTF: {
       if (option && isWord(p, n, "-v")) { set(f, F_EXPECT, EXPECT_NAME); return; }
-      wordUrls(p, n);
+      if (option && n > 2 && at(p, 1) == 0x76) { boundName(p + 2, n - 2); return; } // printf -vNAME
+      keepOperand(f, p, n, wordOpFlags()); // printed: read at the end if piped
       return;
     }
     case B_LET: {
@@ -2525,6 +2594,7 @@ function builtinArgument(f: usize, kind: u32, p: usize, n: u32, depth: u32): voi
       return;
     }
     case B_SET: {
+      setFlag(f, HAS_OPERAND);
       if (n > 1 && (at(p, 0) == 0x2d || at(p, 0) == 0x2b) && !hasFlag(f, OPTIONS_DONE)) {
         if (isWord(p, n, "-o") || isWord(p, n, "+o")) { set(f, F_EXPECT, EXPECT_SET); return; }
         if (!setOptionSafe(p, n)) opaqueWith("set", p, n);
@@ -2560,10 +2630,7 @@ function builtinArgument(f: usize, kind: u32, p: usize, n: u32, depth: u32): voi
       if (isWord(p, n, "-v")) set(f, F_EXPECT, EXPECT_TEST);
       return;
     }
-    case B_ECHO: {
-      wordUrls(p, n);
-      return;
-    }
+    case B_ECHO: keepOperand(f, p, n, wordOpFlags()); return; // printed: read at the end if piped
   }
 }
 
@@ -2640,6 +2707,8 @@ function endCommand(f: usize, term: u32, depth: u32): void {
     }
   } else if (phase == AT_ARGS || phase == IN_WRAPPER) {
     if (kind == B_EVAL || kind == B_TRAP) evalEnd(f, kind, depth);
+    else if ((kind == B_ECHO || kind == B_PRINTF) && term == T_PIPE) printedUrls(f);
+    else if (kind == B_SET && !hasFlag(f, HAS_OPERAND)) opaqueWith("every variable printed by", SET_WORD, 3);
     else if (kind == B_CD) cdEnd(f);
     else if (kind == B_POPD) baseUnknown = true;
     else if (get(f, F_SPEC) != NONE) knownOperands(f);

@@ -18,7 +18,7 @@ from timing import measure, measure_one  # noqa: E402
 
 from agentsfence.api import Fence  # noqa: E402
 from agentsfence.audit import AuditLog  # noqa: E402
-from agentsfence.hermes import HermesFence  # noqa: E402
+from agentsfence.hermes.plugin import HermesFence  # noqa: E402
 from agentsfence.settings import Settings  # noqa: E402
 from agentsfence.state import SessionStore  # noqa: E402
 

@@ -23,10 +23,11 @@ sys.path.insert(0, str(Path(__file__).parent))
 import workloads  # noqa: E402
 from timing import measure, timer_floor_us  # noqa: E402
 
-from agentsfence import api, engine  # noqa: E402
+from agentsfence import codec, data, engine, evaluator  # noqa: E402
 from agentsfence.api import Fence, encode_call  # noqa: E402
 from agentsfence.audit import AuditLog  # noqa: E402
-from agentsfence.hermes import HermesFence, with_patch_paths  # noqa: E402
+from agentsfence.hermes.payloads import with_patch_paths  # noqa: E402
+from agentsfence.hermes.plugin import HermesFence  # noqa: E402
 from agentsfence.settings import Settings  # noqa: E402
 from agentsfence.state import SessionStore  # noqa: E402
 
@@ -88,7 +89,7 @@ def parts(scratch: Path) -> dict[str, Callable[[str, dict], object]]:
         return wasm.decide(session._handle, name_length, args_length, data)
 
     def parse(tool: str, args: dict) -> object:
-        return api._parse_decision(record(tool, args), tool)
+        return codec.parse_decision(record(tool, args), tool)
 
     return {
         "hook, with audit (tool_call_id set)": lambda tool, args: audited.pre_tool_call(
@@ -109,7 +110,7 @@ def parts(scratch: Path) -> dict[str, Callable[[str, dict], object]]:
 
 def fuel_rows(rounds: int) -> None:
     """The same fence.wasm in an engine with fuel metering and one without, same calls."""
-    wasm_bytes = Path(api.data.path("fence.wasm")).read_bytes()
+    wasm_bytes = Path(data.path("fence.wasm")).read_bytes()
     rows: dict[str, Callable[[str, dict], object]] = {}
     for metered in (True, False):
         config = engine.wasmtime.Config()
@@ -145,8 +146,8 @@ def fuel_rows(rounds: int) -> None:
 def target_rows(rounds: int) -> None:
     """fence.wasm compiled for this CPU (what the module cache holds) beside the package's
     precompiled module (baseline x86_64, no CPU feature of this host), same engine, same calls."""
-    wasm_bytes = Path(api.data.path("fence.wasm")).read_bytes()
-    shipped, source = engine.load_module(wasm_bytes, None, api.data.DATA_DIR)
+    wasm_bytes = Path(data.path("fence.wasm")).read_bytes()
+    shipped, source = engine.load_module(wasm_bytes, None, data.DATA_DIR)
     if source != engine.FROM_PACKAGE:
         sys.exit(f"the package ships no precompiled module for this host (fence.wasm was {source})")
     modules = {"wasm decide, compiled for this CPU": engine.wasmtime.Module(engine.shared_engine(), wasm_bytes),
@@ -168,7 +169,7 @@ def target_rows(rounds: int) -> None:
 
 def _ready(instance: engine.WasmInstance) -> tuple[int, dict[tuple[str, int], tuple[int, int, bytes]]]:
     """Installs the default policy, opens a session with the mix's intent, encodes the mix's calls."""
-    policy = api._policy_bytes(None)
+    policy = evaluator.policy_bytes(None)
     assert instance.invoke("load", (len(policy),), policy)[:1] == b"\x00"
     home, cwd = workloads.HOME.encode(), workloads.CWD.encode()
     instance.invoke("configure", (len(home), len(cwd)), home + cwd)

@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
-# Builds every artefact from source: fence.wasm, the compiler bundle, the compiled policies,
-# the JSON Schemas for editors, the playground page, and the copies the Python package ships,
-# with fence.wasm precompiled for x86_64 Linux by the package's wasmtime (the venv of `make setup`).
+# Builds every artefact from source: the Python package's ABI constants, fence.wasm, the compiler
+# bundle, the compiled policies, the JSON Schemas for editors, the playground page, and the copies
+# the Python package ships, with fence.wasm precompiled for x86_64 Linux by the package's
+# wasmtime (the venv of `make setup`).
 # Cheap enough to run before every demo and test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python=.venv/bin/python
 [ -x "$python" ] || { echo "scripts/build.sh: no $python to precompile fence.wasm with: run make setup" >&2; exit 1; }
+
+# The ABI constants of the Python package, from assembly/format.ts and assembly/index.ts (not
+# committed): first, since precompiling below imports the package.
+node scripts/gen-abi.mjs host-python/agentsfence/_abi.py
 
 # An absolute --config: asc resolves the transform in it from the config's directory, and a
 # relative one loses its "./" and is looked up as a package.

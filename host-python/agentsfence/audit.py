@@ -56,7 +56,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 if TYPE_CHECKING:
     import argparse  # the audit commands' types; the CLI that parses them imports it
 
-    from .api import Decision
+    from .records import Decision
 
 GENESIS = "0" * 64
 DEFAULT_MAX_BYTES = 16 * 1024 * 1024
@@ -415,9 +415,9 @@ def _numbers(seqs: list[int]) -> str:
 # ---- the command line: `agentsfence audit verify|tail` ----
 
 def default_path() -> Path:
-    from .homes import hermes_home
+    from .layout import hermes_state
 
-    return hermes_home() / "agentsfence" / "audit.jsonl"
+    return hermes_state().audit_log
 
 
 def _verify_command(options: argparse.Namespace) -> int:

@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .api import Intent, TraceStep
+from .intent import Intent
+from .records import TraceStep
 from .audit import add_cli as add_audit
 from .report import add_cli as add_report
 from .errors import FenceError

@@ -4,8 +4,11 @@ One wasmtime Engine per process, one Module per wasm (compiled once, then cached
 code), and one `WasmInstance` (Store + Instance) per Fence. The hot path calls an export
 through a ctypes prototype of `wasmtime_func_call_unchecked`, reached through the C library
 wasmtime-py has already loaded: one foreign call instead of the public API's type lookups and
-value conversions (DESIGN.md §5). The public `Func.__call__` path stays selectable so tests
-can check that both give the same answers.
+value conversions (README.md's speed table times both). The public `Func.__call__` path stays
+selectable so tests can check that both give the same answers.
+
+The ABI's numbers (export names and parameter counts, fuel) come from `_abi.py`, which
+scripts/gen-abi.mjs generates from assembly/format.ts and assembly/index.ts at build time.
 
 A WasmInstance is not thread-safe: its owner serializes calls (api.Fence holds a lock).
 """
@@ -23,11 +26,11 @@ from pathlib import Path
 import wasmtime
 from wasmtime import _ffi as ffi
 
-# assembly/format.ts: the fuel the host grants one call (tests/test_engine.py checks these).
-FUEL_BASE = 20_000_000
-FUEL_PER_BYTE = 1000
-FUEL_PER_TEXT_BYTE = 4000
-TEXT_EXPORTS = frozenset({"intent", "derive"})  # they read prose: each byte buys FUEL_PER_TEXT_BYTE
+from ._abi import EXPORT_PARAMS, FUEL_BASE, FUEL_PER_BYTE, FUEL_PER_TEXT_BYTE
+
+# The fuel of one call: FUEL_BASE, and per input byte FUEL_PER_BYTE, or for the exports that read
+# prose FUEL_PER_TEXT_BYTE (docs/bytecode.md §8).
+TEXT_EXPORTS = frozenset({"intent", "derive"})
 
 DEFAULT_MEMORY_LIMIT = 256 * 1024 * 1024
 FIRST_INPUT_CAPACITY = 64 * 1024
@@ -42,30 +45,8 @@ SHIPPED_TARGET = "x86_64-unknown-linux-gnu"
 PRECOMPILED_MODULE = "fence.cwasm"
 PRECOMPILED_MANIFEST = "fence.cwasm.json"
 
-# ABI exports (docs/bytecode.md §8): name -> parameter count. Every parameter and result is i32.
-EXPORT_PARAMS = {
-    "input": 1,
-    "load": 1,
-    "configure": 4,
-    "session_open": 0,
-    "session_close": 1,
-    "intent": 2,
-    "decide": 3,
-    "describe": 5,
-    "derive": 4,
-    "narrow": 2,
-    "fail_mode": 1,
-    "explain": 3,
-    "commit": 2,
-    "release": 2,
-    "budgets": 1,
-    "budget_restore": 2,
-    "disasm": 0,
-}
-# Exports whose result is a record address, bit 0 telling that memory grew.
-RECORD_EXPORTS = frozenset({"load", "configure", "intent", "decide", "describe", "derive", "narrow", "fail_mode", "explain",
-                            "commit", "release", "budgets", "budget_restore", "disasm"})
-MAX_PARAMS = 5
+# Every export takes and returns i32s (EXPORT_PARAMS): a call passes at most this many.
+MAX_PARAMS = max(EXPORT_PARAMS.values())
 
 _U32 = struct.Struct("<I")
 _SLOTS_PER_VALUE = ctypes.sizeof(ffi.wasmtime_val_raw_t) // ctypes.sizeof(ctypes.c_int32)

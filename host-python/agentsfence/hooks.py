@@ -39,6 +39,10 @@ from typing import IO, Any, Callable, Iterator
 
 from . import data
 from .errors import FenceError
+from .hermes.homes import hermes_homes
+from .hermes.payloads import message_text, with_patch_paths
+from .layout import StateFolder, claude_code_state, hermes_state
+from .records import host_decision
 from .state import SessionRecord, SessionStore
 
 EXIT_OK = 0
@@ -57,13 +61,9 @@ class Answer:
 
 
 def default_state_dir(agent: str) -> Path:
-    """Hermes: the plugin's own directory under HERMES_HOME as Hermes resolves it (a profile's
+    """Hermes: the plugin's own folder under HERMES_HOME as Hermes resolves it (a profile's
     home under a profile); Claude Code: ~/.claude/agentsfence."""
-    if agent == "hermes":
-        from .homes import state_dir
-
-        return state_dir()
-    return Path.home() / ".claude" / "agentsfence"
+    return (hermes_state() if agent == "hermes" else claude_code_state()).path
 
 
 def default_policy(agent: str, state_dir: Path) -> Path | bytes:
@@ -84,8 +84,9 @@ class HookState:
     """Saved sessions, and which session each subagent belongs to (Hermes), as files."""
 
     def __init__(self, directory: Path):
-        self.sessions = SessionStore(directory / "sessions")
-        self._parents = directory / "subagents"
+        folder = StateFolder(directory)
+        self.sessions = SessionStore(folder.sessions)
+        self._parents = folder.subagents
 
     def parent_of(self, session_id: str) -> str | None:
         try:
@@ -133,15 +134,12 @@ def _decide(policy: Path | bytes, state: HookState, session_id: str, tool_name: 
     """The decision for one call in the session's saved intent (a subagent: its parent's).
     Budgets: the units of a call that may run (`spends(kind)`) are spent at once and saved,
     since the hook does not learn whether the call ran; a refused call spends nothing."""
-    from .api import Fence, host_decision
-    from .hermes import with_patch_paths
+    from .api import Fence
 
     if not isinstance(tool_name, str) or not tool_name:
         return host_decision(str(tool_name), "bad_arguments", "the event names no tool")
     if not isinstance(args, dict):
         return host_decision(tool_name, "bad_arguments", "the event's tool input is not an object")
-    from .homes import hermes_homes
-
     fence = Fence(policy, cwd=directory, hermes_homes=hermes_homes())
     if not session_id:  # nothing says what the user asked for: an empty intent
         return fence.decide(tool_name, with_patch_paths(tool_name, args), directory)
@@ -173,8 +171,6 @@ def hermes_event(event: dict[str, Any], policy: Path | bytes, state: HookState) 
             "the agentsfence plugin can)")
         return Answer(stdout=json.dumps({"action": "block", "message": message}), status=EXIT_BLOCK)
     if name == "pre_llm_call":
-        from .hermes import message_text
-
         text = message_text(extra.get("user_message"))
         # A subagent's "user message" is its parent model's goal: it grants nothing.
         if session_id and text and state.parent_of(session_id) is None:

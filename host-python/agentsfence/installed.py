@@ -29,13 +29,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import FenceError
+from .layout import StateFolder
 
 logger = logging.getLogger("agentsfence")
 
-POLICY_YAML = "policy.yaml"
-POLICY_AFB = "policy.afb"
-CACHE_DIR = "compiled"
-MANIFEST = "policy.json"
+MANIFEST = "policy.json"  # in the cache folder (layout.StateFolder.compiled)
 MANIFEST_VERSION = 1
 
 
@@ -90,9 +88,10 @@ class PolicyFiles:
 
     def __init__(self, state_dir: Path):
         self.state_dir = Path(state_dir)
-        self.yaml = self.state_dir / POLICY_YAML
-        self.afb = self.state_dir / POLICY_AFB
-        self.cache = self.state_dir / CACHE_DIR
+        folder = StateFolder(self.state_dir)
+        self.yaml = folder.policy_yaml
+        self.afb = folder.policy_afb
+        self.cache = folder.compiled
         self._lock = threading.Lock()
         self._watched: dict[str, tuple[int, int, int, int] | None] = {}
         self._failed: tuple[str, Installed] | None = None  # the cache key of the last failed compile, and its result

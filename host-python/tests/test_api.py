@@ -346,7 +346,7 @@ def test_observing_a_dropped_session_or_bad_arguments_raises(fence):
 def test_a_decision_record_gives_its_targets_and_a_malformed_one_blocks():
     import struct
 
-    from agentsfence.api import _parse_decision
+    from agentsfence.codec import parse_decision as _parse_decision
 
     reason, message = b"default_allow", b"AgentsFence allowed t: ok [default_allow]"
     head = struct.pack("<BBHHBBIIII", 0, len(reason), 0, 0, 0, 0, len(message), 0, 0, 0)

@@ -1,8 +1,10 @@
 """The documentation's facts that Python holds: the README's table of plugin settings, and its
-quick start, run as written."""
+quick start, run as written; the plugin manifest's hooks; the reason codes of docs/bytecode.md."""
 from __future__ import annotations
 
+import ast
 import dataclasses
+import itertools
 import re
 import shlex
 import subprocess
@@ -51,3 +53,61 @@ def test_the_quick_start_enables_the_plugin_in_an_existing_hermes(tmp_path):
     listed = subprocess.run([str(hermes), "plugins", "list"], capture_output=True, text=True, env=env,
                             stdin=subprocess.DEVNULL, timeout=120)
     assert re.search(r"agentsfence\s+│\s+enabled", listed.stdout), listed.stdout
+
+
+def test_the_plugin_manifest_lists_every_hook_the_plugin_registers(tmp_path, monkeypatch):
+    from agentsfence.hermes import register
+
+    class Context:  # what register() calls on Hermes' plugin context
+        def __init__(self):
+            self.hooks: list[str] = []
+
+        def register_hook(self, name, callback):
+            self.hooks.append(name)
+
+        def register_command(self, *args, **kwargs):
+            pass
+
+        register_cli_command = register_command
+
+    monkeypatch.setenv("HERMES_HOME", str(tmp_path))
+    context = Context()
+    register(context)
+    manifest = yaml.safe_load((REPO / "host-python" / "hermes-plugin" / "agentsfence" / "plugin.yaml").read_text())
+    assert len(context.hooks) > 1 and sorted(manifest["hooks"]) == sorted(context.hooks)
+
+
+def documented_reasons() -> set[str]:
+    """The reason codes in the reason table of docs/bytecode.md §8.1."""
+    section = (REPO / "docs" / "bytecode.md").read_text().split("\n### 8.1 ", 1)[1].split("\n### ", 1)[0]
+    lines = section.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("| reason |"))
+    rows = itertools.takewhile(lambda line: line.startswith("|"), lines[start + 2:])  # past the header and separator
+    cells = (row.strip("|").split("|")[0].strip() for row in rows)
+    return {code for cell in cells if cell.startswith("`") for code in re.findall(r"`([a-z_]+)`", cell)}
+
+
+def host_reasons() -> set[str]:
+    """Every reason code the Python package emits: the reason of each host_decision and Decision it
+    makes, and the [code] that ends each message it writes itself ("AgentsFence blocked ...")."""
+    found: set[str] = set()
+    for path in (REPO / "host-python" / "agentsfence").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and len(node.args) > 1 and isinstance(node.args[1], ast.Constant):
+                name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+                if name in ("host_decision", "_host_decision", "Decision"):
+                    found.add(node.args[1].value)
+            elif isinstance(node, (ast.JoinedStr, ast.Constant)):
+                parts = [v.value for v in node.values if isinstance(v, ast.Constant)] if isinstance(node, ast.JoinedStr) \
+                    else [node.value]
+                text = "".join(p for p in parts if isinstance(p, str))
+                if text.startswith("AgentsFence ") and (match := re.search(r"\[([a-z_]+)\]$", text)):
+                    found.add(match[1])
+    return found
+
+
+def test_every_reason_the_host_emits_is_in_the_reason_table():
+    emitted = host_reasons()
+    assert {"unknown_task", "no_tool_call_id", "unattended_approval", "plugin_conflict", "host_error", "fail_open",
+            "policy_error", "engine_fault", "bad_arguments"} <= emitted  # the scan finds them
+    assert emitted - documented_reasons() == set()

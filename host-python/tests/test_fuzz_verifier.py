@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from agentsfence import _abi
 from agentsfence.api import encode_call
 from agentsfence.engine import WasmInstance, load_module
 
@@ -25,13 +26,11 @@ FUZZ_RUNS = int(os.environ.get("FUZZ_RUNS", "200"))
 FUZZ = settings(max_examples=FUZZ_RUNS, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
-# The layout constants of docs/bytecode.md §2 and §5, read from their one definition.
-_FORMAT = {m[1]: int(m[2], 0) for m in re.finditer(r"export const (\w+) = (0x[0-9a-fA-F]+|\d+);",
-                                                   (REPO / "assembly" / "format.ts").read_text())}
-HEADER_SIZE, DIR_ENTRY_SIZE, HASH_OFFSET = _FORMAT["HEADER_SIZE"], _FORMAT["DIR_ENTRY_SIZE"], _FORMAT["HASH_OFFSET"]
-SECTION_COUNT, SEC_CODE, INSN_SIZE = _FORMAT["SECTION_COUNT"], _FORMAT["SEC_CODE"], _FORMAT["INSN_SIZE"]
+# The layout constants of docs/bytecode.md §2 and §5, generated from their one definition (assembly/format.ts).
+HEADER_SIZE, DIR_ENTRY_SIZE, HASH_OFFSET = _abi.HEADER_SIZE, _abi.DIR_ENTRY_SIZE, _abi.HASH_OFFSET
+SECTION_COUNT, SEC_CODE, INSN_SIZE = _abi.SECTION_COUNT, _abi.SEC_CODE, _abi.INSN_SIZE
 # An empty file before any input buffer exists is refused before verification, with its own reason.
-SECTION_NAMES = [name[4:] for name in _FORMAT if name.startswith("SEC_")]
+SECTION_NAMES = [name[4:] for name in vars(_abi) if name.startswith("SEC_")]
 REASON = re.compile(rf"^((header|{'|'.join(SECTION_NAMES)}) at offset \d+: \S|the policy does not fit the input buffer$)".encode())
 
 WASM = (REPO / "build" / "fence.wasm").read_bytes()

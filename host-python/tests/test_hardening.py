@@ -8,7 +8,6 @@ import ctypes
 import hashlib
 import json
 import math
-import re
 import subprocess
 import sys
 import threading
@@ -18,9 +17,9 @@ from pathlib import Path
 import pytest
 
 import hermes_cli.plugins as hermes_plugins
-from agentsfence import data, engine
+from agentsfence import _abi, data, engine
 from agentsfence.audit import verify
-from agentsfence.hermes import HermesFence
+from agentsfence.hermes.plugin import HermesFence
 
 from .conftest import REPO
 from .test_hermes import call, fence_plugin, hermes_home, manager, user_turn  # noqa: F401 (fixtures)
@@ -154,7 +153,7 @@ def hermes_tests_home(monkeypatch) -> Path:
     return Path(os.environ["HERMES_HOME"])
 
 
-FORMAT_VERSION = int(re.search(r"export const FORMAT_VERSION = (\d+);", (REPO / "assembly" / "format.ts").read_text())[1])
+FORMAT_VERSION = _abi.FORMAT_VERSION
 
 
 def flipped(policy: bytes, at: int) -> bytes:

@@ -12,7 +12,7 @@ import hermes_constants
 import hermes_cli.plugins as hermes_plugins
 import pytest
 
-from agentsfence import homes
+from agentsfence.hermes import homes
 from agentsfence.api import Fence
 from agentsfence.hooks import default_state_dir
 
@@ -42,6 +42,28 @@ def test_the_state_folder_is_the_one_hermes_names(profile, tmp_path):
         assert homes.hermes_homes()[0] == str(other)
     finally:
         hermes_constants.reset_hermes_home_override(token)
+
+
+@pytest.mark.parametrize("value", [
+    "{root}/profiles/coder",            # a profile
+    "{root}/work",                      # a home inside the default one that is no profile
+    "{elsewhere}/data",                 # a home of its own (Docker's /opt/data)
+    "{elsewhere}/data/profiles/coder",  # a profile of it
+    "  {root}/profiles/coder\n",        # blanks around it, as an env file may leave them
+    None,                               # no HERMES_HOME: the default
+])
+def test_without_hermes_the_homes_are_the_ones_hermes_names(tmp_path, monkeypatch, value):
+    """The shell hooks of an agentsfence installed apart from Hermes cannot ask hermes_constants:
+    they follow its rules, so they find the state folder and protect the homes the plugin does."""
+    root = tmp_path / "user-home" / ".hermes"
+    monkeypatch.setenv("HOME", str(tmp_path / "user-home"))
+    if value is None:
+        monkeypatch.delenv("HERMES_HOME", raising=False)
+    else:
+        monkeypatch.setenv("HERMES_HOME", value.format(root=root, elsewhere=tmp_path / "elsewhere"))
+    with_hermes = (homes.hermes_home(), homes.hermes_root(), homes.hermes_homes(), default_state_dir("hermes"))
+    monkeypatch.setitem(sys.modules, "hermes_constants", None)  # `import hermes_constants` now fails
+    assert (homes.hermes_home(), homes.hermes_root(), homes.hermes_homes(), default_state_dir("hermes")) == with_hermes
 
 
 @pytest.mark.parametrize("path", [

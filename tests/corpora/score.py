@@ -19,17 +19,14 @@ HERE = Path(__file__).parent
 FILES = ("adversarial.yaml", "benign.yaml", "requests.yaml")
 
 
-def score(path: Path, show: bool) -> tuple[int, int]:
+def decide_all(path: Path):
+    """Each case of a corpus file with the fence's decision under the shipped policy."""
     doc = yaml.safe_load(path.read_text())
     env = doc.get("env", {})
     home = env.get("home", "/home/user")
     fence = Fence(home=home, cwd=env.get("cwd", home), hermes_homes=[f"{home}/.hermes"])
     for tool in doc.get("tools") or []:
         fence.describe_tool(tool["name"], tool.get("description", ""), tool.get("schema"))
-    passed: collections.Counter[str] = collections.Counter()
-    seen: collections.Counter[str] = collections.Counter()
-    kinds: collections.Counter[tuple[str, str]] = collections.Counter()
-    misses = []
     for i, case in enumerate(doc["cases"]):
         session = fence.session(f"case-{i}")
         intent = case.get("intent") or []
@@ -37,8 +34,21 @@ def score(path: Path, show: bool) -> tuple[int, int]:
             session.intent(message)
         decision = session.decide(case["tool"], case["args"])
         fence.drop_session(f"case-{i}")
-        want = case["expect"]["kind"]
-        want = want if isinstance(want, list) else [want]
+        yield case, decision
+
+
+def wanted(case: dict) -> list[str]:
+    kind = case["expect"]["kind"]
+    return kind if isinstance(kind, list) else [kind]
+
+
+def score(path: Path, show: bool) -> tuple[int, int]:
+    passed: collections.Counter[str] = collections.Counter()
+    seen: collections.Counter[str] = collections.Counter()
+    kinds: collections.Counter[tuple[str, str]] = collections.Counter()
+    misses = []
+    for case, decision in decide_all(path):
+        want = wanted(case)
         category = str(case.get("category"))
         seen[category] += 1
         kinds[(category, decision.kind)] += 1

@@ -56,8 +56,9 @@ def hermes_version() -> str:
 
 
 def write_hermes_home(home: Path, port: int) -> None:
-    """config.yaml per DESIGN.md §4b: a custom provider on the scripted model, the plugin enabled,
-    nothing that installs or downloads at start-up, and the update check answered in advance."""
+    """config.yaml: a custom provider on the scripted model (context_length spares a lookup of the
+    model's metadata), the plugin enabled, nothing that installs or downloads at start-up, and the
+    update check answered in advance."""
     home.mkdir(parents=True)
     config = {
         "model": {"provider": "custom", "default": MODEL, "base_url": f"http://127.0.0.1:{port}/v1",

@@ -8,14 +8,13 @@ that ran was approved, and the scope is read back from Hermes' allowlist (a [s]e
 
 Only a session-scoped grant outlives its call: the fence then allows the same delta itself, so
 the gate is never asked again and an allowlist hit the fence did not see granted stays suspect.
+The gate's own state is read in environment.py.
 """
 from __future__ import annotations
 
-import functools
 import hashlib
 import threading
 from dataclasses import dataclass
-from types import ModuleType
 from typing import Callable, Literal
 
 Scope = Literal["once", "session"]
@@ -117,40 +116,6 @@ class Approvals:
             self.history.pop(session_key, None)
             for ref in [r for r, p in self._pending.items() if p.session_key == session_key]:
                 del self._pending[ref]
-
-
-@functools.cache
-def hermes_gate() -> ModuleType:
-    """Hermes' tools.approval, imported on first use (an import statement per ask costs more than the
-    check it serves). Outside Hermes it raises ImportError, each time: the caller's call blocks."""
-    from tools import approval
-
-    return approval
-
-
-@functools.cache
-def _env_var_enabled() -> Callable[[str], bool]:
-    from utils import env_var_enabled
-
-    return env_var_enabled
-
-
-def unattended_gate(key: str) -> str | None:
-    """Why Hermes' approval gate would answer `plugin_rule:<key>` without asking anyone, or None
-    when a human will be asked. Reads the gate's own state in the order _run_approval_gate
-    checks it (yolo, allowlist, then no CLI or gateway: cron follows approvals.cron_mode)."""
-    gate = hermes_gate()
-    env_var_enabled = _env_var_enabled()
-    if gate._YOLO_MODE_FROZEN or gate.is_current_session_yolo_enabled():
-        return "Hermes' yolo mode would approve it without asking anyone"
-    if gate.is_approved(gate.get_current_session_key(), RULE_PREFIX + key):
-        return "Hermes' allowlist would approve it without asking anyone, and the fence never saw a person grant it"
-    # The cron flag first: one environment read settles the usual case, where the two context
-    # checks (they read no more than the environment and context variables) cost ten times that.
-    if env_var_enabled("HERMES_CRON_SESSION") and not gate._is_interactive_cli() \
-            and not gate._is_gateway_approval_context() and gate._get_cron_approval_mode() == "approve":
-        return "this cron job runs with approvals.cron_mode: approve, so nobody would be asked"
-    return None
 
 
 def call_reference(tool_call_id: str, session_key: str, tool_name: str, arguments_json: bytes) -> str:

@@ -1,0 +1,152 @@
+"""What the fence answers Hermes' tool dispatcher, and its place among the other plugins' hooks.
+
+A decision becomes a directive: allow is no directive (Hermes has none; another plugin can
+still block), block is `{"action": "block", "message": ...}` with a message that is never empty
+(an empty one is ignored and the tool runs), and ask is Hermes' `approve` directive with a
+rule key that its approval gate files [s]ession and [a]lways answers under: the session, the
+tool, the capability and the capability delta (approvals.rule_key), so an answer covers that
+delta in that session only (README.md, "The hook contracts", 2). With strict_yolo, an ask that
+Hermes' gate would answer with no person (yolo, an allowlist entry the fence never saw granted,
+an unattended cron job) blocks instead.
+
+Hook order: Hermes 0.19 acts on the first directive in registration order, so an earlier
+plugin's approve would hide the fence's block; the fence's pre_tool_call is kept first. With
+plugin_conflicts: strict, every other plugin's pre_tool_call is also guarded: its approve turns
+into a block when the fence would ask or block the same call (for dispatchers that look past
+the first directive). The fence's hook and a guard then need the decision of one call, in
+either order: it is made once and shared.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+from typing import TYPE_CHECKING, Any, Callable
+
+from .approvals import Approvals, call_reference, rule_key
+from .environment import unattended_gate
+from .payloads import arguments_json
+
+if TYPE_CHECKING:
+    from ..api import Decision, Session
+    from ..settings import Settings
+
+logger = logging.getLogger("agentsfence")
+
+Directive = dict[str, str] | None
+Decided = tuple["Session | None", "Decision", bytes]  # a call's session, its decision, the argument JSON decided on
+
+
+def block(message: str) -> Directive:
+    return {"action": "block", "message": message}
+
+
+def blocking_hook(message: str) -> Callable[..., Directive]:
+    def pre_tool_call(**kwargs: Any) -> Directive:
+        return {"action": "block", "message": message}
+
+    return pre_tool_call
+
+
+def fault_block(tool_name: str, error: Exception) -> Directive:
+    logger.error("AgentsFence failed deciding %s", tool_name, exc_info=error)
+    return {"action": "block", "message": f"AgentsFence blocked {tool_name}: the fence failed ({type(error).__name__}: {error}) [host_error]"}
+
+
+def move_first(ctx: Any, callback: Callable[..., Directive]) -> None:
+    """Puts the fence's pre_tool_call first: Hermes 0.19 lets the first directive win, so an
+    earlier plugin's approve would hide the fence's block. The list is Hermes' private state."""
+    try:
+        callbacks = ctx._manager._hooks["pre_tool_call"]
+        if callbacks and callbacks[0] != callback and callback in callbacks:
+            callbacks.remove(callback)
+            callbacks.insert(0, callback)
+    except Exception as error:
+        logger.warning("AgentsFence could not move its pre_tool_call hook first: %s", error)
+
+
+class Gate:
+    """Asks as approve directives (with strict_yolo), and the fence's hook among the others."""
+
+    def __init__(self, approvals: Approvals, settings: Settings, decide: Callable[[str, Any, str, str], Decided],
+                 lets_through: Callable[[], bool]):
+        self.approvals = approvals
+        self._strict_yolo = settings.strict_yolo
+        self._strict = settings.plugin_conflicts == "strict"
+        self._decide = decide  # the fence's decision of a call: (tool_name, args, task_id, session_id)
+        self._lets_through = lets_through  # observe mode with a usable policy: nothing is acted on
+        self._lock = threading.Lock()
+        self._shared: dict[str, Decided] = {}  # call reference -> a decision the other reader needs
+
+    # ---- asks ----
+
+    def ask(self, decision: Decision, session_key: str, tool_name: str, arguments_json: bytes, call_ref: str) -> Directive:
+        """ask -> approve, with a rule key Hermes files [s]ession / [a]lways answers under, so an
+        answer covers this session and this capability delta only (approvals.rule_key)."""
+        key = rule_key(session_key, tool_name, decision.capability, decision.rule, decision.witness, arguments_json)
+        if self.approvals.granted(session_key, key):
+            return None  # a person granted this very call for the session
+        if self._strict_yolo:
+            unattended = unattended_gate(key)
+            if unattended is not None:
+                return block(f"AgentsFence blocked {tool_name}: it needs a person's approval ({decision.message}), "
+                             f"but {unattended} (strict_yolo) [unattended_approval]")
+        self.approvals.asked(call_ref, session_key, key)
+        return {"action": "approve", "message": decision.message, "rule_key": key}
+
+    # ---- the other plugins ----
+
+    def order_hooks(self, ctx: Any, own: Callable[..., Directive]) -> None:
+        """Keeps the fence's pre_tool_call (`own`) first and, with plugin_conflicts: strict, every
+        other plugin's pre_tool_call guarded (see guard)."""
+        move_first(ctx, own)
+        if self._strict:
+            try:
+                callbacks = ctx._manager._hooks["pre_tool_call"]
+                for index, callback in enumerate(callbacks):
+                    # == not `is`: each access to a bound method makes a new one.
+                    if callback != own and not getattr(callback, "agentsfence_guarded", False):
+                        callbacks[index] = self.guard(callback)
+            except Exception as error:
+                logger.warning("AgentsFence could not guard the other pre_tool_call hooks: %s", error)
+
+    def guard(self, callback: Callable[..., Any]) -> Callable[..., Any]:
+        """Another plugin's approve turns into a block when the fence would ask or block the same
+        call: on a dispatcher that acts on a later directive than the fence's, that approve (with
+        --yolo, a plain yes) must not outvote the fence."""
+        def guarded(**kwargs: Any) -> Any:
+            result = callback(**kwargs)
+            if not (isinstance(result, dict) and result.get("action") == "approve"):
+                return result
+            tool_name = kwargs.get("tool_name", "")
+            try:
+                _, decision, _ = self.decide_shared(tool_name, kwargs.get("args"), kwargs.get("task_id", ""),
+                                                    kwargs.get("session_id", ""), kwargs.get("tool_call_id", ""))
+            except Exception as error:
+                return fault_block(tool_name, error)
+            if decision.kind == "allow" or self._lets_through():
+                return result
+            return {"action": "block", "message": f"AgentsFence blocked {tool_name}: another plugin approved a call the fence "
+                                                  f"{'asks about' if decision.kind == 'ask' else 'blocks'} "
+                                                  f"(plugin_conflicts: strict) [plugin_conflict]"}
+
+        guarded.agentsfence_guarded = True  # type: ignore[attr-defined]
+        guarded.__wrapped__ = callback  # type: ignore[attr-defined]
+        return guarded
+
+    def decide_shared(self, tool_name: str, args: Any, task_id: str, session_id: str, tool_call_id: str) -> Decided:
+        """The decision of one call, made once for the fence's hook and the guards (so its budget
+        unit is reserved once): the second of them takes it. One never taken is dropped by the
+        call's post_tool_call (forget_shared)."""
+        key = call_reference(tool_call_id, session_id or task_id, tool_name, arguments_json(args))
+        with self._lock:
+            shared = self._shared.pop(key, None)
+        if shared is not None:
+            return shared
+        decided = self._decide(tool_name, args, task_id, session_id)
+        with self._lock:
+            self._shared[key] = decided
+        return decided
+
+    def forget_shared(self, call_ref: str) -> None:
+        with self._lock:
+            self._shared.pop(call_ref, None)
