@@ -338,10 +338,11 @@ function implies(given: ConditionIRItem, givenAll: boolean, wanted: ConditionIRI
 }
 
 // A destination is also a source, and a source is named: "in_intent: true" implies "source",
-// which implies "named"; "not named" implies "not source", which implies "not true".
-const READING_RANK = [0, 2, 1]; // by reading: destination, named, source
+// which implies "named"; "exact" (the value itself named) implies "named" too. "not named"
+// implies "not source", which implies "not true", and "not exact".
+const READING_IMPLIES: number[][] = [[0, 1, 2], [1], [1, 2], [1, 3]]; // by reading: destination, named, source, exact
 function readingImplies(given: number, wanted: number, negated: boolean): boolean {
-  return negated ? READING_RANK[wanted] <= READING_RANK[given] : READING_RANK[given] <= READING_RANK[wanted];
+  return negated ? READING_IMPLIES[wanted].includes(given) : READING_IMPLIES[given].includes(wanted);
 }
 
 function isSubset(small: string[], large: string[]): boolean {

@@ -102,8 +102,8 @@ export type TestIR =
   | { kind: "at_most"; value: string }
   | { kind: Exclude<TestName, "present" | "truthy" | "in_intent" | "in_derived" | "granted" | "intent_any" | "equals" | "at_most">; values: string[] };
 
-/** IN_INTENT's readings (docs/bytecode.md §7): INTENT_DESTINATION, INTENT_NAMED or INTENT_SOURCE. */
-export type IntentReading = 0 | 1 | 2;
+/** IN_INTENT's readings (docs/bytecode.md §7): INTENT_DESTINATION, INTENT_NAMED, INTENT_SOURCE or INTENT_EXACT. */
+export type IntentReading = 0 | 1 | 2 | 3;
 
 export interface IntentIR {
   negations: string[];

@@ -65,10 +65,10 @@ export interface Predicate {
   prefix?: Scalar[];
   domain?: Scalar[];
   under?: Scalar[];
-  in_intent?: boolean | "named" | "source";
+  in_intent?: boolean | "named" | "source" | "exact";
   in_derived?: boolean;
   granted?: boolean;
-  intent_any?: boolean | "named" | "source";
+  intent_any?: boolean | "named" | "source" | "exact";
   present?: boolean;
   truthy?: boolean;
   at_most?: string | number;
@@ -84,16 +84,16 @@ export const Predicate: z.ZodType<Predicate> = z
     domain: constants.optional().describe("the value's host is one of these or below one"),
     under: constants.optional().describe("the path is one of these or below one"),
     in_intent: z
-      .union([z.boolean(), z.literal("named"), z.literal("source")])
+      .union([z.boolean(), z.literal("named"), z.literal("source"), z.literal("exact")])
       .optional()
-      .describe("true: the user asked for the value as the destination of a plain request; source: as a source or a destination (to read it); named: the user's own words name it"),
+      .describe("true: the user asked for the value as the destination of a plain request; source: as a source or a destination (to read it); named: the user's own words name it; exact: they name this very value (a path itself, not a folder above it)"),
     in_derived: z
       .boolean()
       .optional()
       .describe("the value was found in the output of a call the user pointed at (intent.derive_from)"),
     granted: z.boolean().optional().describe("a verb of the user's own request granted the call's capability (tool only)"),
     intent_any: z
-      .union([z.boolean(), z.literal("named"), z.literal("source")])
+      .union([z.boolean(), z.literal("named"), z.literal("source"), z.literal("exact")])
       .optional()
       .describe("the user's own request asked for (true) or named (named) at least one value of this kind"),
     present: z.boolean().optional().describe("the subject has a value (true) or none (false)"),

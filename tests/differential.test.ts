@@ -34,7 +34,7 @@ const ROLE_ARGS: Record<string, string> = { to: "email", url: "url", host: "doma
 const VALUES: Record<string, string[]> = {
   email: ["a@x.com", "b@y.org", "c@sub.x.com", "eve@evil.net"],
   domain: ["x.com", "sub.x.com", "y.org", "evil.net"],
-  url: ["https://x.com/a", "https://sub.x.com/b", "https://evil.net/c", "https://y.org"],
+  url: ["https://x.com/a", "https://x.com/a/b", "https://sub.x.com/b", "https://evil.net/c", "https://y.org"],
   path: ["/w/a", "/w/a/b.txt", "/w/c.txt", "/etc/x", "/w/b.txt"],
   recipient: ["#gen", "@bob", "#ops"],
   program: ["ls", "rm", "cat"],
@@ -82,8 +82,10 @@ function predicate(subject: string, depth = 0): fc.Arbitrary<Record<string, unkn
   const kind = valueKind(subject);
   const one = pick(PREDICATES[subject]).chain((name): fc.Arbitrary<Record<string, unknown>> => {
     switch (name) {
-      case "present": case "in_intent": case "granted": case "intent_any":
+      case "present": case "granted":
         return fc.boolean().map((b) => ({ [name]: b }));
+      case "in_intent": case "intent_any":
+        return fc.constantFrom<boolean | string>(true, false, "named", "source", "exact").map((b) => ({ [name]: b }));
       case "equals": return pick(VALUES[kind]).map((v) => ({ equals: v }));
       case "in": return some(VALUES[kind]).map((v) => ({ in: v }));
       case "glob": return some(GLOBS[kind]).map((v) => ({ glob: v }));
@@ -144,7 +146,7 @@ const policy = fc.record({
       words: some(["send", "write", "fetch"], 2), capabilities: some(CAPABILITY_GLOBS, 2),
       object: fc.constantFrom("destination", "source", "written", "included", "none"),
     }).map(({ object, ...verb }) => (object === "none" ? verb : { ...verb, object })), { maxLength: 2 }),
-    grammar: fc.constant({ destination: ["to"], source: ["from"], condition: ["if"], question: ["what"] }),
+    grammar: fc.constant({ destination: ["to"], source: ["from"], condition: ["if"], question: ["what"], exclude: ["except"] }),
   }),
   rules: fc.integer({ min: 0, max: 7 }).chain((n) => fc.tuple(...Array.from({ length: n }, (_, i) => rule(i)))),
 });
@@ -161,10 +163,10 @@ const callArgs = fc.record({
 const call = fc.tuple(pick(CALL_TOOLS), callArgs);
 
 // The user's messages: named items, verb words and the grammar's words (a destination, a source,
-// a condition, a question), no negation (so nothing is prohibited).
+// a condition, a question, an exclusion that rules a value out), no negation (so nothing is prohibited).
 const message = fc.uniqueArray(
-  pick([...VALUES.email, ...VALUES.url, "x.com", "evil.net", "/w/a", "/w/c.txt", "#gen", "@bob", "send", "write", "fetch", "please", "and",
-    "to", "from", "if", "what", ",", "?", "the Hotel Lumen", "Harbor Inn", "Paris", "€200", "50 USD", "issue 12", "$150", "12.5 EUR"]),
+  pick([...VALUES.email, ...VALUES.url, "x.com", "sub.x.com", "evil.net", "/w", "/w/a", "/w/c.txt", "#gen", "@bob", "send", "write", "fetch", "please", "and",
+    "to", "from", "if", "what", ",", "?", "except", "except", "except", "the Hotel Lumen", "Harbor Inn", "Paris", "€200", "50 USD", "issue 12", "$150", "12.5 EUR"]),
   { maxLength: 7 },
 ).map((words) => words.join(" "));
 

@@ -7,7 +7,7 @@
 import {
   CLASSIFY_READ, CLASSIFY_CHOICES, CLASSIFY_CHOICE_HEADINGS, CLASSIFY_OBJECTS_CONTENT, CLASSIFY_CHOICE_CODES, ROLE_CODE, ROLE_HEADING, ROLE_TEXT, ROLE_AMOUNT, ROLE_AMOUNT_MINOR, ROLE_COMMAND, ROLE_DOMAIN, ROLE_EMAIL, ROLE_OBJECT, ROLE_PATH, ROLE_RECIPIENT,
   ROLE_URL, SUBJ_AMOUNT, SUBJ_ARG, SUBJ_DOMAIN, SUBJ_EMAIL, SUBJ_OBJECT, SUBJ_PATH, SUBJ_PROGRAM, SUBJ_RECIPIENT, SUBJ_TOOL, SUBJ_URL,
-  INTENT_NAMED, INTENT_SOURCE,
+  INTENT_NAMED, INTENT_SOURCE, INTENT_EXACT,
 } from "../bytecode/format";
 import { globMatches } from "../compiler/glob";
 import type { ConditionIR, PolicyIR, RuleIR, TestIR } from "../compiler/ir";
@@ -17,7 +17,7 @@ import type { Effect } from "../compiler/schema";
 export interface IntentItem {
   kind: "email" | "url" | "domain" | "path" | "recipient" | "name" | "object" | "amount";
   value: string;
-  /** destination, destination-maybe, source, source-maybe, named, named-maybe, revoked, whole-host */
+  /** destination, destination-maybe, source, source-maybe, named, named-maybe, revoked, whole-host, ruled-out */
   grants: string[];
 }
 
@@ -396,7 +396,7 @@ function valueHolds(test: TestIR, subject: number, value: string, intent: Intent
       if (subject === SUBJ_OBJECT) return objectInIntent(value, intent, test.reading);
       if (subject === SUBJ_AMOUNT) {
         return intent.items.filter((item) => item.kind === "amount")
-          .map((item) => { const w = within(value, item.value); return w === "yes" ? reading(item, test.reading) : w; })
+          .map((item) => { const r = reading(item, test.reading); const w = within(value, item.value); return r === "no" ? r : w === "yes" ? r : w; })
           .reduce(best, "no");
       }
       return inIntent(subject, value, intent, test.reading);
@@ -473,9 +473,27 @@ function ancestorsOf(path: string): string[] {
 // destination or a source; each maybe for the maybe forms.
 function reading(item: IntentItem, flavor: number): Tri {
   const g = new Set(item.grants);
-  const yes = flavor === INTENT_NAMED ? ["destination", "source", "named"] : flavor === INTENT_SOURCE ? ["destination", "source"] : ["destination"];
+  const yes = flavor === INTENT_NAMED || flavor === INTENT_EXACT ? ["destination", "source", "named"] : flavor === INTENT_SOURCE ? ["destination", "source"] : ["destination"];
   if (yes.some((w) => g.has(w))) return "yes";
   return yes.some((w) => g.has(`${w}-maybe`)) ? "maybe" : "no";
+}
+
+// An item the user ruled out, granted by no clause: it takes back what lies below it (§7.3).
+const GRANT_WORDS = ["destination", "destination-maybe", "source", "source-maybe", "named", "named-maybe"];
+function vetoes(item: IntentItem): boolean {
+  return item.grants.includes("ruled-out") && !item.grants.some((g) => GRANT_WORDS.includes(g));
+}
+
+// Of a value's enclosing items, shallowest first, the reading of those below the deepest one that
+// rules it out.
+function belowVeto(intent: IntentFacts, flavor: number, kind: IntentItem["kind"], shallowFirst: string[]): Tri {
+  let r: Tri = "no";
+  for (const v of shallowFirst) {
+    const items = intent.items.filter((item) => item.kind === kind && item.value === v);
+    if (items.some(vetoes)) r = "no";
+    else r = items.map((item) => reading(item, flavor)).reduce(best, r);
+  }
+  return r;
 }
 
 function look(intent: IntentFacts, flavor: number, kind: IntentItem["kind"], test: (item: IntentItem) => boolean): Tri {
@@ -489,15 +507,25 @@ function inIntent(subject: number, value: string, intent: IntentFacts, flavor: n
     case SUBJ_EMAIL:
       return is("email", value);
     case SUBJ_DOMAIN:
-      return parentsOf(value).map((host) => is("domain", host)).reduce(best, "no");
+      if (flavor === INTENT_EXACT) return is("domain", value);
+      return belowVeto(intent, flavor, "domain", parentsOf(value).reverse());
     case SUBJ_URL: {
-      // The URL itself or one above it ("…/a" opens "…/a/b" and "…/a#x"), or its host named as itself.
-      const below = look(intent, flavor, "url", (item) => item.value === value ||
-        (value.startsWith(item.value) && (item.value.endsWith("/") || value[item.value.length] === "/" || value[item.value.length] === "#")));
+      // The URL itself or one above it ("…/a" opens "…/a/b" and "…/a#x"), or its host named as itself;
+      // a URL ruled out takes itself and what lies below it back from the shorter ones and the host.
+      if (flavor === INTENT_EXACT) return is("url", value);
+      const above = (item: IntentItem) => item.kind === "url" && (item.value === value ||
+        (value.length > item.value.length && value.startsWith(item.value) &&
+          (item.value.endsWith("/") || value[item.value.length] === "/" || value[item.value.length] === "#")));
+      const vetoing = intent.items.filter((item) => above(item) && vetoes(item)).map((item) => item.value.length);
+      if (vetoing.includes(value.length)) return "no";
+      const longest = Math.max(-1, ...vetoing);
+      const below = look(intent, flavor, "url", (item) => above(item) && item.value.length > longest);
+      if (longest >= 0) return below;
       return best(below, look(intent, flavor, "domain", (item) => item.value === hostOf(value) && item.grants.includes("whole-host")));
     }
     case SUBJ_PATH:
-      return ancestorsOf(value).map((path) => is("path", path)).reduce(best, "no");
+      if (flavor === INTENT_EXACT) return is("path", value);
+      return belowVeto(intent, flavor, "path", ancestorsOf(value).reverse());
     case SUBJ_RECIPIENT: {
       let r = best(is("recipient", value), is("email", value));
       if (!/^[#@]/.test(value)) r = [is("name", value), is("object", value), is("recipient", `#${value}`), is("recipient", `@${value}`)].reduce(best, r);

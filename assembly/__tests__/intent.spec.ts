@@ -1,4 +1,4 @@
-import { SUBJ_ARG, SUBJ_EMAIL, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_RECIPIENT, SUBJ_PROGRAM, INTENT_NAMED, INTENT_DESTINATION } from "../../bytecode/format";
+import { SUBJ_ARG, SUBJ_EMAIL, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_RECIPIENT, SUBJ_PROGRAM, INTENT_NAMED, INTENT_DESTINATION, INTENT_EXACT } from "../../bytecode/format";
 import { NO, YES } from "../decision/tri";
 import { intentBind, intentFree, intentGrants, intentHas, intentProhibits, intentWriteSummary } from "../intent/intent";
 import { outBegin, outFinish } from "../abi/out";
@@ -240,13 +240,56 @@ describe("intent: binding", () => {
     intentFree(i);
   });
 
+  it("grants a value the user ruled out under no reading, and takes back what lies below it", () => {
+    const i = bind(0, "Summarize docs/ and example.com but not docs/private, never read ~/.ssh/id_rsa, except evil.example.com");
+    expect(has(i, SUBJ_PATH, "/home/user/project/docs/guide.md")).toBe(true);
+    expect(has(i, SUBJ_PATH, "/home/user/project/docs/private")).toBe(false);
+    expect(has(i, SUBJ_PATH, "/home/user/project/docs/private/plan.md")).toBe(false);
+    expect(has(i, SUBJ_PATH, "/home/user/.ssh/id_rsa")).toBe(false);
+    expect(has(i, SUBJ_DOMAIN, "www.example.com")).toBe(true);
+    expect(has(i, SUBJ_DOMAIN, "evil.example.com")).toBe(false);
+    expect(has(i, SUBJ_DOMAIN, "cdn.evil.example.com")).toBe(false);
+    intentFree(i);
+  });
+
+  it("keeps what another clause of the message grants, and a later turn rules out every reading", () => {
+    let i = bind(0, "Read ~/.ssh/config, and do not print ~/.ssh/config");
+    expect(has(i, SUBJ_PATH, "/home/user/.ssh/config")).toBe(true);
+    i = bind(i, "no, not ~/.ssh/config");
+    expect(has(i, SUBJ_PATH, "/home/user/.ssh/config")).toBe(false);
+    i = bind(i, "ok, read ~/.ssh/config");
+    expect(has(i, SUBJ_PATH, "/home/user/.ssh/config")).toBe(true);
+    intentFree(i);
+  });
+
+  it("reads exact: the value itself, not a directory or parent above it", () => {
+    const i = bind(0, "Check the permissions on ~/.ssh and fetch example.com and ~/.aws/config");
+    scratchReset();
+    const dir = utf8("/home/user/.ssh");
+    expect(intentHas(i, SUBJ_PATH, dir, lastLen, INTENT_EXACT)).toBe(YES);
+    scratchReset();
+    const key = utf8("/home/user/.ssh/id_rsa");
+    expect(intentHas(i, SUBJ_PATH, key, lastLen, INTENT_EXACT)).toBe(NO);
+    expect(intentHas(i, SUBJ_PATH, key, lastLen, INTENT_NAMED)).toBe(YES);
+    scratchReset();
+    const config = utf8("/home/user/.aws/config");
+    expect(intentHas(i, SUBJ_PATH, config, lastLen, INTENT_EXACT)).toBe(YES);
+    scratchReset();
+    const sub = utf8("www.example.com");
+    expect(intentHas(i, SUBJ_DOMAIN, sub, lastLen, INTENT_EXACT)).toBe(NO);
+    expect(intentHas(i, SUBJ_DOMAIN, sub, lastLen, INTENT_NAMED)).toBe(YES);
+    intentFree(i);
+  });
+
   it("reads invalid and truncated UTF-8", () => {
     scratchReset();
     // "x@y.co " then a lone continuation byte, an overlong '/', and a cut-off ’ and “
     const p = raw([0x78, 0x40, 0x79, 0x2e, 0x63, 0x6f, 0x20, 0x80, 0x20, 0xc0, 0xaf, 0x20, 0x6e, 0x6f, 0x74, 0x20, 0xe2, 0x80]);
     const i = intentBind(0, p, lastLen);
     expect(i).toBeGreaterThan(0);
-    expect(has(i, SUBJ_EMAIL, "x@y.co")).toBe(true);
+    // Read, and ruled out by the "not" after it in its clause.
+    expect(summary(i)).toBe("email\tx@y.co\n");
+    expect(has(i, SUBJ_EMAIL, "x@y.co")).toBe(false);
     intentFree(i);
   });
 

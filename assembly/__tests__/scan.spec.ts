@@ -147,6 +147,12 @@ describe("items a message names", () => {
       .toBe("path:quoted.md|path:x.py|email:a@b.co|path:$HOME/a|path:bold.txt");
   });
 
+  it("reads a dotfile's name as a path, not .NET, an ellipsis or a decimal", () => {
+    expect(items("Check .env and .env.local, then .npmrc or .pre-commit-config.yaml (.gitconfig).")).toBe(
+      "path:.env|path:.env.local|path:.npmrc|path:.pre-commit-config.yaml|path:.gitconfig");
+    expect(items("Port it to .NET ... or .5 or .x")).toBe("");
+  });
+
   it("reads mailto: and file names by extension", () => {
     expect(items("mailto:x@y.com Node.js README")).toBe("email:x@y.com|path:Node.js");
   });

@@ -386,6 +386,8 @@ function patternTest(op: u32, subject: u32, operand: u32, p: usize, len: u32): u
       return keysMeet(operand, p, len, true) ? MAYBE : NO;
     }
     case OP_TEST_IN_INTENT: {
+      // A pattern reads below its literal directory: that directory named grants it (under the
+      // exact reading, only that directory itself named: not a folder above it).
       if (subject == SUBJ_PATH || subject == SUBJ_WRITE) {
         const dir = literalDir(p, len);
         if (dir > 0) {

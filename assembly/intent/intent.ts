@@ -13,7 +13,7 @@
 //   slots    open-addressing index over the named items: item offset + 1, 0 empty
 import {
   SUBJ_ARG, SUBJ_EMAIL, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_RECIPIENT, SUBJ_WRITE, SUBJ_OBJECT, SUBJ_AMOUNT,
-  SET_MAX_INTENT_BYTES, INTENT_NAMED, INTENT_SOURCE, BOUND_DESTINATION, BOUND_SOURCE, BOUND_QUOTED, MOOD_REQUEST,
+  SET_MAX_INTENT_BYTES, INTENT_NAMED, INTENT_SOURCE, INTENT_EXACT, BOUND_DESTINATION, BOUND_SOURCE, BOUND_QUOTED, MOOD_REQUEST,
   MOOD_QUESTION, MOOD_CONDITION, MOOD_NEGATED, MOOD_UNKNOWN, MOOD_UNCERTAIN, MOOD_STATEMENT,
 } from "../../bytecode/format";
 import { NO, YES, MAYBE, either } from "../decision/tri";
@@ -64,6 +64,17 @@ export const A_BARE_HOST: u32 = 32;
 // value may be read or fetched); under a condition, maybe.
 export const A_SOURCE: u32 = 64;
 export const A_SOURCE_MAYBE: u32 = 128;
+// A value the user ruled out ("do not read ~/.ssh/id_rsa", "except config/.env", "x is off
+// limits"): no reading grants it, and a path or host ruled out takes its descendants (files
+// below it, subdomains) back from a directory or parent the user named (§7.3). A clause of the
+// same message that names it otherwise still grants what that clause grants; a later turn that
+// rules it out takes every earlier reading back.
+export const A_RULED_OUT: u32 = 256;
+const A_GRANTS: u32 = A_DEST | A_DEST_MAYBE | A_NAMED | A_NAMED_MAYBE | A_SOURCE | A_SOURCE_MAYBE;
+// Whether attributes `a` rule the value out with no clause granting it otherwise.
+@inline function vetoes(a: u32): bool {
+  return (a & A_RULED_OUT) != 0 && (a & A_GRANTS) == 0;
+}
 // An item record: kind, class, length, attributes, meta (role | mood << 4 | turn << 8 |
 // revoking turn << 20), note length; then the value's bytes and the note's (the clause the
 // value came from, or the condition it was asked for under), each padded to 4.
@@ -104,12 +115,13 @@ function hashOf(kind: u32, p: usize, len: u32): u32 {
 
 // ---- lookups ----
 
-// What the reading `flavor` (INTENT_DESTINATION, INTENT_NAMED, or DERIVED_READING for derived
-// items) makes of an item with attributes `a`.
-const DERIVED_READING: u32 = 3;
+// What the reading `flavor` (INTENT_DESTINATION, INTENT_NAMED, INTENT_SOURCE, INTENT_EXACT, or
+// DERIVED_READING for derived items) makes of an item with attributes `a`. EXACT reads an item as
+// NAMED does: it differs in which items may grant a value (only the value itself, has()).
+const DERIVED_READING: u32 = 0xff;
 function reading(a: u32, flavor: u32): u32 {
   if (flavor == DERIVED_READING) return YES;
-  if (flavor == INTENT_NAMED) {
+  if (flavor == INTENT_NAMED || flavor == INTENT_EXACT) {
     if ((a & (A_DEST | A_NAMED | A_SOURCE)) != 0) return YES;
     return (a & (A_DEST_MAYBE | A_NAMED_MAYBE | A_SOURCE_MAYBE)) != 0 ? MAYBE : NO;
   }
@@ -140,11 +152,17 @@ function findHashed(intent: usize, kind: u32, p: usize, len: u32, fnv: u32): usi
   return 0;
 }
 
-// What the reading makes of item (kind, bytes): NO when it is not there.
+// What the reading makes of item (kind, bytes): NO when it is not there. `vetoed` says whether
+// the item rules the value out (for the walks over a path's directories and a host's parents).
 let flavorNow: u32 = 0;
+let vetoed = false;
 function lookHashed(intent: usize, kind: u32, p: usize, len: u32, fnv: u32): u32 {
   const rec = findHashed(intent, kind, p, len, fnv);
-  return rec == 0 ? NO : reading(load<u32>(rec + 12), flavorNow);
+  vetoed = false;
+  if (rec == 0) return NO;
+  const a = load<u32>(rec + 12);
+  vetoed = vetoes(a);
+  return reading(a, flavorNow);
 }
 
 function findItem(intent: usize, kind: u32, p: usize, len: u32): u32 {
@@ -155,28 +173,40 @@ function findItem(intent: usize, kind: u32, p: usize, len: u32): u32 {
 // parent-domain walk below linear.
 const MAX_HOST: u32 = 255;
 
-// The host or one of its parent domains was named (base 0) or derived (base DERIVED).
+// The host or one of its parent domains was named (base 0) or derived (base DERIVED); under the
+// exact reading, the host itself. A host the user ruled out stops the walk: its parents grant
+// none of it ("fetch from example.com but not evil.example.com").
 function domainNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
   if (len > MAX_HOST) return NO;
   let r = findItem(intent, base + SUBJ_DOMAIN, p, len);
+  if (vetoed || flavorNow == INTENT_EXACT) return r;
   for (let i: u32 = 0; i + 1 < len && r != YES; i++) {
-    if (load<u8>(p + i) == 0x2e) r = either(r, findItem(intent, base + SUBJ_DOMAIN, p + i + 1, len - i - 1));
+    if (load<u8>(p + i) != 0x2e) continue;
+    const parent = findItem(intent, base + SUBJ_DOMAIN, p + i + 1, len - i - 1);
+    if (vetoed) return r;
+    r = either(r, parent);
   }
   return r;
 }
 
-// The path or a directory above it was named: "/a/b" by "/a/b", "/a" or "/"; "~/a" by "~".
+// The path or a directory above it was named: "/a/b" by "/a/b", "/a" or "/"; "~/a" by "~"; under
+// the exact reading, the path itself. A path the user ruled out takes itself and what lies below
+// it back from the directories above it ("write into docs/ but leave docs/private alone"): the
+// deepest of the path's named directories that rules it out decides, unless one below it grants.
 // The prefixes' hashes grow with one pass over the path, so a path of many segments costs
 // linear time.
 function pathNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
+  if (flavorNow == INTENT_EXACT) return findItem(intent, base + SUBJ_PATH, p, len);
   let h: u32 = 0x811c9dc5;
   let r = NO;
-  for (let i: u32 = 0; i < len && r != YES; i++) {
+  for (let i: u32 = 0; i < len; i++) {
     const c = <u32>load<u8>(p + i);
     h = (h ^ c) * 0x01000193;
     // A directory ends before a '/' (the root "/" is its own first byte) and at the end.
     const ends = i + 1 == len || load<u8>(p + i + 1) == 0x2f || (i == 0 && c == 0x2f);
-    if (ends) r = either(r, lookHashed(intent, base + SUBJ_PATH, p, i + 1, h));
+    if (!ends) continue;
+    const d = lookHashed(intent, base + SUBJ_PATH, p, i + 1, h);
+    r = vetoed ? NO : either(r, d);
   }
   return r;
 }
@@ -232,19 +262,32 @@ function hostNamed(intent: usize, base: u32, host: u64): u32 {
 
 // A URL the user named opens itself, the paths below it and its fragments ("…/doc/1" opens
 // "…/doc/1/edit" and "…/doc/1#p2", not "…/doc/12", "…/doc/1?x=" or another path of the host).
+// A URL above the value that the user ruled out takes it back from the shorter ones (and from its
+// host: urlVetoed).
+let urlVetoed = false;
+function urlAbove(rec: usize, kind: u32, p: usize, len: u32): bool {
+  const l = load<u32>(rec + 8);
+  if (load<u32>(rec) != kind || l >= len || !sameBytes(rec + ITEM_HEAD, p, l)) return false;
+  const next = <u32>load<u8>(p + l);
+  return (l > 0 && load<u8>(rec + ITEM_HEAD + l - 1) == 0x2f) || next == 0x2f || next == 0x23;
+}
 function urlPrefixNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
   const items = intent + field(intent, H_ITEMS);
   const bytes = field(intent, H_ITEMS_BYTES);
-  let r = NO;
+  let vetoLen: i64 = -1;
   let off: u32 = 0;
+  while (off < bytes) {
+    const rec = items + <usize>off;
+    off += recSize(rec);
+    if (vetoes(load<u32>(rec + 12)) && urlAbove(rec, base + SUBJ_URL, p, len)) vetoLen = max(vetoLen, <i64>load<u32>(rec + 8));
+  }
+  urlVetoed = vetoLen >= 0;
+  let r = NO;
+  off = 0;
   while (off < bytes && r != YES) {
     const rec = items + <usize>off;
-    const l = load<u32>(rec + 8);
     off += recSize(rec);
-    if (load<u32>(rec) != base + SUBJ_URL || l >= len || !sameBytes(rec + ITEM_HEAD, p, l)) continue;
-    const next = <u32>load<u8>(p + l);
-    const slashEnd = l > 0 && load<u8>(rec + ITEM_HEAD + l - 1) == 0x2f;
-    if (slashEnd || next == 0x2f || next == 0x23) r = either(r, reading(load<u32>(rec + 12), flavorNow));
+    if (<i64>load<u32>(rec + 8) > vetoLen && urlAbove(rec, base + SUBJ_URL, p, len)) r = either(r, reading(load<u32>(rec + 12), flavorNow));
   }
   return r;
 }
@@ -352,11 +395,14 @@ function has(intent: usize, base: u32, subject: u32, p: usize, len: u32): u32 {
     case SUBJ_EMAIL: return findItem(intent, base + SUBJ_EMAIL, p, len);
     case SUBJ_DOMAIN: return domainNamed(intent, base, p, len);
     case SUBJ_URL: {
-      const exact = either(findItem(intent, base + SUBJ_URL, p, len), urlPrefixNamed(intent, base, p, len));
+      const self = findItem(intent, base + SUBJ_URL, p, len);
+      if (vetoed || flavorNow == INTENT_EXACT) return self;
+      const exact = either(self, urlPrefixNamed(intent, base, p, len));
       if (exact == YES) return exact;
       // A host found in output opens only its bare front page: a path, query or userinfo
       // the model adds could carry data out to a host an injection chose.
       if (base == DERIVED && !urlIsBareHost(p, len)) return exact;
+      if (urlVetoed) return exact;
       let host = hostNamed(intent, base, hostOfNormalUrl(p, len));
       // Parsers disagree on a '\\' in the authority (userinfo to some, the path's start to a
       // browser): the host each of them would reach must be named.
@@ -414,6 +460,7 @@ export function intentMeetsPattern(intent: usize, derived: bool, subject: u32, p
     if (!derived && reading(load<u32>(rec + 12), flavor) == NO) continue;
     const v = rec + ITEM_HEAD;
     if (globsMeet(pat, patLen, v, l)) return true;
+    if (!derived && flavor == INTENT_EXACT) continue; // the value itself, not one below it
     const tail = scratchAlloc(<usize>l + 3);
     if (tail == 0) return true; // out of memory: the safe answer is "may"
     const path = kind - base == SUBJ_PATH;
@@ -532,7 +579,8 @@ function attributesOf(role: u32, mood: u32): u32 {
   if (role == BOUND_QUOTED) return 0;
   if (mood == MOOD_UNKNOWN) return A_DEST_MAYBE | A_SOURCE_MAYBE | A_NAMED;
   if (mood == MOOD_UNCERTAIN) return role == BOUND_DESTINATION ? A_DEST_MAYBE | A_SOURCE | A_NAMED : A_NAMED;
-  if (mood == MOOD_NEGATED || mood == MOOD_STATEMENT) return A_NAMED;
+  if (mood == MOOD_NEGATED) return A_RULED_OUT;
+  if (mood == MOOD_STATEMENT) return A_NAMED;
   if (mood == MOOD_QUESTION) return A_SOURCE | A_NAMED;
   if (mood == MOOD_CONDITION) {
     if (role == BOUND_DESTINATION) return A_DEST_MAYBE | A_SOURCE_MAYBE | A_NAMED;
@@ -630,9 +678,10 @@ function messageGrants(cls: u32): bool {
 // What the user's words grant an object or a sum by the mood of its clause (§7.4): a plain
 // request grants it as the destination of the action (whatever the clause's data flow), a
 // condition or a language the grammar cannot place maybe; a question names it for reading;
-// a statement or a negation only names it; quoted material grants nothing.
+// a statement only names it; a negation rules it out; quoted material grants nothing.
 function objectAttributes(role: u32, mood: u32): u32 {
   if (role == BOUND_QUOTED) return 0;
+  if (mood == MOOD_NEGATED) return A_RULED_OUT;
   if (mood == MOOD_REQUEST) return A_DEST | A_SOURCE | A_NAMED;
   if (mood == MOOD_CONDITION || mood == MOOD_UNKNOWN || mood == MOOD_UNCERTAIN) return A_DEST_MAYBE | A_SOURCE_MAYBE | A_NAMED;
   if (mood == MOOD_QUESTION) return A_SOURCE | A_NAMED;
@@ -712,10 +761,13 @@ function insert(kind: u32, cls: u32, p: usize, len: u32, attributes: u32, meta: 
     if (len == 0) return;
     const present = findBuilding(kind, p, len);
     if (present != 0) {
-      let a = load<u32>(present + 12) | attributes;
-      if ((attributes & (A_DEST | A_DEST_MAYBE)) != 0 && (load<u32>(present + 12) & A_DEST) == 0) {
+      const was = load<u32>(present + 12);
+      let a = was | attributes;
+      if ((attributes & (A_DEST | A_DEST_MAYBE)) != 0 && (was & A_DEST) == 0) {
         a &= ~A_REVOKED;
         store<u32>(present + 16, meta);
+      } else if (vetoes(was) && (attributes & A_GRANTS) != 0) {
+        store<u32>(present + 16, meta); // named anew after it was ruled out: it reads as the clause that grants
       }
       store<u32>(present + 12, a);
       return;
@@ -925,6 +977,20 @@ function grantedAnew(kind: u32, v: usize, len: u32): bool {
   return false;
 }
 
+// Whether this message rules out a value equal to the earlier item, and names it in no clause
+// that grants it.
+function ruledOutAnew(kind: u32, v: usize, len: u32): bool {
+  let out = false;
+  for (let k: u32 = 0; k < foundCount; k++) {
+    const rec = found + <usize>k * FOUND;
+    if (load<u32>(rec) != kind || load<u32>(rec + 12) != len || !sameBytes(<usize>load<u32>(rec + 8), v, len)) continue;
+    const a = load<u32>(rec + 16);
+    if ((a & A_GRANTS) != 0) return false;
+    if ((a & A_RULED_OUT) != 0) out = true;
+  }
+  return out;
+}
+
 // Whether this message grants a verb of class `cls` (a later plain request lifts an earlier
 // prohibition).
 function classGrantedAnew(cls: u32): bool {
@@ -960,6 +1026,11 @@ function carry(kind: u32, cls: u32, v: usize, len: u32, a: u32, meta: u32): i64 
     return <i64>a;
   }
   if (kind >= DERIVED && kind != NAME) return <i64>a;
+  // "Read ~/.ssh/config" then "no, leave ~/.ssh alone": every earlier reading is taken back.
+  if ((a & A_GRANTS) != 0 && ruledOutAnew(kind, v, len)) {
+    keptMeta = (meta & 0xfffff) | (min(turnNow, TURN_MAX) << 20);
+    return <i64>((a & ~A_GRANTS) | A_RULED_OUT | ((a & (A_DEST | A_DEST_MAYBE)) != 0 ? A_REVOKED : 0));
+  }
   if ((a & (A_DEST | A_DEST_MAYBE)) == 0) {
     if ((a & A_REVOKED) != 0 && matchedBy(kind, v, len, OP_RESTORE)) {
       keptMeta = meta & 0xfffff;
@@ -1091,7 +1162,7 @@ function moodWord(mood: u32): Text {
 }
 
 // The grants of attributes `a`: a comma-separated list of destination, destination-maybe,
-// source, source-maybe, named, named-maybe, revoked, whole-host (or "none").
+// source, source-maybe, named, named-maybe, revoked, whole-host, ruled-out (or "none").
 function outGrants(a: u32): void {
   let any = false;
   if ((a & A_DEST) != 0) { outAscii("destination"); any = true; }
@@ -1102,6 +1173,7 @@ function outGrants(a: u32): void {
   if ((a & A_NAMED_MAYBE) != 0) { if (any) outByte(0x2c); outAscii("named-maybe"); any = true; }
   if ((a & A_REVOKED) != 0) { if (any) outByte(0x2c); outAscii("revoked"); any = true; }
   if ((a & A_BARE_HOST) != 0) { if (any) outByte(0x2c); outAscii("whole-host"); any = true; }
+  if ((a & A_RULED_OUT) != 0) { if (any) outByte(0x2c); outAscii("ruled-out"); any = true; }
   if (!any) outAscii("none");
 }
 

@@ -1018,13 +1018,50 @@ function negatedBefore(k: u32): bool {
   return false;
 }
 
+// Whether an EXCLUDE word ("except", "leave", "skip") stands before token k in its clause.
+function excludedBefore(k: u32): bool {
+  const cs = clauseStart(k);
+  for (let j = k; j > cs;) {
+    if (k - j >= SCAN_WINDOW) { scanCut = true; return false; }
+    j--;
+    if (wordHas(j, G_EXCLUDE)) return true;
+  }
+  return false;
+}
+
+// Whether the words after value token k in its clause rule it out: "~/.ssh is off limits",
+// "config/.env must never be opened", "~/.ssh/id_rsa nicht lesen". A negation or EXCLUDE word
+// counts unless another value, a conjunction or a preposition comes first, or a value follows
+// it at once (that value is what it negates: "bob@x, not carol@x"). For a value a request's
+// verb governs (or one that reads as such a value) the words must start with an AUXILIARY
+// ("is", "must": "read notes.txt and ~/.ssh is off limits"), so "email bob@x without
+// attachments" stays a request; in a question only an EXCLUDE word counts ("why can't I reach
+// x.com?" asks about x.com).
+function ruledOutAfter(k: u32, mood: u32): bool {
+  const ce = min(clauseEnd(k), k + 1 + SCAN_WINDOW);
+  // The rest of a proper name ("the Harbor Inn is off limits") is the same value.
+  let from = k + 1;
+  while (from < ce && isThing(from) && boundKind(tA(from)) == NAME_KIND && tStart(from) == tEnd(from - 1) + 1) from++;
+  if (from >= ce) return false;
+  if ((mood == MOOD_REQUEST || mood == MOOD_CONDITION) && !wordHas(from, G_AUX)) return false;
+  const bits = mood == MOOD_QUESTION ? G_EXCLUDE : G_NEGATION | G_EXCLUDE;
+  for (let j = from; j < ce; j++) {
+    if (!isWord(j)) return false;
+    const g = tG(j);
+    if ((g & bits) != 0) return !(j + 1 < ce && isThing(j + 1));
+    if ((g & (G_CONJ | G_DEST | G_SOURCE | G_MENTION | G_RELATIVE)) != 0) return false;
+  }
+  return false;
+}
+
 // The mood of value token k with the role just read.
 function readMood(k: u32): void {
   const sent = sentenceOf(k);
   const f = sFlags(sent);
   condNow = -1;
   if ((f & S_KNOWN) == 0) { moodNow = MOOD_UNKNOWN; return; }
-  if ((f & S_QUESTION) != 0) { moodNow = MOOD_QUESTION; return; }
+  // "How do I list config/ except config/.env?": what a question excludes is ruled out too.
+  if ((f & S_QUESTION) != 0) { moodNow = excludedBefore(k) ? MOOD_NEGATED : MOOD_QUESTION; return; }
   if (negatedBefore(k) || (verbNow >= 0 && negatedVerb(<u32>verbNow))) { moodNow = MOOD_NEGATED; return; }
   if ((f & S_CJK) != 0 && sentenceNegated(sent)) { moodNow = MOOD_NEGATED; return; }
   condNow = conditionOf(k);
@@ -1033,6 +1070,11 @@ function readMood(k: u32): void {
   else if (verbless) mood = prepFirst || onlyClause(k) ? MOOD_REQUEST : MOOD_UNCERTAIN;
   if (condNow >= 0 && (mood == MOOD_REQUEST || mood == MOOD_UNCERTAIN)) mood = MOOD_CONDITION;
   moodNow = mood;
+}
+
+// A value the words after it rule out reads as negated (ruledOutAfter).
+function ruleOutAfter(k: u32): void {
+  if (moodNow != MOOD_NEGATED && moodNow != MOOD_UNKNOWN && ruledOutAfter(k, moodNow)) moodNow = MOOD_NEGATED;
 }
 
 function onlyClause(k: u32): bool {
@@ -1192,6 +1234,7 @@ export function readMessage(p: usize, len: u32): bool {
       scanCut = false;
       readRole(k, boundKind(first));
       if (!inherited) readMood(k);
+      ruleOutAfter(k);
       if (scanCut) uncertain();
       if (moodNow == MOOD_CONDITION && condNow >= 0) conditionNote(<u32>condNow); else clauseNote(k);
       for (let b = first; b < first + tB(k); b++) setBound(b, roleNow, moodNow);
@@ -1210,6 +1253,7 @@ export function readMessage(p: usize, len: u32): bool {
       readRole(k, NAME_KIND);
       if (roleNow != BOUND_DESTINATION) roleNow = BOUND_DESTINATION;
       if (!inherited) readMood(k);
+      ruleOutAfter(k);
       if (scanCut) uncertain();
       if (moodNow == MOOD_CONDITION && condNow >= 0) conditionNote(<u32>condNow); else clauseNote(k);
       setBound(b, roleNow, moodNow);
@@ -1293,6 +1337,7 @@ export function readingAt(pos: u32): void {
   inherited = false;
   readRole(k, NAME_KIND);
   if (!inherited) readMood(k);
+  ruleOutAfter(k);
   if (moodNow == MOOD_CONDITION && condNow >= 0) conditionNote(<u32>condNow); else clauseNote(k);
   readingRole = roleNow;
   readingMood = moodNow;

@@ -129,14 +129,26 @@ function startsWithExact(p: usize, start: u32, end: u32, s: Text): bool {
 }
 
 // Whether [start, end) looks like a path: starts with / ~ ./ ../ $HOME ${HOME}, contains '/',
-// or ends in .EXT for a file extension EXT.
+// ends in .EXT for a file extension EXT, or is a dotfile's name.
 export function looksLikePath(p: usize, start: u32, end: u32, extensions: u64): bool {
   if (end <= start) return false;
   const c = at(p, start);
   if (c == 0x2f || c == 0x7e) return true;
   if (startsWithExact(p, start, end, "$HOME") || startsWithExact(p, start, end, "${HOME}")) return true;
   for (let i = start; i < end; i++) if (at(p, i) == 0x2f) return true;
-  return hasExtension(p, start, end, extensions);
+  return hasExtension(p, start, end, extensions) || isDotfile(p, start, end);
+}
+
+// A dotfile's name (".env", ".env.local", ".npmrc", ".gitconfig"): a '.', a lower-case letter,
+// then lower-case letters, digits, '.', '_' or '-', at least two bytes after the dot (".NET",
+// "...", ".5" are not).
+function isDotfile(p: usize, start: u32, end: u32): bool {
+  if (end < start + 3 || at(p, start) != 0x2e || at(p, start + 1) - 0x61 >= 26) return false;
+  for (let i = start + 2; i < end; i++) {
+    const c = at(p, i);
+    if (!(c - 0x61 < 26 || isAsciiDigit(c) || c == 0x2e || c == 0x5f || c == 0x2d)) return false;
+  }
+  return true;
 }
 
 const extensionBuf: usize = memory.data(16);

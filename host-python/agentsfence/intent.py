@@ -14,8 +14,9 @@ class Binding:
     """How the user's words placed one value (§7.3): its role (destination, source, mention,
     quoted), the mood of its clause (request, question, condition, negated, statement,
     unknown-language, uncertain), the turn that last changed it, what it grants (destination,
-    destination-maybe, source, source-maybe, named, named-maybe, revoked, whole-host), the turn that took its destination
-    back (0: none) and the clause it came from (for a condition: the condition)."""
+    destination-maybe, source, source-maybe, named, named-maybe, revoked, whole-host, ruled-out: the user ruled it
+    out, so no reading grants it), the turn that took it back (0: none) and the clause it came from (for a
+    condition: the condition)."""
 
     kind: str  # email, url, domain, path, recipient, name
     value: str
@@ -64,7 +65,11 @@ def describe_intent(intent: Intent) -> list[str]:
         return lines or ["  nothing: no target named, no verb read"]
     lines = []
     for b in bindings:
-        grants = "grants nothing" if b.grants == ("none",) else "grants " + ", ".join(b.grants)
+        granting = [g for g in b.grants if g not in ("ruled-out", "revoked", "whole-host", "none")]
+        if "ruled-out" in b.grants and not granting:
+            grants = "ruled out: grants nothing"
+        else:
+            grants = "grants nothing" if b.grants == ("none",) else "grants " + ", ".join(b.grants)
         taken = f"; taken back by turn {b.revoked_turn}" if b.revoked_turn else ""
         clause = f" \u00ab{b.clause}\u00bb" if b.clause else ""
         lines.append(f"  {b.value} ({_KIND_WORDS.get(b.kind, b.kind)}): {b.role}, {_MOODS.get(b.mood, b.mood)}, "
