@@ -277,6 +277,7 @@ function markQuotes(): void {
     if (load<u8>(quoted + i) != 0) { i++; continue; }
     const c = at(msg, i);
     if (c == 0x60) i = inlineCode(i);
+    else if (c == 0x22 || (c == 0x27 && (i == 0 || !isAsciiAlpha(at(msg, i - 1)))) || isOpeningQuote(i)) i = inlineQuote(i);
     else if (c == 0x3c) i = taggedBlock(i);
     else if (c == 0x7b || c == 0x5b) i = pastedJson(i);
     else i++;
@@ -291,6 +292,38 @@ function inlineCode(i: u32): u32 {
     return j + 1;
   }
   return i + 1;
+}
+
+// “ (E2 80 9C) and « (C2 AB): quotes that open.
+function isOpeningQuote(i: u32): bool {
+  const c = at(msg, i);
+  if (c == 0xe2) return i + 2 < msgLen && at(msg, i + 1) == 0x80 && at(msg, i + 2) == 0x9c;
+  return c == 0xc2 && i + 1 < msgLen && at(msg, i + 1) == 0xab;
+}
+
+// A quotation in a line ("…", '…', “…”, «…») that holds a sentence, four words or more, is
+// material the user brought (a message to check, a paragraph to proofread), not their request;
+// a short one ("the 'Hotel Lumen'") names what it quotes.
+function inlineQuote(i: u32): u32 {
+  const c = at(msg, i);
+  const open: u32 = c == 0xe2 ? 3 : c == 0xc2 ? 2 : 1;
+  let j = i + open;
+  let words: u32 = 0;
+  let inWord = false;
+  while (j < msgLen && at(msg, j) != 0x0a) {
+    const d = at(msg, j);
+    if (open == 1 && d == c && (c == 0x22 || j + 1 >= msgLen || !isAsciiAlpha(at(msg, j + 1)))) break;
+    if (open == 3 && d == 0xe2 && j + 2 < msgLen && at(msg, j + 1) == 0x80 && at(msg, j + 2) == 0x9d) break; // ”
+    if (open == 2 && d == 0xc2 && j + 1 < msgLen && at(msg, j + 1) == 0xbb) break; // »
+    const space = d == 0x20 || d == 0x09;
+    if (!space && !inWord) words++;
+    inWord = !space;
+    j++;
+  }
+  if (j >= msgLen || at(msg, j) == 0x0a || words < 4) return i + open;
+  const close: u32 = open == 1 ? 1 : open;
+  markQuoted(i, j + close);
+  return j + close;
 }
 
 function isTagByte(c: u32): bool {

@@ -243,6 +243,15 @@ export function parameter(p: usize, s: u32, e: u32, inDouble: bool): void {
   }
   const i = varFind(p + name, nameLen);
   if (i < 0) environmentRead(p + name, nameLen);
+  // The word after an operator (${x:+$TOKEN}, ${x:-$TOKEN}) expands too: the variables it names.
+  for (let j = k; j + 1 < e; j++) {
+    if (at(p, j) != 0x24) continue;
+    let a = j + 1;
+    if (at(p, a) == 0x7b) a++;
+    let b = a;
+    while (b < e && isNameByte(at(p, b))) b++;
+    if (b > a && isNameStart(at(p, a)) && varFind(p + a, b - a) < 0) environmentRead(p + a, b - a);
+  }
   if (k == e) { putVariable(i, inDouble); return; }
   const op = at(p, k);
   const op2 = k + 1 < e ? at(p, k + 1) : 0;
