@@ -9,174 +9,40 @@
 import {
   SUBJ_RECIPIENT, G_DEST, G_SOURCE, G_MENTION, G_RELATIVE, G_AUX, G_DEST_AFTER, G_SOURCE_AFTER, G_DEST_BEFORE,
   G_QUESTION, G_POLITE, G_ADDRESSEE, G_CONDITION, G_CONDITION_AFTER, G_SUBJECT, G_DETERMINER, G_BARRIER, G_LEAD,
-  G_CONJ, G_ONLY, G_INSTEAD, G_REVOKE, G_EXCLUDE, G_RESTORE, G_QUOTE_MARKER, G_HEADER, G_PHRASE_HEAD, GRAMMAR_OBJECT_SHIFT,
-  G_VERB, G_NEGATION, G_NOTHING, OBJECT_DESTINATION, OBJECT_WRITTEN, OBJECT_SOURCE, OBJECT_INCLUDED, OBJECT_CONVERTED, OBJECT_DELEGATED,
-  BOUND_DESTINATION, BOUND_SOURCE, BOUND_MENTION, BOUND_QUOTED, MOOD_REQUEST, MOOD_QUESTION, MOOD_CONDITION,
-  MOOD_NEGATED, MOOD_STATEMENT, MOOD_UNKNOWN, MOOD_UNCERTAIN, SUBJ_EMAIL, SUBJ_PATH,
+  G_CONJ, G_ONLY, G_INSTEAD, G_REVOKE, G_EXCLUDE, G_RESTORE, G_QUOTE_MARKER, G_HEADER, G_PHRASE_HEAD,
+  GRAMMAR_OBJECT_SHIFT, G_VERB, G_NEGATION, G_NOTHING, OBJECT_DESTINATION, OBJECT_WRITTEN, OBJECT_SOURCE,
+  OBJECT_INCLUDED, OBJECT_CONVERTED, OBJECT_DELEGATED, BOUND_DESTINATION, BOUND_SOURCE, BOUND_MENTION, BOUND_QUOTED,
+  MOOD_REQUEST, MOOD_QUESTION, MOOD_CONDITION, MOOD_NEGATED, MOOD_STATEMENT, MOOD_UNKNOWN, MOOD_UNCERTAIN, SUBJ_EMAIL,
+  SUBJ_PATH,
 } from "../../bytecode/format";
 import { scratchAlloc } from "../abi/mem";
 import { isAsciiAlpha, isAsciiDigit } from "../abi/bytes";
 import { intentGrammarSet, intentVerbSet, intentCancelSet, intentExtensionSet } from "../policy/decode";
-import { policyWords, wordValueHashed, hasWord } from "../readers/wordset";
+import { policyWords, hasWord } from "../readers/wordset";
 import { itemsBegin, nextItem, itemStart, itemEnd, itemNext, itemIsWordHost, cjkLen } from "../readers/scan";
 import { nextName, nameStart, nameEnd } from "./names";
 import { pyWhitespace } from "../readers/v4a";
+import {
+  NAME_KIND, at, BV, bound, boundCap, boundCount, boundKind, boundStart, boundEnd, boundRole, boundMood,
+  boundNoteStart, boundNoteEnd, USE_GRANT, USE_GRANT_MAYBE, USE_PROHIBIT, USE_RESTRICT, VU, uses, useCount,
+  OP_REVOKE_ALL, OP_KEEP, OP_EXCLUDE, OP_RESTORE, MATCH_BOUND, MATCH_WORD, OPR, ops, opCount, insteadSeen, msg,
+  msgLen, quoted, grammar, verbs, cancels, T_WORD, T_THING, T_PUNCT, P_COMMA, P_COLON, P_SEMI, P_STOP, P_QUESTION,
+  P_LINE, TK, toks, tokCount, tokCap, tk, tType, tA, tB, tG, tStart, tEnd, tCjk, isWord, isThing, isPunct, wordHas,
+  pushToken, pushBound, verbOf, lookup, S_QMARK, S_CJK, S_KNOWN, S_QUESTION, S_POLITE, SR, sents, sentCount, sStart,
+  sEnd, sFlags, sentIndex, clauseBounds, condIndex, sentFacts, SCAN_WINDOW, scanCut, sentenceOf, verbIndexOf,
+  clauseStart, clauseEnd, roleNow, moodNow, verbNow, condNow, inherited,
+} from "./reader_state";
 
-export const NAME_KIND: u32 = 0xfd; // the kind intent.ts keeps names under
+// The results, as intent.ts has always imported them from here.
+export {
+  NAME_KIND, boundCount, boundKind, boundStart, boundEnd, boundRole, boundMood, boundNoteStart, boundNoteEnd, boundWordHost,
+  USE_GRANT, USE_GRANT_MAYBE, USE_PROHIBIT, USE_RESTRICT, useCount, useVerb, useWord, useWordLen, useEffect, useNoteStart,
+  useNoteEnd, OP_REVOKE_ALL, OP_KEEP, OP_EXCLUDE, OP_RESTORE, MATCH_BOUND, MATCH_WORD, opCount, opCode, opMatch, opA, opB,
+  insteadSeen,
+} from "./reader_state";
 
-@inline function at(p: usize, i: u32): u32 {
-  return <u32>load<u8>(p + i);
-}
-
-// ---- results ----
-
-// Bound values: kind, raw start, raw end, role, mood, note start, note end, word host (0/1).
-const BV: u32 = 32;
-let bound: usize = 0;
-let boundCap: u32 = 0;
-export let boundCount: u32 = 0;
-export function boundKind(k: u32): u32 { return load<u32>(bound + <usize>k * BV); }
-export function boundStart(k: u32): u32 { return load<u32>(bound + <usize>k * BV + 4); }
-export function boundEnd(k: u32): u32 { return load<u32>(bound + <usize>k * BV + 8); }
-export function boundRole(k: u32): u32 { return load<u32>(bound + <usize>k * BV + 12); }
-export function boundMood(k: u32): u32 { return load<u32>(bound + <usize>k * BV + 16); }
-export function boundNoteStart(k: u32): u32 { return load<u32>(bound + <usize>k * BV + 20); }
-export function boundNoteEnd(k: u32): u32 { return load<u32>(bound + <usize>k * BV + 24); }
-export function boundWordHost(k: u32): bool { return load<u32>(bound + <usize>k * BV + 28) != 0; }
-
-// Verb uses: verb value, word ptr, word len, effect, note start, note end.
-export const USE_GRANT: u32 = 1;
-export const USE_GRANT_MAYBE: u32 = 2;
-export const USE_PROHIBIT: u32 = 3;
-// A negation of the verb's objects, not of the act: "don't email carol@x", "no need to copy
-// anyone else". It prohibits the verb's classes only where the message grants none of them.
-export const USE_RESTRICT: u32 = 4;
-const VU: u32 = 24;
-let uses: usize = 0;
-export let useCount: u32 = 0;
-export function useVerb(k: u32): u32 { return load<u32>(uses + <usize>k * VU); }
-export function useWord(k: u32): usize { return <usize>load<u32>(uses + <usize>k * VU + 4); }
-export function useWordLen(k: u32): u32 { return load<u32>(uses + <usize>k * VU + 8); }
-export function useEffect(k: u32): u32 { return load<u32>(uses + <usize>k * VU + 12); }
-export function useNoteStart(k: u32): u32 { return load<u32>(uses + <usize>k * VU + 16); }
-export function useNoteEnd(k: u32): u32 { return load<u32>(uses + <usize>k * VU + 20); }
-
-// Follow-up operations on what earlier turns granted: op, then the matchers' range in `bound`
-// (values) or a word (a name) by raw start/end.
-export const OP_REVOKE_ALL: u32 = 1; // "stop", "cancel that", "never mind"
-export const OP_KEEP: u32 = 2;       // "only X from now on", "X instead": the rest of X's kinds
-export const OP_EXCLUDE: u32 = 3;    // "leave X out", "except X"
-export const OP_RESTORE: u32 = 4;    // "add X back"
-export const MATCH_BOUND: u32 = 1;
-export const MATCH_WORD: u32 = 2;
-const OPR: u32 = 16;
-let ops: usize = 0;
-export let opCount: u32 = 0;
-export function opCode(k: u32): u32 { return load<u32>(ops + <usize>k * OPR); }
-export function opMatch(k: u32): u32 { return load<u32>(ops + <usize>k * OPR + 4); }
-export function opA(k: u32): u32 { return load<u32>(ops + <usize>k * OPR + 8); }
-export function opB(k: u32): u32 { return load<u32>(ops + <usize>k * OPR + 12); }
-// INSTEAD: the destinations of this message replace the earlier ones of their kinds.
-export let insteadSeen = false;
-
-// ---- the message ----
-
-let msg: usize = 0;
-let msgLen: u32 = 0;
-let quoted: usize = 0; // a byte per message byte: 1 when it is quoted, pasted or forwarded
-let grammar: u64 = 0;
-let verbs: u64 = 0;
-let cancels: u64 = 0;
-
-// Tokens: type, a, b, grammar value, raw start, raw end, aux.
-const T_WORD: u32 = 1;
-const T_THING: u32 = 2; // a value (a bound range: a = first bound index, b = count)
-const T_PUNCT: u32 = 3;
-const P_COMMA: u32 = 1;
-const P_COLON: u32 = 2;
-const P_SEMI: u32 = 3;
-const P_STOP: u32 = 4;
-const P_QUESTION: u32 = 5;
-const P_LINE: u32 = 6;
-const TK: u32 = 32;
-let toks: usize = 0;
-let tokCount: u32 = 0;
-let tokCap: u32 = 0;
 let text: usize = 0; // lower-cased words
 let textUsed: u32 = 0;
-
-@inline function tk(k: u32): usize { return toks + <usize>k * TK; }
-@inline function tType(k: u32): u32 { return load<u32>(tk(k)); }
-@inline function tA(k: u32): u32 { return load<u32>(tk(k) + 4); }
-@inline function tB(k: u32): u32 { return load<u32>(tk(k) + 8); }
-@inline function tG(k: u32): u32 { return load<u32>(tk(k) + 12); }
-@inline function tStart(k: u32): u32 { return load<u32>(tk(k) + 16); }
-@inline function tEnd(k: u32): u32 { return load<u32>(tk(k) + 20); }
-@inline function tSent(k: u32): u32 { return load<u32>(tk(k) + 24); }
-@inline function tCjk(k: u32): bool { return load<u32>(tk(k) + 28) != 0; }
-@inline function isWord(k: u32): bool { return tType(k) == T_WORD; }
-@inline function isThing(k: u32): bool { return tType(k) == T_THING; }
-@inline function isPunct(k: u32, code: u32): bool { return tType(k) == T_PUNCT && tA(k) == code; }
-@inline function wordHas(k: u32, bits: u32): bool { return tType(k) == T_WORD && (tG(k) & bits) != 0; }
-
-function pushToken(type: u32, a: u32, b: u32, g: u32, start: u32, end: u32, cjk: bool): bool {
-  if (tokCount == tokCap) {
-    const more = tokCap == 0 ? 64 : tokCap << 1;
-    const t = scratchAlloc(<usize>more * TK);
-    if (t == 0) return false;
-    if (tokCount > 0) memory.copy(t, toks, <usize>tokCount * TK);
-    toks = t;
-    tokCap = more;
-  }
-  const r = tk(tokCount);
-  store<u32>(r, type);
-  store<u32>(r + 4, a);
-  store<u32>(r + 8, b);
-  store<u32>(r + 12, g);
-  store<u32>(r + 16, start);
-  store<u32>(r + 20, end);
-  store<u32>(r + 24, 0);
-  store<u32>(r + 28, cjk ? 1 : 0);
-  tokCount++;
-  return true;
-}
-
-function pushBound(kind: u32, start: u32, end: u32, wordHost: bool): bool {
-  if (boundCount == boundCap) {
-    const more = boundCap == 0 ? 32 : boundCap << 1;
-    const t = scratchAlloc(<usize>more * BV);
-    if (t == 0) return false;
-    if (boundCount > 0) memory.copy(t, bound, <usize>boundCount * BV);
-    bound = t;
-    boundCap = more;
-  }
-  const r = bound + <usize>boundCount * BV;
-  memory.fill(r, 0, BV);
-  store<u32>(r, kind);
-  store<u32>(r + 4, start);
-  store<u32>(r + 8, end);
-  store<u32>(r + 28, wordHost ? 1 : 0);
-  boundCount++;
-  return true;
-}
-
-// The grammar value of [p, p+len) (0: none) and, for a verb, its verb index + 1 in verbOf.
-let verbOf: u32 = 0;
-function lookup(p: usize, len: u32): u32 {
-  verbOf = 0;
-  if (len == 0) return 0;
-  let h: u32 = 0x811c9dc5;
-  for (let i: u32 = 0; i < len; i++) h = (h ^ <u32>load<u8>(p + i)) * 0x01000193;
-  const v = wordValueHashed(grammar, p, len, h);
-  if (v < 0) return 0;
-  const g = <u32>v;
-  if ((g & G_VERB) != 0) {
-    const verb = wordValueHashed(verbs, p, len, h);
-    if (verb >= 0) verbOf = <u32>verb + 1;
-  }
-  return g;
-}
-
 // ---- quoted, pasted and forwarded material ----
 
 function markQuoted(from: u32, to: u32): void {
@@ -642,19 +508,6 @@ function joinPhrases(): bool {
 
 // ---- sentences ----
 
-// Per sentence: first token, end token, flags.
-const S_QMARK: u32 = 1;
-const S_CJK: u32 = 2;
-const S_KNOWN: u32 = 4;
-const S_QUESTION: u32 = 8;
-const S_POLITE: u32 = 16;
-const SR: u32 = 16;
-let sents: usize = 0;
-let sentCount: u32 = 0;
-@inline function sStart(s: u32): u32 { return load<u32>(sents + <usize>s * SR); }
-@inline function sEnd(s: u32): u32 { return load<u32>(sents + <usize>s * SR + 4); }
-@inline function sFlags(s: u32): u32 { return load<u32>(sents + <usize>s * SR + 8); }
-
 @inline function endsSentence(k: u32): bool {
   return isPunct(k, P_STOP) || isPunct(k, P_QUESTION) || isPunct(k, P_LINE);
 }
@@ -724,23 +577,8 @@ function sentenceFlags(start: u32, end: u32): u32 {
   return f;
 }
 
-// Per token, worked out once: its sentence, its clause's bounds, the condition word that governs
-// it (conditionOf), and per sentence whether it holds a negation and where its first verb stands
-// (for scripts without spaces): every later question about a token is a lookup, so reading a
-// message costs time linear in it, however long its sentences.
-let sentIndex: usize = 0;  // token -> sentence
-let clauseBounds: usize = 0; // token -> (clause start, clause end)
-let condIndex: usize = 0;  // token -> governing condition word + 1 (0: none)
-let sentFacts: usize = 0;  // sentence -> (negation anywhere, first verb + 1)
-
-// Backward and forward scans from a token look at most this many tokens: a word further away in
-// a run-on sentence is not read as the value's verb, preposition or negation. What such a cut
-// scan could not see makes the reading uncertain (it asks), never a grant.
-const SCAN_WINDOW: u32 = 48;
 // A sentence governed by more condition words than this is conditional throughout.
 const CONDITIONS_READ: u32 = 8;
-let scanCut = false;
-
 function indexSentences(): bool {
   sentIndex = scratchAlloc((<usize>tokCount + 1) * 4);
   clauseBounds = scratchAlloc((<usize>tokCount + 1) * 8);
@@ -771,13 +609,6 @@ function indexSentences(): bool {
   }
   return true;
 }
-@inline function sentenceOf(k: u32): u32 { return load<u32>(sentIndex + (<usize>k << 2)); }
-@inline function verbIndexOf(k: u32): u32 { return load<u32>(tk(k) + 24); }
-
-// The clause of token k: [clauseStart, clauseEnd) between punctuation, in its sentence.
-@inline function clauseStart(k: u32): u32 { return load<u32>(clauseBounds + (<usize>k << 3)); }
-@inline function clauseEnd(k: u32): u32 { return load<u32>(clauseBounds + (<usize>k << 3) + 4); }
-
 // ---- conditions ----
 
 // The condition word that governs token k (-1: none): one that opens its clause with more of
@@ -908,12 +739,6 @@ function clauseHasFile(k: u32): bool {
   return false;
 }
 
-// The role, mood and governing verb found for token k: roleNow, moodNow, verbNow (-1: none).
-let roleNow: u32 = 0;
-let moodNow: u32 = 0;
-let verbNow: i32 = -1;
-let condNow: i32 = -1;
-
 // Token k's role, scanning back from it to its governing verb: the nearest role word decides
 // (a relative one by the verb's direction, §7.3), a value joined by "and" or a comma takes its
 // neighbour's reading, and an embedded clause ("what alice wrote", "that carol is") mentions.
@@ -1030,7 +855,6 @@ function pureListAfter(colon: u32): bool {
 }
 
 // Token k reads as the value before it: role and mood.
-let inherited = false;
 function inherit(j: u32): void {
   roleNow = boundRole(tA(j));
   moodNow = boundMood(tA(j));
