@@ -8,16 +8,15 @@
 // intent.ts turns the results into the session's items.
 import {
   SUBJ_RECIPIENT, G_DEST, G_SOURCE, G_MENTION, G_RELATIVE, G_AUX, G_DEST_AFTER, G_SOURCE_AFTER, G_DEST_BEFORE,
-  G_ADDRESSEE, G_CONDITION_AFTER, G_SUBJECT, G_DETERMINER, G_BARRIER, G_CONJ, G_ONLY, G_INSTEAD, G_REVOKE, G_EXCLUDE,
-  G_RESTORE, GRAMMAR_OBJECT_SHIFT, G_VERB, G_NEGATION, G_NOTHING, OBJECT_DESTINATION, OBJECT_WRITTEN, OBJECT_SOURCE,
-  OBJECT_INCLUDED, OBJECT_CONVERTED, OBJECT_DELEGATED, BOUND_DESTINATION, BOUND_SOURCE, BOUND_MENTION, BOUND_QUOTED,
-  MOOD_REQUEST, MOOD_QUESTION, MOOD_CONDITION, MOOD_NEGATED, MOOD_STATEMENT, MOOD_UNKNOWN, MOOD_UNCERTAIN, SUBJ_EMAIL,
-  SUBJ_PATH,
+  G_CONDITION_AFTER, G_SUBJECT, G_DETERMINER, G_BARRIER, G_CONJ, G_ONLY, G_INSTEAD, G_REVOKE, G_EXCLUDE, G_RESTORE,
+  G_VERB, G_NEGATION, OBJECT_DESTINATION, OBJECT_WRITTEN, OBJECT_SOURCE, OBJECT_INCLUDED, OBJECT_CONVERTED,
+  OBJECT_DELEGATED, BOUND_DESTINATION, BOUND_SOURCE, BOUND_MENTION, BOUND_QUOTED, MOOD_REQUEST, MOOD_QUESTION,
+  MOOD_CONDITION, MOOD_NEGATED, MOOD_STATEMENT, MOOD_UNKNOWN, MOOD_UNCERTAIN, SUBJ_EMAIL, SUBJ_PATH,
 } from "../../bytecode/format";
 import { scratchAlloc } from "../abi/mem";
 import { isAsciiAlpha, isAsciiDigit } from "../abi/bytes";
 import { intentGrammarSet, intentVerbSet, intentCancelSet } from "../policy/decode";
-import { policyWords, hasWord } from "../readers/wordset";
+import { policyWords } from "../readers/wordset";
 import {
   NAME_KIND, at, BV, bound, boundCap, boundCount, boundKind, boundStart, boundRole, boundMood, boundNoteStart,
   boundNoteEnd, USE_GRANT, USE_GRANT_MAYBE, USE_PROHIBIT, USE_RESTRICT, VU, uses, useCount, OP_REVOKE_ALL, OP_KEEP,
@@ -30,6 +29,7 @@ import {
 import { markQuotes } from "./reader_quotes";
 import { findValues, tokenize } from "./reader_tokens";
 import { endsSentence, endsClause, sentences, indexSentences, conditionOf } from "./reader_sentences";
+import { imperative, negatedVerb, sentenceNegated, restrictsObjects, objectOf } from "./reader_verbs";
 
 // The results, as intent.ts has always imported them from here.
 export {
@@ -38,65 +38,6 @@ export {
   useNoteEnd, OP_REVOKE_ALL, OP_KEEP, OP_EXCLUDE, OP_RESTORE, MATCH_BOUND, MATCH_WORD, opCount, opCode, opMatch, opA, opB,
   insteadSeen,
 } from "./reader_state";
-
-// ---- verbs ----
-
-// Whether verb k stands where an imperative does: nothing before it in its clause but lead
-// words, negations and unknown words, or an addressee ("could you", "I need you to").
-function imperative(k: u32): bool {
-  if (tCjk(k) || (sFlags(sentenceOf(k)) & S_CJK) != 0) return true;
-  const s = sStart(sentenceOf(k));
-  const floor = k > s + SCAN_WINDOW ? k - SCAN_WINDOW : s;
-  let j = k;
-  while (j > s) {
-    if (j == floor) { scanCut = true; return false; } // too far to tell: no request
-    j--;
-    if (tType(j) == T_PUNCT) return true;
-    if (isThing(j)) return false;
-    const g = tG(j);
-    if ((g & G_ADDRESSEE) != 0) return true;
-    if ((g & G_CONJ) != 0 && (g & (G_SUBJECT | G_DETERMINER | G_BARRIER)) == 0) return true;
-    if ((g & (G_SUBJECT | G_DETERMINER | G_BARRIER)) != 0) return false;
-  }
-  return true;
-}
-
-// Whether verb k is negated: a negation before it in its clause (with no cancelling word between:
-// "do not forget to invite"), "stop" right before it, or a nothing word just after ("send nothing").
-// In a script without spaces, a negation anywhere in its sentence.
-function negatedVerb(k: u32): bool {
-  const sent = sentenceOf(k);
-  if ((sFlags(sent) & S_CJK) != 0) return sentenceNegated(sent);
-  if (k > 0 && wordHas(k - 1, G_REVOKE)) return true;
-  const cs = clauseStart(k);
-  let cancelled = false;
-  for (let j = k; j > cs;) {
-    if (k - j >= SCAN_WINDOW) { scanCut = true; break; }
-    j--;
-    if (!isWord(j)) continue;
-    if (!tCjk(j) && hasWord(cancels, <usize>tA(j), tB(j))) cancelled = true;
-    if ((tG(j) & G_NEGATION) != 0 && !cancelled) return true;
-  }
-  const ce = clauseEnd(k);
-  for (let j = k + 1; j < ce && j <= k + 2; j++) if (wordHas(j, G_NOTHING)) return true;
-  return false;
-}
-
-@inline function sentenceNegated(s: u32): bool {
-  return load<u32>(sentFacts + (<usize>s << 3)) != 0;
-}
-
-// Whether negated verb k negates its objects: a value after it in its clause, or an EXCLUDE
-// word ("else") after it there ("anyone else").
-function restrictsObjects(k: u32): bool {
-  const ce = min(clauseEnd(k), k + 1 + SCAN_WINDOW);
-  for (let j = k + 1; j < ce; j++) if (isThing(j) || wordHas(j, G_EXCLUDE)) return true;
-  return false;
-}
-
-function objectOf(k: u32): u32 {
-  return (tG(k) >>> GRAMMAR_OBJECT_SHIFT) & 7;
-}
 
 // ---- roles ----
 
