@@ -6,26 +6,30 @@
 // takes back. The words come from the policy's grammar (a HASH set of G_* categories), so an
 // operator extends the languages; scripts written without spaces are segmented by that grammar.
 // intent.ts turns the results into the session's items.
+//
+// This file reads the whole message (readMessage, readingAt) and keeps every name intent.ts
+// imports; the steps are reader_quotes.ts, reader_tokens.ts, reader_sentences.ts, reader_verbs.ts,
+// reader_roles.ts and reader_followups.ts, over the state of reader_state.ts.
 import {
-  G_AUX, G_CONDITION_AFTER, G_ONLY, G_INSTEAD, G_REVOKE, G_EXCLUDE, G_RESTORE, G_VERB, G_NEGATION, OBJECT_DELEGATED,
-  BOUND_DESTINATION, BOUND_MENTION, BOUND_QUOTED, MOOD_CONDITION, MOOD_STATEMENT,
+  G_AUX, G_CONDITION_AFTER, G_VERB, G_NEGATION, OBJECT_DELEGATED, BOUND_DESTINATION, BOUND_MENTION, BOUND_QUOTED,
+  MOOD_CONDITION, MOOD_STATEMENT,
 } from "../../bytecode/format";
 import { scratchAlloc } from "../abi/mem";
 import { intentGrammarSet, intentVerbSet, intentCancelSet } from "../policy/decode";
 import { policyWords } from "../readers/wordset";
 import {
   NAME_KIND, at, BV, bound, boundCap, boundCount, boundKind, boundStart, boundRole, boundMood, boundNoteStart,
-  boundNoteEnd, USE_GRANT, USE_GRANT_MAYBE, USE_PROHIBIT, USE_RESTRICT, VU, uses, useCount, OP_REVOKE_ALL, OP_KEEP,
-  OP_EXCLUDE, OP_RESTORE, MATCH_BOUND, MATCH_WORD, OPR, ops, opCount, insteadSeen, msg, msgLen, quoted, grammar,
-  verbs, cancels, T_THING, toks, tokCount, tokCap, tk, tA, tB, tG, tStart, tEnd, isWord, isThing, wordHas, pushBound,
-  S_KNOWN, S_QUESTION, sentCount, sStart, sEnd, sFlags, scanCut, sentenceOf, verbIndexOf, clauseStart, clauseEnd,
-  roleNow, moodNow, condNow, inherited,
+  boundNoteEnd, USE_GRANT, USE_GRANT_MAYBE, USE_PROHIBIT, USE_RESTRICT, VU, uses, useCount, OPR, ops, opCount, msg,
+  msgLen, quoted, grammar, verbs, cancels, T_THING, toks, tokCount, tokCap, tk, tA, tB, tStart, tEnd, isWord, isThing,
+  wordHas, pushBound, S_KNOWN, S_QUESTION, sFlags, scanCut, sentenceOf, verbIndexOf, clauseStart, clauseEnd, roleNow,
+  moodNow, condNow, inherited,
 } from "./reader_state";
 import { markQuotes } from "./reader_quotes";
 import { findValues, tokenize } from "./reader_tokens";
-import { endsClause, sentences, indexSentences, conditionOf } from "./reader_sentences";
+import { sentences, indexSentences, conditionOf } from "./reader_sentences";
 import { imperative, negatedVerb, restrictsObjects, objectOf } from "./reader_verbs";
 import { readRole, readMood, ruleOutAfter, nameLike, inDestinationSlot, uncertain } from "./reader_roles";
+import { followUps } from "./reader_followups";
 
 // The results, as intent.ts has always imported them from here.
 export {
@@ -68,55 +72,6 @@ function setBound(b: u32, role: u32, mood: u32): void {
   store<u32>(r + 16, mood);
   store<u32>(r + 20, noteS);
   store<u32>(r + 24, noteE);
-}
-
-// ---- follow-ups ----
-
-function pushOp(code: u32, match: u32, a: u32, b: u32): bool {
-  const r = ops + <usize>opCount * OPR;
-  store<u32>(r, code);
-  store<u32>(r + 4, match);
-  store<u32>(r + 8, a);
-  store<u32>(r + 12, b);
-  opCount++;
-  return true;
-}
-
-// The matchers of a clause's follow-up: its values and the words the grammar does not know.
-function pushMatchers(code: u32, cs: u32, ce: u32): void {
-  for (let j = cs; j < ce; j++) {
-    if (isThing(j)) { for (let b = tA(j); b < tA(j) + tB(j); b++) pushOp(code, MATCH_BOUND, b, 0); }
-    else if (nameLike(j)) pushOp(code, MATCH_WORD, tStart(j), tEnd(j));
-  }
-}
-
-function followUps(): void {
-  insteadSeen = false;
-  for (let s: u32 = 0; s < sentCount; s++) {
-    const f = sFlags(s);
-    if ((f & S_QUESTION) != 0) continue;
-    let cs = sStart(s);
-    while (cs < sEnd(s)) {
-      let ce = cs;
-      while (ce < sEnd(s) && !endsClause(ce)) ce++;
-      let revoke = false, only = false, exclude = false, restore = false, content = false, values = false;
-      for (let j = cs; j < ce; j++) {
-        if (isThing(j)) { values = true; continue; }
-        const g = tG(j);
-        if ((g & G_REVOKE) != 0) revoke = true;
-        if ((g & G_ONLY) != 0) only = true;
-        if ((g & G_INSTEAD) != 0) insteadSeen = true;
-        if ((g & G_EXCLUDE) != 0) exclude = true;
-        if ((g & G_RESTORE) != 0) restore = true;
-        if (g == 0 || ((g & G_VERB) != 0 && verbIndexOf(j) != 0)) content = true;
-      }
-      if (revoke && !content && !values) pushOp(OP_REVOKE_ALL, 0, 0, 0);
-      else if (only && (values || content)) pushMatchers(OP_KEEP, cs, ce);
-      else if (exclude && (values || content)) pushMatchers(OP_EXCLUDE, cs, ce);
-      else if (restore && (values || content)) pushMatchers(OP_RESTORE, cs, ce);
-      cs = ce + 1;
-    }
-  }
 }
 
 // ---- the whole message ----
