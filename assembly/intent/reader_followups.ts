@@ -1,0 +1,56 @@
+// What a later turn does to what earlier ones granted: take it all back, keep only some, leave
+// some out, add some back (the follow-up operations, and whether INSTEAD was said).
+import { G_ONLY, G_INSTEAD, G_REVOKE, G_EXCLUDE, G_RESTORE, G_VERB } from "../../bytecode/format";
+import {
+  OP_REVOKE_ALL, OP_KEEP, OP_EXCLUDE, OP_RESTORE, MATCH_BOUND, MATCH_WORD, OPR, ops, opCount, insteadSeen, tA, tB, tG,
+  tStart, tEnd, isThing, S_QUESTION, sentCount, sStart, sEnd, sFlags, verbIndexOf,
+} from "./reader_state";
+import { endsClause } from "./reader_sentences";
+import { nameLike } from "./reader_roles";
+
+function pushOp(code: u32, match: u32, a: u32, b: u32): bool {
+  const r = ops + <usize>opCount * OPR;
+  store<u32>(r, code);
+  store<u32>(r + 4, match);
+  store<u32>(r + 8, a);
+  store<u32>(r + 12, b);
+  opCount++;
+  return true;
+}
+
+// The matchers of a clause's follow-up: its values and the words the grammar does not know.
+function pushMatchers(code: u32, cs: u32, ce: u32): void {
+  for (let j = cs; j < ce; j++) {
+    if (isThing(j)) { for (let b = tA(j); b < tA(j) + tB(j); b++) pushOp(code, MATCH_BOUND, b, 0); }
+    else if (nameLike(j)) pushOp(code, MATCH_WORD, tStart(j), tEnd(j));
+  }
+}
+
+export function followUps(): void {
+  insteadSeen = false;
+  for (let s: u32 = 0; s < sentCount; s++) {
+    const f = sFlags(s);
+    if ((f & S_QUESTION) != 0) continue;
+    let cs = sStart(s);
+    while (cs < sEnd(s)) {
+      let ce = cs;
+      while (ce < sEnd(s) && !endsClause(ce)) ce++;
+      let revoke = false, only = false, exclude = false, restore = false, content = false, values = false;
+      for (let j = cs; j < ce; j++) {
+        if (isThing(j)) { values = true; continue; }
+        const g = tG(j);
+        if ((g & G_REVOKE) != 0) revoke = true;
+        if ((g & G_ONLY) != 0) only = true;
+        if ((g & G_INSTEAD) != 0) insteadSeen = true;
+        if ((g & G_EXCLUDE) != 0) exclude = true;
+        if ((g & G_RESTORE) != 0) restore = true;
+        if (g == 0 || ((g & G_VERB) != 0 && verbIndexOf(j) != 0)) content = true;
+      }
+      if (revoke && !content && !values) pushOp(OP_REVOKE_ALL, 0, 0, 0);
+      else if (only && (values || content)) pushMatchers(OP_KEEP, cs, ce);
+      else if (exclude && (values || content)) pushMatchers(OP_EXCLUDE, cs, ce);
+      else if (restore && (values || content)) pushMatchers(OP_RESTORE, cs, ce);
+      cs = ce + 1;
+    }
+  }
+}

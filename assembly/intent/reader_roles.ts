@@ -1,0 +1,285 @@
+// The role (destination, source, mention) and mood (request, question, condition, negated, …) of
+// each value, read back from it to its verb, and the unknown words that stand where a
+// destination's name does.
+import {
+  SUBJ_RECIPIENT, G_DEST, G_SOURCE, G_MENTION, G_RELATIVE, G_AUX, G_DEST_AFTER, G_SOURCE_AFTER, G_DEST_BEFORE,
+  G_SUBJECT, G_DETERMINER, G_BARRIER, G_CONJ, G_ONLY, G_EXCLUDE, G_VERB, G_NEGATION, OBJECT_DESTINATION,
+  OBJECT_WRITTEN, OBJECT_SOURCE, OBJECT_INCLUDED, OBJECT_CONVERTED, OBJECT_DELEGATED, BOUND_DESTINATION, BOUND_SOURCE,
+  BOUND_MENTION, MOOD_REQUEST, MOOD_QUESTION, MOOD_CONDITION, MOOD_NEGATED, MOOD_STATEMENT, MOOD_UNKNOWN,
+  MOOD_UNCERTAIN, SUBJ_EMAIL, SUBJ_PATH,
+} from "../../bytecode/format";
+import { isAsciiAlpha, isAsciiDigit } from "../abi/bytes";
+import {
+  NAME_KIND, boundKind, boundRole, boundMood, T_THING, T_PUNCT, P_COMMA, P_COLON, tokCount, tType, tA, tB, tG, tStart,
+  tEnd, tCjk, isWord, isThing, isPunct, wordHas, S_CJK, S_KNOWN, S_QUESTION, sStart, sEnd, sFlags, sentFacts,
+  SCAN_WINDOW, scanCut, sentenceOf, verbIndexOf, clauseStart, clauseEnd, roleNow, moodNow, verbNow, condNow,
+  inherited,
+} from "./reader_state";
+import { endsSentence, conditionOf } from "./reader_sentences";
+import { imperative, negatedVerb, sentenceNegated, objectOf } from "./reader_verbs";
+
+// The role a verb's object direction gives a value of kind `kind`.
+function roleFor(object: u32, kind: u32, clauseHasFile: bool): u32 {
+  const person = kind == SUBJ_EMAIL || kind == SUBJ_RECIPIENT || kind == NAME_KIND;
+  if (object == OBJECT_DESTINATION) return person ? BOUND_DESTINATION : BOUND_SOURCE;
+  if (object == OBJECT_WRITTEN) return kind == SUBJ_PATH ? BOUND_DESTINATION : BOUND_MENTION;
+  if (object == OBJECT_SOURCE || object == OBJECT_CONVERTED || object == OBJECT_DELEGATED) return BOUND_SOURCE;
+  if (object == OBJECT_INCLUDED) {
+    if (kind == SUBJ_PATH) return BOUND_DESTINATION;
+    return person && !clauseHasFile ? BOUND_DESTINATION : BOUND_MENTION;
+  }
+  return BOUND_MENTION;
+}
+
+// Whether a path lies between tokens a and b.
+function pathBetween(a: u32, b: u32): bool {
+  for (let j = a + 1; j < b && j <= a + SCAN_WINDOW; j++) if (isThing(j) && boundKind(tA(j)) == SUBJ_PATH) return true;
+  return false;
+}
+
+// Whether the clause of token k has a file after a destination word ("add eve@x to contacts.csv").
+function clauseHasFile(k: u32): bool {
+  const cs = clauseStart(k), ce = clauseEnd(k);
+  if (ce - cs > 2 * SCAN_WINDOW) return true; // too long to read: as if a file received (no grant)
+  for (let j = cs + 1; j < ce; j++) {
+    if (isThing(j) && boundKind(tA(j)) == SUBJ_PATH && wordHas(j - 1, G_DEST | G_RELATIVE)) return true;
+  }
+  return false;
+}
+
+
+// Token k's role, scanning back from it to its governing verb: the nearest role word decides
+// (a relative one by the verb's direction, §7.3), a value joined by "and" or a comma takes its
+// neighbour's reading, and an embedded clause ("what alice wrote", "that carol is") mentions.
+export function readRole(k: u32, kind: u32): void {
+  verbNow = -1;
+  const sent = sentenceOf(k);
+  const s = sStart(sent);
+  const cjk = (sFlags(sent) & S_CJK) != 0;
+  // Particles glued to the value in a script without spaces.
+  if (k + 1 < sEnd(sent) && isWord(k + 1) && tCjk(k + 1) && tStart(k + 1) == tEnd(k)) {
+    if (wordHas(k + 1, G_DEST_AFTER)) { roleNow = BOUND_DESTINATION; findCjkVerb(sent); return; }
+    if (wordHas(k + 1, G_SOURCE_AFTER)) { roleNow = BOUND_SOURCE; findCjkVerb(sent); return; }
+  }
+  if (k > 0 && isWord(k - 1) && tCjk(k - 1) && tEnd(k - 1) == tStart(k) && wordHas(k - 1, G_DEST_BEFORE)) {
+    roleNow = BOUND_DESTINATION;
+    findCjkVerb(sent);
+    return;
+  }
+  let prep: u32 = 0;       // G_DEST, G_SOURCE, G_MENTION or G_RELATIVE
+  let passedValue = false; // a value lies between the preposition and what is further back
+  let embedded = false;
+  let j = k;
+  let onlyValues = true;   // only values, commas and "and"/"or" between j and k
+  const floor = k > s + SCAN_WINDOW ? k - SCAN_WINDOW : s;
+  while (j > s) {
+    if (j == floor) { scanCut = true; break; } // further back is not read: a mention, uncertain
+    j--;
+    const type = tType(j);
+    if (type == T_PUNCT) {
+      const code = tA(j);
+      if ((code == P_COMMA || code == P_COLON) && j > s && isThing(j - 1) && onlyValues) {
+        inherit(j - 1);
+        return;
+      }
+      if (code == P_COLON && pureListAfter(j)) continue;
+      // A preposition in this clause may be governed by a verb before a comma.
+      if (code == P_COMMA && prep != 0) continue;
+      break;
+    }
+    if (type == T_THING) {
+      passedValue = true;
+      continue;
+    }
+    const g = tG(j);
+    if ((g & G_CONJ) != 0 && j > s && isThing(j - 1) && onlyValues) {
+      inherit(j - 1);
+      return;
+    }
+    if ((g & G_CONJ) == 0) onlyValues = false;
+    // "that" right after a verb is its object ("forward that to bob@x"), not an embedded clause.
+    if ((g & G_BARRIER) != 0 && !((g & G_DETERMINER) != 0 && j > s && wordHas(j - 1, G_VERB))) { embedded = true; break; }
+    if ((g & G_VERB) != 0 && verbIndexOf(j) != 0) { verbNow = <i32>j; break; }
+    if ((g & G_ONLY) != 0 && prep == 0) { prep = G_DEST; continue; }
+    if ((g & (G_DEST | G_SOURCE | G_MENTION)) != 0) {
+      const fixed = (g & G_DEST) != 0 ? G_DEST : (g & G_SOURCE) != 0 ? G_SOURCE : G_MENTION;
+      if (prep == 0) { prep = fixed; prepAt = j; }
+      else if (prep == G_RELATIVE && !passedValue && fixed != G_DEST) prep = fixed; // "from my call with jane"
+      continue;
+    }
+    if ((g & G_RELATIVE) != 0) { if (prep == 0) prep = G_RELATIVE; continue; }
+    if ((g & G_CONJ) != 0 && prep == 0) break; // "… and send": a new clause
+  }
+  if (cjk && verbNow < 0) findCjkVerb(sent);
+  if (embedded) roleNow = BOUND_MENTION;
+  // "set the contact to x@y", "change it to …": after a verb that writes, "to" gives the new
+  // value, and only a file receives.
+  else if (prep == G_DEST && verbNow >= 0 && !cjk && objectOf(<u32>verbNow) == OBJECT_WRITTEN && kind != SUBJ_PATH) roleNow = BOUND_MENTION;
+  else if (prep == G_DEST) roleNow = BOUND_DESTINATION;
+  else if (prep == G_SOURCE) roleNow = BOUND_SOURCE;
+  else if (prep == G_MENTION) roleNow = BOUND_MENTION;
+  // "convert data.csv to JSON in data.json": the file after the input is the output.
+  else if (prep == G_RELATIVE && kind == SUBJ_PATH && verbNow >= 0 && !cjk && objectOf(<u32>verbNow) == OBJECT_CONVERTED &&
+    pathBetween(<u32>verbNow, k)) roleNow = BOUND_DESTINATION;
+  else if (verbNow >= 0 && !cjk) roleNow = roleFor(objectOf(<u32>verbNow), kind, clauseHasFile(k));
+  else roleNow = BOUND_MENTION;
+  verbless = verbNow < 0 && prep == G_DEST;
+  prepFirst = false;
+  if (verbless) {
+    // A destination with no verb ("To bob@x: the notes, please"; "…, please, to bob@x") reads as a
+    // request unless a subject stands before it in its clause ("the invoice goes to ap@x").
+    const cs = clauseStart(prepAt);
+    prepFirst = !wordHas(cs, G_DETERMINER) || cs == prepAt;
+    for (let i = cs; i < prepAt; i++) if (wordHas(i, G_SUBJECT | G_BARRIER)) prepFirst = false;
+  }
+}
+let verbless = false;
+let prepFirst = false;
+let prepAt: u32 = 0;
+
+function findCjkVerb(sent: u32): void {
+  const first = load<u32>(sentFacts + (<usize>sent << 3) + 4);
+  if (first != 0) verbNow = <i32>(first - 1);
+}
+
+// Whether tokens (from, to) hold only values, commas and "and"/"or".
+function onlyValuesBetween(from: u32, to: u32): bool {
+  for (let j = from; j < to; j++) {
+    if (isThing(j) || isPunct(j, P_COMMA) || wordHas(j, G_CONJ)) continue;
+    return false;
+  }
+  return true;
+}
+
+// After a colon, a list of values to the sentence's end ("Email the team the plan: a@x, b@x").
+function pureListAfter(colon: u32): bool {
+  const e = sEnd(sentenceOf(colon));
+  let any = false;
+  for (let j = colon + 1; j < e; j++) {
+    if (isThing(j)) { any = true; continue; }
+    if (isPunct(j, P_COMMA) || wordHas(j, G_CONJ) || endsSentence(j)) continue;
+    return false;
+  }
+  return any;
+}
+
+// Token k reads as the value before it: role and mood.
+function inherit(j: u32): void {
+  roleNow = boundRole(tA(j));
+  moodNow = boundMood(tA(j));
+  verbNow = -1;
+  inherited = true;
+  verbless = false;
+}
+
+// Whether a negation (not cancelled) stands before token k in its clause: "not to sales@x",
+// "except bob@x".
+function negatedBefore(k: u32): bool {
+  const cs = clauseStart(k);
+  for (let j = k; j > cs;) {
+    if (k - j >= SCAN_WINDOW) { scanCut = true; return false; }
+    j--;
+    if (wordHas(j, G_NEGATION | G_EXCLUDE)) return true;
+  }
+  return false;
+}
+
+// Whether an EXCLUDE word ("except", "leave", "skip") stands before token k in its clause.
+function excludedBefore(k: u32): bool {
+  const cs = clauseStart(k);
+  for (let j = k; j > cs;) {
+    if (k - j >= SCAN_WINDOW) { scanCut = true; return false; }
+    j--;
+    if (wordHas(j, G_EXCLUDE)) return true;
+  }
+  return false;
+}
+
+// Whether the words after value token k in its clause rule it out: "~/.ssh is off limits",
+// "config/.env must never be opened", "~/.ssh/id_rsa nicht lesen". A negation or EXCLUDE word
+// counts unless another value, a conjunction or a preposition comes first, or a value follows
+// it at once (that value is what it negates: "bob@x, not carol@x"). For a value a request's
+// verb governs (or one that reads as such a value) the words must start with an AUXILIARY
+// ("is", "must": "read notes.txt and ~/.ssh is off limits"), so "email bob@x without
+// attachments" stays a request; in a question only an EXCLUDE word counts ("why can't I reach
+// x.com?" asks about x.com).
+function ruledOutAfter(k: u32, mood: u32): bool {
+  const ce = min(clauseEnd(k), k + 1 + SCAN_WINDOW);
+  // The rest of a proper name ("the Harbor Inn is off limits") is the same value.
+  let from = k + 1;
+  while (from < ce && isThing(from) && boundKind(tA(from)) == NAME_KIND && tStart(from) == tEnd(from - 1) + 1) from++;
+  if (from >= ce) return false;
+  if ((mood == MOOD_REQUEST || mood == MOOD_CONDITION) && !wordHas(from, G_AUX)) return false;
+  const bits = mood == MOOD_QUESTION ? G_EXCLUDE : G_NEGATION | G_EXCLUDE;
+  for (let j = from; j < ce; j++) {
+    if (!isWord(j)) return false;
+    const g = tG(j);
+    if ((g & bits) != 0) return !(j + 1 < ce && isThing(j + 1));
+    if ((g & (G_CONJ | G_DEST | G_SOURCE | G_MENTION | G_RELATIVE)) != 0) return false;
+  }
+  return false;
+}
+
+// The mood of value token k with the role just read.
+export function readMood(k: u32): void {
+  const sent = sentenceOf(k);
+  const f = sFlags(sent);
+  condNow = -1;
+  if ((f & S_KNOWN) == 0) { moodNow = MOOD_UNKNOWN; return; }
+  // "How do I list config/ except config/.env?": what a question excludes is ruled out too.
+  if ((f & S_QUESTION) != 0) { moodNow = excludedBefore(k) ? MOOD_NEGATED : MOOD_QUESTION; return; }
+  if (negatedBefore(k) || (verbNow >= 0 && negatedVerb(<u32>verbNow))) { moodNow = MOOD_NEGATED; return; }
+  if ((f & S_CJK) != 0 && sentenceNegated(sent)) { moodNow = MOOD_NEGATED; return; }
+  condNow = conditionOf(k);
+  let mood = MOOD_STATEMENT;
+  if (verbNow >= 0) mood = imperative(<u32>verbNow) ? MOOD_REQUEST : MOOD_STATEMENT;
+  else if (verbless) mood = prepFirst || onlyClause(k) ? MOOD_REQUEST : MOOD_UNCERTAIN;
+  if (condNow >= 0 && (mood == MOOD_REQUEST || mood == MOOD_UNCERTAIN)) mood = MOOD_CONDITION;
+  moodNow = mood;
+}
+
+// A value the words after it rule out reads as negated (ruledOutAfter).
+export function ruleOutAfter(k: u32): void {
+  if (moodNow != MOOD_NEGATED && moodNow != MOOD_UNKNOWN && ruledOutAfter(k, moodNow)) moodNow = MOOD_NEGATED;
+}
+
+function onlyClause(k: u32): bool {
+  const cs = max(clauseStart(k), k > SCAN_WINDOW ? k - SCAN_WINDOW : 0);
+  for (let j = cs; j < k; j++) if (wordHas(j, G_ONLY)) return true;
+  return false;
+}
+
+// A reading a scan could not finish (SCAN_WINDOW): what it would grant it grants maybe.
+export function uncertain(): void {
+  if (moodNow == MOOD_REQUEST) moodNow = MOOD_UNCERTAIN;
+}
+
+// ---- names in a destination's place ----
+
+// A word the grammar does not know, of letters, digits, '.', '-', '_' or a leading '+'.
+export function nameLike(k: u32): bool {
+  if (!isWord(k) || tG(k) != 0 || tCjk(k) || tB(k) < 2 || tB(k) > 64) return false;
+  const p = <usize>tA(k);
+  for (let i: u32 = 0; i < tB(k); i++) {
+    const c = <u32>load<u8>(p + i);
+    if (!(isAsciiAlpha(c) || isAsciiDigit(c) || c == 0x2d || c == 0x5f || (i == 0 && c == 0x2b))) return false;
+  }
+  return true;
+}
+
+// Whether word k stands where a destination's name does: right after a destination word or a
+// verb whose object receives, after such a name and "and" or a comma, or before a destination
+// particle ("aliceに").
+export function inDestinationSlot(k: u32): bool {
+  if (k + 1 < tokCount && wordHas(k + 1, G_DEST_AFTER) && tCjk(k + 1) && tStart(k + 1) == tEnd(k)) return true;
+  if (k == 0) return false;
+  const j = k - 1;
+  if (wordHas(j, G_DEST | G_ONLY) && !tCjk(j)) return true;
+  if (wordHas(j, G_DEST_BEFORE) && tCjk(j) && tEnd(j) == tStart(k)) return true;
+  if (wordHas(j, G_VERB) && verbIndexOf(j) != 0 && (objectOf(j) == OBJECT_DESTINATION || objectOf(j) == OBJECT_INCLUDED)) return true;
+  if ((isPunct(j, P_COMMA) || wordHas(j, G_CONJ)) && j > 0 && isThing(j - 1)) {
+    const b = tA(j - 1);
+    return boundKind(b) == NAME_KIND && boundRole(b) == BOUND_DESTINATION;
+  }
+  return false;
+}

@@ -1,0 +1,68 @@
+// How a verb stands in its clause: as an imperative, negated, negating its objects rather than
+// the act, and the direction its object takes (a destination, a source, …).
+import {
+  G_ADDRESSEE, G_SUBJECT, G_DETERMINER, G_BARRIER, G_CONJ, G_REVOKE, G_EXCLUDE, GRAMMAR_OBJECT_SHIFT, G_NEGATION,
+  G_NOTHING,
+} from "../../bytecode/format";
+import { hasWord } from "../readers/wordset";
+import {
+  cancels, T_PUNCT, tType, tA, tB, tG, tCjk, isWord, isThing, wordHas, S_CJK, sStart, sFlags, sentFacts, SCAN_WINDOW,
+  scanCut, sentenceOf, clauseStart, clauseEnd,
+} from "./reader_state";
+
+// Whether verb k stands where an imperative does: nothing before it in its clause but lead
+// words, negations and unknown words, or an addressee ("could you", "I need you to").
+export function imperative(k: u32): bool {
+  if (tCjk(k) || (sFlags(sentenceOf(k)) & S_CJK) != 0) return true;
+  const s = sStart(sentenceOf(k));
+  const floor = k > s + SCAN_WINDOW ? k - SCAN_WINDOW : s;
+  let j = k;
+  while (j > s) {
+    if (j == floor) { scanCut = true; return false; } // too far to tell: no request
+    j--;
+    if (tType(j) == T_PUNCT) return true;
+    if (isThing(j)) return false;
+    const g = tG(j);
+    if ((g & G_ADDRESSEE) != 0) return true;
+    if ((g & G_CONJ) != 0 && (g & (G_SUBJECT | G_DETERMINER | G_BARRIER)) == 0) return true;
+    if ((g & (G_SUBJECT | G_DETERMINER | G_BARRIER)) != 0) return false;
+  }
+  return true;
+}
+
+// Whether verb k is negated: a negation before it in its clause (with no cancelling word between:
+// "do not forget to invite"), "stop" right before it, or a nothing word just after ("send nothing").
+// In a script without spaces, a negation anywhere in its sentence.
+export function negatedVerb(k: u32): bool {
+  const sent = sentenceOf(k);
+  if ((sFlags(sent) & S_CJK) != 0) return sentenceNegated(sent);
+  if (k > 0 && wordHas(k - 1, G_REVOKE)) return true;
+  const cs = clauseStart(k);
+  let cancelled = false;
+  for (let j = k; j > cs;) {
+    if (k - j >= SCAN_WINDOW) { scanCut = true; break; }
+    j--;
+    if (!isWord(j)) continue;
+    if (!tCjk(j) && hasWord(cancels, <usize>tA(j), tB(j))) cancelled = true;
+    if ((tG(j) & G_NEGATION) != 0 && !cancelled) return true;
+  }
+  const ce = clauseEnd(k);
+  for (let j = k + 1; j < ce && j <= k + 2; j++) if (wordHas(j, G_NOTHING)) return true;
+  return false;
+}
+
+@inline export function sentenceNegated(s: u32): bool {
+  return load<u32>(sentFacts + (<usize>s << 3)) != 0;
+}
+
+// Whether negated verb k negates its objects: a value after it in its clause, or an EXCLUDE
+// word ("else") after it there ("anyone else").
+export function restrictsObjects(k: u32): bool {
+  const ce = min(clauseEnd(k), k + 1 + SCAN_WINDOW);
+  for (let j = k + 1; j < ce; j++) if (isThing(j) || wordHas(j, G_EXCLUDE)) return true;
+  return false;
+}
+
+export function objectOf(k: u32): u32 {
+  return (tG(k) >>> GRAMMAR_OBJECT_SHIFT) & 7;
+}
