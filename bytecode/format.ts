@@ -251,6 +251,7 @@ export const DECISION_HEAD_SIZE = 24;
 // Decision record flags (§8.1).
 export const DECISION_POSSIBLE = 1; // an ask: a block rule held possibly, on a value not read to the end
 export const DECISION_OPAQUE = 2;   // an ask: the call would be allowed, but a reader could not read all of it
+export const DECISION_MOVES = 4;    // the call, if it runs, may leave the terminal in another working directory
 
 // configure's flags (§8).
 export const CONFIGURE_FOLD_CASE = 1; // the file system compares names ASCII case aside (macOS, Windows)

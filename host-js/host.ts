@@ -3,7 +3,7 @@
 // evaluator's tests, the cross-language vector runner, `agentsfence test` and the playground
 // page drive the engine through it.
 
-import { DECISION_HEAD_SIZE, DECISION_OPAQUE, DECISION_POSSIBLE, TARGET_PATTERN, TARGET_TREE } from "../bytecode/format";
+import { DECISION_HEAD_SIZE, DECISION_MOVES, DECISION_OPAQUE, DECISION_POSSIBLE, TARGET_PATTERN, TARGET_TREE } from "../bytecode/format";
 
 export type Kind = "allow" | "block" | "ask";
 
@@ -29,6 +29,8 @@ export interface Decision {
   opaque: boolean;
   /** The ids of the warn rules that held. */
   warned: string[];
+  /** If it runs, the call may leave the terminal in another working directory (§8.1). */
+  moves: boolean;
 }
 
 export interface Budget {
@@ -98,7 +100,7 @@ export function parseDecision(record: Uint8Array): Decision {
   if (kind === undefined) throw new Error(`decision record has kind ${record[0]}`);
   const lengths = [record[1], view.getUint16(2, true), view.getUint16(4, true), record[6], view.getUint32(8, true)];
   const flags = record[7];
-  if ((flags & ~(DECISION_POSSIBLE | DECISION_OPAQUE)) !== 0) throw new Error(`decision record: unknown flags ${flags}`);
+  if ((flags & ~(DECISION_POSSIBLE | DECISION_OPAQUE | DECISION_MOVES)) !== 0) throw new Error(`decision record: unknown flags ${flags}`);
   const fields: string[] = [];
   let at = DECISION_HEAD_SIZE;
   for (const n of lengths) {
@@ -119,6 +121,7 @@ export function parseDecision(record: Uint8Array): Decision {
   return {
     kind, reason, rule, capability, risk, message, witness, targets, reservation: view.getUint32(16, true),
     possible: (flags & DECISION_POSSIBLE) !== 0, opaque: (flags & DECISION_OPAQUE) !== 0, warned,
+    moves: (flags & DECISION_MOVES) !== 0,
   };
 }
 

@@ -20,10 +20,13 @@ interface Case {
     kind: string | string[]; reason?: string; rule?: string; capability?: string; risk?: string; message_contains?: string;
     /** [subject, value] pairs of the decision record's witness (§8.1), subjects named as in policies. */
     witness?: Array<[string, string]>;
+    /** The record's DECISION_MOVES flag: the call may leave the terminal elsewhere. */
+    moves?: boolean;
   };
 }
 interface VectorFile {
   policy: string;
+  /** cwd "": the working directory is unknown (§8 configure). */
   env: { home: string; cwd: string };
   /** MCP tools as the host describes them to the fence (name, description, JSON schema). */
   tools?: Array<{ name: string; description?: string; schema?: unknown }>;

@@ -1,5 +1,5 @@
 import {
-  configureEnv, homePtr, homeLen, cwdPtr, cwdLen, resolvePath, normalizeEmail, isAddress,
+  configureEnv, homePtr, homeLen, cwdPtr, cwdLen, resolvePath, isRelativePath, normalizeEmail, isAddress,
   normalizeUrl, urlHost, normalizeHost, hostOfNormalUrl, fileUrlPath, spanPtr, spanLen,
 } from "../readers/normalize";
 import { scratchReset } from "../abi/mem";
@@ -77,14 +77,29 @@ describe("configureEnv", () => {
 
   it("rejects relative ones and keeps the previous", () => {
     expect(configure("home", "/tmp")).toBe(false);
-    expect(configure("/tmp", "")).toBe(false);
+    expect(configure("/tmp", "project")).toBe(false);
     expect(text(homePtr(), homeLen())).toBe("/home/user");
     expect(text(cwdPtr(), cwdLen())).toBe("/home/user/project");
+  });
+
+  it("takes an empty working directory as unknown", () => {
+    expect(configure("/home/user", "")).toBe(true);
+    expect(cwdLen()).toBe(0);
+    expect(configure("/home/user", "/home/user/project")).toBe(true);
   });
 });
 
 describe("paths", () => {
   beforeEach(() => scratchReset());
+
+  it("tells the paths that resolve against the working directory", () => {
+    const relative = ["notes.txt", "./a", "../a", " .ssh/id_rsa", "$HOMEX/a", "~", "$HOME", "${HOME}/a", "/etc"];
+    const expected = [true, true, true, true, true, false, false, false, false];
+    for (let k = 0; k < relative.length; k++) {
+      const p = utf8(relative[k]);
+      expect(isRelativePath(p, lastLen)).toBe(expected[k]);
+    }
+  });
 
   it("resolves relative paths against the working directory", () => {
     expect(path("notes.txt")).toBe("/home/user/project/notes.txt");

@@ -12,7 +12,7 @@ import { validUtf8, indexOfByte } from "../abi/bytes";
 import { outAscii, outDecimal } from "../abi/out";
 import { inputPtr, inputHolds } from "../abi/input";
 import { scratchAlloc } from "../abi/mem";
-import { TARGETS_LIMIT, TARGETS_OOM } from "../readers/targettable";
+import { TARGETS_LIMIT, TARGETS_OOM, movesClear } from "../readers/targettable";
 import { hasPolicy } from "../policy/policy";
 import { sessionSlot, sessionStore } from "./session";
 import { classifyTool, leafRole, choiceFlags, WORDS_OOM } from "./classify";
@@ -127,6 +127,7 @@ export function decide(h: i32, nLen: u32, argsLen: u32): u32 {
   cls = -1;
   nameOk = false;
   reservation = 0;
+  movesClear();
   if (!inputHolds(<u64>nLen + <u64>argsLen)) return fault("bad_arguments", "the call does not fit the input buffer");
   nameOk = validUtf8(name, nameLen);
   if (!hasPolicy()) return fault("no_policy", "no policy is loaded");

@@ -4,7 +4,7 @@
 // unread call, a narrowing, the intent's prohibition, a budget, a fault).
 import {
   NONE, EFFECT_ALLOW, EFFECT_BLOCK, EFFECT_ASK, KIND_ALLOW, KIND_BLOCK, KIND_ASK, DECISION_HEAD_SIZE,
-  SUBJ_OPAQUE, SUBJ_AMOUNT, DECISION_POSSIBLE, DECISION_OPAQUE,
+  SUBJ_OPAQUE, SUBJ_AMOUNT, DECISION_POSSIBLE, DECISION_OPAQUE, DECISION_MOVES,
 } from "../../bytecode/format";
 import {
   strPtr, strLen, classCapability, classRisk, ruleId, ruleReason, ruleMessage, budgetId, budgetLimit,
@@ -21,6 +21,7 @@ import {
 } from "./eval";
 import { budgetCancel, budgetSpent, budgetReserved, outCount } from "./budget";
 import { targetCount, targetKind, targetEntryKind, targetPtr, targetLen } from "../readers/targets";
+import { movesDirectory } from "../readers/targettable";
 import { intentConditionOf, conditionLen, CONDITION_OF_CLASS } from "../intent/intent";
 import { name, nameLen, nameOk, cls, reservation, decideStore } from "./decide";
 
@@ -36,6 +37,7 @@ const AT_RESERVATION: u32 = 16;
 const AT_WARNED: u32 = 20;
 
 let fieldStart: u32 = 0; // where the field being written began
+let flags: u32 = 0;      // the header's flags, written by endRecord
 
 // ---- the decision record ----
 function begin(kind: u32): void {
@@ -43,6 +45,7 @@ function begin(kind: u32): void {
   outZeros(DECISION_HEAD_SIZE);
   outPatchU8(0, kind);
   fieldStart = DECISION_HEAD_SIZE;
+  flags = 0;
 }
 
 // The call's targets, after the witness to the record's end (§8.1): what the audit log keeps
@@ -72,6 +75,7 @@ function outWitnessAndWarned(): void {
 // Writes the reservation id into a verdict's record. A reservation whose record could not be
 // written is released: the host never learns its id, so it could never settle it.
 function endRecord(slot: i32): u32 {
+  outPatchU8(AT_FLAGS, flags | (movesDirectory ? DECISION_MOVES : 0));
   if (reservation != 0) {
     if (outFailed()) budgetCancel(slot, reservation);
     else outPatchU32(AT_RESERVATION, reservation);
@@ -220,7 +224,7 @@ export function verdict(effect: u32, slot: i32): u32 {
   }
   const conditional = effect == EFFECT_ASK && conditionShown();
   if (decidedMaybe) {
-    outPatchU8(AT_FLAGS, DECISION_POSSIBLE);
+    flags |= DECISION_POSSIBLE;
     if (!conditional) outAscii(" (it may hold: the fence could not read every value of the call or the request to the end)");
   }
   outAscii(" [");
@@ -237,7 +241,7 @@ export function verdict(effect: u32, slot: i32): u32 {
 // witness is what could not be read.
 export function opaque(slot: i32): u32 {
   begin(KIND_ASK);
-  outPatchU8(AT_FLAGS, DECISION_OPAQUE);
+  flags |= DECISION_OPAQUE;
   outAscii("opaque");
   endField(AT_REASON, 1);
   endField(AT_RULE, 2);

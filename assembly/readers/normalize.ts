@@ -105,6 +105,15 @@ function isHomeVar(p: usize, len: u32, i: u32, braced: bool): u32 {
   return n;
 }
 
+// Whether resolvePath resolves [p, p+len) against its base: not `/…`, `~…`, `$HOME…`, `${HOME}…`.
+export function isRelativePath(p: usize, len: u32): bool {
+  const t = trimmed(p, 0, len);
+  const i = <u32>(t >>> 32), end = <u32>t;
+  if (i >= end) return false;
+  const c = at(p, i);
+  return c != SLASH && c != TILDE && isHomeVar(p, end, i, false) == 0 && isHomeVar(p, end, i, true) == 0;
+}
+
 // The absolute normal form of path [p, p+len): `~`, `~/…`, `$HOME`, `${HOME}` expand to the
 // configured home (`~user` to a sibling of it, `~root` to /root), and a relative path resolves
 // against `base` (absolute, normal), else "/". Without a configured home, `~` stays as the
@@ -325,10 +334,11 @@ export function configureEnv(h: usize, hLen: u32, c: usize, cLen: u32, hh: usize
   if ((flags & ~CONFIGURE_FOLD_CASE) != 0) return false;
   const newHome = keepDirectory(h, hLen);
   const newHomeLen = keptLen;
-  const newCwd = keepDirectory(c, cLen);
-  const newCwdLen = keptLen;
+  // An empty working directory is unknown (§8): relative paths may be below any directory.
+  const newCwd = cLen == 0 ? <usize>0 : keepDirectory(c, cLen);
+  const newCwdLen = cLen == 0 ? 0 : keptLen;
   const newHermes: usize = newHome == 0 ? 0 : keepHermesHomes(hh, hhLen, newHome, newHomeLen);
-  if (newHome == 0 || newCwd == 0 || newHermes == 0) {
+  if (newHome == 0 || (cLen != 0 && newCwd == 0) || newHermes == 0) {
     free(newHome);
     free(newCwd);
     free(newHermes);

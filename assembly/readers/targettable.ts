@@ -8,7 +8,7 @@ import { scratchAlloc } from "../abi/mem";
 import { fnv1a, sameBytes } from "../abi/bytes";
 import {
   span, spanPtr, spanLen, resolvePath, resolvePattern, normalizeUrl, urlHost, normalizeHost, fileUrlPath,
-  cwdPtr, cwdLen, takeOutOfMemory,
+  cwdPtr, cwdLen, takeOutOfMemory, isRelativePath,
 } from "./normalize";
 
 export const TARGETS_OK: i32 = 0;
@@ -28,6 +28,9 @@ let status: i32 = TARGETS_OK;
 // The call's working directory (the WORKDIR role), in normal form; empty: the configured one.
 let workdir: usize = 0;
 let workdirLen: u32 = 0;
+// The call may leave the terminal elsewhere (§8.1 DECISION_MOVES): a working directory argument,
+// or a `cd` the command line's own shell runs (set by the shell reader).
+export let movesDirectory = false;
 
 export function tableBegin(maxTargets: u32): void {
   records = 0;
@@ -39,6 +42,7 @@ export function tableBegin(maxTargets: u32): void {
   status = TARGETS_OK;
   workdir = 0;
   workdirLen = 0;
+  movesDirectory = false;
 }
 
 export function tableStatus(): i32 { return status; }
@@ -216,7 +220,18 @@ function isPatternText(p: usize, len: u32): bool {
 
 // ---- the call's working directory ----
 
+export function directoryMoved(): void {
+  movesDirectory = true;
+}
+
+// A new call: it has moved nothing yet (tableBegin comes later, when its targets are made).
+export function movesClear(): void {
+  movesDirectory = false;
+}
+
 export function setWorkdir(p: usize, len: u32): void {
+  movesDirectory = true; // Hermes runs the command after `cd WORKDIR`, and keeps it as the terminal's directory
+  if (cwdLen() == 0 && isRelativePath(p, len)) return; // below an unknown directory: still unknown
   const s = resolvePath(p, len, cwdPtr(), cwdLen());
   if (s == 0) return;
   workdir = spanPtr(s);
@@ -230,8 +245,22 @@ export function pathBase(): u64 {
 
 // ---- adding values of a kind ----
 
+// A relative path against an unknown directory (an empty base: configure gave no working
+// directory, §8) may be below any directory: the pattern `/**/PATH`, a tree when `tree`.
+const ANY_CHILD: usize = memory.data<u8>([0x2a, 0x2a, 0x2f]); // "**/"
+function belowUnknown(p: usize, len: u32, base: u64, written: bool, tree: bool): bool {
+  if (spanLen(base) != 0 || !isRelativePath(p, len)) return false;
+  const t = scratchAlloc(<usize>len + 3);
+  if (t == 0) { fail(TARGETS_OOM); return true; }
+  memory.copy(t, ANY_CHILD, 3);
+  memory.copy(t + 3, p, len);
+  if (tree) addTree(t, len + 3, span(0, 0), written);
+  else addPathPattern(t, len + 3, span(0, 0), written);
+  return true;
+}
+
 export function addPathIn(p: usize, len: u32, base: u64): void {
-  if (status != TARGETS_OK) return;
+  if (status != TARGETS_OK || belowUnknown(p, len, base, false, false)) return;
   addSpan(SUBJ_PATH, resolvePath(p, len, spanPtr(base), spanLen(base)));
 }
 
@@ -241,7 +270,7 @@ export function addPathIn(p: usize, len: u32, base: u64): void {
 
 // A path the call writes: both a PATH and a WRITE target.
 export function addWrittenIn(p: usize, len: u32, base: u64): void {
-  if (status != TARGETS_OK) return;
+  if (status != TARGETS_OK || belowUnknown(p, len, base, true, false)) return;
   const s = resolvePath(p, len, spanPtr(base), spanLen(base));
   addSpan(SUBJ_PATH, s);
   addSpan(SUBJ_WRITE, s);
@@ -251,7 +280,11 @@ export function addWrittenIn(p: usize, len: u32, base: u64): void {
 // globbing may match, `**` for an unknown expansion. Its normal form is a pattern target
 // (unless normalizing left no wildcard), also a WRITE target when `written`.
 export function addPathPatternIn(p: usize, len: u32, base: u64, written: bool): void {
-  if (status != TARGETS_OK) return;
+  if (status != TARGETS_OK || belowUnknown(p, len, base, written, false)) return;
+  addPathPattern(p, len, base, written);
+}
+
+function addPathPattern(p: usize, len: u32, base: u64, written: bool): void {
   const s = resolvePattern(p, len, spanPtr(base), spanLen(base));
   if (takeOutOfMemory()) { fail(TARGETS_OOM); return; }
   if (s == 0) return;
@@ -264,7 +297,11 @@ export function addPathPatternIn(p: usize, len: u32, base: u64, written: bool): 
 // `rm -r D`): a tree target (§6.9), so a rule about a path inside D (a credential, the fence's
 // own state) holds for the call. A pattern stays a pattern (its values are trees then too).
 export function addTreeIn(p: usize, len: u32, base: u64, written: bool): void {
-  if (status != TARGETS_OK) return;
+  if (status != TARGETS_OK || belowUnknown(p, len, base, written, true)) return;
+  addTree(p, len, base, written);
+}
+
+function addTree(p: usize, len: u32, base: u64, written: bool): void {
   const s = resolvePattern(p, len, spanPtr(base), spanLen(base));
   if (takeOutOfMemory()) { fail(TARGETS_OOM); return; }
   if (s == 0) return;

@@ -31,13 +31,17 @@ __all__ = ["Amendment", "Binding", "Budget", "Decision", "DecisionKind", "Deriva
 class Session(SessionLog):
     """The intent of one conversation. Get it from `Fence.session`; one object per id."""
 
-    __slots__ = ("_fence", "current_intent", "amendments")  # no dict per session
+    __slots__ = ("_fence", "current_intent", "amendments", "moved")  # no dict per session
 
     def __init__(self, fence: Fence, session_id: str, handle: int):
         super().__init__(session_id, handle)
         self._fence = fence
         self.current_intent = Intent()
         self.amendments: list[Amendment] = []  # what each later user message widened
+        # An earlier call that may have run may have left the terminal in another directory
+        # (Decision.moves): a call given no cwd then has relative paths that may be anywhere.
+        # A host that saves sessions saves this too.
+        self.moved = False
 
     def intent(self, user_message: str, cwd: str | None = None) -> Intent:
         """Binds (or amends) this session's intent from the user's own message; relative paths
@@ -50,8 +54,9 @@ class Session(SessionLog):
 
     def decide(self, tool_name: str, args: dict[str, Any], cwd: str | None = None) -> Decision:
         """cwd: the absolute directory this call's relative paths resolve against, when it is not
-        the Fence's (the host's tools may track a working directory per task). A decision with a
-        reservation holds budget units until it is committed or released."""
+        the Fence's (the host's tools may track a working directory per task); without it, after a
+        call that moved the terminal (`moved`), nowhere known. A decision with a reservation holds
+        budget units until it is committed or released."""
         return self._fence._decide(self, tool_name, encode_call(tool_name, args), cwd)
 
     def decide_json(self, tool_name: str, arguments_json: bytes, cwd: str | None = None) -> Decision:
@@ -304,7 +309,7 @@ class Fence(Evaluator):
                 if handle == CLOSED:
                     return host_decision(tool_name, "unknown_session", f"session {session.id!r} was dropped")
             try:
-                directory = cwd or self._cwd
+                directory = cwd or ("" if session is not None and session.moved else self._cwd)
                 if directory != self._configured_cwd:
                     failure = self._configure(self._wasm, directory)
                     if failure is not None:
@@ -328,5 +333,7 @@ class Fence(Evaluator):
             if decision is None:
                 decision = parse_decision(record, tool_name)
                 self._decisions.keep(record, decision)
+            if decision.moves and session is not None and decision.kind != "block":
+                session.moved = True
             return decision
 

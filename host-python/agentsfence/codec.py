@@ -14,6 +14,7 @@ from ._abi import (
     ANNOTATION_DESTRUCTIVE,
     ANNOTATION_OPEN_WORLD,
     ANNOTATION_READ_ONLY,
+    DECISION_MOVES,
     DECISION_OPAQUE,
     DECISION_POSSIBLE,
     KIND_ALLOW,
@@ -110,7 +111,7 @@ def parse_decision(record: bytes, tool_name: str) -> Decision:
         message_end = risk_end + message_length
         witness_end = message_end + witness_length
         warned_end = witness_end + warned_length
-        if kind >= len(_KINDS) or warned_end > len(record) or flags & ~(DECISION_POSSIBLE | DECISION_OPAQUE):
+        if kind >= len(_KINDS) or warned_end > len(record) or flags & ~(DECISION_POSSIBLE | DECISION_OPAQUE | DECISION_MOVES):
             raise ValueError("its lengths do not add up")
         # Positional arguments: a frozen dataclass's keywords cost a third more.
         return Decision(_KINDS[kind], record[_HEAD_SIZE:reason_end].decode("utf-8"),
@@ -119,7 +120,8 @@ def parse_decision(record: bytes, tool_name: str) -> Decision:
                         _subject_values(record, message_end, witness_end, "witness"),
                         _subject_values(record, warned_end, len(record), "targets"),  # they run to the record's end
                         reservation, bool(flags & DECISION_POSSIBLE), bool(flags & DECISION_OPAQUE),
-                        _warned(record, witness_end, warned_end) if warned_length else ())
+                        _warned(record, witness_end, warned_end) if warned_length else (),
+                        bool(flags & DECISION_MOVES))
     except (struct.error, ValueError) as error:  # UnicodeDecodeError is a ValueError
         return host_decision(tool_name, "engine_fault", f"the evaluator's answer is malformed ({error})")
 

@@ -68,7 +68,7 @@ class Evaluator:
         none for this host (None:
         $AGENTSFENCE_CACHE or $XDG_CACHE_HOME/agentsfence; False: compile every time). home, cwd:
         what `~` and relative paths mean to the evaluator (default: this user's home and the
-        process's working directory). hermes_homes: the folders a policy's `$HERMES_HOME` stands
+        process's working directory; cwd "": unknown, a relative path may be anywhere). hermes_homes: the folders a policy's `$HERMES_HOME` stands
         for, HERMES_HOME first, then the root whose profiles/<name> are homes too (default:
         `~/.hermes`). fold_case: whether paths compare ASCII case aside (default: on macOS and
         Windows, whose file systems do)."""

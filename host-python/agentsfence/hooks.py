@@ -149,10 +149,15 @@ def _decide(policy: Path | bytes, state: HookState, session_id: str, tool_name: 
         for message, message_directory in record.messages:
             session.intent(message, message_directory)
         session.restore_budgets(record.budgets)
-        decision = session.decide(tool_name, with_patch_paths(tool_name, args), directory)
+        # The event's cwd need not follow the terminal (Hermes sends its own process's directory,
+        # which no `cd` changes): it is the Fence's, so after a call that moved the terminal,
+        # relative paths resolve nowhere known rather than there.
+        session.moved = record.moved
+        decision = session.decide(tool_name, with_patch_paths(tool_name, args))
         if decision.reservation:
             (session.commit if spends(decision.kind) else session.release)(decision.reservation)
             record.budgets = {budget.id: budget.saved for budget in session.budgets() if budget.spent}
+        record.moved = record.moved or (decision.moves and spends(decision.kind))
     return decision
 
 

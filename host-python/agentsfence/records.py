@@ -35,6 +35,9 @@ class Decision:
     opaque: bool = False
     # The ids of the warn rules that held (`effect: warn`): recorded, deciding nothing.
     warned: tuple[str, ...] = ()
+    # If it runs, the call may leave the terminal in another working directory (a `cd`, a workdir
+    # argument; §8.1): Hermes keeps it for later calls, whose relative paths then resolve there.
+    moves: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,7 +4,8 @@
 A session's intent is a deterministic function of its user messages (and the directory each was
 read in), so the record keeps those and they are replayed into a fresh session on load; with
 them, the task ids that alias the session, the approvals a person granted for the session and
-the budget units its calls spent (by budget id; restored into the evaluator on load).
+the budget units its calls spent (by budget id; restored into the evaluator on load), and whether
+a call may have left the terminal in another directory.
 Each write goes to a temporary file that replaces the record atomically. A record that cannot
 be read is moved aside (kept for inspection) and reported: the caller blocks rather than guess.
 """
@@ -36,6 +37,8 @@ class SessionRecord:
     senders: list[str] = field(default_factory=list)  # gateway user ids whose messages were bound
     # budget id -> units spent (committed calls), or a budget of sums' decimal text ("120.5")
     budgets: dict[str, int | str] = field(default_factory=dict)
+    # A call that ran may have left the terminal in another directory (api.Session.moved)
+    moved: bool = False
 
 
 class SessionStore:
@@ -52,7 +55,7 @@ class SessionStore:
         temporary = target.with_name(f"{target.name}.{os.getpid()}.tmp")
         document = {"format": FORMAT, "session_id": record.session_id, "messages": [list(m) for m in record.messages],
                     "tasks": record.tasks, "grants": record.grants, "senders": record.senders,
-                    "budgets": record.budgets}
+                    "budgets": record.budgets, "moved": record.moved}
         descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
             os.write(descriptor, json.dumps(document, ensure_ascii=False).encode("utf-8"))
@@ -102,7 +105,10 @@ def _parse(text: bytes, session_id: str) -> SessionRecord:
     budgets = document.get("budgets", {})  # absent in records written before budgets existed
     if not isinstance(budgets, dict) or not all(isinstance(k, str) and _budget_count(v) for k, v in budgets.items()):
         raise ValueError("a budget count is not a whole number of calls or a decimal sum")
-    return SessionRecord(session_id, messages, list(tasks), list(grants), list(senders), dict(budgets))
+    moved = document.get("moved", False)  # absent in records written before it was kept
+    if type(moved) is not bool:
+        raise ValueError("moved is not true or false")
+    return SessionRecord(session_id, messages, list(tasks), list(grants), list(senders), dict(budgets), moved)
 
 
 def _budget_count(value: object) -> bool:

@@ -217,3 +217,15 @@ def test_a_session_record_keeps_a_sum_as_decimal_text(tmp_path: Path):
         store.save(SessionRecord("t", [], budgets={"euros": bad}))  # type: ignore[dict-item]
         with pytest.raises(StateCorrupt):
             store.load("t")
+
+
+def test_a_session_record_keeps_whether_the_terminal_moved(tmp_path: Path):
+    from agentsfence.state import SessionRecord, SessionStore, StateCorrupt
+
+    store = SessionStore(tmp_path)
+    store.save(SessionRecord("s", [("Find the TODO comments", CWD)], moved=True))
+    loaded = store.load("s")
+    assert loaded is not None and loaded.moved
+    store.save(SessionRecord("t", [], moved="yes"))  # type: ignore[arg-type]
+    with pytest.raises(StateCorrupt):
+        store.load("t")

@@ -27,7 +27,7 @@ def test_decide_prints_the_decision_and_exits_by_its_kind():
     code, decision = decide("write_file", {"path": "summary.md", "content": "x"})
     assert (code, decision["kind"], decision["rule"]) == (EXIT_ALLOW, "allow", "write-named")
     assert set(decision) == {"kind", "reason", "rule", "capability", "risk", "message", "witness", "targets", "reservation",
-                            "possible", "opaque", "warned"}
+                            "possible", "opaque", "warned", "moves"}
     assert [subject for subject, _ in decision["witness"]] == ["path"] and decision["witness"][0][1].endswith("/summary.md")
     # The call's one path, written: the rule held on it as a PATH, the record has its WRITE too.
     assert decision["targets"] == decision["witness"] + [["write", decision["witness"][0][1]]]

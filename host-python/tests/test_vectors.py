@@ -56,7 +56,7 @@ def test_vector(path, suite, case):
     expect = dict(case["expect"])
     kinds = expect.pop("kind")
     assert decision.kind in (kinds if isinstance(kinds, list) else [kinds]), decision.message
-    got = {key: getattr(decision, key) for key in ("reason", "rule", "capability", "risk") if key in expect}
+    got = {key: getattr(decision, key) for key in ("reason", "rule", "capability", "risk", "moves") if key in expect}
     assert got == {key: expect[key] for key in got}, decision.message
     if "message_contains" in expect:
         assert expect["message_contains"] in decision.message

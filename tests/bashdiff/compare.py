@@ -3,7 +3,8 @@
 A command disagrees when bash executed a program whose basename is not a `program` target,
 wrote (created, deleted, renamed, linked, chmodded) a path no `write` target covers (a `path`
 target, while the reader has no `write` subject), read a credential no `path` target covers,
-or connected to a host or address with no `domain` target; unless the reading has an `opaque`
+connected to a host or address with no `domain` target, or ended in another working directory
+than it began in where the decision does not say it moves; unless the reading has an `opaque`
 target, which says every effect may be present. An `allow` of a command with an unreported
 effect is the worst case: the policy let it run on a reading that missed what it does.
 """
@@ -168,6 +169,8 @@ def unreported(run: Run, reading: Reading) -> list[Effect]:
             resolved = effect.detail[3:] if effect.detail.startswith("-> ") else None
             names = [effect.value] + ([resolved] if resolved else [])
             covered = any(t.covers(n, floor_of(n, "read")) for t in reading.paths for n in names)
+        elif effect.kind == "moved":
+            covered = reading.moves
         elif effect.kind in ("connect", "bind"):
             if effect.detail == "AF_UNIX":
                 covered = any(t.covers(effect.value, floor_of(effect.value, "write")) for t in reading.paths)

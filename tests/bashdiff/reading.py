@@ -85,6 +85,7 @@ class Reading:
     domain_patterns: list[str] = field(default_factory=list)
     urls: set[str] = field(default_factory=set)
     opaque: list[str] = field(default_factory=list)
+    moves: bool = False  # the reader says the shell may end in another directory
 
     def covers_host(self, names: set[str]) -> bool:
         return bool(names & self.domains) or any(glob_matches(p, n) for p in self.domain_patterns for n in names)
@@ -126,7 +127,7 @@ def writes_supported() -> bool:
 def adapt(command: str, decision: Any) -> Reading:
     """The decision's targets as a Reading. Update here when the record's shape changes."""
     reading = Reading(command, decision.kind, decision.reason, decision.rule, decision.message,
-                      tuple(decision.targets), writes_reported=writes_supported())
+                      tuple(decision.targets), writes_reported=writes_supported(), moves=decision.moves)
     for target in decision.targets:
         subject, value, pattern = _parts(target)
         if subject == "program" and pattern:
@@ -170,8 +171,10 @@ def session() -> api.Session:
 
 def read(command: str) -> Reading:
     """The fence's reading of `terminal {"command": command}` under the shipped policy, in a
-    session whose intent is INTENT."""
-    return adapt(command, session().decide("terminal", {"command": command}))
+    session whose intent is INTENT, in CWD."""
+    # The directory given each time, as the plugin gives Hermes' terminal's: a command that
+    # moved the shared session's terminal must not move the next command's.
+    return adapt(command, session().decide("terminal", {"command": command}, cwd=CWD))
 
 
 @functools.lru_cache(maxsize=None)

@@ -114,7 +114,8 @@ TRACED = ("execve,execveat,open,openat,openat2,creat,connect,bind,sendto,sendmsg
 class Effect:
     """One thing the command did. kind: exec (value: the program's path, detail: its arguments),
     write (a path written, created, deleted, renamed, linked or chmodded; detail says how), read
-    (a credential read), connect (value: host or address, detail: family, address and port).
+    (a credential read), connect (value: host or address, detail: family, address and port),
+    moved (value: the directory the bash under test ended in, when not the one it began in).
     program: the path of the program that did it. ok: the call succeeded."""
 
     kind: str
@@ -688,6 +689,19 @@ def parse(raw: dict[int, list[str]], command: str = "") -> list[Effect]:
 
     for pid in sorted(calls):
         walk(pid)
+    # Where the bash under test ended: Hermes' terminal keeps it for the next command. bash -c
+    # execs a last simple command in its own process (Hermes' wrapper runs more after it, so
+    # there it would not): the shell ends where that exec found it.
+    ended = CWD
+    execs = 0
+    for call, (cwd, _) in zip(calls[first], state.get(first, [])):
+        if call.name in ("execve", "execveat") and call.ok:
+            execs += 1
+            if execs == 2:
+                break
+        ended = cwd
+    if ended != CWD:
+        effects.append(_effect("moved", ended, "the shell's working directory at its end", (), True))
 
     # Temporary files a program made for itself (mkstemp: O_EXCL; a link) and removed or renamed
     # into place itself: the rename's destination is the effect, the temporary name is not.

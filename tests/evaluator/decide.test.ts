@@ -160,7 +160,7 @@ describe("rules and defaults", () => {
     expect(fence.decide(0, "shell", { command: "git status" })).toEqual({
       kind: "allow", reason: "rule_allow", rule: "git-prefix", capability: "shell.exec", risk: "exec",
       message: "AgentsFence allowed shell: rule git-prefix allows shell.exec (exec) for git status [git-prefix]",
-      witness: [[SUBJ_ARG, "git status"]], reservation: 0, possible: false, opaque: false, warned: [],
+      witness: [[SUBJ_ARG, "git status"]], reservation: 0, possible: false, opaque: false, warned: [], moves: false,
       // Every target the command made, beyond what the deciding rule looked at.
       targets: [[SUBJ_PROGRAM, "git"], [SUBJ_PATH, "/home/u/work/status"]],
     });
@@ -170,7 +170,7 @@ describe("rules and defaults", () => {
     expect(fence.decide(0, "read_file", { path: "~/.ssh/id_rsa" })).toEqual({
       kind: "block", reason: "credential_path", rule: "no-ssh", capability: "file.read", risk: "read",
       message: "AgentsFence blocked read_file: /home/u/.ssh/id_rsa is a key (read_file, file.read, read, no-ssh, {value) [no-ssh]",
-      witness: [[SUBJ_PATH, "/home/u/.ssh/id_rsa"]], reservation: 0, possible: false, opaque: false, warned: [], targets: [[SUBJ_PATH, "/home/u/.ssh/id_rsa"]],
+      witness: [[SUBJ_PATH, "/home/u/.ssh/id_rsa"]], reservation: 0, possible: false, opaque: false, warned: [], moves: false, targets: [[SUBJ_PATH, "/home/u/.ssh/id_rsa"]],
     });
   });
 
@@ -184,12 +184,12 @@ describe("rules and defaults", () => {
     expect(fence.decide(0, "read_file", { path: "notes.txt" })).toEqual({
       kind: "allow", reason: "default_allow", rule: "", capability: "file.read", risk: "read",
       message: "AgentsFence allowed read_file: file.read (read) is allowed by the policy's default for read [default_allow]",
-      witness: [], reservation: 0, possible: false, opaque: false, warned: [], targets: [[SUBJ_PATH, "/home/u/work/notes.txt"]],
+      witness: [], reservation: 0, possible: false, opaque: false, warned: [], moves: false, targets: [[SUBJ_PATH, "/home/u/work/notes.txt"]],
     });
     expect(fence.decide(0, "mcp__mail__send_email", { to: "x@other.example" })).toEqual({
       kind: "block", reason: "default_block", rule: "", capability: "email.send", risk: "send",
       message: "AgentsFence blocked mcp__mail__send_email: no rule allows email.send (send) and the policy's default for send is block [default_block]",
-      witness: [], reservation: 0, possible: false, opaque: false, warned: [], targets: [[SUBJ_EMAIL, "x@other.example"]],
+      witness: [], reservation: 0, possible: false, opaque: false, warned: [], moves: false, targets: [[SUBJ_EMAIL, "x@other.example"]],
     });
     expect(fence.decide(0, "config_x", { dry_run: true })).toMatchObject({ kind: "ask", reason: "default_ask", rule: "" });
   });
@@ -526,7 +526,7 @@ describe("faults block with a reason", () => {
     expect(f.decide(0, "read_file", {})).toEqual({
       kind: "block", reason: "no_policy", rule: "", capability: "", risk: "",
       message: "AgentsFence blocked read_file: no policy is loaded [no_policy]",
-      witness: [], reservation: 0, possible: false, opaque: false, warned: [], targets: [],
+      witness: [], reservation: 0, possible: false, opaque: false, warned: [], moves: false, targets: [],
     });
     expect(f.openSession()).toBe(0);
     expect(f.disasm()).toBe("no policy is loaded\n");

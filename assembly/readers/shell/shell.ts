@@ -19,10 +19,10 @@ import { scratchAlloc } from "../../abi/mem";
 import { isAsciiDigit, sameBytes } from "../../abi/bytes";
 import { findUrl, urlEnd } from "../scan";
 import { globsMeet } from "../glob";
-import { TARGETS_OOM, fail, addHost, addUrlIn, pathBase } from "../targettable";
+import { TARGETS_OOM, fail, addHost, addUrlIn, pathBase, directoryMoved } from "../targettable";
 import {
   ok, at, wrappers, network, shells, extensions, programs, maxDepth, topP, topLen, unterminated, buf, half,
-  bufTop, wStart, wMask, byteClassReady, fillByteClass, startWord, popTo, resumeWord, basesReset, basesSave,
+  bufTop, wStart, wMask, byteClassReady, fillByteClass, startWord, popTo, resumeWord, basesReset, basesMoved, basesSave,
   varsBegin, isNameStart, isNameByte, varEvent, varsCheck, K_PAREN, K_CASE, K_FUNC, cstack, cdepth, cOverflow,
   funcDepth, cpush, ctop, cpop, MAX_HEREDOCS, frameTop, cur, F_PHASE, F_REDIRECT, F_HEREDOCS, F_EXPECT,
   F_OPERANDS, F_NOPER, AT_START, IN_WRAPPER, AT_ARGS, IGNORED, FOR_NAME, FUNC_NAME, CASE_PATTERN, DBRACKET,
@@ -483,4 +483,6 @@ export function shellTargets(p: usize, len: u32, wrapperSet: u64, networkSet: u6
   if (cdepth > 0 || cOverflow > 0) unterminated = true; // an `if`, a loop, a `{` never closed
   if (unterminated) opaque("unterminated");
   varsCheck();
+  // Hermes' terminal keeps the directory a command leaves it in for the next one.
+  if (basesMoved()) directoryMoved();
 }

@@ -185,10 +185,16 @@ export let baseUnknown = false;
   return load<u64>(bases + (<usize>k << 3));
 }
 
+// Where the line starts: b, or unknown when b is empty (the host does not know the directory).
 export function basesReset(b: u64): void {
   store<u64>(bases, b);
-  baseCount = 1;
-  baseUnknown = false;
+  baseCount = spanLen(b) != 0 ? 1 : 0;
+  baseUnknown = spanLen(b) == 0;
+}
+
+// Whether bash may end the line in a directory other than the one it started in (the first).
+export function basesMoved(): bool {
+  return baseUnknown || baseCount > 1;
 }
 
 export function addBase(b: u64): void {
