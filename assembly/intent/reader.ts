@@ -22,9 +22,9 @@ import {
   boundNoteEnd, USE_GRANT, USE_GRANT_MAYBE, USE_PROHIBIT, USE_RESTRICT, VU, uses, useCount, OPR, ops, opCount, msg,
   msgLen, quoted, grammar, verbs, cancels, T_THING, toks, tokCount, tokCap, tk, tA, tB, tStart, tEnd, isWord, isThing,
   wordHas, pushBound, S_KNOWN, S_QUESTION, sFlags, scanCut, sentenceOf, verbIndexOf, clauseStart, clauseEnd, roleNow,
-  moodNow, condNow, inherited,
+  moodNow, condNow, inherited, toValue,
 } from "./reader_state";
-import { markQuotes } from "./reader_quotes";
+import { markQuotes, materialStart, quoteFrom } from "./reader_quotes";
 import { findValues, tokenize } from "./reader_tokens";
 import { sentences, indexSentences, conditionOf } from "./reader_sentences";
 import { imperative, negatedVerb, restrictsObjects, objectOf } from "./reader_verbs";
@@ -91,7 +91,14 @@ export function readMessage(p: usize, len: u32): bool {
   quoted = scratchAlloc(max<usize>(<usize>len, 1));
   if (quoted == 0) return false;
   markQuotes();
-  if (!findValues() || !tokenize() || !sentences() || !indexSentences()) return false;
+  if (!findValues() || !tokenize()) return false;
+  const material = materialStart();
+  if (material >= 0) { // tokens again, without the material
+    quoteFrom(<u32>material);
+    toks = 0; tokCap = 0; tokCount = 0;
+    if (!tokenize()) return false;
+  }
+  if (!sentences() || !indexSentences()) return false;
   uses = scratchAlloc((<usize>tokCount + 1) * VU);
   ops = scratchAlloc((<usize>tokCount + 1) * 2 * OPR + (<usize>boundCount + 1) * OPR);
   if (uses == 0 || ops == 0) return false;
@@ -123,7 +130,7 @@ export function readMessage(p: usize, len: u32): bool {
       inherited = false;
       scanCut = false;
       readRole(k, NAME_KIND);
-      if (roleNow != BOUND_DESTINATION) roleNow = BOUND_DESTINATION;
+      if (roleNow != BOUND_DESTINATION && !toValue) roleNow = BOUND_DESTINATION;
       if (!inherited) readMood(k);
       ruleOutAfter(k);
       if (scanCut) uncertain();

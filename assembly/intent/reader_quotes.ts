@@ -1,11 +1,15 @@
 // Which of the message's bytes are not the user's own words: block quotes, fenced and inline
 // code, chat transcripts, pasted and forwarded mail, quotations of a sentence, tagged blocks and
 // pasted JSON (markQuotes, into `quoted`).
-import { G_QUOTE_MARKER, G_HEADER } from "../../bytecode/format";
+import { G_QUOTE_MARKER, G_HEADER, G_VERB, OBJECT_SOURCE, OBJECT_CONVERTED } from "../../bytecode/format";
 import { isAsciiAlpha, isAsciiDigit } from "../abi/bytes";
 import { cjkLen } from "../readers/scan";
 import { pyWhitespace } from "../readers/v4a";
-import { at, msg, msgLen, quoted, lookup } from "./reader_state";
+import {
+  at, msg, msgLen, quoted, lookup, NAME_KIND, T_PUNCT, P_COLON, P_SEMI, P_STOP, P_QUESTION, P_LINE, tokCount, tType, tA,
+  tEnd, isPunct, isThing, wordHas, boundKind, verbIndexOf,
+} from "./reader_state";
+import { objectOf } from "./reader_verbs";
 
 function markQuoted(from: u32, to: u32): void {
   if (to > from) memory.fill(quoted + from, 1, to - from);
@@ -206,4 +210,37 @@ function pastedJson(i: u32): u32 {
   }
   markQuoted(i, msgLen); // an unbalanced paste runs to the end
   return msgLen;
+}
+
+// A colon that ends a clause whose verb reads or converts its object, the object not named before
+// it ("Summarize this email for me: …", "Translate this to French: …", "Resume esto: …"): what
+// follows is the material the verb acts on, which the user brought, not their request (as a
+// quotation is). The byte the material starts at, or -1. Needs the tokens; a name may stand
+// between (a language, a person), a value the verb could act on may not ("Review x.py: …").
+export function materialStart(): i64 {
+  for (let k: u32 = 0; k < tokCount; k++) {
+    if (!isPunct(k, P_COLON) || tEnd(k) >= msgLen) continue;
+    for (let j = k; j > 0;) {
+      j--;
+      if (tType(j) == T_PUNCT) {
+        const code = tA(j);
+        if (code == P_STOP || code == P_QUESTION || code == P_LINE || code == P_SEMI || code == P_COLON) break;
+        continue;
+      }
+      if (isThing(j)) {
+        if (boundKind(tA(j)) != NAME_KIND) break;
+        continue;
+      }
+      if (!wordHas(j, G_VERB) || verbIndexOf(j) == 0) continue;
+      const object = objectOf(j);
+      if (object == OBJECT_SOURCE || object == OBJECT_CONVERTED) return <i64>tEnd(k);
+      break;
+    }
+  }
+  return -1;
+}
+
+// Marks the bytes from `from` to the message's end quoted.
+export function quoteFrom(from: u32): void {
+  markQuoted(from, msgLen);
 }

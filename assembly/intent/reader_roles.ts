@@ -13,7 +13,7 @@ import {
   NAME_KIND, boundKind, boundRole, boundMood, T_THING, T_PUNCT, P_COMMA, P_COLON, tokCount, tType, tA, tB, tG, tStart,
   tEnd, tCjk, isWord, isThing, isPunct, wordHas, S_CJK, S_KNOWN, S_QUESTION, sStart, sEnd, sFlags, sentFacts,
   SCAN_WINDOW, scanCut, sentenceOf, verbIndexOf, clauseStart, clauseEnd, roleNow, moodNow, verbNow, condNow,
-  inherited,
+  inherited, toValue,
 } from "./reader_state";
 import { endsSentence, conditionOf } from "./reader_sentences";
 import { imperative, negatedVerb, sentenceNegated, objectOf } from "./reader_verbs";
@@ -48,11 +48,18 @@ function clauseHasFile(k: u32): bool {
 }
 
 
+// Whether name k stands between a determiner and a word the grammar does not know ("the Payment
+// module").
+function modifiesNoun(k: u32): bool {
+  return k > 0 && wordHas(k - 1, G_DETERMINER) && k + 1 < tokCount && isWord(k + 1) && tG(k + 1) == 0 && !tCjk(k + 1);
+}
+
 // Token k's role, scanning back from it to its governing verb: the nearest role word decides
 // (a relative one by the verb's direction, §7.3), a value joined by "and" or a comma takes its
 // neighbour's reading, and an embedded clause ("what alice wrote", "that carol is") mentions.
 export function readRole(k: u32, kind: u32): void {
   verbNow = -1;
+  toValue = false;
   const sent = sentenceOf(k);
   const s = sStart(sent);
   const cjk = (sFlags(sent) & S_CJK) != 0;
@@ -111,10 +118,16 @@ export function readRole(k: u32, kind: u32): void {
     if ((g & G_CONJ) != 0 && prep == 0) break; // "… and send": a new clause
   }
   if (cjk && verbNow < 0) findCjkVerb(sent);
+  // "set the contact to x@y", "change it to …", "convert the csv to json", "translate it to
+  // French": after a verb that writes or converts, "to" gives the new value or what it makes,
+  // and only a file receives.
+  const object = verbNow >= 0 ? objectOf(<u32>verbNow) : 0;
+  toValue = prep == G_DEST && verbNow >= 0 && !cjk && (object == OBJECT_WRITTEN || object == OBJECT_CONVERTED) && kind != SUBJ_PATH;
   if (embedded) roleNow = BOUND_MENTION;
-  // "set the contact to x@y", "change it to …": after a verb that writes, "to" gives the new
-  // value, and only a file receives.
-  else if (prep == G_DEST && verbNow >= 0 && !cjk && objectOf(<u32>verbNow) == OBJECT_WRITTEN && kind != SUBJ_PATH) roleNow = BOUND_MENTION;
+  else if (toValue) roleNow = BOUND_MENTION;
+  // "to the Payment module", "for the UserService class": a name between a determiner and a noun
+  // the grammar does not know modifies that noun, which is what the phrase names: no receiver.
+  else if (kind == NAME_KIND && modifiesNoun(k)) roleNow = BOUND_MENTION;
   else if (prep == G_DEST) roleNow = BOUND_DESTINATION;
   else if (prep == G_SOURCE) roleNow = BOUND_SOURCE;
   else if (prep == G_MENTION) roleNow = BOUND_MENTION;

@@ -208,6 +208,7 @@ export let scanCut = false;
 export let roleNow: u32 = 0;
 export let moodNow: u32 = 0;
 export let verbNow: i32 = -1;
+export let toValue = false; // "to" after a verb that writes or converts: it gives the new value, no receiver
 export let condNow: i32 = -1;
 // Whether the value just read took the reading of the value before it (inherit).
 export let inherited = false;
