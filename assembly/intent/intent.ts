@@ -1,16 +1,5 @@
-// A session's intent (docs/bytecode.md §7): what the user's own messages named (e-mail
-// addresses, URLs, domains, paths, channels and handles), which classes they prohibited and
-// which their verbs granted, and apart from those the items derived from the output of calls
-// the user pointed at (§7.1: kinds DERIVED + subject, read only by IN_DERIVED). One long-lived
-// block per session, rebuilt (as the union) by each bind or derive, so a later message amends it:
-//   header   size, item count, class words, slot count, items offset, items bytes, slots offset
-//   bitset   the prohibited classes
-//   bitset   the granted classes
-//   bitset   the classes a narrowing (§7.2) asks about
-//   bitset   the classes granted maybe (under a condition the fence cannot check)
-//   items    (kind, class, length, attributes, bytes padded to 4); kinds PROHIBITED and GRANTED
-//            hold the verb word; attributes say how the user's words named the item (§7.2)
-//   slots    open-addressing index over the named items: item offset + 1, 0 empty
+// A session's intent (docs/bytecode.md §7): the tests a decision asks of it, the binding of the
+// user's turns into it, and its summary. The block's layout is in intent_record.ts.
 import {
   SUBJ_ARG, SUBJ_EMAIL, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_RECIPIENT, SUBJ_WRITE, SUBJ_OBJECT, SUBJ_AMOUNT,
   SET_MAX_INTENT_BYTES, INTENT_NAMED, INTENT_SOURCE, INTENT_EXACT, BOUND_DESTINATION, BOUND_SOURCE, BOUND_QUOTED, MOOD_REQUEST,
@@ -39,79 +28,16 @@ import {
 } from "./reader";
 import { bindObjects, objectNormal, objectStart } from "./objects";
 import { amountWithin } from "../readers/amount";
+import {
+  PROHIBITED, GRANTED, NAME, ASKED, GRANTED_MAYBE, DERIVED, A_DEST, A_DEST_MAYBE, A_NAMED, A_NAMED_MAYBE, A_REVOKED,
+  A_BARE_HOST, A_SOURCE, A_SOURCE_MAYBE, A_RULED_OUT, A_GRANTS, vetoes, ITEM_HEAD, recSize, noteOf, HEADER, H_SIZE,
+  H_COUNT, H_CLASS_WORDS, H_SLOTS, H_ITEMS, H_ITEMS_BYTES, H_SLOTS_AT, H_TURN, field, padded, slotHash, hashOf,
+  TURN_MAX, kindMatches, classBit, setClassBit,
+} from "./intent_record";
 
-const PROHIBITED: u32 = 0xff;
-const GRANTED: u32 = 0xfe;
-const NAME: u32 = 0xfd; // a name (names.ts), lower-cased
-const ASKED: u32 = 0xfc; // a class a narrowing asks about; the item holds its source word
-const GRANTED_MAYBE: u32 = 0xfb; // a class a verb granted under a condition; the item holds the verb
-// Derived items are kept under kind DERIVED + subject, so no lookup of a named item (kind
-// `subject`) can ever find one: tool output never widens what the user named.
-const DERIVED: u32 = 0x80;
-// Item attributes: how the user's words named the item. A destination of a plain request grants
-// it as a target of writes and sends (IN_INTENT's destination reading, §7); one under a condition
-// the fence cannot check, or a mention it could not place (a language the grammar does not know),
-// grants it maybe. Any of the user's own words name it (the named reading), a condition maybe.
-export const A_DEST: u32 = 1;
-export const A_DEST_MAYBE: u32 = 2;
-export const A_NAMED: u32 = 4;
-export const A_NAMED_MAYBE: u32 = 8;
-export const A_REVOKED: u32 = 16; // a later turn took its destination grant back
-// A host named as itself ("example.com"), not only as the host of a URL the user named: it
-// opens every URL on that host, where a named URL opens only itself and the paths below it.
-export const A_BARE_HOST: u32 = 32;
-// A source the user asked to read, or anything a question asks about (the source reading: the
-// value may be read or fetched); under a condition, maybe.
-export const A_SOURCE: u32 = 64;
-export const A_SOURCE_MAYBE: u32 = 128;
-// A value the user ruled out ("do not read ~/.ssh/id_rsa", "except config/.env", "x is off
-// limits"): no reading grants it, and a path or host ruled out takes its descendants (files
-// below it, subdomains) back from a directory or parent the user named (§7.3). A clause of the
-// same message that names it otherwise still grants what that clause grants; a later turn that
-// rules it out takes every earlier reading back.
-export const A_RULED_OUT: u32 = 256;
-const A_GRANTS: u32 = A_DEST | A_DEST_MAYBE | A_NAMED | A_NAMED_MAYBE | A_SOURCE | A_SOURCE_MAYBE;
-// Whether attributes `a` rule the value out with no clause granting it otherwise.
-@inline function vetoes(a: u32): bool {
-  return (a & A_RULED_OUT) != 0 && (a & A_GRANTS) == 0;
-}
-// An item record: kind, class, length, attributes, meta (role | mood << 4 | turn << 8 |
-// revoking turn << 20), note length; then the value's bytes and the note's (the clause the
-// value came from, or the condition it was asked for under), each padded to 4.
-const ITEM_HEAD: u32 = 24;
-@inline function recSize(rec: usize): u32 {
-  return ITEM_HEAD + padded(load<u32>(rec + 8)) + padded(load<u32>(rec + 20));
-}
-@inline function noteOf(rec: usize): usize {
-  return rec + ITEM_HEAD + padded(load<u32>(rec + 8));
-}
-
-const HEADER: usize = 32;
-const H_SIZE: usize = 0;
-const H_COUNT: usize = 4;
-const H_CLASS_WORDS: usize = 8;
-const H_SLOTS: usize = 12;
-const H_ITEMS: usize = 16;
-const H_ITEMS_BYTES: usize = 20;
-const H_SLOTS_AT: usize = 24;
-const H_TURN: usize = 28; // how many messages the user's turns bound
-
-@inline function field(intent: usize, f: usize): u32 {
-  return load<u32>(intent + f);
-}
-
-function padded(len: u32): u32 {
-  return (len + 3) & ~3;
-}
-
-// The index hash of an item: its bytes' FNV-1a (bytes.ts), mixed with its kind.
-@inline function slotHash(kind: u32, fnv: u32): u32 {
-  return (fnv ^ kind) * 0x01000193;
-}
-
-function hashOf(kind: u32, p: usize, len: u32): u32 {
-  return slotHash(kind, fnv1a(p, len));
-}
+export {
+  A_DEST, A_DEST_MAYBE, A_NAMED, A_NAMED_MAYBE, A_REVOKED, A_BARE_HOST, A_SOURCE, A_SOURCE_MAYBE, A_RULED_OUT,
+} from "./intent_record";
 
 // ---- lookups ----
 
@@ -435,14 +361,6 @@ export function intentDerivedHas(intent: usize, subject: u32, p: usize, len: u32
   return has(intent, DERIVED, subject, p, len) != NO;
 }
 
-// The item kinds a subject's values are looked up among.
-function kindMatches(subject: u32, kind: u32): bool {
-  if (subject == SUBJ_ARG) return kind <= <u32>SUBJ_RECIPIENT || kind == NAME;
-  if (subject == SUBJ_OBJECT) return kind <= <u32>SUBJ_RECIPIENT || kind == SUBJ_OBJECT;
-  if (subject == SUBJ_WRITE) return kind == SUBJ_PATH;
-  return kind == subject;
-}
-
 // Whether pattern [pat, pat+patLen) (§6.7) may stand for a value the intent grants (a named item
 // under the reading `flavor`, a derived one with `derived`): an item, or for a path one below it,
 // or for a host one of its subdomains, that some value of the pattern is.
@@ -478,20 +396,6 @@ export function intentMeetsPattern(intent: usize, derived: bool, subject: u32, p
     if ((path || kind - base == SUBJ_DOMAIN) && globsMeet(pat, patLen, tail, l + 3)) return true;
   }
   return false;
-}
-
-// Bit `cls` of the bitset `which` (0 prohibited, 1 granted, 2 asked, 3 granted maybe) of an
-// intent block.
-@inline function classBit(intent: usize, which: u32, cls: u32): bool {
-  const words = field(intent, H_CLASS_WORDS);
-  if (cls >= words << 5) return false;
-  const at = intent + HEADER + ((<usize>(which * words + (cls >> 5))) << 2);
-  return (load<u32>(at) & (1 << (cls & 31))) != 0;
-}
-
-function setClassBit(intent: usize, which: u32, cls: u32): void {
-  const at = intent + HEADER + ((<usize>(which * field(intent, H_CLASS_WORDS) + (cls >> 5))) << 2);
-  store<u32>(at, load<u32>(at) | (1 << (cls & 31)));
 }
 
 export function intentProhibits(intent: usize, classIdx: u32): bool {
@@ -543,11 +447,6 @@ let turnNow: u32 = 0; // the turn being bound (1 for the first message)
 let metaNow: u32 = 0; // role | mood << 4 of the value being collected
 let noteP: usize = 0;
 let noteL: u32 = 0;
-
-const TURN_MAX: u32 = 4095;
-@inline function metaOf(role: u32, mood: u32, turn: u32): u32 {
-  return role | (mood << 4) | (min(turn, TURN_MAX) << 8);
-}
 
 function collectWith(kind: u32, cls: u32, s: u64, attributes: u32): bool {
   if (takeOutOfMemory()) return false;
