@@ -1,5 +1,6 @@
-// A session's intent (docs/bytecode.md §7): the tests a decision asks of it, the binding of the
-// user's turns into it, and its summary. The block's layout is in intent_record.ts.
+// A session's intent (docs/bytecode.md §7): the tests a decision asks of it and the binding of
+// the user's turns into it. The block's layout is in intent_record.ts; what a decision and the
+// summary show of it in intent_condition.ts and intent_summary.ts, re-exported here.
 import {
   SUBJ_ARG, SUBJ_EMAIL, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_RECIPIENT, SUBJ_WRITE, SUBJ_OBJECT, SUBJ_AMOUNT,
   SET_MAX_INTENT_BYTES, INTENT_NAMED, INTENT_SOURCE, INTENT_EXACT, BOUND_DESTINATION, BOUND_SOURCE, BOUND_QUOTED, MOOD_REQUEST,
@@ -38,6 +39,8 @@ import {
 export {
   A_DEST, A_DEST_MAYBE, A_NAMED, A_NAMED_MAYBE, A_REVOKED, A_BARE_HOST, A_SOURCE, A_SOURCE_MAYBE, A_RULED_OUT,
 } from "./intent_record";
+export { intentConditionOf, conditionLen, CONDITION_OF_CLASS } from "./intent_condition";
+export { intentWriteSummary } from "./intent_summary";
 
 // ---- lookups ----
 
@@ -995,179 +998,4 @@ function rebuild(intent: usize): usize {
   store<u32>(fresh + H_SLOTS_AT, <u32>slotsAt);
   free(intent);
   return fresh;
-}
-
-// ---- what a decision shows of the intent ----
-
-// The condition an item was granted under, for an ask's message: the note of the conditional
-// item of `subject`'s kinds equal to [p, p+len) (or of the class's grant, subject 0xffff), or 0.
-export let conditionLen: u32 = 0;
-export function intentConditionOf(intent: usize, subject: u32, p: usize, len: u32): usize {
-  conditionLen = 0;
-  if (intent == 0) return 0;
-  const items = intent + field(intent, H_ITEMS);
-  const bytes = field(intent, H_ITEMS_BYTES);
-  let off: u32 = 0;
-  while (off < bytes) {
-    const rec = items + <usize>off;
-    off += recSize(rec);
-    const kind = load<u32>(rec);
-    const meta = load<u32>(rec + 16);
-    if (((meta >> 4) & 15) != MOOD_CONDITION || load<u32>(rec + 20) == 0) {
-      if (!(subject == CONDITION_OF_CLASS && kind == GRANTED_MAYBE && load<u32>(rec + 20) != 0)) continue;
-    }
-    if (subject == CONDITION_OF_CLASS) {
-      if (kind != GRANTED_MAYBE || load<u32>(rec + 4) != <u32>len) continue;
-    } else {
-      if (!kindMatches(subject, kind) && !(subject == SUBJ_RECIPIENT && (kind == SUBJ_EMAIL || kind == NAME))) continue;
-      const l = load<u32>(rec + 8);
-      if (!(l == len && sameBytes(rec + ITEM_HEAD, p, len)) && !suffixMatch(kind, rec + ITEM_HEAD, l, p, len)) continue;
-    }
-    conditionLen = load<u32>(rec + 20);
-    return noteOf(rec);
-  }
-  return 0;
-}
-export const CONDITION_OF_CLASS: u32 = 0xffff;
-
-// "telegram:alice" stands for the name "alice".
-function suffixMatch(kind: u32, v: usize, l: u32, p: usize, len: u32): bool {
-  if (kind != NAME && kind != SUBJ_RECIPIENT) return false;
-  return len > l + 1 && load<u8>(p + len - l - 1) == 0x3a && sameBytes(p + len - l, v, l);
-}
-
-// ---- the summary (§8) ----
-
-function outDecimalU(n: u32): void {
-  if (n >= 10) outDecimalU(n / 10);
-  outByte(0x30 + n % 10);
-}
-
-function roleWord(role: u32): Text {
-  if (role == BOUND_DESTINATION) return "destination";
-  if (role == BOUND_SOURCE) return "source";
-  if (role == BOUND_QUOTED) return "quoted";
-  return "mention";
-}
-
-function moodWord(mood: u32): Text {
-  if (mood == MOOD_REQUEST) return "request";
-  if (mood == MOOD_QUESTION) return "question";
-  if (mood == MOOD_CONDITION) return "condition";
-  if (mood == MOOD_NEGATED) return "negated";
-  if (mood == MOOD_UNKNOWN) return "unknown-language";
-  if (mood == MOOD_UNCERTAIN) return "uncertain";
-  return "statement";
-}
-
-// The grants of attributes `a`: a comma-separated list of destination, destination-maybe,
-// source, source-maybe, named, named-maybe, revoked, whole-host, ruled-out (or "none").
-function outGrants(a: u32): void {
-  let any = false;
-  if ((a & A_DEST) != 0) { outAscii("destination"); any = true; }
-  if ((a & A_DEST_MAYBE) != 0) { if (any) outByte(0x2c); outAscii("destination-maybe"); any = true; }
-  if ((a & A_SOURCE) != 0) { if (any) outByte(0x2c); outAscii("source"); any = true; }
-  if ((a & A_SOURCE_MAYBE) != 0) { if (any) outByte(0x2c); outAscii("source-maybe"); any = true; }
-  if ((a & A_NAMED) != 0) { if (any) outByte(0x2c); outAscii("named"); any = true; }
-  if ((a & A_NAMED_MAYBE) != 0) { if (any) outByte(0x2c); outAscii("named-maybe"); any = true; }
-  if ((a & A_REVOKED) != 0) { if (any) outByte(0x2c); outAscii("revoked"); any = true; }
-  if ((a & A_BARE_HOST) != 0) { if (any) outByte(0x2c); outAscii("whole-host"); any = true; }
-  if ((a & A_RULED_OUT) != 0) { if (any) outByte(0x2c); outAscii("ruled-out"); any = true; }
-  if (!any) outAscii("none");
-}
-
-// A note as one line: tabs and line breaks as spaces.
-function outNote(rec: usize): void {
-  const n = load<u32>(rec + 20);
-  const p = noteOf(rec);
-  for (let i: u32 = 0; i < n; i++) {
-    const c = load<u8>(p + i);
-    outByte(c == 0x09 || c == 0x0a || c == 0x0d ? 0x20 : c);
-  }
-}
-
-// `kind<TAB>value<TAB>role<TAB>mood<TAB>turn<TAB>grants<TAB>revoked-turn<TAB>clause`.
-function writeKind(intent: usize, kind: u32, name: Text): void {
-  const items = intent + field(intent, H_ITEMS);
-  const bytes = field(intent, H_ITEMS_BYTES);
-  let off: u32 = 0;
-  while (off < bytes) {
-    const rec = items + <usize>off;
-    const l = load<u32>(rec + 8);
-    if (load<u32>(rec) == kind) {
-      const meta = load<u32>(rec + 16);
-      outAscii(name);
-      outByte(9);
-      outBytes(rec + ITEM_HEAD, l);
-      if (kind < DERIVED || kind == NAME) {
-        outByte(9);
-        outAscii(roleWord(meta & 15));
-        outByte(9);
-        outAscii(moodWord((meta >> 4) & 15));
-        outByte(9);
-        outDecimalU((meta >> 8) & TURN_MAX);
-        outByte(9);
-        outGrants(load<u32>(rec + 12));
-        outByte(9);
-        outDecimalU(meta >> 20);
-        outByte(9);
-        outNote(rec);
-      }
-      outByte(10);
-    }
-    off += recSize(rec);
-  }
-}
-
-// `kind<TAB>capability<TAB>verb<TAB>turn<TAB>revoked-turn<TAB>clause`.
-function writeVerbUses(intent: usize, kind: u32, name: Text): void {
-  const items = intent + field(intent, H_ITEMS);
-  const bytes = field(intent, H_ITEMS_BYTES);
-  const classes = classCount();
-  let off: u32 = 0;
-  while (off < bytes) {
-    const rec = items + <usize>off;
-    const l = load<u32>(rec + 8);
-    const cls = load<u32>(rec + 4);
-    if (load<u32>(rec) == kind && cls < classes) {
-      const cap = classCapability(cls);
-      const meta = load<u32>(rec + 16);
-      outAscii(name);
-      outByte(9);
-      outBytes(strPtr(cap), strLen(cap));
-      outByte(9);
-      outBytes(rec + ITEM_HEAD, l);
-      outByte(9);
-      outDecimalU((meta >> 8) & TURN_MAX);
-      outByte(9);
-      outDecimalU(meta >> 20);
-      outByte(9);
-      outNote(rec);
-      outByte(10);
-    }
-    off += recSize(rec);
-  }
-}
-
-// Appends the summary lines: the named items, the derived ones, then `prohibit`, `grant`,
-// `grant-maybe` and `ask` lines (§8).
-export function intentWriteSummary(intent: usize): void {
-  if (intent == 0) return;
-  writeKind(intent, SUBJ_EMAIL, "email");
-  writeKind(intent, SUBJ_URL, "url");
-  writeKind(intent, SUBJ_DOMAIN, "domain");
-  writeKind(intent, SUBJ_PATH, "path");
-  writeKind(intent, SUBJ_RECIPIENT, "recipient");
-  writeKind(intent, NAME, "name");
-  writeKind(intent, SUBJ_OBJECT, "object");
-  writeKind(intent, SUBJ_AMOUNT, "amount");
-  writeKind(intent, DERIVED + SUBJ_EMAIL, "derived-email");
-  writeKind(intent, DERIVED + SUBJ_URL, "derived-url");
-  writeKind(intent, DERIVED + SUBJ_DOMAIN, "derived-domain");
-  writeKind(intent, DERIVED + SUBJ_PATH, "derived-path");
-  writeKind(intent, DERIVED + SUBJ_RECIPIENT, "derived-recipient");
-  writeVerbUses(intent, PROHIBITED, "prohibit");
-  writeVerbUses(intent, GRANTED, "grant");
-  writeVerbUses(intent, GRANTED_MAYBE, "grant-maybe");
-  writeVerbUses(intent, ASKED, "ask");
 }
