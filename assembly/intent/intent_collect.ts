@@ -1,0 +1,233 @@
+// The items of one message, one tool output or one narrowing, collected in scratch (the `found`
+// table) before the intent is rebuilt from them. This file owns that table and the turn being
+// bound and alone writes them; intent_build.ts and intent_followups.ts read them.
+import {
+  SUBJ_EMAIL, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_RECIPIENT, BOUND_DESTINATION, BOUND_SOURCE, BOUND_QUOTED,
+  MOOD_REQUEST, MOOD_QUESTION, MOOD_CONDITION, MOOD_NEGATED, MOOD_UNKNOWN, MOOD_UNCERTAIN, MOOD_STATEMENT,
+} from "../../bytecode/format";
+import { scratchAlloc } from "../abi/mem";
+import { lowerAscii } from "../abi/bytes";
+import { intentExtensionSet, intentVerbClassStart, intentVerbClassCount, intentClass } from "../policy/decode";
+import { policyWords } from "../readers/wordset";
+import {
+  span, spanPtr, spanLen, resolvePath, normalizeEmail, normalizeUrl, urlHost, normalizeHost, cwdPtr, cwdLen,
+  takeOutOfMemory,
+} from "../readers/normalize";
+import { itemsBegin, nextItem, itemStart, itemEnd, itemNext, itemIsWordHost } from "../readers/scan";
+import {
+  readMessage, boundCount, boundKind, boundStart, boundEnd, boundRole, boundMood, boundNoteStart, boundNoteEnd,
+  boundWordHost, useCount, useVerb, useWord, useWordLen, useEffect, useNoteStart, useNoteEnd, USE_PROHIBIT, USE_RESTRICT,
+  USE_GRANT, USE_GRANT_MAYBE, messagePtr, readingAt, readingRole, readingMood, readingNoteStart, readingNoteEnd,
+} from "./reader";
+import { bindObjects, objectStart } from "./objects";
+import {
+  PROHIBITED, GRANTED, NAME, GRANTED_MAYBE, DERIVED, A_DEST, A_DEST_MAYBE, A_NAMED, A_BARE_HOST, A_SOURCE,
+  A_SOURCE_MAYBE, A_RULED_OUT, ITEM_HEAD, padded, TURN_MAX,
+} from "./intent_record";
+
+// The items of one message, collected in scratch before the intent is rebuilt: kind, class,
+// ptr, len, attributes, meta, note ptr, note len.
+export const FOUND: u32 = 32;
+export let found: usize = 0;
+export let foundCount: u32 = 0;
+let foundCapacity: u32 = 0;
+export let foundBytes: u32 = 0;
+export let turnNow: u32 = 0; // the turn being bound (1 for the first message)
+let metaNow: u32 = 0; // role | mood << 4 of the value being collected
+let noteP: usize = 0;
+let noteL: u32 = 0;
+
+export function collectWith(kind: u32, cls: u32, s: u64, attributes: u32): bool {
+  if (takeOutOfMemory()) return false;
+  if (s == 0) return true;
+  if (foundCount == foundCapacity) {
+    const more = foundCapacity == 0 ? 64 : foundCapacity << 1;
+    const table = scratchAlloc(<usize>more * FOUND);
+    if (table == 0) return false;
+    if (foundCount > 0) memory.copy(table, found, <usize>foundCount * FOUND);
+    found = table;
+    foundCapacity = more;
+  }
+  const rec = found + <usize>foundCount * FOUND;
+  store<u32>(rec, kind);
+  store<u32>(rec + 4, cls);
+  store<u32>(rec + 8, <u32>spanPtr(s));
+  store<u32>(rec + 12, spanLen(s));
+  store<u32>(rec + 16, attributes);
+  store<u32>(rec + 20, metaNow | (min(turnNow, TURN_MAX) << 8));
+  store<u32>(rec + 24, <u32>noteP);
+  store<u32>(rec + 28, noteL);
+  foundCount++;
+  foundBytes += ITEM_HEAD + padded(spanLen(s)) + padded(noteL);
+  return true;
+}
+
+// What the user's words grant a value of this role and mood (§7.3).
+function attributesOf(role: u32, mood: u32): u32 {
+  if (role == BOUND_QUOTED) return 0;
+  if (mood == MOOD_UNKNOWN) return A_DEST_MAYBE | A_SOURCE_MAYBE | A_NAMED;
+  if (mood == MOOD_UNCERTAIN) return role == BOUND_DESTINATION ? A_DEST_MAYBE | A_SOURCE | A_NAMED : A_NAMED;
+  if (mood == MOOD_NEGATED) return A_RULED_OUT;
+  if (mood == MOOD_STATEMENT) return A_NAMED;
+  if (mood == MOOD_QUESTION) return A_SOURCE | A_NAMED;
+  if (mood == MOOD_CONDITION) {
+    if (role == BOUND_DESTINATION) return A_DEST_MAYBE | A_SOURCE_MAYBE | A_NAMED;
+    return role == BOUND_SOURCE ? A_SOURCE_MAYBE | A_NAMED : A_NAMED;
+  }
+  if (role == BOUND_DESTINATION) return A_DEST | A_SOURCE | A_NAMED;
+  return role == BOUND_SOURCE ? A_SOURCE | A_NAMED : A_NAMED;
+}
+
+let attrsNow: u32 = 0; // what the value being collected is granted (derived items: 0)
+
+function itemAttributes(base: u32): u32 {
+  return base == DERIVED ? 0 : attrsNow;
+}
+
+const HTTPS: usize = memory.data<u8>([0x68, 0x74, 0x74, 0x70, 0x73, 0x3a, 0x2f, 0x2f]); // "https://"
+
+// The URLs "https://WORD" and "http://WORD" of a host written with its path.
+function collectSchemed(base: u32, p: usize, len: u32): bool {
+  const buf = scratchAlloc(<usize>len + 8);
+  if (buf == 0) return false;
+  memory.copy(buf, HTTPS, 8);
+  memory.copy(buf + 8, p, len);
+  if (!collectWith(base + SUBJ_URL, 0, normalizeUrl(buf, len + 8), itemAttributes(base))) return false;
+  memory.copy(buf + 1, HTTPS, 4); // "http" + "://WORD", one byte on
+  return collectWith(base + SUBJ_URL, 0, normalizeUrl(buf + 1, len + 7), itemAttributes(base));
+}
+
+function lowerCopy(p: usize, len: u32): u64 {
+  const out = scratchAlloc(max<usize>(<usize>len, 1));
+  if (out == 0) return 0;
+  for (let i: u32 = 0; i < len; i++) store<u8>(out + i, <u8>lowerAscii(load<u8>(p + i)));
+  return span(out, len);
+}
+
+// One item of kind `kind` (SUBJ_*) at [s, s+n) of text p; wordStart/wordEnd: the word of the
+// last PATH item ("example.com/docs" names that page).
+let wordStart: u32 = 0;
+let wordEnd: u32 = 0;
+function collectOne(p: usize, base: u32, kind: u32, start: u32, end: u32, wordHost: bool): bool {
+  const s = p + start;
+  const n = end - start;
+  const a = itemAttributes(base);
+  if (kind == SUBJ_EMAIL) return collectWith(base + SUBJ_EMAIL, 0, normalizeEmail(s, n), a);
+  if (kind == SUBJ_DOMAIN && wordHost) {
+    // A host written with a path names that page (as https:// and http://), not the host.
+    return collectWith(base + SUBJ_DOMAIN, 0, normalizeHost(s, n), a) && collectSchemed(base, p + wordStart, wordEnd - wordStart);
+  }
+  if (kind == SUBJ_DOMAIN) return collectWith(base + SUBJ_DOMAIN, 0, normalizeHost(s, n), a | (a != 0 ? A_BARE_HOST : 0));
+  if (kind == SUBJ_PATH) {
+    wordStart = start;
+    wordEnd = end;
+    return collectWith(base + SUBJ_PATH, 0, resolvePath(s, n, cwdPtr(), cwdLen()), a);
+  }
+  if (kind == SUBJ_RECIPIENT || kind == NAME) {
+    const r = lowerCopy(s, n);
+    return r != 0 && collectWith(kind == NAME ? NAME : base + SUBJ_RECIPIENT, 0, r, a);
+  }
+  if (kind == SUBJ_URL) {
+    return collectWith(base + SUBJ_URL, 0, normalizeUrl(s, n), a) && collectWith(base + SUBJ_DOMAIN, 0, urlHost(s, n, false), a);
+  }
+  return true;
+}
+
+// Collects the addresses, URLs, domains, paths, channels and handles text [p, p+len) names,
+// as derived items (kind DERIVED + subject); false when out of memory.
+export function collectDerived(p: usize, len: u32): bool {
+  const extensions = policyWords(intentExtensionSet());
+  itemsBegin();
+  metaNow = 0;
+  noteP = 0;
+  noteL = 0;
+  let from: u32 = 0;
+  while (true) {
+    const kind = nextItem(p, len, from, extensions);
+    if (kind == 0) break;
+    from = itemNext;
+    if (!collectOne(p, DERIVED, kind, itemStart, itemEnd, itemIsWordHost)) return false;
+  }
+  return true;
+}
+
+// Whether a verb of the message being read grants class `cls`, plainly or under a condition.
+function messageGrants(cls: u32): bool {
+  for (let k: u32 = 0; k < useCount; k++) {
+    const effect = useEffect(k);
+    if (effect != USE_GRANT && effect != USE_GRANT_MAYBE) continue;
+    const start = intentVerbClassStart(useVerb(k));
+    const end = start + intentVerbClassCount(useVerb(k));
+    for (let c = start; c < end; c++) if (intentClass(c) == cls) return true;
+  }
+  return false;
+}
+
+// What the user's words grant an object or a sum by the mood of its clause (§7.4): a plain
+// request grants it as the destination of the action (whatever the clause's data flow), a
+// condition or a language the grammar cannot place maybe; a question names it for reading;
+// a statement only names it; a negation rules it out; quoted material grants nothing.
+function objectAttributes(role: u32, mood: u32): u32 {
+  if (role == BOUND_QUOTED) return 0;
+  if (mood == MOOD_NEGATED) return A_RULED_OUT;
+  if (mood == MOOD_REQUEST) return A_DEST | A_SOURCE | A_NAMED;
+  if (mood == MOOD_CONDITION || mood == MOOD_UNKNOWN || mood == MOOD_UNCERTAIN) return A_DEST_MAYBE | A_SOURCE_MAYBE | A_NAMED;
+  if (mood == MOOD_QUESTION) return A_SOURCE | A_NAMED;
+  return A_NAMED;
+}
+
+// The collector bindObjects calls: the item, with the reading of the clause it stands in.
+function collectObject(kind: u32, cls: u32, s: u64): bool {
+  readingAt(objectStart);
+  attrsNow = objectAttributes(readingRole, readingMood);
+  metaNow = readingRole | (readingMood << 4);
+  noteP = messagePtr() + readingNoteStart;
+  noteL = readingNoteEnd - readingNoteStart;
+  return attrsNow == 0 || collectWith(kind, cls, s, attrsNow);
+}
+
+// Collects what message [p, p+len) names, grants, prohibits and takes back (reader.ts);
+// false when out of memory.
+export function collectMessage(p: usize, len: u32): bool {
+  if (!readMessage(p, len)) return false;
+  for (let b: u32 = 0; b < boundCount; b++) {
+    const role = boundRole(b), mood = boundMood(b);
+    attrsNow = attributesOf(role, mood);
+    metaNow = role | (mood << 4);
+    noteP = p + boundNoteStart(b);
+    noteL = boundNoteEnd(b) - boundNoteStart(b);
+    if (!collectOne(p, 0, boundKind(b), boundStart(b), boundEnd(b), boundWordHost(b))) return false;
+  }
+  if (!bindObjects(p, len, collectObject)) return false; // OBJECT and AMOUNT items (objects.ts)
+  metaNow = 0;
+  for (let k: u32 = 0; k < useCount; k++) {
+    const verb = useVerb(k);
+    const effect = useEffect(k);
+    const kind = effect == USE_PROHIBIT || effect == USE_RESTRICT ? PROHIBITED : effect == USE_GRANT_MAYBE ? GRANTED_MAYBE : GRANTED;
+    const word = span(useWord(k), useWordLen(k));
+    noteP = p + useNoteStart(k);
+    noteL = useNoteEnd(k) - useNoteStart(k);
+    const start = intentVerbClassStart(verb);
+    const end = start + intentVerbClassCount(verb);
+    for (let c = start; c < end; c++) {
+      const cls = intentClass(c);
+      // "Send it to ana, don't email carol": the request's class stays granted; carol, negated,
+      // is no destination.
+      if (effect == USE_RESTRICT && messageGrants(cls)) continue;
+      if (!collectWith(kind, cls, word, 0)) return false;
+    }
+  }
+  noteL = 0;
+  return true;
+}
+
+// Begins the items of turn `turn` (the turn being bound, turnNow).
+export function collectBegin(turn: u32): void {
+  foundCount = 0;
+  foundCapacity = 0;
+  foundBytes = 0;
+  metaNow = 0;
+  noteL = 0;
+  takeOutOfMemory();
+  turnNow = turn;
+}

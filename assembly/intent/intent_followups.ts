@@ -1,0 +1,189 @@
+// What a later turn takes back (§7.3): how each earlier item is carried into the rebuilt intent
+// when this turn's words exclude it, keep only others, restore it, revoke everything, or rule it
+// out anew. Reads this turn's items (intent_collect.ts); rebuild (intent_build.ts) calls carry.
+import { SUBJ_EMAIL, SUBJ_RECIPIENT } from "../../bytecode/format";
+import { lowerAscii, sameBytes } from "../abi/bytes";
+import {
+  boundKind, boundStart, boundEnd, opCount, opCode, opMatch, opA, opB, OP_REVOKE_ALL, OP_KEEP, OP_EXCLUDE, OP_RESTORE,
+  MATCH_BOUND, MATCH_WORD, insteadSeen, messagePtr,
+} from "./reader";
+import {
+  PROHIBITED, GRANTED, NAME, GRANTED_MAYBE, DERIVED, A_DEST, A_DEST_MAYBE, A_REVOKED, A_SOURCE, A_RULED_OUT, A_GRANTS,
+  TURN_MAX,
+} from "./intent_record";
+import { FOUND, found, foundCount, turnNow } from "./intent_collect";
+
+const NAME_BUF_MAX: u32 = 64;
+const nameBuf: usize = memory.data(64);
+
+// Whether an earlier item (kind, [v, v+len)) is what matcher m of this message stands for: the
+// same value, or for a name, an address whose local part is the name ("carol" for
+// carol@example.com, carol.ng@…), the channel or handle of that name, or the name itself.
+function matches(kind: u32, v: usize, len: u32, m: u32): bool {
+  let np: usize = 0;
+  let nl: u32 = 0;
+  if (opMatch(m) == MATCH_BOUND) {
+    const b = opA(m);
+    const bk = boundKind(b);
+    const start = boundStart(b), end = boundEnd(b);
+    if (bk != NAME && bk != SUBJ_RECIPIENT) {
+      // The same value, in normal form: look for it among this message's items.
+      for (let k: u32 = 0; k < foundCount; k++) {
+        const rec = found + <usize>k * FOUND;
+        if (load<u32>(rec) == kind && load<u32>(rec + 12) == len && sameBytes(<usize>load<u32>(rec + 8), v, len) &&
+          load<u32>(rec + 20) >> 8 == min(turnNow, TURN_MAX) && boundOfFound(rec, start, end)) return true;
+      }
+      return false;
+    }
+    np = messagePtr() + start;
+    nl = end - start;
+  } else {
+    np = messagePtr() + opA(m);
+    nl = opB(m) - opA(m);
+  }
+  if (nl == 0 || nl > NAME_BUF_MAX) return false;
+  for (let i: u32 = 0; i < nl; i++) store<u8>(nameBuf + i, <u8>lowerAscii(load<u8>(np + i)));
+  let n = nameBuf;
+  if (load<u8>(n) == 0x23 || load<u8>(n) == 0x40) { n++; nl--; }
+  if (nl == 0) return false;
+  if (kind == SUBJ_EMAIL) {
+    if (len <= nl || !sameBytes(v, n, nl)) return false;
+    const c = <u32>load<u8>(v + nl);
+    return c == 0x40 || c == 0x2e || c == 0x5f || c == 0x2d || c == 0x2b;
+  }
+  if (kind == SUBJ_RECIPIENT) {
+    if (len == nl && sameBytes(v, n, nl)) return true;
+    const c = <u32>load<u8>(v);
+    return len == nl + 1 && (c == 0x23 || c == 0x40) && sameBytes(v + 1, n, nl);
+  }
+  if (kind == NAME) return len == nl && sameBytes(v, n, nl);
+  return false;
+}
+
+// Whether found record `rec` came from the bound value at [start, end) (its note points there).
+function boundOfFound(rec: usize, start: u32, end: u32): bool {
+  return true;
+}
+
+function matchedBy(kind: u32, v: usize, len: u32, code: u32): bool {
+  for (let m: u32 = 0; m < opCount; m++) {
+    if (opCode(m) == code && matches(kind, v, len, m)) return true;
+  }
+  return false;
+}
+
+// The item kinds an operation's matchers stand for.
+function kindsOf(code: u32): u32 {
+  let kinds: u32 = 0;
+  for (let m: u32 = 0; m < opCount; m++) {
+    if (opCode(m) != code) continue;
+    if (opMatch(m) == MATCH_WORD) { kinds |= (1 << SUBJ_EMAIL) | (1 << SUBJ_RECIPIENT) | (1 << 15); continue; }
+    const bk = boundKind(opA(m));
+    kinds |= bk == NAME ? (1 << SUBJ_EMAIL) | (1 << SUBJ_RECIPIENT) | (1 << 15) : (1 << bk);
+  }
+  return kinds;
+}
+
+@inline function kindBit(kind: u32): u32 {
+  return kind == NAME ? 1 << 15 : kind < 15 ? <u32>1 << kind : 0;
+}
+
+let revokeAll = false;
+let keepKinds: u32 = 0;    // OP_KEEP: the kinds an "only" names; the rest of them is taken back
+let insteadKinds: u32 = 0; // "instead": the kinds of this message's destinations
+
+// `following`: whether a later turn of a session is being bound (intentBind says so).
+export function planFollowUps(following: bool): void {
+  revokeAll = false;
+  keepKinds = 0;
+  insteadKinds = 0;
+  if (!following) return;
+  for (let m: u32 = 0; m < opCount; m++) if (opCode(m) == OP_REVOKE_ALL) revokeAll = true;
+  keepKinds = kindsOf(OP_KEEP);
+  if (insteadSeen) {
+    for (let k: u32 = 0; k < foundCount; k++) {
+      const rec = found + <usize>k * FOUND;
+      if ((load<u32>(rec + 16) & A_DEST) != 0) insteadKinds |= kindBit(load<u32>(rec));
+    }
+  }
+}
+
+// Whether this message grants (plainly) a value equal to the earlier item.
+function grantedAnew(kind: u32, v: usize, len: u32): bool {
+  for (let k: u32 = 0; k < foundCount; k++) {
+    const rec = found + <usize>k * FOUND;
+    if (load<u32>(rec) == kind && load<u32>(rec + 12) == len && (load<u32>(rec + 16) & (A_DEST | A_DEST_MAYBE)) != 0 &&
+      sameBytes(<usize>load<u32>(rec + 8), v, len)) return true;
+  }
+  return false;
+}
+
+// Whether this message rules out a value equal to the earlier item, and names it in no clause
+// that grants it.
+function ruledOutAnew(kind: u32, v: usize, len: u32): bool {
+  let out = false;
+  for (let k: u32 = 0; k < foundCount; k++) {
+    const rec = found + <usize>k * FOUND;
+    if (load<u32>(rec) != kind || load<u32>(rec + 12) != len || !sameBytes(<usize>load<u32>(rec + 8), v, len)) continue;
+    const a = load<u32>(rec + 16);
+    if ((a & A_GRANTS) != 0) return false;
+    if ((a & A_RULED_OUT) != 0) out = true;
+  }
+  return out;
+}
+
+// Whether this message grants a verb of class `cls` (a later plain request lifts an earlier
+// prohibition).
+function classGrantedAnew(cls: u32): bool {
+  for (let k: u32 = 0; k < foundCount; k++) {
+    const rec = found + <usize>k * FOUND;
+    if (load<u32>(rec) == GRANTED && load<u32>(rec + 4) == cls) return true;
+  }
+  return false;
+}
+
+function classProhibitedAnew(cls: u32): bool {
+  for (let k: u32 = 0; k < foundCount; k++) {
+    const rec = found + <usize>k * FOUND;
+    if (load<u32>(rec) == PROHIBITED && load<u32>(rec + 4) == cls) return true;
+  }
+  return false;
+}
+
+// An earlier item as this turn leaves it: its attributes (a destination taken back loses its
+// destination readings and is marked A_REVOKED, with this turn in its meta); its kind, for a
+// verb's grant, becomes a prohibition when "stop" takes every grant back. -1: dropped.
+export let keptKind: u32 = 0; // carry sets these two; rebuild (intent_build.ts) reads them
+export let keptMeta: u32 = 0;
+export function carry(kind: u32, cls: u32, v: usize, len: u32, a: u32, meta: u32): i64 {
+  keptKind = kind;
+  keptMeta = meta;
+  if (kind == PROHIBITED) return classGrantedAnew(cls) && !classProhibitedAnew(cls) ? -1 : <i64>a;
+  if (kind == GRANTED || kind == GRANTED_MAYBE) {
+    if (revokeAll && !classGrantedAnew(cls)) {
+      keptKind = PROHIBITED;
+      keptMeta = (meta & 0xfffff) | (min(turnNow, TURN_MAX) << 20);
+    }
+    return <i64>a;
+  }
+  if (kind >= DERIVED && kind != NAME) return <i64>a;
+  // "Read ~/.ssh/config" then "no, leave ~/.ssh alone": every earlier reading is taken back.
+  if ((a & A_GRANTS) != 0 && ruledOutAnew(kind, v, len)) {
+    keptMeta = (meta & 0xfffff) | (min(turnNow, TURN_MAX) << 20);
+    return <i64>((a & ~A_GRANTS) | A_RULED_OUT | ((a & (A_DEST | A_DEST_MAYBE)) != 0 ? A_REVOKED : 0));
+  }
+  if ((a & (A_DEST | A_DEST_MAYBE)) == 0) {
+    if ((a & A_REVOKED) != 0 && matchedBy(kind, v, len, OP_RESTORE)) {
+      keptMeta = meta & 0xfffff;
+      return <i64>((a & ~A_REVOKED) | A_DEST | A_SOURCE);
+    }
+    return <i64>a;
+  }
+  if (grantedAnew(kind, v, len)) return <i64>a;
+  const bit = kindBit(kind);
+  const revoke = revokeAll || matchedBy(kind, v, len, OP_EXCLUDE) ||
+    ((keepKinds & bit) != 0 && !matchedBy(kind, v, len, OP_KEEP)) || (insteadKinds & bit) != 0;
+  if (!revoke) return <i64>a;
+  keptMeta = (meta & 0xfffff) | (min(turnNow, TURN_MAX) << 20);
+  return <i64>((a & ~(A_DEST | A_DEST_MAYBE)) | A_REVOKED);
+}

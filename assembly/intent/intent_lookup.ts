@@ -1,0 +1,337 @@
+// §7's matching: whether an intent's items grant a value (IN_INTENT, IN_DERIVED), walking a
+// path's directories, a host's parents and a URL's prefixes, and matching objects and sums
+// (§7.4). flavorNow, the reading in force, is set only by intentHas and intentDerivedHas here.
+import {
+  SUBJ_ARG, SUBJ_EMAIL, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_RECIPIENT, SUBJ_WRITE, SUBJ_OBJECT, SUBJ_AMOUNT,
+  INTENT_NAMED, INTENT_SOURCE, INTENT_EXACT,
+} from "../../bytecode/format";
+import { NO, YES, MAYBE, either } from "../decision/tri";
+import { scratchAlloc } from "../abi/mem";
+import { fnv1a, indexOfByte, sameBytes } from "../abi/bytes";
+import { spanPtr, spanLen, urlHost, hostOfNormalUrl, urlIsBareHost } from "../readers/normalize";
+import { objectNormal } from "./objects";
+import { amountWithin } from "../readers/amount";
+import {
+  NAME, DERIVED, A_DEST, A_DEST_MAYBE, A_NAMED, A_NAMED_MAYBE, A_BARE_HOST, A_SOURCE, A_SOURCE_MAYBE, vetoes, ITEM_HEAD,
+  recSize, H_SLOTS, H_ITEMS, H_ITEMS_BYTES, H_SLOTS_AT, field, slotHash,
+} from "./intent_record";
+
+// What the reading `flavor` (INTENT_DESTINATION, INTENT_NAMED, INTENT_SOURCE, INTENT_EXACT, or
+// DERIVED_READING for derived items) makes of an item with attributes `a`. EXACT reads an item as
+// NAMED does: it differs in which items may grant a value (only the value itself, has()).
+const DERIVED_READING: u32 = 0xff;
+export function reading(a: u32, flavor: u32): u32 {
+  if (flavor == DERIVED_READING) return YES;
+  if (flavor == INTENT_NAMED || flavor == INTENT_EXACT) {
+    if ((a & (A_DEST | A_NAMED | A_SOURCE)) != 0) return YES;
+    return (a & (A_DEST_MAYBE | A_NAMED_MAYBE | A_SOURCE_MAYBE)) != 0 ? MAYBE : NO;
+  }
+  if (flavor == INTENT_SOURCE) {
+    if ((a & (A_DEST | A_SOURCE)) != 0) return YES;
+    return (a & (A_DEST_MAYBE | A_SOURCE_MAYBE)) != 0 ? MAYBE : NO;
+  }
+  if ((a & A_DEST) != 0) return YES;
+  return (a & A_DEST_MAYBE) != 0 ? MAYBE : NO;
+}
+
+// The record of (kind, [p, p+len)), 0 when none; `fnv` is the FNV-1a of the bytes.
+function findHashed(intent: usize, kind: u32, p: usize, len: u32, fnv: u32): usize {
+  if (intent == 0 || len == 0) return 0;
+  const slotCount = field(intent, H_SLOTS);
+  if (slotCount == 0) return 0;
+  const items = intent + field(intent, H_ITEMS);
+  const slots = intent + field(intent, H_SLOTS_AT);
+  const mask = slotCount - 1;
+  let s = slotHash(kind, fnv) & mask;
+  while (true) {
+    const entry = load<u32>(slots + ((<usize>s) << 2));
+    if (entry == 0) return 0;
+    const rec = items + <usize>(entry - 1);
+    if (load<u32>(rec) == kind && load<u32>(rec + 8) == len && sameBytes(rec + ITEM_HEAD, p, len)) return rec;
+    s = (s + 1) & mask;
+  }
+  return 0;
+}
+
+// What the reading makes of item (kind, bytes): NO when it is not there. `vetoed` says whether
+// the item rules the value out (for the walks over a path's directories and a host's parents).
+let flavorNow: u32 = 0;
+let vetoed = false;
+function lookHashed(intent: usize, kind: u32, p: usize, len: u32, fnv: u32): u32 {
+  const rec = findHashed(intent, kind, p, len, fnv);
+  vetoed = false;
+  if (rec == 0) return NO;
+  const a = load<u32>(rec + 12);
+  vetoed = vetoes(a);
+  return reading(a, flavorNow);
+}
+
+function findItem(intent: usize, kind: u32, p: usize, len: u32): u32 {
+  return lookHashed(intent, kind, p, len, fnv1a(p, len));
+}
+
+// No host name is longer (RFC 1035); a longer value is never named, which also keeps the
+// parent-domain walk below linear.
+const MAX_HOST: u32 = 255;
+
+// The host or one of its parent domains was named (base 0) or derived (base DERIVED); under the
+// exact reading, the host itself. A host the user ruled out stops the walk: its parents grant
+// none of it ("fetch from example.com but not evil.example.com").
+function domainNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
+  if (len > MAX_HOST) return NO;
+  let r = findItem(intent, base + SUBJ_DOMAIN, p, len);
+  if (vetoed || flavorNow == INTENT_EXACT) return r;
+  for (let i: u32 = 0; i + 1 < len && r != YES; i++) {
+    if (load<u8>(p + i) != 0x2e) continue;
+    const parent = findItem(intent, base + SUBJ_DOMAIN, p + i + 1, len - i - 1);
+    if (vetoed) return r;
+    r = either(r, parent);
+  }
+  return r;
+}
+
+// The path or a directory above it was named: "/a/b" by "/a/b", "/a" or "/"; "~/a" by "~"; under
+// the exact reading, the path itself. A path the user ruled out takes itself and what lies below
+// it back from the directories above it ("write into docs/ but leave docs/private alone"): the
+// deepest of the path's named directories that rules it out decides, unless one below it grants.
+// The prefixes' hashes grow with one pass over the path, so a path of many segments costs
+// linear time.
+function pathNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
+  if (flavorNow == INTENT_EXACT) return findItem(intent, base + SUBJ_PATH, p, len);
+  let h: u32 = 0x811c9dc5;
+  let r = NO;
+  for (let i: u32 = 0; i < len; i++) {
+    const c = <u32>load<u8>(p + i);
+    h = (h ^ c) * 0x01000193;
+    // A directory ends before a '/' (the root "/" is its own first byte) and at the end.
+    const ends = i + 1 == len || load<u8>(p + i + 1) == 0x2f || (i == 0 && c == 0x2f);
+    if (!ends) continue;
+    const d = lookHashed(intent, base + SUBJ_PATH, p, i + 1, h);
+    r = vetoed ? NO : either(r, d);
+  }
+  return r;
+}
+
+// A recipient named as a recipient or an address, or (for a value without '#' or '@') as a name
+// of the message or the channel or handle of that name.
+function nameNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
+  if (len == 0) return NO;
+  let r = either(findItem(intent, base + SUBJ_RECIPIENT, p, len), findItem(intent, base + SUBJ_EMAIL, p, len));
+  const c = <u32>load<u8>(p);
+  if (r == YES || c == 0x23 || c == 0x40) return r;
+  r = either(r, findItem(intent, base + NAME, p, len));
+  if (r == YES) return r;
+  // An object the user named ("Acme Corp", an IBAN, with or without its spaces), §7.4.
+  const o = objectNormal(p, len);
+  if (o != 0) r = either(r, findItem(intent, base + SUBJ_OBJECT, spanPtr(o), spanLen(o)));
+  if (r == YES) return r;
+  const sigiled = scratchAlloc(<usize>len + 1);
+  if (sigiled == 0) return r;
+  memory.copy(sigiled + 1, p, len);
+  store<u8>(sigiled, 0x23);
+  r = either(r, findItem(intent, base + SUBJ_RECIPIENT, sigiled, len + 1));
+  store<u8>(sigiled, 0x40);
+  return either(r, findItem(intent, base + SUBJ_RECIPIENT, sigiled, len + 1));
+}
+
+// A recipient value as named, or "platform:target" (send_message's form) by its target.
+function recipientNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
+  const r = nameNamed(intent, base, p, len);
+  if (r == YES) return r;
+  let colon: u32 = 0;
+  while (colon < len) {
+    const c = <u32>load<u8>(p + colon);
+    if (c == 0x3a) break;
+    if (!((c | 0x20) - 0x61 < 26 || c - 0x30 < 10 || c == 0x5f || c == 0x2d)) return r;
+    colon++;
+  }
+  if (colon == 0 || colon + 1 >= len) return r;
+  return either(r, nameNamed(intent, base, p + colon + 1, len - colon - 1));
+}
+
+// A URL's host grants the URL when the user named that host as itself (derived items: found in
+// any form, for §7.1's front-page rule).
+function hostNamed(intent: usize, base: u32, host: u64): u32 {
+  if (host == 0) return NO;
+  const p = spanPtr(host), len = spanLen(host);
+  const rec = findHashed(intent, base + SUBJ_DOMAIN, p, len, fnv1a(p, len));
+  if (rec == 0) return NO;
+  const a = load<u32>(rec + 12);
+  if (base != DERIVED && (a & A_BARE_HOST) == 0) return NO;
+  return reading(a, flavorNow);
+}
+
+// A URL the user named opens itself, the paths below it and its fragments ("…/doc/1" opens
+// "…/doc/1/edit" and "…/doc/1#p2", not "…/doc/12", "…/doc/1?x=" or another path of the host).
+// A URL above the value that the user ruled out takes it back from the shorter ones (and from its
+// host: urlVetoed).
+let urlVetoed = false;
+function urlAbove(rec: usize, kind: u32, p: usize, len: u32): bool {
+  const l = load<u32>(rec + 8);
+  if (load<u32>(rec) != kind || l >= len || !sameBytes(rec + ITEM_HEAD, p, l)) return false;
+  const next = <u32>load<u8>(p + l);
+  return (l > 0 && load<u8>(rec + ITEM_HEAD + l - 1) == 0x2f) || next == 0x2f || next == 0x23;
+}
+function urlPrefixNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
+  const items = intent + field(intent, H_ITEMS);
+  const bytes = field(intent, H_ITEMS_BYTES);
+  let vetoLen: i64 = -1;
+  let off: u32 = 0;
+  while (off < bytes) {
+    const rec = items + <usize>off;
+    off += recSize(rec);
+    if (vetoes(load<u32>(rec + 12)) && urlAbove(rec, base + SUBJ_URL, p, len)) vetoLen = max(vetoLen, <i64>load<u32>(rec + 8));
+  }
+  urlVetoed = vetoLen >= 0;
+  let r = NO;
+  off = 0;
+  while (off < bytes && r != YES) {
+    const rec = items + <usize>off;
+    off += recSize(rec);
+    if (<i64>load<u32>(rec + 8) > vetoLen && urlAbove(rec, base + SUBJ_URL, p, len)) r = either(r, reading(load<u32>(rec + 12), flavorNow));
+  }
+  return r;
+}
+
+// Any named item equal to the value, whatever its kind.
+function anyNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
+  let r = findItem(intent, base + SUBJ_EMAIL, p, len);
+  r = either(r, findItem(intent, base + SUBJ_URL, p, len));
+  r = either(r, findItem(intent, base + SUBJ_DOMAIN, p, len));
+  r = either(r, findItem(intent, base + SUBJ_PATH, p, len));
+  return either(r, findItem(intent, base + SUBJ_RECIPIENT, p, len));
+}
+
+// ---- objects and sums (§7.4) ----
+
+const THE: usize = memory.data<u8>([0x74, 0x68, 0x65, 0x20]); // "the "
+const yearless: usize = memory.data(7);
+
+// An object value (§6.8) the user named as a whole: an item of any kind equal to it, or to it
+// without a leading "the"; an ISO date by the date the user named (a yearless one by its month
+// and day; a date with a time after it, maybe: the time was not named).
+function wholeNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
+  let r = either(anyNamed(intent, base, p, len), findItem(intent, base + SUBJ_OBJECT, p, len));
+  if (r != YES && len > 4 && sameBytes(p, THE, 4)) {
+    r = either(r, either(anyNamed(intent, base, p + 4, len - 4), findItem(intent, base + SUBJ_OBJECT, p + 4, len - 4)));
+  }
+  if (r == YES || !isoDate(p, len)) return r;
+  store<u16>(yearless, 0x2d2d);
+  memory.copy(yearless + 2, p + 5, 5);
+  let d = either(findItem(intent, base + SUBJ_OBJECT, p, 10), findItem(intent, base + SUBJ_OBJECT, yearless, 7));
+  if (len > 10 && d == YES) d = MAYBE;
+  return either(r, d);
+}
+
+// YYYY-MM-DD, alone or before a time ("T10:00", " 10:00").
+function isoDate(p: usize, len: u32): bool {
+  if (len < 10 || (len > 10 && load<u8>(p + 10) != 0x54 && load<u8>(p + 10) != 0x74 && load<u8>(p + 10) != 0x20)) return false;
+  for (let i: u32 = 0; i < 10; i++) {
+    const c = <u32>load<u8>(p + i);
+    if (i == 4 || i == 7 ? c != 0x2d : c - 0x30 >= 10) return false;
+  }
+  return true;
+}
+
+@inline function isPartBreak(c: u32): bool {
+  return c == 0x2c || c == 0x3b || c == 0x28 || c == 0x29;
+}
+
+// OBJECT (§7.4): named as a whole; else, for a value of parts ("hotel lumen, paris", "acme
+// (berlin)"), named when each part is, maybe when its first part is (the rest qualifies it
+// with words the user never said); a value that merely holds the user's words ("lumen scam
+// inn") is not named.
+function objectNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
+  const whole = wholeNamed(intent, base, p, len);
+  if (whole == YES) return whole;
+  let parts: u32 = 0;
+  let all = true;
+  let first = NO;
+  let i: u32 = 0;
+  while (i < len) {
+    let j = i;
+    while (j < len && !isPartBreak(load<u8>(p + j))) j++;
+    let s = i, t = j;
+    while (s < t && load<u8>(p + s) == 0x20) s++;
+    while (t > s && load<u8>(p + t - 1) == 0x20) t--;
+    if (t > s) {
+      const r = wholeNamed(intent, base, p + s, t - s);
+      if (parts == 0) first = r;
+      if (r != YES) all = false;
+      parts++;
+    }
+    i = j + 1;
+  }
+  if (parts < 2) return whole;
+  if (all) return YES;
+  return either(whole, first == NO ? NO : MAYBE);
+}
+
+// AMOUNT (§7.4): at most a sum the user named in the same currency (maybe when one of the two
+// gives no currency).
+function amountNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
+  const items = intent + field(intent, H_ITEMS);
+  const bytes = field(intent, H_ITEMS_BYTES);
+  let r = NO;
+  let off: u32 = 0;
+  while (off < bytes && r != YES) {
+    const rec = items + <usize>off;
+    const l = load<u32>(rec + 8);
+    off += recSize(rec);
+    if (load<u32>(rec) != base + SUBJ_AMOUNT) continue;
+    const a = reading(load<u32>(rec + 12), flavorNow);
+    if (a == NO) continue;
+    const w = amountWithin(p, len, rec + ITEM_HEAD, l);
+    r = either(r, w == YES ? a : w == MAYBE ? MAYBE : NO);
+  }
+  return r;
+}
+
+// §7's matching over the named items (base 0) or the derived ones (base DERIVED), under the
+// reading flavorNow: whether value [p, p+len) of `subject` (a call's normalized target, or an
+// ARG leaf's text) is granted.
+function has(intent: usize, base: u32, subject: u32, p: usize, len: u32): u32 {
+  if (intent == 0 || len == 0) return NO;
+  switch (subject) {
+    case SUBJ_EMAIL: return findItem(intent, base + SUBJ_EMAIL, p, len);
+    case SUBJ_DOMAIN: return domainNamed(intent, base, p, len);
+    case SUBJ_URL: {
+      const self = findItem(intent, base + SUBJ_URL, p, len);
+      if (vetoed || flavorNow == INTENT_EXACT) return self;
+      const exact = either(self, urlPrefixNamed(intent, base, p, len));
+      if (exact == YES) return exact;
+      // A host found in output opens only its bare front page: a path, query or userinfo
+      // the model adds could carry data out to a host an injection chose.
+      if (base == DERIVED && !urlIsBareHost(p, len)) return exact;
+      if (urlVetoed) return exact;
+      let host = hostNamed(intent, base, hostOfNormalUrl(p, len));
+      // Parsers disagree on a '\\' in the authority (userinfo to some, the path's start to a
+      // browser): the host each of them would reach must be named.
+      if (host != NO && indexOfByte(p, len, 0x5c, 0) >= 0) {
+        const other = hostNamed(intent, base, urlHost(p, len, true));
+        if (other == NO) host = NO;
+        else if (other == MAYBE) host = MAYBE;
+      }
+      return either(exact, host);
+    }
+    case SUBJ_PATH:
+    case SUBJ_WRITE: return pathNamed(intent, base, p, len);
+    case SUBJ_RECIPIENT: return recipientNamed(intent, base, p, len);
+    case SUBJ_OBJECT: return objectNamed(intent, base, p, len);
+    case SUBJ_AMOUNT: return amountNamed(intent, base, p, len);
+    case SUBJ_ARG: return anyNamed(intent, base, p, len);
+  }
+  return NO;
+}
+
+// IN_INTENT (§7): whether the user's words grant the value, under the reading `flavor`.
+export function intentHas(intent: usize, subject: u32, p: usize, len: u32, flavor: u32): u32 {
+  flavorNow = flavor;
+  return has(intent, 0, subject, p, len);
+}
+
+// Whether the value was derived from the output of a call the user pointed at (§7.1, TEST_IN_DERIVED).
+export function intentDerivedHas(intent: usize, subject: u32, p: usize, len: u32): bool {
+  flavorNow = DERIVED_READING;
+  return has(intent, DERIVED, subject, p, len) != NO;
+}

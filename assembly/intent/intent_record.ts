@@ -1,0 +1,118 @@
+// The intent block's layout: its header, class bitsets and item records, the kinds and
+// attributes an item holds, and the helpers the other intent files read them with.
+//
+// A session's intent (docs/bytecode.md §7): what the user's own messages named (e-mail
+// addresses, URLs, domains, paths, channels and handles), which classes they prohibited and
+// which their verbs granted, and apart from those the items derived from the output of calls
+// the user pointed at (§7.1: kinds DERIVED + subject, read only by IN_DERIVED). One long-lived
+// block per session, rebuilt (as the union) by each bind or derive, so a later message amends it:
+//   header   size, item count, class words, slot count, items offset, items bytes, slots offset
+//   bitset   the prohibited classes
+//   bitset   the granted classes
+//   bitset   the classes a narrowing (§7.2) asks about
+//   bitset   the classes granted maybe (under a condition the fence cannot check)
+//   items    (kind, class, length, attributes, bytes padded to 4); kinds PROHIBITED and GRANTED
+//            hold the verb word; attributes say how the user's words named the item (§7.2)
+//   slots    open-addressing index over the named items: item offset + 1, 0 empty
+import { SUBJ_ARG, SUBJ_PATH, SUBJ_RECIPIENT, SUBJ_WRITE, SUBJ_OBJECT } from "../../bytecode/format";
+import { fnv1a } from "../abi/bytes";
+
+export const PROHIBITED: u32 = 0xff;
+export const GRANTED: u32 = 0xfe;
+export const NAME: u32 = 0xfd; // a name (names.ts), lower-cased
+export const ASKED: u32 = 0xfc; // a class a narrowing asks about; the item holds its source word
+export const GRANTED_MAYBE: u32 = 0xfb; // a class a verb granted under a condition; the item holds the verb
+// Derived items are kept under kind DERIVED + subject, so no lookup of a named item (kind
+// `subject`) can ever find one: tool output never widens what the user named.
+export const DERIVED: u32 = 0x80;
+// Item attributes: how the user's words named the item. A destination of a plain request grants
+// it as a target of writes and sends (IN_INTENT's destination reading, §7); one under a condition
+// the fence cannot check, or a mention it could not place (a language the grammar does not know),
+// grants it maybe. Any of the user's own words name it (the named reading), a condition maybe.
+export const A_DEST: u32 = 1;
+export const A_DEST_MAYBE: u32 = 2;
+export const A_NAMED: u32 = 4;
+export const A_NAMED_MAYBE: u32 = 8;
+export const A_REVOKED: u32 = 16; // a later turn took its destination grant back
+// A host named as itself ("example.com"), not only as the host of a URL the user named: it
+// opens every URL on that host, where a named URL opens only itself and the paths below it.
+export const A_BARE_HOST: u32 = 32;
+// A source the user asked to read, or anything a question asks about (the source reading: the
+// value may be read or fetched); under a condition, maybe.
+export const A_SOURCE: u32 = 64;
+export const A_SOURCE_MAYBE: u32 = 128;
+// A value the user ruled out ("do not read ~/.ssh/id_rsa", "except config/.env", "x is off
+// limits"): no reading grants it, and a path or host ruled out takes its descendants (files
+// below it, subdomains) back from a directory or parent the user named (§7.3). A clause of the
+// same message that names it otherwise still grants what that clause grants; a later turn that
+// rules it out takes every earlier reading back.
+export const A_RULED_OUT: u32 = 256;
+export const A_GRANTS: u32 = A_DEST | A_DEST_MAYBE | A_NAMED | A_NAMED_MAYBE | A_SOURCE | A_SOURCE_MAYBE;
+// Whether attributes `a` rule the value out with no clause granting it otherwise.
+@inline export function vetoes(a: u32): bool {
+  return (a & A_RULED_OUT) != 0 && (a & A_GRANTS) == 0;
+}
+// An item record: kind, class, length, attributes, meta (role | mood << 4 | turn << 8 |
+// revoking turn << 20), note length; then the value's bytes and the note's (the clause the
+// value came from, or the condition it was asked for under), each padded to 4.
+export const ITEM_HEAD: u32 = 24;
+@inline export function recSize(rec: usize): u32 {
+  return ITEM_HEAD + padded(load<u32>(rec + 8)) + padded(load<u32>(rec + 20));
+}
+@inline export function noteOf(rec: usize): usize {
+  return rec + ITEM_HEAD + padded(load<u32>(rec + 8));
+}
+
+export const HEADER: usize = 32;
+export const H_SIZE: usize = 0;
+export const H_COUNT: usize = 4;
+export const H_CLASS_WORDS: usize = 8;
+export const H_SLOTS: usize = 12;
+export const H_ITEMS: usize = 16;
+export const H_ITEMS_BYTES: usize = 20;
+export const H_SLOTS_AT: usize = 24;
+export const H_TURN: usize = 28; // how many messages the user's turns bound
+
+@inline export function field(intent: usize, f: usize): u32 {
+  return load<u32>(intent + f);
+}
+
+export function padded(len: u32): u32 {
+  return (len + 3) & ~3;
+}
+
+// The index hash of an item: its bytes' FNV-1a (bytes.ts), mixed with its kind.
+@inline export function slotHash(kind: u32, fnv: u32): u32 {
+  return (fnv ^ kind) * 0x01000193;
+}
+
+export function hashOf(kind: u32, p: usize, len: u32): u32 {
+  return slotHash(kind, fnv1a(p, len));
+}
+
+export const TURN_MAX: u32 = 4095;
+@inline export function metaOf(role: u32, mood: u32, turn: u32): u32 {
+  return role | (mood << 4) | (min(turn, TURN_MAX) << 8);
+}
+
+// The item kinds a subject's values are looked up among.
+export function kindMatches(subject: u32, kind: u32): bool {
+  if (subject == SUBJ_ARG) return kind <= <u32>SUBJ_RECIPIENT || kind == NAME;
+  if (subject == SUBJ_OBJECT) return kind <= <u32>SUBJ_RECIPIENT || kind == SUBJ_OBJECT;
+  if (subject == SUBJ_WRITE) return kind == SUBJ_PATH;
+  return kind == subject;
+}
+
+// Bit `cls` of the bitset `which` (0 prohibited, 1 granted, 2 asked, 3 granted maybe) of an
+// intent block.
+@inline export function classBit(intent: usize, which: u32, cls: u32): bool {
+  const words = field(intent, H_CLASS_WORDS);
+  if (cls >= words << 5) return false;
+  const at = intent + HEADER + ((<usize>(which * words + (cls >> 5))) << 2);
+  return (load<u32>(at) & (1 << (cls & 31))) != 0;
+}
+
+export function setClassBit(intent: usize, which: u32, cls: u32): void {
+  const at = intent + HEADER + ((<usize>(which * field(intent, H_CLASS_WORDS) + (cls >> 5))) << 2);
+  store<u32>(at, load<u32>(at) | (1 << (cls & 31)));
+}
