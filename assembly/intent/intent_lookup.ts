@@ -3,7 +3,7 @@
 // (§7.4). flavorNow, the reading in force, is set only by intentHas and intentDerivedHas here.
 import {
   SUBJ_ARG, SUBJ_EMAIL, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_RECIPIENT, SUBJ_WRITE, SUBJ_OBJECT, SUBJ_AMOUNT,
-  INTENT_NAMED, INTENT_SOURCE, INTENT_EXACT,
+  INTENT_NAMED, INTENT_SOURCE, INTENT_EXACT, BOUND_DESTINATION,
 } from "../../bytecode/format";
 import { NO, YES, MAYBE, either } from "../decision/tri";
 import { scratchAlloc } from "../abi/mem";
@@ -112,6 +112,18 @@ function pathNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
   return r;
 }
 
+// The object item [p, p+len) as findItem reads it, when the user named it in a receiver's role
+// (its clause's role, in the item's meta); derived objects have no role.
+function receivingObject(intent: usize, base: u32, p: usize, len: u32): u32 {
+  const rec = findHashed(intent, base + SUBJ_OBJECT, p, len, fnv1a(p, len));
+  vetoed = false;
+  if (rec == 0) return NO;
+  const a = load<u32>(rec + 12);
+  vetoed = vetoes(a);
+  if (base != DERIVED && (load<u32>(rec + 16) & 0xf) != BOUND_DESTINATION) return NO;
+  return reading(a, flavorNow);
+}
+
 // A recipient named as a recipient or an address, or (for a value without '#' or '@') as a name
 // of the message or the channel or handle of that name.
 function nameNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
@@ -121,9 +133,10 @@ function nameNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
   if (r == YES || c == 0x23 || c == 0x40) return r;
   r = either(r, findItem(intent, base + NAME, p, len));
   if (r == YES) return r;
-  // An object the user named ("Acme Corp", an IBAN, with or without its spaces), §7.4.
+  // An object the user named where a receiver stands ("pay Acme Corp", an IBAN, with or without
+  // its spaces), §7.4; one named otherwise ("add logging to the Payment module") receives nothing.
   const o = objectNormal(p, len);
-  if (o != 0) r = either(r, findItem(intent, base + SUBJ_OBJECT, spanPtr(o), spanLen(o)));
+  if (o != 0) r = either(r, receivingObject(intent, base, spanPtr(o), spanLen(o)));
   if (r == YES) return r;
   const sigiled = scratchAlloc(<usize>len + 1);
   if (sigiled == 0) return r;

@@ -216,10 +216,11 @@ function pastedJson(i: u32): u32 {
 // it ("Summarize this email for me: …", "Translate this to French: …", "Resume esto: …"): what
 // follows is the material the verb acts on, which the user brought, not their request (as a
 // quotation is). The byte the material starts at, or -1. Needs the tokens; a name may stand
-// between (a language, a person), a value the verb could act on may not ("Review x.py: …").
+// between (a language, a person), a value the verb could act on may not ("Review x.py: …"), and
+// a sentence must follow.
 export function materialStart(): i64 {
   for (let k: u32 = 0; k < tokCount; k++) {
-    if (!isPunct(k, P_COLON) || tEnd(k) >= msgLen) continue;
+    if (!isPunct(k, P_COLON) || !sentenceAfter(k)) continue;
     for (let j = k; j > 0;) {
       j--;
       if (tType(j) == T_PUNCT) {
@@ -238,6 +239,14 @@ export function materialStart(): i64 {
     }
   }
   return -1;
+}
+
+// Whether a sentence follows colon k, four words or more, as a quotation needs: one value alone
+// ("her website: www.dora.example") is what the clause pointed at, not material.
+function sentenceAfter(k: u32): bool {
+  let words: u32 = 0;
+  for (let j = k + 1; j < tokCount && words < 4; j++) if (tType(j) != T_PUNCT) words++;
+  return words >= 4;
 }
 
 // Marks the bytes from `from` to the message's end quoted.

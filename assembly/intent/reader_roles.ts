@@ -13,7 +13,7 @@ import {
   NAME_KIND, boundKind, boundRole, boundMood, T_THING, T_PUNCT, P_COMMA, P_COLON, tokCount, tType, tA, tB, tG, tStart,
   tEnd, tCjk, isWord, isThing, isPunct, wordHas, S_CJK, S_KNOWN, S_QUESTION, sStart, sEnd, sFlags, sentFacts,
   SCAN_WINDOW, scanCut, sentenceOf, verbIndexOf, clauseStart, clauseEnd, roleNow, moodNow, verbNow, condNow,
-  inherited, toValue,
+  inherited, toValue, at, msg,
 } from "./reader_state";
 import { endsSentence, conditionOf } from "./reader_sentences";
 import { imperative, negatedVerb, sentenceNegated, objectOf } from "./reader_verbs";
@@ -49,9 +49,11 @@ function clauseHasFile(k: u32): bool {
 
 
 // Whether name k stands between a determiner and a word the grammar does not know ("the Payment
-// module").
+// module"), unquoted: a quoted name ("the 'general' channel") is the name of what it stands in.
 function modifiesNoun(k: u32): bool {
-  return k > 0 && wordHas(k - 1, G_DETERMINER) && k + 1 < tokCount && isWord(k + 1) && tG(k + 1) == 0 && !tCjk(k + 1);
+  if (k == 0 || !wordHas(k - 1, G_DETERMINER) || k + 1 >= tokCount || !isWord(k + 1) || tG(k + 1) != 0 || tCjk(k + 1)) return false;
+  const before = tStart(k) > 0 ? at(msg, tStart(k) - 1) : 0;
+  return before != 0x27 && before != 0x22 && before != 0x99 && before != 0x9c; // ' " and the last bytes of ’ “
 }
 
 // Token k's role, scanning back from it to its governing verb: the nearest role word decides
