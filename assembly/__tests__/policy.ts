@@ -1,6 +1,6 @@
 // A small policy laid out in memory section by section (docs/bytecode.md §3, §4), for the
 // specs of the modules that read the installed policy: the STRINGS, SETS, CLASSES, INTENT and
-// SETTINGS sections that targets.ts and intent.ts consult, installed through decode.ts.
+// SETTINGS sections that targets.ts and the intent (intent_build.ts) consult, installed through decode.ts.
 import {
   SEC_STRINGS, SEC_SETS, SEC_CLASSES, SEC_INTENT, SEC_SETTINGS, SETKIND_HASH, SETTINGS_COUNT,
   SET_POLICY_NAME, SET_MAX_ARGS_BYTES, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES, SET_MAX_TARGETS,

@@ -1,6 +1,7 @@
 // The reader's state for one message: the results intent.ts reads (bound values, verb uses,
 // follow-up operations), the message with its grammar and tokens, the sentences with what is
 // worked out once per token, and the reading of the value at hand.
+import { NAME } from "./intent_record";
 import { G_VERB } from "../../bytecode/format";
 import { scratchAlloc } from "../abi/mem";
 import { wordValueHashed } from "../readers/wordset";
@@ -12,7 +13,7 @@ import { wordValueHashed } from "../readers/wordset";
 // ruleOutAfter the reading of a value; the scans of verbs and roles set scanCut; followUps the
 // operations and insteadSeen. Everything else only reads.
 
-export const NAME_KIND: u32 = 0xfd; // the kind intent.ts keeps names under
+export const NAME_KIND: u32 = NAME; // the kind the intent keeps names under (intent_record.ts)
 
 @inline export function at(p: usize, i: u32): u32 {
   return <u32>load<u8>(p + i);
