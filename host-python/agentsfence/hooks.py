@@ -7,7 +7,7 @@ with the budget units its calls spent.
 
 Hermes shell hooks (hermes-agent 0.19, agent/shell_hooks.py): stdin
 `{hook_event_name, tool_name, tool_input, session_id, cwd, extra}`, where `extra` holds the
-event's other keyword arguments (pre_llm_call: user_message; subagent_start:
+event's other keyword arguments (pre_llm_call: user_message, platform; subagent_start:
 child_session_id; on_session_finalize: reason). A pre_tool_call hook blocks by printing
 `{"action": "block", "message": ...}`; 0.19 reads stdout whatever the exit status, newer
 Hermes also blocks on exit status 2, so a block prints the directive and exits 2. Shell hooks
@@ -40,7 +40,8 @@ from typing import IO, Any, Callable, Iterator
 from . import data
 from .errors import FenceError
 from .hermes.homes import hermes_homes
-from .hermes.payloads import message_text, with_patch_paths
+from .hermes.payloads import with_patch_paths
+from .hermes.turns import typed_text
 from .layout import StateFolder, claude_code_state, hermes_state
 from .records import host_decision
 from .state import SessionRecord, SessionStore
@@ -176,7 +177,9 @@ def hermes_event(event: dict[str, Any], policy: Path | bytes, state: HookState) 
             "the agentsfence plugin can)")
         return Answer(stdout=json.dumps({"action": "block", "message": message}), status=EXIT_BLOCK)
     if name == "pre_llm_call":
-        text = message_text(extra.get("user_message"))
+        # Only what the person typed (hermes/turns.py, with the wording recorded from Hermes: this
+        # process must not start Hermes to read it); a turn Hermes wrote saves nothing.
+        text = typed_text(extra.get("user_message"), extra.get("platform"))
         # A subagent's "user message" is its parent model's goal: it grants nothing.
         if session_id and text and state.parent_of(session_id) is None:
             state.remember(session_id, text, _directory(event))

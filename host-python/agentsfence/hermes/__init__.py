@@ -14,12 +14,14 @@ group `hermes_agent.plugins`, or the directory plugin in host-python/hermes-plug
     view.py         /fence in a CLI session, `hermes fence` in the shell
     payloads.py     what the hooks hand over, as the fence reads it: the user's message, a tool's
                     output, the files of a patch
+    turns.py        which words of a turn a person typed: the turns, scaffolding and notes Hermes
+                    writes in the user's role, by its marks and its own wording
     environment.py  Hermes' own state while it runs: working directories, tool schemas, MCP
                     servers, its approval gate
     homes.py        HERMES_HOME and the root, as Hermes resolves them
 
 Only register() is here, and it imports the plugin when Hermes calls it: the shell hooks and the
-CLI read homes, payloads and the state folder without loading the plugin (or wasmtime).
+CLI read homes, payloads, turns and the state folder without loading the plugin (or wasmtime).
 """
 from __future__ import annotations
 

@@ -16,8 +16,11 @@ model_tools.py, tools/delegate_tool.py, cli.py):
   non-empty message) or "approve" (optional rule_key), in registration order; so the fence's
   callback is moved to the front of the list.
 - pre_llm_call kwargs: session_id, task_id (a fresh uuid per turn when the caller has none),
-  turn_id, user_message (the user's own input; may be a multimodal list), conversation_history,
-  is_first_turn, model, platform, sender_id. Its results can only add context.
+  turn_id, user_message (the turn's user-role message, a string or a multimodal list: what the
+  person typed, or text Hermes wrote, alone or around it: turns.py finds the typed words),
+  conversation_history, is_first_turn, model, platform ("cron", "curator", "webhook": no
+  person's), sender_id. Its results can only add context. agent/turn_context.py fires it after
+  binding the skill write origin, so the review fork's turn can be told apart.
 - subagent_start kwargs: parent_session_id, parent_turn_id, parent_subagent_id,
   child_session_id, child_subagent_id, child_role, child_goal.
 - on_session_finalize kwargs: session_id, platform, reason ("shutdown" on CLI exit, when the
@@ -57,9 +60,10 @@ from .environment import ToolSchemas, on_allowlist, working_directory
 from .gate import Directive, Gate, block, blocking_hook, fault_block, move_first
 from .homes import hermes_home, hermes_homes
 from .ledger import Held, Ledger
-from .payloads import arguments_json, message_text, output_text, with_patch_paths
+from .payloads import arguments_json, output_text, with_patch_paths
 from .policy import PolicyWatch
 from .sessions import Sessions
+from .turns import background_review, hermes_templates, typed_text
 from .view import SessionView, run_cli, setup_cli
 
 if TYPE_CHECKING:
@@ -181,7 +185,7 @@ class HermesFence:
     # ---- a user turn ----
 
     def pre_llm_call(self, session_id: str = "", task_id: str = "", user_message: Any = None, sender_id: Any = "",
-                     **kwargs: Any) -> None:
+                     platform: Any = "", **kwargs: Any) -> None:
         self._reorder()
         self.policy.refresh()  # an edited policy.yaml takes effect from this turn
         key = session_id or task_id
@@ -195,10 +199,15 @@ class HermesFence:
             session = sessions.top(key)
             sessions.alias(task_id, session)
             sessions.current = key
-            text = message_text(user_message)
+            # Only what the person typed: a turn Hermes wrote binds nothing, and the session
+            # keeps the intent its earlier turns bound.
+            text = typed_text(user_message, platform, hermes_templates(), background_review)
             directory = working_directory(task_id)
             if text:
                 sessions.bind(key, session, text, directory)
+            elif user_message:
+                logger.info("AgentsFence: a turn of session %s has no words a person typed (Hermes wrote it); "
+                            "it grants nothing", key)
             sessions.remember_turn(key, task_id, text, directory, sender_id if isinstance(sender_id, str) else "")
         except Exception as error:
             logger.error("AgentsFence could not bind the user's message: %s", error)
