@@ -12,6 +12,8 @@ import { CLASSIFY_READ, CLASSIFY_CHOICES, CLASSIFY_CHOICE_HEADINGS, CLASSIFY_OBJ
 import { fnv1a, bytesEqual, lowerAscii, isAsciiAlpha, isAsciiDigit, indexOfByte, equalsAsciiFold, copyLower, sameBytes } from "../abi/bytes";
 import { alloc, free, scratchAlloc } from "../abi/mem";
 import { globMatch } from "../readers/glob";
+import { listWords, hasWord } from "../readers/wordset";
+import { Text, textPtr, textLen } from "../abi/out";
 import { leafPath, leafPathLen } from "../readers/json";
 
 // Returned by the word lookups when no scratch memory could be had.
@@ -147,27 +149,78 @@ function lower(a: i32, b: i32): i32 {
   return b >= 0 && (a < 0 || b < a) ? b : a;
 }
 
+// ---- compounds: the words that join one action to another ----
+// A joining word (§3): "and", "or", "then" ("get_quote_and_purchase", "fetchAndDelete",
+// "check-price-then-buy"); what follows one starts another action, so its first word is a verb.
+export function isJoiner(w: usize, n: u32): bool {
+  if (n == 3) return load<u8>(w) == 0x61 && load<u8>(w + 1) == 0x6e && load<u8>(w + 2) == 0x64;
+  if (n == 2) return load<u8>(w) == 0x6f && load<u8>(w + 1) == 0x72;
+  return n == 4 && load<u32>(w) == 0x6e656874; // "then"
+}
+
+// Adverbs that may stand between a joining word and its verb ("and_also_delete"): skipped, the
+// verb is the word after them.
+const ADVERBS: Text = "also\noptionally\nfinally\nimmediately\nautomatically\nafterwards\nlater\nsubsequently\nadditionally\njust\nsimply\ndirectly";
+export function isAdverb(w: usize, n: u32): bool {
+  return hasWord(listWords(textPtr(ADVERBS), textLen(ADVERBS)), w, n);
+}
+
+// Whether an unknown word can be no verb of a name, whose verbs are bare ("delete", never
+// "deletes"): a plural ("directories", "groups"; not "process", "focus", "alias", "this") or a
+// word with a digit ("v2").
+function noVerb(w: usize, n: u32): bool {
+  for (let k: u32 = 0; k < n; k++) if (isAsciiDigit(load<u8>(w + k))) return true;
+  if (n < 3 || load<u8>(w + n - 1) != 0x73) return false;
+  const c = load<u8>(w + n - 2);
+  return c != 0x73 && c != 0x75 && c != 0x69 && c != 0x61;
+}
+
 // The entry the words of a tool's own name [p, p+len) give (§3): the riskiest (earliest) entry of
 // its verbs; a read verb holds against object words ("get_order") and words with a folded ending
-// ("list_commits", "protected_branches"), which classify only a name with no verb. -1: none,
+// ("list_commits", "protected_branches"), which classify only a name with no verb. A compound
+// name ("get_quote_and_purchase") has the effects of each of its actions: the word after a
+// joining word, and in a compound the first word the map knows, are verbs whenever written
+// bare ("purchase", "forward", even "order"), and an unknown word after a joining word,
+// which may be a verb the map lacks, leaves the name nothing certain to say (-1). -1: none,
 // WORDS_OOM.
 export function nameEntry(p: usize, len: u32): i32 {
   let verb: i32 = -1, objectWord: i32 = -1, readVerb: i32 = -1, readObject: i32 = -1;
+  let joined = false;    // the name has a joining word
+  let head = false;      // the next word heads an action (it follows a joining word)
+  let first: i32 = -1;   // the first known word's entry when it is an object word as written; -2 another
   let i: u32 = 0;
   while (nextWord(p, len, i)) {
     i = wordEnd;
+    const n = wordEnd - wordStart;
     const w = lowerWord(p);
     if (w == 0) return WORDS_OOM;
-    const v = wordValue(w, wordEnd - wordStart);
+    if (isJoiner(w, n)) {
+      joined = head = true;
+      continue;
+    }
+    if (head && isAdverb(w, n)) continue;
+    const v = wordValue(w, n);
     if (v == WORDS_OOM) return WORDS_OOM;
-    if (v < 0) continue;
+    const heads = head;
+    head = false;
+    if (v < 0) {
+      if (heads && !noVerb(w, n)) return -1;
+      continue;
+    }
     const entry = <i32>(v >> 1);
-    const weak = (v & 1) != 0 || wordFolded;
+    // A head written bare is a verb, whatever else the word may be; a folded one is an object.
+    const weak = (!heads || wordFolded) && ((v & 1) != 0 || wordFolded);
+    if (first == -1) first = weak && !wordFolded ? entry : -2;
     if (entryIsRead(<u32>entry)) {
       if (weak) readObject = lower(readObject, entry);
       else readVerb = lower(readVerb, entry);
     } else if (weak) objectWord = lower(objectWord, entry);
     else verb = lower(verb, entry);
+  }
+  // A compound's first action: "purchase_and_get_receipt" purchases.
+  if (joined && first >= 0) {
+    if (entryIsRead(<u32>first)) readVerb = lower(readVerb, first);
+    else verb = lower(verb, first);
   }
   if (verb >= 0) return lower(verb, objectWord);
   if (readVerb >= 0) return readVerb;
