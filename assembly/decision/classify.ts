@@ -80,8 +80,19 @@ export function lastWordRole(p: usize, len: u32): i32 {
 
 // English endings a word may carry, folded off (§3 CLASSIFY): [suffix, replacement].
 const ENDINGS: StaticArray<string> = ["ies", "y", "ied", "y", "es", "", "s", "", "ing", "", "ing", "e", "ed", "", "ed", "e", "d", "", "er", "", "r", ""];
-// Set by wordValue: the word matched only without its ending (it is then read as an object).
+// The pairs of ENDINGS below this index that are a third person's or a plural's (-ies, -es, -s;
+// not -ied): "uploads", "replies".
+const ENDINGS_S: i32 = 8;
+// Set by wordValue: the word matched only without its ending (it is then read as an object), and
+// which ending that was (its index in ENDINGS).
 export let wordFolded = false;
+let foldedAt: i32 = -1;
+
+// Whether the last word wordValue folded lost a third person's or a plural's ending (-s, -es,
+// -ies), not a participle's or another (-ing, -ed, -er).
+@inline export function foldedS(): bool {
+  return wordFolded && foldedAt < ENDINGS_S && foldedAt != 2;
+}
 
 // The word_map value of the ASCII lower-case word [w, w+n) (entry·2, + 1 for an object), else
 // that of the first folded form in the map (wordFolded); -1 none, WORDS_OOM.
@@ -107,6 +118,7 @@ export function wordValue(w: usize, n: u32): i64 {
     }
     if (found >= 0) {
       wordFolded = true;
+      foldedAt = k;
       return found;
     }
   }
@@ -132,15 +144,13 @@ export function lowerWord(p: usize): usize {
 }
 
 // The entry a verb (not an object word; ending folded or not) [w, w+n) gives, when it is not a
-// read: -1 none, WORDS_OOM. What descriptions and schemas say goes through this: they can raise
-// a class, never make a tool a read.
-// With `imperative` (a description's first word: "Email the customer"), an object word as written
-// counts as the verb it is there.
-export function verbEntry(w: usize, n: u32, fold: bool, imperative: bool = false): i32 {
+// read: -1 none, WORDS_OOM. What the schema's parameters say goes through this: they can raise a
+// class, never make a tool a read (a description's verbs: describe.ts, descriptionEntry).
+export function verbEntry(w: usize, n: u32, fold: bool): i32 {
   if (!fold) wordFolded = false;
   const v = fold ? wordValue(w, n) : setFind(classifyWordSet(), w, n);
   if (v == WORDS_OOM) return WORDS_OOM;
-  if (v < 0 || ((v & 1) != 0 && !(imperative && !wordFolded))) return -1;
+  if (v < 0 || (v & 1) != 0) return -1;
   const entry = <u32>(v >> 1);
   return entryIsRead(entry) ? -1 : <i32>entry;
 }
@@ -152,14 +162,15 @@ function lower(a: i32, b: i32): i32 {
 // ---- compounds: the words that join one action to another ----
 // A joining word (§3): "and", "or", "then" ("get_quote_and_purchase", "fetchAndDelete",
 // "check-price-then-buy"); what follows one starts another action, so its first word is a verb.
+// [w, w+n) is a word (§3), in any case: of its bytes only 'A' and 'a' OR 0x20 to 'a'.
 export function isJoiner(w: usize, n: u32): bool {
-  if (n == 3) return load<u8>(w) == 0x61 && load<u8>(w + 1) == 0x6e && load<u8>(w + 2) == 0x64;
-  if (n == 2) return load<u8>(w) == 0x6f && load<u8>(w + 1) == 0x72;
-  return n == 4 && load<u32>(w) == 0x6e656874; // "then"
+  if (n == 3) return (load<u8>(w) | 0x20) == 0x61 && (load<u8>(w + 1) | 0x20) == 0x6e && (load<u8>(w + 2) | 0x20) == 0x64;
+  if (n == 2) return (load<u8>(w) | 0x20) == 0x6f && (load<u8>(w + 1) | 0x20) == 0x72;
+  return n == 4 && (load<u32>(w) | 0x20202020) == 0x6e656874; // "then"
 }
 
-// Adverbs that may stand between a joining word and its verb ("and_also_delete"): skipped, the
-// verb is the word after them.
+// Adverbs that may stand between a joining word and its verb ("and_also_delete", "and then
+// optionally uploads"): skipped, the verb is the word after them.
 const ADVERBS: Text = "also\noptionally\nfinally\nimmediately\nautomatically\nafterwards\nlater\nsubsequently\nadditionally\njust\nsimply\ndirectly";
 export function isAdverb(w: usize, n: u32): bool {
   return hasWord(listWords(textPtr(ADVERBS), textLen(ADVERBS)), w, n);
