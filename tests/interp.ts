@@ -197,10 +197,10 @@ function nameEntry(ir: PolicyIR, own: string): number {
       joined = head = true;
       continue;
     }
-    if (head && ADVERBS.has(w)) continue;
+    const hit = wordValue(ir, w);
+    if (hit === undefined && head && ADVERBS.has(w)) continue;
     const heads = head;
     head = false;
-    const hit = wordValue(ir, w);
     if (hit === undefined) {
       if (heads && !noVerb(w)) return -1;
       continue;

@@ -170,7 +170,7 @@ export function isJoiner(w: usize, n: u32): bool {
 }
 
 // Adverbs that may stand between a joining word and its verb ("and_also_delete", "and then
-// optionally uploads"): skipped, the verb is the word after them.
+// optionally uploads"): skipped where the map lacks them, the verb is the word after them.
 const ADVERBS: Text = "also\noptionally\nfinally\nimmediately\nautomatically\nafterwards\nlater\nsubsequently\nadditionally\njust\nsimply\ndirectly";
 export function isAdverb(w: usize, n: u32): bool {
   return hasWord(listWords(textPtr(ADVERBS), textLen(ADVERBS)), w, n);
@@ -209,9 +209,9 @@ export function nameEntry(p: usize, len: u32): i32 {
       joined = head = true;
       continue;
     }
-    if (head && isAdverb(w, n)) continue;
     const v = wordValue(w, n);
     if (v == WORDS_OOM) return WORDS_OOM;
+    if (v < 0 && head && isAdverb(w, n)) continue;
     const heads = head;
     head = false;
     if (v < 0) {
