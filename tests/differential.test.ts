@@ -27,7 +27,9 @@ const RISKS = ["read", "write", "send", "exec", "egress"];
 const EFFECTS = ["allow", "block", "ask"] as const;
 const TOOL_NAMES = ["t_mail", "t_read", "t_write", "t_fetch", "t_run", "t_post"];
 const TOOL_GLOBS = ["g_*", "t_*", "*_mail"];
-const CALL_TOOLS = [...TOOL_NAMES, "g_mail", "g_x", "mcp__s__do_it", "mcp_s_do_it", "mcp__s__other", "zz_zap", "zip_it", "qq_other", "x_mail"];
+const CALL_TOOLS = [...TOOL_NAMES, "g_mail", "g_x", "mcp__s__do_it", "mcp_s_do_it", "mcp__s__other", "zz_zap", "zip_it", "qq_other", "x_mail",
+  // Compound names (§3): the word after a joining word is a verb; an unknown one leaves the name nothing certain.
+  "zip_and_zap", "mcp__s__other_or_zaps", "zapThenQq", "qq_zip_and_also_other", "other-and-qqs"];
 const CLASSIFY_WORDS = ["zap", "zip", "other"];
 const ROLE_ARGS: Record<string, string> = { to: "email", url: "url", host: "domain", path: "path", cmd: "command", chan: "recipient", "msg.to": "email" };
 
@@ -136,6 +138,8 @@ const policy = fc.record({
   classify: fc.record({
     verbs: fc.array(fc.record({
       words: some(CLASSIFY_WORDS, 2), capability: pick(CAPABILITIES), risk: pick(RISKS),
+      objects: fc.option(some(CLASSIFY_WORDS, 1), { nil: undefined }),
+      read: fc.option(fc.constant(true), { nil: undefined }),
       choices: fc.option(some(["unread", "heading", "code"], 2), { nil: undefined }),
       content: fc.option(fc.constant(["object"]), { nil: undefined }),
     }).map((v) => Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined))), { maxLength: 2 }),

@@ -176,21 +176,48 @@ function utf8Length(s: string): number {
   return new TextEncoder().encode(s).length;
 }
 
-/** The riskiest verb's entry; a read verb holds against object words and folded words. */
+/** Words that join one action to another, and adverbs that may stand after one (§3). */
+const JOINERS = new Set(["and", "or", "then"]);
+const ADVERBS = new Set("also optionally finally immediately automatically afterwards later subsequently additionally just simply directly".split(" "));
+
+/** An unknown word that is no bare verb: a plural (not -ss, -us, -is, -as) or one with a digit. */
+function noVerb(w: string): boolean {
+  return /[0-9]/.test(w) || (utf8Length(w) >= 3 && /[^suia]s$/.test(w));
+}
+
+/** The riskiest verb's entry; a read verb holds against object words and folded words. In a
+ * compound name the word after a joining word, and the first known word, are verbs when
+ * written bare; an unknown word after a joining word leaves the name nothing certain (-1). */
 function nameEntry(ir: PolicyIR, own: string): number {
   let verb = -1, object = -1, readVerb = -1, readObject = -1;
   const lower = (a: number, b: number) => (a < 0 || b < a ? b : a);
+  let joined = false, head = false, first = -1;
   for (const w of nameWords(own)) {
+    if (JOINERS.has(w)) {
+      joined = head = true;
+      continue;
+    }
     const hit = wordValue(ir, w);
-    if (hit === undefined) continue;
+    if (hit === undefined && head && ADVERBS.has(w)) continue;
+    const heads = head;
+    head = false;
+    if (hit === undefined) {
+      if (heads && !noVerb(w)) return -1;
+      continue;
+    }
     const entry = hit.value >> 1;
-    const weak = (hit.value & 1) !== 0 || hit.folded;
+    const weak = !(heads && !hit.folded) && ((hit.value & 1) !== 0 || hit.folded);
+    if (first === -1) first = weak && !hit.folded ? entry : -2;
     const read = (ir.classify.entryFlags[entry] & CLASSIFY_READ) !== 0;
     if (read) {
       if (weak) readObject = lower(readObject, entry);
       else readVerb = lower(readVerb, entry);
     } else if (weak) object = lower(object, entry);
     else verb = lower(verb, entry);
+  }
+  if (joined && first >= 0) {
+    if ((ir.classify.entryFlags[first] & CLASSIFY_READ) !== 0) readVerb = lower(readVerb, first);
+    else verb = lower(verb, first);
   }
   if (verb >= 0) return object >= 0 ? Math.min(verb, object) : verb;
   if (readVerb >= 0) return readVerb;

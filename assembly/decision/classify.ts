@@ -12,6 +12,8 @@ import { CLASSIFY_READ, CLASSIFY_CHOICES, CLASSIFY_CHOICE_HEADINGS, CLASSIFY_OBJ
 import { fnv1a, bytesEqual, lowerAscii, isAsciiAlpha, isAsciiDigit, indexOfByte, equalsAsciiFold, copyLower, sameBytes } from "../abi/bytes";
 import { alloc, free, scratchAlloc } from "../abi/mem";
 import { globMatch } from "../readers/glob";
+import { listWords, hasWord } from "../readers/wordset";
+import { Text, textPtr, textLen } from "../abi/out";
 import { leafPath, leafPathLen } from "../readers/json";
 
 // Returned by the word lookups when no scratch memory could be had.
@@ -78,8 +80,19 @@ export function lastWordRole(p: usize, len: u32): i32 {
 
 // English endings a word may carry, folded off (§3 CLASSIFY): [suffix, replacement].
 const ENDINGS: StaticArray<string> = ["ies", "y", "ied", "y", "es", "", "s", "", "ing", "", "ing", "e", "ed", "", "ed", "e", "d", "", "er", "", "r", ""];
-// Set by wordValue: the word matched only without its ending (it is then read as an object).
+// The pairs of ENDINGS below this index that are a third person's or a plural's (-ies, -es, -s;
+// not -ied): "uploads", "replies".
+const ENDINGS_S: i32 = 8;
+// Set by wordValue: the word matched only without its ending (it is then read as an object), and
+// which ending that was (its index in ENDINGS).
 export let wordFolded = false;
+let foldedAt: i32 = -1;
+
+// Whether the last word wordValue folded lost a third person's or a plural's ending (-s, -es,
+// -ies), not a participle's or another (-ing, -ed, -er).
+@inline export function foldedS(): bool {
+  return wordFolded && foldedAt < ENDINGS_S && foldedAt != 2;
+}
 
 // The word_map value of the ASCII lower-case word [w, w+n) (entry·2, + 1 for an object), else
 // that of the first folded form in the map (wordFolded); -1 none, WORDS_OOM.
@@ -105,6 +118,7 @@ export function wordValue(w: usize, n: u32): i64 {
     }
     if (found >= 0) {
       wordFolded = true;
+      foldedAt = k;
       return found;
     }
   }
@@ -130,15 +144,13 @@ export function lowerWord(p: usize): usize {
 }
 
 // The entry a verb (not an object word; ending folded or not) [w, w+n) gives, when it is not a
-// read: -1 none, WORDS_OOM. What descriptions and schemas say goes through this: they can raise
-// a class, never make a tool a read.
-// With `imperative` (a description's first word: "Email the customer"), an object word as written
-// counts as the verb it is there.
-export function verbEntry(w: usize, n: u32, fold: bool, imperative: bool = false): i32 {
+// read: -1 none, WORDS_OOM. What the schema's parameters say goes through this: they can raise a
+// class, never make a tool a read (a description's verbs: describe.ts, descriptionEntry).
+export function verbEntry(w: usize, n: u32, fold: bool): i32 {
   if (!fold) wordFolded = false;
   const v = fold ? wordValue(w, n) : setFind(classifyWordSet(), w, n);
   if (v == WORDS_OOM) return WORDS_OOM;
-  if (v < 0 || ((v & 1) != 0 && !(imperative && !wordFolded))) return -1;
+  if (v < 0 || (v & 1) != 0) return -1;
   const entry = <u32>(v >> 1);
   return entryIsRead(entry) ? -1 : <i32>entry;
 }
@@ -147,27 +159,79 @@ function lower(a: i32, b: i32): i32 {
   return b >= 0 && (a < 0 || b < a) ? b : a;
 }
 
+// ---- compounds: the words that join one action to another ----
+// A joining word (§3): "and", "or", "then" ("get_quote_and_purchase", "fetchAndDelete",
+// "check-price-then-buy"); what follows one starts another action, so its first word is a verb.
+// [w, w+n) is a word (§3), in any case: of its bytes only 'A' and 'a' OR 0x20 to 'a'.
+export function isJoiner(w: usize, n: u32): bool {
+  if (n == 3) return (load<u8>(w) | 0x20) == 0x61 && (load<u8>(w + 1) | 0x20) == 0x6e && (load<u8>(w + 2) | 0x20) == 0x64;
+  if (n == 2) return (load<u8>(w) | 0x20) == 0x6f && (load<u8>(w + 1) | 0x20) == 0x72;
+  return n == 4 && (load<u32>(w) | 0x20202020) == 0x6e656874; // "then"
+}
+
+// Adverbs that may stand between a joining word and its verb ("and_also_delete", "and then
+// optionally uploads"): skipped where the map lacks them, the verb is the word after them.
+const ADVERBS: Text = "also\noptionally\nfinally\nimmediately\nautomatically\nafterwards\nlater\nsubsequently\nadditionally\njust\nsimply\ndirectly";
+export function isAdverb(w: usize, n: u32): bool {
+  return hasWord(listWords(textPtr(ADVERBS), textLen(ADVERBS)), w, n);
+}
+
+// Whether an unknown word can be no verb of a name, whose verbs are bare ("delete", never
+// "deletes"): a plural ("directories", "groups"; not "process", "focus", "alias", "this") or a
+// word with a digit ("v2").
+function noVerb(w: usize, n: u32): bool {
+  for (let k: u32 = 0; k < n; k++) if (isAsciiDigit(load<u8>(w + k))) return true;
+  if (n < 3 || load<u8>(w + n - 1) != 0x73) return false;
+  const c = load<u8>(w + n - 2);
+  return c != 0x73 && c != 0x75 && c != 0x69 && c != 0x61;
+}
+
 // The entry the words of a tool's own name [p, p+len) give (§3): the riskiest (earliest) entry of
 // its verbs; a read verb holds against object words ("get_order") and words with a folded ending
-// ("list_commits", "protected_branches"), which classify only a name with no verb. -1: none,
+// ("list_commits", "protected_branches"), which classify only a name with no verb. A compound
+// name ("get_quote_and_purchase") has the effects of each of its actions: the word after a
+// joining word, and in a compound the first word the map knows, are verbs whenever written
+// bare ("purchase", "forward", even "order"), and an unknown word after a joining word,
+// which may be a verb the map lacks, leaves the name nothing certain to say (-1). -1: none,
 // WORDS_OOM.
 export function nameEntry(p: usize, len: u32): i32 {
   let verb: i32 = -1, objectWord: i32 = -1, readVerb: i32 = -1, readObject: i32 = -1;
+  let joined = false;    // the name has a joining word
+  let head = false;      // the next word heads an action (it follows a joining word)
+  let first: i32 = -1;   // the first known word's entry when it is an object word as written; -2 another
   let i: u32 = 0;
   while (nextWord(p, len, i)) {
     i = wordEnd;
+    const n = wordEnd - wordStart;
     const w = lowerWord(p);
     if (w == 0) return WORDS_OOM;
-    const v = wordValue(w, wordEnd - wordStart);
+    if (isJoiner(w, n)) {
+      joined = head = true;
+      continue;
+    }
+    const v = wordValue(w, n);
     if (v == WORDS_OOM) return WORDS_OOM;
-    if (v < 0) continue;
+    if (v < 0 && head && isAdverb(w, n)) continue;
+    const heads = head;
+    head = false;
+    if (v < 0) {
+      if (heads && !noVerb(w, n)) return -1;
+      continue;
+    }
     const entry = <i32>(v >> 1);
-    const weak = (v & 1) != 0 || wordFolded;
+    // A head written bare is a verb, whatever else the word may be; a folded one is an object.
+    const weak = (!heads || wordFolded) && ((v & 1) != 0 || wordFolded);
+    if (first == -1) first = weak && !wordFolded ? entry : -2;
     if (entryIsRead(<u32>entry)) {
       if (weak) readObject = lower(readObject, entry);
       else readVerb = lower(readVerb, entry);
     } else if (weak) objectWord = lower(objectWord, entry);
     else verb = lower(verb, entry);
+  }
+  // A compound's first action: "purchase_and_get_receipt" purchases.
+  if (joined && first >= 0) {
+    if (entryIsRead(<u32>first)) readVerb = lower(readVerb, first);
+    else verb = lower(verb, first);
   }
   if (verb >= 0) return lower(verb, objectWord);
   if (readVerb >= 0) return readVerb;

@@ -1,12 +1,13 @@
 // `describe` (docs/bytecode.md §8): what the host knows of a tool the policy does not map (its
 // MCP server, description, the JSON schema of its parameters and the server's annotations)
 // classifies it for the later decisions of this instance, by the order of evidence of §3
-// CLASSIFY: the verbs of the tool's own name first; the description's first word, the roles of
-// its parameters, the verbs among their enum values and the annotations can only raise that
-// class; a read needs the name's own verb (or a trusted server's readOnlyHint). Each parameter's
-// role comes from its `format`, else role_map by its name, by a word of its name, by its
-// description's head noun, else a number is an object; a path parameter whose name or
-// description has a verb is `written`, a sum whose description says "cents" is in minor units.
+// CLASSIFY: the verbs of the tool's own name first; the description's verbs (its first word and
+// the actions its first sentence joins to it), the roles of its parameters, the verbs among
+// their enum values and the annotations can only raise that class; a read needs the name's own
+// verb (or a trusted server's readOnlyHint). Each parameter's role comes from its `format`, else
+// role_map by its name, by a word of its name, by its description's head noun, else a number is
+// an object; a path parameter whose name or description has a verb is `written`, a sum whose
+// description says "cents" is in minor units.
 import {
   ROLE_EMAIL, ROLE_URL, ROLE_DOMAIN, ROLE_PATH, ROLE_WRITTEN, ROLE_OBJECT, ROLE_AMOUNT, ROLE_AMOUNT_MINOR,
   SET_MAX_JSON_DEPTH, SET_MAX_LEAVES,
@@ -23,10 +24,10 @@ import { hasPolicy } from "../policy/policy";
 import {
   classifyTool, classSource, learnClass, learnRoles, forgetRoles, rolesBegin, rolesAdd, roleTableOf,
   nameEntry, ownNameStart, nextWord, wordStart, wordEnd, lowerWord, verbEntry, entryIsRead, WORDS_OOM,
-  DESCRIBED_NAME_MAX,
+  DESCRIBED_NAME_MAX, isJoiner, isAdverb, wordValue, wordFolded, foldedS,
 } from "./classify";
 import { parseArgs, leafCount, leafPath, leafPathLen, leafValue, leafValueLen, leafIsString, JSON_OK } from "../readers/json";
-import { bytesEqual, equalsAscii, indexOfByte, sameBytes, copyLower, isAsciiAlpha, isAsciiDigit } from "../abi/bytes";
+import { bytesEqual, equalsAscii, indexOfByte, sameBytes, copyLower, isAsciiAlpha, isAsciiDigit, isSpace } from "../abi/bytes";
 import { roleName } from "../policy/disasm";
 import { free, scratchAlloc } from "../abi/mem";
 import { listWords, hasWord } from "../readers/wordset";
@@ -155,6 +156,69 @@ function verbIn(p: usize, len: u32): i32 {
     const e = verbEntry(w, wordEnd - wordStart, true);
     if (e == WORDS_OOM) return WORDS_OOM;
     best = lower(best, e);
+  }
+  return best;
+}
+
+// Whether the bytes [from, to) between two words of [p, p+len) end a sentence: a '.', '!' or '?'
+// before a space or the end, not after a single letter ("e.g. a log"); or an empty line.
+function endsSentence(p: usize, len: u32, from: u32, to: u32): bool {
+  let lines = 0;
+  for (let k = from; k < to; k++) {
+    const c = <u32>load<u8>(p + k);
+    if (c == 0x0a) {
+      if (++lines == 2) return true;
+    } else if (!isSpace(c)) lines = 0;
+    if ((c == 0x2e || c == 0x21 || c == 0x3f) && (k + 1 >= len || isSpace(<u32>load<u8>(p + k + 1)))) {
+      if (c != 0x2e || from < 2 || isWordByte(<u32>load<u8>(p + from - 2))) return true;
+    }
+  }
+  return false;
+}
+
+@inline function isWordByte(c: u32): bool {
+  return c >= 0x80 || isAsciiAlpha(c) || isAsciiDigit(c);
+}
+
+// The riskiest non-read entry the verbs of description [p, p+len) give (§3), -1 none, WORDS_OOM:
+// its first word when it is a verb (folded or not) or an object word as written or with a third
+// person's ending (the verb it is there: "Email the customer", "Posts a message"), and in its
+// first sentence the head of each action joined to it, the word after "and", "or", "then" or a
+// comma (adverbs skipped: "and optionally extracts"), when it is a word of a non-read entry,
+// verb or object, as written or with a third person's ending: "Reads the file and uploads it",
+// "Get a quote and purchase it", "Reads the mail and forwards it". Verbs joined agree: after an
+// imperative ("Get all teams with their states and labels") a word with a third person's ending
+// is a plural, no action; a participle ("open and closed issues") is none either.
+function descriptionEntry(p: usize, len: u32): i32 {
+  if (!nextWord(p, len, 0)) return -1;
+  let w = lowerWord(p);
+  if (w == 0) return WORDS_OOM;
+  const v0 = wordValue(w, wordEnd - wordStart);
+  if (v0 == WORDS_OOM) return WORDS_OOM;
+  const imperative = v0 >= 0 && !wordFolded && (v0 & 1) == 0;
+  let best: i32 = -1;
+  if (v0 >= 0 && !entryIsRead(<u32>(v0 >> 1)) && ((v0 & 1) == 0 || !wordFolded || foldedS())) best = <i32>(v0 >> 1);
+  let head = false;
+  let i = wordEnd;
+  while (nextWord(p, len, i)) {
+    if (endsSentence(p, len, i, wordStart)) break;
+    for (let k = i; k < wordStart; k++) if (load<u8>(p + k) == 0x2c) head = true;
+    i = wordEnd;
+    const n = wordEnd - wordStart;
+    if (isJoiner(p + wordStart, n)) {
+      head = true;
+      continue;
+    }
+    if (!head) continue;
+    w = lowerWord(p);
+    if (w == 0) return WORDS_OOM;
+    const v = wordValue(w, n);
+    if (v == WORDS_OOM) return WORDS_OOM;
+    if (v < 0 && (isAdverb(w, n) || (n > 4 && load<u8>(w + n - 2) == 0x6c && load<u8>(w + n - 1) == 0x79))) continue;
+    head = false;
+    if (v < 0 || (wordFolded && (imperative || !foldedS()))) continue;
+    const entry = <u32>(v >> 1);
+    if (!entryIsRead(entry)) best = lower(best, <i32>entry);
   }
   return best;
 }
@@ -333,13 +397,9 @@ export function describeTool(nameLen: u32, textLen: u32, schemaLen: u32, serverL
     const own = ownNameStart(name, nameLen, server, serverLen);
     const byName = nameEntry(name + own, nameLen - own);
     if (byName == WORDS_OOM) return outFailure("out of memory");
-    let best = byName;
-    if (nextWord(text, textLen, 0)) {
-      const w = lowerWord(text);
-      const lead = w == 0 ? WORDS_OOM : verbEntry(w, wordEnd - wordStart, true, true);
-      if (lead == WORDS_OOM) return outFailure("out of memory");
-      best = lower(best, lead);
-    }
+    const lead = descriptionEntry(text, textLen);
+    if (lead == WORDS_OOM) return outFailure("out of memory");
+    let best = lower(byName, lead);
     readProperties(leaves, false);
     const roles = rolesBegin(propertyCount, propertyBytes);
     if (roles == 0) return outFailure("out of memory");
