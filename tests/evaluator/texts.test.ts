@@ -92,8 +92,10 @@ describe("fence.wasm", () => {
   // 96 KiB held them until the shell reader read what bash expands and runs (words, compound
   // commands, builtins, the programs' options as the policy describes them: about 18 KiB) and the
   // objects and sums of a request (objects.ts, amount.ts) came; together they take 128 KiB, and
-  // the globs that single out the files below a search's trees a little more.
-  it("fits its 136 KiB budget", () => {
-    expect(wasm.length).toBeLessThanOrEqual(136 * 1024);
+  // the globs that single out the files below a search's trees a little more. 136 KiB held them
+  // until the terminal's directory (DECISION_MOVES, an unknown working directory), material after
+  // a colon and the actions a compound tool name joins came: about 2.3 KiB.
+  it("fits its 140 KiB budget", () => {
+    expect(wasm.length).toBeLessThanOrEqual(140 * 1024);
   });
 });
