@@ -24,7 +24,7 @@ function inList(set: u32, p: usize, len: u32, glob: bool): bool {
   const n = setMemberCount(set);
   for (let j: u32 = 0; j < n; j++) {
     const key = listKey(set, j);
-    const hit = glob ? globMatch(strPtr(key), strLen(key), p, len) : startsWith(p, len, strPtr(key), strLen(key));
+    const hit = glob ? globMatch(strPtr(key), strLen(key), p, len, true) : startsWith(p, len, strPtr(key), strLen(key));
     if (hit) return true;
   }
   return false;
