@@ -3,7 +3,7 @@
 // directories), `?` one byte other than '/'; every other byte is literal. The pattern runs as an automaton over the value with one bit per pattern
 // position, so no pattern or value costs more than O(|pattern| · |value|): there is no
 // backtracking to blow up.
-import { scratchAlloc, scratchEpoch } from "../abi/mem";
+import { alloc, scratchAlloc, scratchEpoch } from "../abi/mem";
 import { inPolicy, policyGeneration } from "../policy/decode";
 import { sameBytes } from "../abi/bytes";
 
@@ -149,12 +149,20 @@ function segmentsMayOccur(lit: usize, litLen: u32, s: usize, sLen: u32): bool {
 // starts, and whether literals lie between. Patterns of the installed policy are matched again
 // and again, so their shapes are kept by address and policy generation; a pattern elsewhere (an
 // input, scratch memory, whose bytes change between calls) is measured every time.
-const SHAPES: u32 = 256;
-const shapes: usize = memory.data(<i32>(SHAPES * 20)); // ptr, len, generation, head, tailStart | middle << 31
+// The table is taken from the heap when a policy's pattern is first measured: the shipped policy
+// holds hundreds of path globs, more than a table in static memory could keep apart, and one
+// decision matches most of them.
+const SHAPES: u32 = 4096;
+let shapes: usize = 0; // SHAPES × (ptr, len, generation, head, tailStart | middle << 31)
 const transient: usize = memory.data(20); // the shape of a pattern outside the policy
 
 function shapeOf(pat: usize, patLen: u32): usize {
-  const kept = inPolicy(pat, patLen);
+  let kept = inPolicy(pat, patLen);
+  if (kept && shapes == 0) {
+    shapes = alloc(<usize>SHAPES * 20);
+    if (shapes != 0) memory.fill(shapes, 0, <usize>SHAPES * 20);
+  }
+  if (shapes == 0) kept = false;
   const e = kept ? shapes + <usize>((<u32>pat >> 2) & (SHAPES - 1)) * 20 : transient;
   if (kept && <usize>load<u32>(e) == pat && load<u32>(e + 4) == patLen && load<u32>(e + 8) == policyGeneration) return e + 4;
   let head: u32 = 0;
