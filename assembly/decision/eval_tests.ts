@@ -24,8 +24,22 @@ function inList(set: u32, p: usize, len: u32, glob: bool): bool {
   const n = setMemberCount(set);
   for (let j: u32 = 0; j < n; j++) {
     const key = listKey(set, j);
-    const hit = glob ? globMatch(strPtr(key), strLen(key), p, len, true) : startsWith(p, len, strPtr(key), strLen(key));
+    const hit = glob ? globHolds(strPtr(key), strLen(key), p, len) : startsWith(p, len, strPtr(key), strLen(key));
     if (hit) return true;
+  }
+  return false;
+}
+
+// A glob written in a constant's form (`~/x/**`) matches the absolute paths it stands for (§6.5),
+// as a pattern target's constants do; any other glob matches as written.
+function globHolds(g: usize, gLen: u32, p: usize, len: u32): bool {
+  const c = gLen > 0 ? <u32>load<u8>(g) : 0;
+  if (c != 0x7e && c != 0x24) return globMatch(g, gLen, p, len, true);
+  const n = constantForms(g, gLen);
+  if (formsOutOfMemory) { outOfMemory = true; return false; }
+  for (let k: u32 = 0; k < n; k++) {
+    const f = formAt(k);
+    if (globMatch(spanPtr(f), spanLen(f), p, len, true)) return true;
   }
   return false;
 }
