@@ -20,6 +20,7 @@ class FakeDecision:
     reason: str = "rule_allow"
     rule: str = ""
     message: str = ""
+    moves: bool = False
 
 
 def run_of(*effects: Effect) -> Run:
@@ -153,3 +154,12 @@ def test_the_fence_is_asked_with_the_configured_home_and_intent():
     assert ("path", "/home/user/.ssh/id_rsa") in reading.targets
     assert reading.kind == "ask"
     assert read("cat notes.txt").kind == "allow"
+
+
+MOVED = Effect("moved", "/tmp", "the shell's working directory at its end")
+
+
+@pytest.mark.parametrize("moves, missing", [(False, [MOVED]), (True, [])])
+def test_a_shell_that_ended_elsewhere_is_reported_only_by_the_moves_flag(moves, missing):
+    reading = adapt("cd /tmp", FakeDecision("allow", (("program", "cd"), ("path", "/tmp")), moves=moves))
+    assert unreported(run_of(MOVED), reading) == missing
