@@ -1,7 +1,7 @@
 // Which of the message's bytes are not the user's own words: block quotes, fenced and inline
 // code, chat transcripts, pasted and forwarded mail, quotations of a sentence, tagged blocks and
 // pasted JSON (markQuotes, into `quoted`).
-import { G_QUOTE_MARKER, G_HEADER, G_VERB, OBJECT_SOURCE, OBJECT_CONVERTED } from "../../bytecode/format";
+import { G_QUOTE_MARKER, G_HEADER, G_VERB, G_DETERMINER, OBJECT_SOURCE, OBJECT_CONVERTED } from "../../bytecode/format";
 import { isAsciiAlpha, isAsciiDigit } from "../abi/bytes";
 import { cjkLen } from "../readers/scan";
 import { pyWhitespace } from "../readers/v4a";
@@ -232,7 +232,8 @@ export function materialStart(): i64 {
         if (boundKind(tA(j)) != NAME_KIND) break;
         continue;
       }
-      if (!wordHas(j, G_VERB) || verbIndexOf(j) == 0) continue;
+      // A verb's word after a determiner is a noun ("this email", "the post").
+      if (!wordHas(j, G_VERB) || verbIndexOf(j) == 0 || (j > 0 && wordHas(j - 1, G_DETERMINER))) continue;
       const object = objectOf(j);
       if (object == OBJECT_SOURCE || object == OBJECT_CONVERTED) return <i64>tEnd(k);
       break;
