@@ -58,7 +58,10 @@ function findHashed(intent: usize, kind: u32, p: usize, len: u32, fnv: u32): usi
 let flavorNow: u32 = 0;
 let vetoed = false;
 function lookHashed(intent: usize, kind: u32, p: usize, len: u32, fnv: u32): u32 {
-  const rec = findHashed(intent, kind, p, len, fnv);
+  return lookRecord(findHashed(intent, kind, p, len, fnv));
+}
+
+function lookRecord(rec: usize): u32 {
   vetoed = false;
   if (rec == 0) return NO;
   const a = load<u32>(rec + 12);
@@ -116,12 +119,8 @@ function pathNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
 // (its clause's role, in the item's meta); derived objects have no role.
 function receivingObject(intent: usize, base: u32, p: usize, len: u32): u32 {
   const rec = findHashed(intent, base + SUBJ_OBJECT, p, len, fnv1a(p, len));
-  vetoed = false;
-  if (rec == 0) return NO;
-  const a = load<u32>(rec + 12);
-  vetoed = vetoes(a);
-  if (base != DERIVED && (load<u32>(rec + 16) & 0xf) != BOUND_DESTINATION) return NO;
-  return reading(a, flavorNow);
+  const r = lookRecord(rec);
+  return rec != 0 && base != DERIVED && (load<u32>(rec + 16) & 0xf) != BOUND_DESTINATION ? NO : r;
 }
 
 // A recipient named as a recipient or an address, or (for a value without '#' or '@') as a name
