@@ -39,7 +39,8 @@ MAX_HEAD = 16 * 1024
 HEAD_TIMEOUT = 10.0
 CONNECT_TIMEOUT = 10.0
 IDLE_TIMEOUT = 120.0
-PORTS = (80, 443)
+PORTS = (80, 443)  # read at each request (a test lists its own server's port)
+MAX_REFUSED = 100  # refusals kept for the caller's report
 SOCKET_NAME = "proxy.sock"
 
 
@@ -185,7 +186,8 @@ class FilteringProxy:
             try:
                 upstream, reply, forward = self._open_upstream(head)
             except Refused as refused:
-                self.refused.append((refused.host, refused.why))
+                if len(self.refused) < MAX_REFUSED:
+                    self.refused.append((refused.host, refused.why))
                 self._answer(conn, refused.status, refused.host, refused.why)
                 return
             self._track(upstream, True)
