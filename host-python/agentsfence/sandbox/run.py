@@ -76,10 +76,13 @@ BRIDGE = (
     f"socat TCP-LISTEN:{bw.PROXY_PORT},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:{bw.PROXY_SOCKET} "
     f"</dev/null >/dev/null 2>&1 & "
     f"else python3 -c {shlex.quote(PY_BRIDGE)} </dev/null >/dev/null 2>&1 & fi\n"
-    # wait (at most 3 s) until it listens, so the command's first connection finds it
-    f"__agentsfence_i=0; until (: </dev/tcp/127.0.0.1/{bw.PROXY_PORT}) 2>/dev/null; do "
-    f"__agentsfence_i=$((__agentsfence_i+1)); [ $__agentsfence_i -gt 300 ] && break; sleep 0.01; done; "
-    f"unset __agentsfence_i\n")
+    # wait (at most 3 s) until it listens, so the command's first connection finds it: a builtin
+    # connect attempt in a loop (no fork, no sleep: socat listens within milliseconds)
+    f"__agentsfence_t=${{EPOCHSECONDS:-0}}; __agentsfence_n=0; "
+    f"until : 2>/dev/null </dev/tcp/127.0.0.1/{bw.PROXY_PORT}; do "
+    f"__agentsfence_n=$((__agentsfence_n+1)); "
+    f"[ $((${{EPOCHSECONDS:-0}} - __agentsfence_t)) -gt 3 ] || [ $__agentsfence_n -gt 1000000 ] && break; done; "
+    f"unset __agentsfence_t __agentsfence_n\n")
 
 CWD_FILE = "cwd"
 
