@@ -96,9 +96,13 @@ class _Made:
         with self.lock:
             self.users[path] = self.users.get(path, 0) + 1
 
-    def in_use(self, path: str) -> bool:
+    def join(self, path: str) -> bool:
+        """Count one more user of `path` if a run of this process made it and still uses it."""
         with self.lock:
-            return self.users.get(path, 0) > 0
+            if self.users.get(path, 0) > 0:
+                self.users[path] += 1
+                return True
+            return False
 
     def give_back(self, path: str) -> bool:
         """True when the caller was the last user."""
@@ -171,9 +175,8 @@ def plan(profile: SandboxProfile, *, bwrap: str, state_dir: str, proxy_dir: str 
                 else:
                     MADE.take(guard)
                     out.placeholders.append(guard)
-            elif MADE.in_use(guard):
-                MADE.take(guard)  # another run's placeholder: this run holds it too, the last one removes it
-                out.placeholders.append(guard)
+            elif MADE.join(guard):
+                out.placeholders.append(guard)  # another run's placeholder: this run holds it too, the last one removes it
             mount(guard, 1, "--ro-bind", guard, guard)
     for path in sorted(hidden | walk_hidden):
         info = _lexists(path)
