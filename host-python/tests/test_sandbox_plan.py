@@ -72,3 +72,16 @@ def test_undo_is_idempotent_and_keeps_a_guard_another_run_still_holds(world: Wor
     bw.undo(second)
     assert not (world.tree / ".github").exists()
     assert not os.listdir(world.tree) == []
+
+
+def test_probe_says_why_not_and_how_to_fix_when_bwrap_is_missing(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    found = probe()
+    assert not found.ok and found.why == "bubblewrap (bwrap) is not installed"
+    assert found.fix == "install bubblewrap: apt-get install bubblewrap"
+
+
+def test_stdin_reaches_the_confined_command(world: World):
+    from agentsfence.sandbox import run
+    done = run(world.profile(), "tr a-z A-Z", timeout=30, stdin="quiet\n")
+    assert done.stdout == "QUIET\n"
