@@ -22,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import plain  # noqa: E402
 import workloads  # noqa: E402
 from peers import CedarPeer, OpaPeer, opa_binary  # noqa: E402
+from sandbox import measure_sandbox, print_sandbox  # noqa: E402
 from startup import measure_startup, print_startup  # noqa: E402
 from timing import measure, measure_one, timer_floor_us  # noqa: E402
 
@@ -246,6 +247,8 @@ def main() -> None:
     report["intent"] = intent_rows(20 if options.quick else 500)
     report["startup"] = measure_startup(2 if options.quick else 7)
     print_startup(report["startup"])
+    report["sandbox"] = measure_sandbox(5 if options.quick else 40)
+    print_sandbox(report["sandbox"])
     report["memory"] = memory_rows()
     report["sizes"] = {"fence_wasm_bytes": _size("build/fence.wasm"), "default_policy_bytes": _size("build/policies/defaults.afb")}
     print(f"\n## Sizes: fence.wasm {report['sizes']['fence_wasm_bytes']} B, default policy "

@@ -2,7 +2,8 @@
 # Installs what the bash differential test (tests/bashdiff) runs commands with: strace, to see
 # every program, file and connection a command touches, bubblewrap and iproute2, the throwaway
 # sandbox and its loopback-only network, and ripgrep, one of the programs the generated commands
-# call. Debian's packages, with sudo when not root; nothing happens when all are present.
+# call; and for the sandbox's tests (host-python/tests/test_sandbox_*.py) socat, the bridge to its
+# proxy, curl and git. Debian's packages, with sudo when not root; nothing happens when all are present.
 set -euo pipefail
 missing=()
 command -v strace >/dev/null || missing+=(strace)
@@ -10,6 +11,9 @@ command -v bwrap >/dev/null || missing+=(bubblewrap)
 command -v rg >/dev/null || missing+=(ripgrep)
 PATH="$PATH:/usr/sbin:/sbin" command -v ip >/dev/null || missing+=(iproute2)
 command -v unshare >/dev/null || missing+=(util-linux)
+command -v socat >/dev/null || missing+=(socat)
+command -v curl >/dev/null || missing+=(curl)
+command -v git >/dev/null || missing+=(git)
 [ ${#missing[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" -eq 0 ]; then
   as_root=()

@@ -1,22 +1,28 @@
-"""The profile a confined call runs in (docs/bytecode.md §8.3): computed by fence.wasm from the
-policy's `sandbox` section, the task's intent and the call, and applied by this package. The
-decisions inside it (which of the paths found below a writable folder stay read-only or hidden,
-which environment variables are secrets) are the evaluator's: `classify` and `env_drop` ask it."""
+"""The sandbox profile: what a confined command may write, see and reach (the contract with the
+evaluator, which constructs it; this package only reads it).
+
+Paths are absolute and literal (no globs). The two callables are the evaluator's answers to the
+questions the host cannot answer without deciding: which of the paths found below the writable
+directories and the home must be read-only or hidden, and which environment variables are secrets.
+"""
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
 
+READ_ONLY = "read_only"
+HIDE = "hide"
+
 
 @dataclass(frozen=True)
 class SandboxProfile:
-    cwd: str                 # the absolute directory the command starts in
+    cwd: str                 # absolute working directory the command starts in
     home: str                # the user's home
-    write: tuple[str, ...]   # absolute paths writable: the working tree, and what the request named as outputs
-    hide: tuple[str, ...]    # absolute paths not visible at all (credentials, $HERMES_HOME)
-    hosts: tuple[str, ...]   # hosts reachable through the proxy ("*.example.com": its subdomains); empty: no network
-    top_guard: tuple[str, ...]  # names kept read-only at the top of each writable folder even when absent
-    # absolute paths -> "" | "read_only" | "hide" each
+    write: tuple[str, ...]   # absolute paths writable: the working tree, and files/dirs the request named as outputs (may not exist yet)
+    hide: tuple[str, ...]    # absolute literal paths not visible at all (credential dirs/files, $HERMES_HOME)
+    hosts: tuple[str, ...]   # host names reachable through the proxy ("pypi.org"; "*.example.com" = its subdomains); empty: no network
+    top_guard: tuple[str, ...]  # names kept read-only at the top of each writable dir even when absent (".git", ".github", ...)
+    # absolute paths found below the writable dirs and the home -> "" | "read_only" | "hide", one answer each
     classify: Callable[[list[str]], list[str]]
-    # environment variable names -> the ones to remove
+    # environment variable names -> the ones to remove (secrets)
     env_drop: Callable[[list[str]], list[str]]
