@@ -2,7 +2,7 @@
 // applies it: what of the paths it found below the folders it binds is hidden or read-only, and
 // which environment variables are removed. The host walks and binds; every pattern is matched here.
 import {
-  SET_SANDBOX_HIDE, SET_SANDBOX_READ_ONLY, SET_SANDBOX_ENV, SET_SANDBOX_HOSTS, SUBJ_PATH, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PROGRAM, TARGET_PATTERN,
+  SET_SANDBOX_HIDE, SET_SANDBOX_ENV, SET_SANDBOX_HOSTS, SUBJ_PATH, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PROGRAM, TARGET_PATTERN,
   SANDBOX_PLAIN, SANDBOX_HIDDEN, SANDBOX_CLASSIFY_ENV,
 } from "../../bytecode/format";
 import { settingValue, setFind, strPtr, strLen, setMemberCount, listKey, setBucketCount, setBucketKey } from "../policy/decode";
@@ -18,7 +18,7 @@ import { targetCount, targetKind, targetEntryKind, targetPtr, targetLen } from "
 import { ITEM_HEAD, H_ITEMS, H_ITEMS_BYTES, A_DEST, A_SOURCE, A_BARE_HOST, A_REVOKED, field, recSize, vetoes } from "../intent/intent_record";
 import { decide, setReserving, decideStore, confinedCall } from "./decide";
 import { sessionSlot, sessionStore } from "./session";
-import { isGlob, pathClass } from "./sandbox";
+import { isGlob, pathClass, holdsTask } from "./sandbox";
 
 @inline function at(p: usize, i: u32): u32 {
   return <u32>load<u8>(p + i);
@@ -98,23 +98,12 @@ export function profileCall(h: i32, nameLen: u32, argsLen: u32): u32 {
     for (let f: u32 = 0; f < forms; f++) {
       const form = formAt(f);
       const fp = spanPtr(form), fl = spanLen(form);
-      if (indexOfByte(fp, fl, 0x2a, 0) < 0) line("hide", fp, fl);
+      if (indexOfByte(fp, fl, 0x2a, 0) < 0 && !holdsTask(fp, fl)) line("hide", fp, fl);
     }
   }
-  // The names the read-only globs keep at any depth (`**/NAME`, `**/NAME/**`): the host guards
-  // them at the top of each writable folder before they exist, so none can be created there.
-  const ro = settingValue(SET_SANDBOX_READ_ONLY);
-  const roCount = setMemberCount(ro);
-  for (let j: u32 = 0; j < roCount; j++) {
-    const key = listKey(ro, j);
-    const k = strPtr(key);
-    let kLen = strLen(key);
-    if (kLen < 4 || load<u8>(k) != 0x2a || load<u8>(k + 1) != 0x2a || load<u8>(k + 2) != 0x2f) continue;
-    if (kLen > 6 && load<u8>(k + kLen - 1) == 0x2a && load<u8>(k + kLen - 2) == 0x2a && load<u8>(k + kLen - 3) == 0x2f) kLen -= 3;
-    const nameAt = k + 3, nameLen = kLen - 3;
-    if (nameLen == 0 || isGlob(nameAt, nameLen) || indexOfByte(nameAt, nameLen, 0x2f, 0) >= 0) continue;
-    line("guard", nameAt, nameLen);
-  }
+  // No `guard` lines: a placeholder for each absent run-later name (some eighty of them) would
+  // litter the user's tree for every command. What exists stays read-only (the walk finds it);
+  // a new one is a limit of the sandbox, in docs/threat-model.md.
   // Hosts: the ones the command names (the rules let them through), and those the policy gives
   // the programs it runs (a package manager's registry).
   const programs = settingValue(SET_SANDBOX_HOSTS);

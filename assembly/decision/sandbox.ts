@@ -10,7 +10,7 @@ import { startsWith, indexOfByte } from "../abi/bytes";
 import { globMatch } from "../readers/glob";
 import { constantForms, formAt, formsOutOfMemory } from "../readers/pathforms";
 import { spanPtr, spanLen } from "../readers/normalize";
-import { cwd, cwdLength } from "../readers/normalize_path";
+import { cwd, cwdLength, home, homeLength } from "../readers/normalize_path";
 import { targetCount, targetKind, targetEntryKind, targetPtr, targetLen } from "../readers/targets";
 import { intentHas } from "../intent/intent";
 import { YES } from "./tri";
@@ -43,6 +43,13 @@ function below(p: usize, len: u32, d: usize, dLen: u32): bool {
   return startsWith(p, len, d, dLen) && (len == dLen || at(p, dLen) == 0x2f);
 }
 
+// A literal path the sandbox hides that holds the home or the working directory (`/root`, listed
+// as another user's secrets, when the agent runs as root) would hide the task itself: it is not
+// hidden whole, and its secrets are listed one by one.
+export function holdsTask(fp: usize, fl: u32): bool {
+  return below(home, homeLength, fp, fl) || (cwdLength > 0 && below(cwd, cwdLength, fp, fl));
+}
+
 // A member of LIST set `set` holds for an absolute path: a literal member (no glob character)
 // for the path and everything below it, a glob as rules match globs, each in its absolute forms.
 export function listHolds(set: u32, p: usize, len: u32): bool {
@@ -56,7 +63,7 @@ export function listHolds(set: u32, p: usize, len: u32): bool {
     for (let f: u32 = 0; f < forms; f++) {
       const form = formAt(f);
       const fp = spanPtr(form), fl = spanLen(form);
-      if (glob ? globMatch(fp, fl, p, len) : below(p, len, fp, fl)) return true;
+      if (glob ? globMatch(fp, fl, p, len) : below(p, len, fp, fl) && !holdsTask(fp, fl)) return true;
     }
   }
   return false;

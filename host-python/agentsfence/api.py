@@ -108,6 +108,9 @@ class Session(SessionLog):
         self._fence._restore_budgets(self, spent)
 
 
+_CLASSIFY_BATCH = 16
+
+
 class Fence(Evaluator):
     """fence.wasm with one policy installed (see Evaluator for the arguments). Thread-safe: one
     lock serializes evaluator calls."""
@@ -219,14 +222,18 @@ class Fence(Evaluator):
         return parse_profile(text, lambda kind, lines: self._sandbox_classify(session, kind, lines))
 
     def _sandbox_classify(self, session: Session, kind: int, lines: list[str]) -> bytes:
-        if not lines:
-            return b""
-        payload = "\n".join(lines).encode("utf-8", "surrogateescape")
-        with self._lock:
-            record = self._checked_invoke("sandbox_classify", (session._handle, kind, len(payload)), payload)
-        if record[:1] != b"\x00" or len(record) != len(lines) + 1:
-            raise FenceError(f"the evaluator could not classify the sandbox's paths: {record[1:].decode('utf-8', 'replace')}")
-        return record[1:]
+        answers = bytearray()
+        # A few lines a call: each is tried against every pattern of the sandbox's lists, within
+        # the fuel one call is given.
+        for start in range(0, len(lines), _CLASSIFY_BATCH):
+            batch = lines[start:start + _CLASSIFY_BATCH]
+            payload = "\n".join(batch).encode("utf-8", "surrogateescape")
+            with self._lock:
+                record = self._checked_invoke("sandbox_classify", (session._handle, kind, len(payload)), payload)
+            if record[:1] != b"\x00" or len(record) != len(batch) + 1:
+                raise FenceError(f"the evaluator could not classify the sandbox's paths: {record[1:].decode('utf-8', 'replace')}")
+            answers += record[1:]
+        return bytes(answers)
 
     def _narrow(self, session: Session, prohibit: list[str], ask: list[str]) -> Intent:
         lines = [f"prohibit\t{c}" for c in prohibit] + [f"ask\t{c}" for c in ask]
