@@ -2,7 +2,7 @@
 // AssemblyScript evaluator and the TypeScript compiler can both import this file.
 
 export const MAGIC = 0x43424641; // "AFBC" read as a little-endian u32
-export const FORMAT_VERSION = 7;
+export const FORMAT_VERSION = 8;
 export const HEADER_SIZE = 48;
 export const DIR_ENTRY_SIZE = 12;
 export const HASH_OFFSET = 16;
@@ -35,7 +35,14 @@ export const SET_SHELL_SHELLS = 10;
 export const SET_MAX_SHELL_DEPTH = 11;
 export const SET_FAIL_OPEN = 12;
 export const SET_SHELL_PROGRAMS = 13;
-export const SETTINGS_COUNT = 13;
+// The task's sandbox (§3.6): what a `confine` decision runs in.
+export const SET_SANDBOX_CAPABILITIES = 14; // KEYS: the capabilities the host can confine (empty: none)
+export const SET_SANDBOX_HIDE = 15;         // LIST: paths (with all below them) and globs a confined call cannot see
+export const SET_SANDBOX_READ_ONLY = 16;    // LIST: globs of paths inside the writable set that stay read-only unless named
+export const SET_SANDBOX_ENV = 17;          // LIST: globs of environment variable names removed (secrets)
+export const SET_SANDBOX_HOSTS = 18;        // HASH: a program's name -> KEYS set of the hosts a call running it may reach
+export const SET_SANDBOX_RULES = 19;        // KEYS: ids of the rules the sandbox enforces: one that holds only maybe confines
+export const SETTINGS_COUNT = 19;
 
 // What the shell reader knows of a program (§3.4, §6.6): SHELL_PROGRAMS maps a program's name
 // ("grep", or "git log" for a subcommand) to its option set, a HASH set whose keys are its
@@ -114,7 +121,8 @@ export const FLAG_ALL = 2;
 export const EFFECT_ALLOW = 0;
 export const EFFECT_BLOCK = 1;
 export const EFFECT_ASK = 2;
-export const EFFECT_WARN = 3; // the rule holds: recorded in the decision, which it does not make
+export const EFFECT_CONFINE = 3; // allowed, run inside the task's sandbox (§3.6)
+export const EFFECT_WARN = 4; // the rule holds: recorded in the decision, which it does not make
 
 // Subjects (§5.1). Subjects 2..7 are also the kinds of extracted targets.
 export const SUBJ_TOOL = 0;
@@ -247,6 +255,7 @@ export const MOOD_UNCERTAIN = 7; // a destination with no verb to read it by
 export const KIND_ALLOW = 0;
 export const KIND_BLOCK = 1;
 export const KIND_ASK = 2;
+export const KIND_CONFINE = 3; // run in the task's sandbox: the sandbox export says which (§8.3)
 export const DECISION_HEAD_SIZE = 24;
 // Decision record flags (§8.1).
 export const DECISION_POSSIBLE = 1; // an ask: a block rule held possibly, on a value not read to the end
@@ -255,6 +264,14 @@ export const DECISION_MOVES = 4;    // the call, if it runs, may leave the termi
 
 // configure's flags (§8).
 export const CONFIGURE_FOLD_CASE = 1; // the file system compares names ASCII case aside (macOS, Windows)
+export const CONFIGURE_NO_SANDBOX = 2; // the host cannot confine (or the operator turned it off): confine is asked
+
+// What sandbox_classify answers for each line it is given (§8.3).
+export const SANDBOX_PLAIN = 0;     // a path: writable if inside the writable set; a variable: kept
+export const SANDBOX_READ_ONLY = 1; // a path that stays read-only
+export const SANDBOX_HIDDEN = 2;    // a path not visible at all; a variable removed
+export const SANDBOX_CLASSIFY_PATHS = 0;
+export const SANDBOX_CLASSIFY_ENV = 1;
 
 // Fuel the host grants one call (§8).
 export const FUEL_BASE = 20000000;

@@ -212,7 +212,7 @@ type ConditionIRItem = RuleIRItem["conditions"][number];
 
 // Block rules run first, then ask, then allow; each group in policy order (docs/bytecode.md §5.3).
 // Warn rules run before them all and decide nothing: they neither shadow a rule nor are shadowed.
-const EFFECT_RANK = { warn: -1, block: 0, ask: 1, allow: 2 } as const;
+const EFFECT_RANK = { warn: -1, block: 0, ask: 1, confine: 2, allow: 3 } as const;
 
 /**
  * A rule that holds whenever another rule that runs before it (on every class it applies to)
@@ -314,12 +314,12 @@ function contradictoryConditions(rule: RuleIRItem): string | undefined {
 /** Whether `earlier` holds on every call on which `later` holds. */
 function holdsWhenever(earlier: RuleIRItem, later: RuleIRItem): boolean {
   if (earlier.tools !== null && (later.tools === null || !later.tools.every((t) => earlier.tools!.includes(t)))) return false;
-  const earlierAll = earlier.effect === "allow";
-  const laterAll = later.effect === "allow";
+  const earlierAll = earlier.effect === "allow" || earlier.effect === "confine";
+  const laterAll = later.effect === "allow" || later.effect === "confine";
   return earlier.conditions.every((e) => later.conditions.some((l) => implies(l, laterAll, e, earlierAll)));
 }
 
-// Per-value tests use ALL in allow rules and ANY otherwise; ALL needs at least one value, so
+// Per-value tests use ALL in allow and confine rules and ANY otherwise; ALL needs at least one value, so
 // it implies ANY, never the reverse. PRESENT, GRANTED and INTENT_ANY ignore the quantifier.
 function implies(given: ConditionIRItem, givenAll: boolean, wanted: ConditionIRItem, wantedAll: boolean): boolean {
   if (!sameSubject(given, wanted) || given.negate !== wanted.negate) return false;

@@ -6,6 +6,7 @@ import {
   SEC_BUDGETS, SEC_CLASSIFY, SEC_CODE, SEC_INTENT, SEC_RULES, SEC_SETS, SEC_SETTINGS, SEC_STRINGS, SEC_TOOLS,
   SET_MAX_ARGS_BYTES, SET_MAX_INTENT_BYTES, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES, SET_MAX_SESSIONS,
   SET_MAX_SHELL_DEPTH, SET_MAX_TARGETS, SET_POLICY_NAME, SET_SHELL_NETWORK, SET_SHELL_SHELLS,
+  SET_SANDBOX_CAPABILITIES, SET_SANDBOX_HIDE, SET_SANDBOX_READ_ONLY, SET_SANDBOX_ENV, SET_SANDBOX_HOSTS, SET_SANDBOX_RULES,
   SET_SHELL_WRAPPERS, SET_SHELL_PROGRAMS, SET_FAIL_OPEN, SETKIND_HASH, SETKIND_KEYS, SECTION_COUNT,
 } from "../bytecode/format";
 import { formatPos } from "./diagnostic";
@@ -323,6 +324,12 @@ function settingsSection({ ir, tables }: Plan, strings: StringTable): Uint8Array
     [SET_MAX_SHELL_DEPTH, ir.shell.maxDepth],
     [SET_FAIL_OPEN, tables.failOpen],
     [SET_SHELL_PROGRAMS, tables.shellPrograms],
+    [SET_SANDBOX_CAPABILITIES, tables.sandboxCapabilities],
+    [SET_SANDBOX_HIDE, tables.sandboxHide],
+    [SET_SANDBOX_READ_ONLY, tables.sandboxReadOnly],
+    [SET_SANDBOX_ENV, tables.sandboxEnv],
+    [SET_SANDBOX_HOSTS, tables.sandboxHosts],
+    [SET_SANDBOX_RULES, tables.sandboxRules],
   ];
   entries.sort(([a], [b]) => a - b);
   const w = new Writer();

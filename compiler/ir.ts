@@ -18,6 +18,7 @@ export interface PolicyIR {
   budgets: BudgetIR[];
   intent: IntentIR;
   shell: ShellIR;
+  sandbox: SandboxIR;
   limits: LimitsIR;
   /** Risk classes that fail open (a later file's list replaces an earlier one's). */
   failOpen: string[];
@@ -133,6 +134,22 @@ export interface ShellIR {
   maxDepth: number;
   /** Program name (or "program subcommand") -> its option set: option, "@" or "%token" -> flags. */
   programs: Array<[name: string, options: Array<[key: string, flags: number]>]>;
+}
+
+/** The task's sandbox (docs/policy.md "sandbox"): constants in the forms of bytecode.md §6. */
+export interface SandboxIR {
+  /** The capabilities of the policy's classes that the host can run confined. */
+  capabilities: string[];
+  /** Paths (a path stands for itself and all below it) and globs hidden from a confined call. */
+  hide: string[];
+  /** Globs of paths inside the writable set that stay read-only. */
+  readOnly: string[];
+  /** Globs of environment variable names removed. */
+  env: string[];
+  /** Program name -> the hosts a confined command running it may reach. */
+  hosts: Array<[program: string, hosts: string[]]>;
+  /** Ids of the rules the sandbox enforces. */
+  enforces: string[];
 }
 
 export interface LimitsIR {

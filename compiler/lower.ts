@@ -16,7 +16,7 @@ import {
 } from "../bytecode/format";
 import type { CheckedFile } from "./check";
 import { globMatches, isGlob } from "./glob";
-import type { BudgetIR, ClassIR, ConditionIR, IntentVerbIR, PolicyIR, RuleIR, TestIR, ToolIR } from "./ir";
+import type { BudgetIR, ClassIR, ConditionIR, IntentVerbIR, PolicyIR, RuleIR, SandboxIR, TestIR, ToolIR } from "./ir";
 import {
   asciiLower, grammarLower, HERMES_HOME, homeToTilde, normalizeAmount, normalizeDomain, normalizeEmail, normalizePath, normalizeUrl,
 } from "./normalize";
@@ -24,7 +24,7 @@ import type { YamlPath } from "./parse";
 import { subjectOf, type TestName } from "./predicates";
 import { CHOICES, HINTS } from "./schema";
 import type {
-  Budget, ClassifyVerb, DefaultEffect, IntentVerb, Limits, PolicyFile, Predicate, RoleName, Rule, ShellProgram,
+  Budget, ClassifyVerb, DefaultEffect, IntentVerb, Limits, PolicyFile, Predicate, RoleName, Rule, Sandbox, ShellProgram,
   ToolEntry,
 } from "./schema";
 import { SHELL_OPERAND_KINDS, SHELL_OPTION_KINDS } from "./schema";
@@ -175,6 +175,7 @@ interface MergedPolicy {
   };
   shell: NonNullable<PolicyFile["shell"]>;
   shellPrograms: ShellProgram[];
+  sandbox: Sandbox;
   limits: Limits;
   failOpen: string[];
 }
@@ -200,6 +201,7 @@ function mergePolicies(files: CheckedFile[]): MergedPolicy {
     intent: { grammar: new Map() },
     shell: {},
     shellPrograms: [],
+    sandbox: {},
     limits: {},
     failOpen: [],
   };
@@ -228,6 +230,8 @@ function mergePolicies(files: CheckedFile[]): MergedPolicy {
     Object.assign(merged.shell, definedEntries(shellLists));
     // An operator's program entries come first, so theirs describe a program the shipped ones do.
     merged.shellPrograms = [...(programs ?? []), ...merged.shellPrograms];
+    // Like shell's lists: a later file's key replaces an earlier one's (`capabilities: []` turns it off).
+    Object.assign(merged.sandbox, definedEntries(p.sandbox));
     Object.assign(merged.limits, definedEntries(p.limits));
     if (p.fail_open !== undefined) merged.failOpen = p.fail_open;
   }
@@ -306,6 +310,7 @@ export function lowerPolicy(files: CheckedFile[], name: string): PolicyIR {
       maxDepth: shell.max_depth,
       programs: shellPrograms(merged.shellPrograms),
     },
+    sandbox: lowerSandbox(merged.sandbox, classList),
     failOpen: unique(merged.failOpen),
     limits: {
       maxArgsBytes: limits.max_args_bytes,
@@ -437,6 +442,10 @@ function lowerPredicate(subject: number, arg: string | null, predicate: Predicat
 // aside, the evaluator lower-cases every path (docs/bytecode.md §6.5, configure's FOLD_CASE).
 function caseFolded(subject: number, values: string[]): string[] {
   if (subject !== SUBJ_PATH && subject !== SUBJ_WRITE) return values;
+  return caseFoldedPaths(values);
+}
+
+function caseFoldedPaths(values: string[]): string[] {
   return unique([...values, ...values.map((v) => (v.startsWith(HERMES_HOME) ? HERMES_HOME + asciiLower(v.slice(HERMES_HOME.length)) : asciiLower(v)))]);
 }
 
@@ -505,6 +514,24 @@ export function mcpNameComponent(name: string): string {
 function firstWins<T>(pairs: Array<[string, T]>): Array<[string, T]> {
   const seen = new Set<string>();
   return pairs.filter(([key]) => !seen.has(key) && (seen.add(key), true));
+}
+
+// The sandbox's lists in the evaluator's forms: a literal path as `under` constants are, a glob as
+// glob constants are, each also lower-cased for a file system that ignores case; capability globs
+// resolved against the policy's classes.
+function lowerSandbox(sandbox: Sandbox, classes: ClassIR[]): SandboxIR {
+  const pathForm = (p: string) => (isGlob(p) ? homeToTilde(p) : normalizePath(p) ?? p);
+  const paths = (list: Sandbox["hide"]) => caseFoldedPaths(unique((list ?? []).flat().map(pathForm)));
+  const capabilityGlobs = sandbox.capabilities ?? [];
+  return {
+    capabilities: unique(classes.map((c) => c.capability).filter((c) => capabilityGlobs.some((g) => globMatches(g, c)))),
+    hide: paths(sandbox.hide),
+    readOnly: paths(sandbox.read_only),
+    env: unique(sandbox.env ?? []),
+    hosts: firstWins((sandbox.hosts ?? []).flatMap(({ programs, hosts }) =>
+      programs.map((program) => [program, unique(hosts.map((h) => asciiLower(h)))] as [string, string[]]))),
+    enforces: unique(sandbox.enforces ?? []),
+  };
 }
 
 function unique(values: string[]): string[] {

@@ -1,7 +1,7 @@
 // Stage 4: PolicyIR -> Plan: the code of each class as rules of tests, and one pool of
 // deduplicated sets. What is left for emit.ts is layout.
 import {
-  EFFECT_ALLOW, EFFECT_ASK, EFFECT_BLOCK, EFFECT_WARN, FLAG_ALL, FLAG_NEGATE, OP_TEST_AT_MOST, OP_TEST_EQUALS, OP_TEST_GLOB,
+  EFFECT_ALLOW, EFFECT_ASK, EFFECT_BLOCK, EFFECT_CONFINE, EFFECT_WARN, FLAG_ALL, FLAG_NEGATE, OP_TEST_AT_MOST, OP_TEST_EQUALS, OP_TEST_GLOB,
   OP_TEST_GRANTED, OP_TEST_IN, OP_TEST_IN_INTENT, OP_TEST_IN_DERIVED, OP_TEST_INTENT_ANY, OP_TEST_PRESENT, OP_TEST_TRUTHY, SETKIND_HASH, SETKIND_KEYS, SETKIND_LIST, SUBJ_TOOL,
 } from "../bytecode/format";
 import { isGlob } from "./glob";
@@ -10,12 +10,13 @@ import { PREDICATE_OPS } from "./predicates";
 import type { Effect } from "./schema";
 
 export const EFFECT_CODES: Record<Effect, number> = {
-  allow: EFFECT_ALLOW, block: EFFECT_BLOCK, ask: EFFECT_ASK, warn: EFFECT_WARN,
+  allow: EFFECT_ALLOW, block: EFFECT_BLOCK, ask: EFFECT_ASK, confine: EFFECT_CONFINE, warn: EFFECT_WARN,
 };
 
-// "Deny overrides allow": block rules run first, then ask, then allow (docs/bytecode.md §5.3);
-// warn rules, which decide nothing, before them all, so each one that holds is recorded.
-const EFFECT_ORDER: Effect[] = ["warn", "block", "ask", "allow"];
+// "Deny overrides allow": block rules run first, then ask, then confine (an allow inside the
+// task's sandbox), then allow (docs/bytecode.md §5.3); warn rules, which decide nothing, before
+// them all, so each one that holds is recorded.
+const EFFECT_ORDER: Effect[] = ["warn", "block", "ask", "confine", "allow"];
 
 export interface SetPlan {
   kind: number;
@@ -63,6 +64,12 @@ export interface TableSets {
   shellShells: number;
   shellPrograms: number;
   failOpen: number;
+  sandboxCapabilities: number;
+  sandboxHide: number;
+  sandboxReadOnly: number;
+  sandboxEnv: number;
+  sandboxHosts: number;
+  sandboxRules: number;
 }
 
 export interface Plan {
@@ -97,6 +104,12 @@ export function optimize(ir: PolicyIR): Plan {
     // Each program's option set once (grep, egrep and fgrep share one), then the map to them.
     shellPrograms: pool.hash(ir.shell.programs.map(([name, options]) => [name, pool.hash(options)])),
     failOpen: pool.keys(ir.failOpen),
+    sandboxCapabilities: pool.keys(ir.sandbox.capabilities),
+    sandboxHide: pool.list(asMembers(ir.sandbox.hide)),
+    sandboxReadOnly: pool.list(asMembers(ir.sandbox.readOnly)),
+    sandboxEnv: pool.list(asMembers(ir.sandbox.env)),
+    sandboxHosts: pool.hash(ir.sandbox.hosts.map(([program, hosts]) => [program, pool.keys(hosts)])),
+    sandboxRules: pool.keys(ir.sandbox.enforces),
   };
   const ruleTests = ir.rules.map((rule) => testsOf(rule, pool));
   // Each class's rules in effect order, then policy order: one pass over the rules' classes
@@ -118,9 +131,9 @@ export function optimize(ir: PolicyIR): Plan {
   return { ir, sets: pool.sets, tables, classes };
 }
 
-// Allow rules read every value ("ALL"), block and ask rules any one of them (§5).
+// Allow and confine rules read every value ("ALL"), block and ask rules any one of them (§5).
 function testsOf(rule: RuleIR, pool: SetPool): TestPlan[] {
-  const quantifier = rule.effect === "allow" ? FLAG_ALL : 0;
+  const quantifier = rule.effect === "allow" || rule.effect === "confine" ? FLAG_ALL : 0;
   const tests: TestPlan[] = [];
   if (rule.tools) tests.push(toolTest(rule.tools, quantifier, pool));
   for (const condition of rule.conditions) tests.push(conditionTest(condition, quantifier, pool));

@@ -3,7 +3,7 @@
 // that need the whole file or the merged policy live in check.ts.
 import * as z from "zod";
 
-const EFFECTS = ["allow", "block", "ask", "warn"] as const;
+const EFFECTS = ["allow", "block", "ask", "confine", "warn"] as const;
 const ROLES = [
   "email", "url", "domain", "path", "command", "code", "recipient", "patch", "workdir", "text", "written", "object", "data",
   "tree", "amount", "amount_minor", "members", "heading",
@@ -47,8 +47,8 @@ const risk = z
 const word = z.string().regex(WORD_RE, { error: "a single word (no spaces)" });
 const words = z.array(word).min(1);
 const nonEmpty = z.string().min(1);
-const effect = z.enum(EFFECTS).describe("allow | block | ask | warn (held: recorded, decides nothing)");
-const defaultEffect = z.enum(["allow", "block", "ask"]).describe("allow | block | ask");
+const effect = z.enum(EFFECTS).describe("allow | block | ask | confine (allow, inside the task's sandbox) | warn (held: recorded, decides nothing)");
+const defaultEffect = z.enum(["allow", "block", "ask", "confine"]).describe("allow | block | ask | confine");
 const role = z.enum(ROLES);
 const argPath = z.string().regex(ARG_PATH_RE, { error: "a dotted argument path like message.to" });
 
@@ -288,6 +288,24 @@ const Shell = z.strictObject({
   programs: z.array(ShellProgram).optional().describe("what programs' options and operands do"),
 });
 
+// A list a YAML anchor may bring in whole: `[*credentials, ~/.kube]` is flattened.
+const pathList = z
+  .array(z.union([nonEmpty, z.array(nonEmpty)]));
+
+const Sandbox = z.strictObject({
+  capabilities: z.array(capabilityGlob).optional().describe("capabilities whose calls the host can run confined; [] turns confinement off"),
+  hide: pathList.optional().describe("paths (with everything below them) and globs a confined call cannot see"),
+  read_only: pathList.optional().describe("globs of paths inside the writable set that stay read-only unless the request named them"),
+  env: z.array(z.string().regex(/^[A-Za-z0-9_*?]+$/, { error: "a variable name or glob like *_TOKEN" })).optional()
+    .describe("environment variables removed inside the sandbox (names or globs)"),
+  hosts: z
+    .array(z.strictObject({ programs: words, hosts: z.array(z.string().regex(/^(\*\.)?[A-Za-z0-9.-]+$/, { error: "a host name, or *.domain" })).min(1) }))
+    .optional()
+    .describe("hosts a confined command running one of the programs may reach through the sandbox's proxy"),
+  enforces: z.array(z.string().regex(RULE_ID_RE, { error: "a rule id" })).optional()
+    .describe("rules the sandbox enforces (its hide and read_only lists hold what they protect): where one holds only maybe, the call is confined"),
+});
+
 const Limits = z.strictObject({
   max_args_bytes: z.int().min(2).max(MAX_U32).optional(),
   max_json_depth: z.int().min(1).max(256).optional(),
@@ -311,6 +329,7 @@ export const PolicyFile = z.strictObject({
   budgets: z.array(Budget).optional().describe("per-session call counts by capability and risk"),
   intent: Intent.optional(),
   shell: Shell.optional(),
+  sandbox: Sandbox.optional().describe("the sandbox a confine decision runs in"),
   limits: Limits.optional(),
   fail_open: z
     .array(z.string().regex(/^[a-z][a-z0-9_]*$/, { error: "a risk class" }))
@@ -327,3 +346,4 @@ export type Grammar = z.infer<typeof Grammar>;
 export type Budget = z.infer<typeof Budget>;
 export type Limits = z.infer<typeof Limits>;
 export type ShellProgram = z.infer<typeof ShellProgram>;
+export type Sandbox = z.infer<typeof Sandbox>;

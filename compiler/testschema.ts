@@ -2,7 +2,7 @@
 // with it and `z.toJSONSchema(PolicyTestFile)` exports it for editors.
 import * as z from "zod";
 
-const KINDS = ["allow", "block", "ask"] as const;
+const KINDS = ["allow", "block", "ask", "confine"] as const;
 /** What happened to a call the fence let through: the host commits its budget units for the first two, releases them otherwise. */
 export const OUTCOMES = ["ran", "failed", "blocked", "cancelled"] as const;
 const nonEmpty = z.string().min(1);

@@ -5,7 +5,7 @@
 
 import { DECISION_HEAD_SIZE, DECISION_MOVES, DECISION_OPAQUE, DECISION_POSSIBLE, TARGET_PATTERN, TARGET_TREE } from "../bytecode/format";
 
-export type Kind = "allow" | "block" | "ask";
+export type Kind = "allow" | "block" | "ask" | "confine";
 
 /** [subject, value], and third the entry's TARGET_PATTERN / TARGET_TREE bits when it has any (§8.1). */
 export type Entry = [number, string] | [number, string, number];
@@ -90,7 +90,7 @@ interface Exports {
   disasm(): number;
 }
 
-const KINDS: Kind[] = ["allow", "block", "ask"];
+const KINDS: Kind[] = ["allow", "block", "ask", "confine"];
 const utf8 = new TextEncoder();
 const text = new TextDecoder("utf-8", { fatal: true });
 

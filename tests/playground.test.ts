@@ -99,7 +99,7 @@ describe("the playground page", () => {
     await page.fill("#policy", "version: 1\nrules:\n  - {id: a, effect: deny}\n");
     await page.click("#decide");
     expect(await page.getAttribute("#policy-status", "data-state")).toBe("error");
-    expect(await page.innerText("#diagnostics")).toContain('error: policy.yaml:3:21: effect must be one of allow, block, ask, warn (got "deny")');
+    expect(await page.innerText("#diagnostics")).toContain('error: policy.yaml:3:21: effect must be one of allow, block, ask, confine, warn (got "deny")');
     expect(await page.getAttribute("#decision", "data-kind")).toBe("error");
   });
 

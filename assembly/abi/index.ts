@@ -1,6 +1,6 @@
 // The exports of fence.wasm (docs/bytecode.md §8). Each is thin: it resets the per-call scratch
 // arena and hands over to the module that does the work.
-import { SET_MAX_SESSIONS } from "../../bytecode/format";
+import { SET_MAX_SESSIONS, CONFIGURE_NO_SANDBOX } from "../../bytecode/format";
 import { scratchReset, takeGrewFlag } from "./mem";
 import { settingValue } from "../policy/decode";
 import { outBegin, outByte, outAscii, outPatchU8, outFinish } from "./out";
@@ -17,6 +17,8 @@ import { failMode } from "../decision/failmode";
 import { explainCall } from "../decision/explain";
 import { disasmRecord } from "../policy/disasm";
 import { configureEnv } from "../readers/targets";
+import { setSandboxOff } from "../decision/sandbox";
+import { profileCall, classifyCall } from "../decision/profile";
 
 export function input(size: i32): i32 {
   scratchReset();
@@ -38,6 +40,7 @@ export function configure(homeLen: i32, cwdLen: i32, hermesLen: i32, flags: i32)
   if (!inputHolds(<u64>h + <u64>c + <u64><u32>hermesLen)) {
     outAscii("the directories do not fit the input buffer");
   } else if (configureEnv(inputPtr(), h, inputPtr() + h, c, inputPtr() + h + c, <u32>hermesLen, <u32>flags)) {
+    setSandboxOff((<u32>flags & CONFIGURE_NO_SANDBOX) != 0);
     outPatchU8(0, 0);
     outAscii("ok");
   } else {
@@ -109,6 +112,16 @@ export function fail_mode(nameLen: i32): i32 {
 export function explain(h: i32, nameLen: i32, argsLen: i32): i32 {
   scratchReset();
   return <i32>explainCall(h, <u32>nameLen, <u32>argsLen);
+}
+
+export function sandbox(h: i32, nameLen: i32, argsLen: i32): i32 {
+  scratchReset();
+  return <i32>profileCall(h, <u32>nameLen, <u32>argsLen);
+}
+
+export function sandbox_classify(h: i32, kind: i32, len: i32): i32 {
+  scratchReset();
+  return <i32>classifyCall(h, <u32>kind, <u32>len);
 }
 
 export function disasm(): i32 {

@@ -3,7 +3,7 @@
 // a reason code; nothing here traps. The steps are here; the record each outcome writes is
 // record.ts's.
 import {
-  EFFECT_ALLOW, EFFECT_BLOCK, ROLE_WORKDIR, ROLE_DATA, ROLE_OBJECT, ROLE_AMOUNT, ROLE_AMOUNT_MINOR,
+  EFFECT_ALLOW, EFFECT_BLOCK, EFFECT_CONFINE, ROLE_WORKDIR, ROLE_DATA, ROLE_OBJECT, ROLE_AMOUNT, ROLE_AMOUNT_MINOR,
   ROLE_MEMBERS, ROLE_HEADING, ROLE_TEXT, ROLE_CODE, CLASSIFY_CHOICES, CLASSIFY_CHOICE_HEADINGS, CLASSIFY_OBJECTS_CONTENT,
   CLASSIFY_CHOICE_CODES, SET_MAX_ARGS_BYTES, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES, SET_MAX_TARGETS, SUBJ_OPAQUE,
 } from "../../bytecode/format";
@@ -12,12 +12,12 @@ import { validUtf8, indexOfByte } from "../abi/bytes";
 import { outAscii, outDecimal } from "../abi/out";
 import { inputPtr, inputHolds } from "../abi/input";
 import { scratchAlloc } from "../abi/mem";
-import { TARGETS_LIMIT, TARGETS_OOM, movesClear } from "../readers/targettable";
+import { TARGETS_LIMIT, TARGETS_OOM, movesClear, setOwnLoopback, loopbackSeen } from "../readers/targettable";
 import { hasPolicy } from "../policy/policy";
 import { sessionSlot, sessionStore } from "./session";
 import { classifyTool, leafRole, choiceFlags, WORDS_OOM } from "./classify";
 import { nameWordRole } from "./describe";
-import { runClass, outOfMemory } from "./eval";
+import { runClass, outOfMemory, setContaining, containedMaybe } from "./eval";
 import { budgetExhausted, budgetReserve, unmeasured } from "./budget";
 import {
   parseArgs, leafCount, leafValue, leafValueLen, leafIsString, leafPath, leafPathLen, JSON_OK, JSON_LIMIT, JSON_OOM,
@@ -28,8 +28,9 @@ import {
 } from "../readers/targets";
 import { intentProhibits, intentAsks } from "../intent/intent";
 import {
-  faultBegin, faultEnd, fault, verdict, opaque, narrowed, prohibited, exhausted, uncountable, limit,
+  faultBegin, faultEnd, fault, verdict, opaque, narrowed, prohibited, exhausted, uncountable, limit, unconfinable,
 } from "./record";
+import { sandboxCovers, writeOutside } from "./sandbox";
 
 // The call being decided.
 export let name: usize = 0;
@@ -38,6 +39,7 @@ export let nameOk = false;    // the name may appear in the message (it is in bo
 export let cls: i32 = -1;     // the call's class, -1 before classification
 let reserving = true;  // explain decides without reserving budget units
 export let reservation: u32 = 0;
+export let confinedCall = false; // the last call decided was confined (§8.3)
 
 // The session's intent for the call being decided (0: none).
 export let decideStore: usize = 0;
@@ -127,6 +129,7 @@ export function decide(h: i32, nLen: u32, argsLen: u32): u32 {
   cls = -1;
   nameOk = false;
   reservation = 0;
+  confinedCall = false;
   movesClear();
   if (!inputHolds(<u64>nLen + <u64>argsLen)) return fault("bad_arguments", "the call does not fit the input buffer");
   nameOk = validUtf8(name, nameLen);
@@ -156,16 +159,25 @@ export function decide(h: i32, nLen: u32, argsLen: u32): u32 {
     outAscii(" deep");
     return faultEnd("bad_arguments");
   }
+  // What the task's sandbox could hold is left to it (§8.3): the loopback is its own, and a
+  // rule it enforces that holds only maybe; either makes the call run confined.
+  const sandboxed = sandboxCovers(<u32>cls);
+  setOwnLoopback(sandboxed);
+  setContaining(sandboxed);
   const t = extract(cls);
+  setOwnLoopback(false);
   if (t == TARGETS_LIMIT) return limit("the call names more targets than the policy's limit of ", settingValue(SET_MAX_TARGETS));
   if (t != 0) return fault("out_of_memory", "the evaluator ran out of memory");
   if (store != 0 && intentProhibits(store, <u32>cls)) return prohibited();
-  const effect = runClass(<u32>cls, name, nameLen, store);
+  let effect = runClass(<u32>cls, name, nameLen, store);
   if (outOfMemory) return fault("out_of_memory", "the evaluator ran out of memory");
+  if (effect == EFFECT_ALLOW && (loopbackSeen || containedMaybe)) effect = EFFECT_CONFINE;
   // A narrowing (§7.2) turns an allow into an ask, and so does a call a reader could not read
-  // to the end (§8.1); the call's budget still applies to either.
-  const unread = effect == EFFECT_ALLOW && hasTargetOf(SUBJ_OPAQUE);
-  const asked = effect == EFFECT_ALLOW && !unread && store != 0 && intentAsks(store, <u32>cls);
+  // to the end (§8.1), unless the task's sandbox can hold it (§8.3): then it is confined, as a
+  // call the rules confine is; the call's budget applies to each.
+  const unread = (effect == EFFECT_ALLOW || effect == EFFECT_CONFINE) && hasTargetOf(SUBJ_OPAQUE);
+  const covered = (effect == EFFECT_CONFINE || unread) && sandboxCovers(<u32>cls);
+  const asked = (effect == EFFECT_ALLOW || covered) && (covered || !unread) && store != 0 && intentAsks(store, <u32>cls);
   let uncounted: i32 = -1;
   if (effect != EFFECT_BLOCK && slot >= 0 && classBudgetCount(<u32>cls) != 0) {
     const b = budgetExhausted(slot, <u32>cls);
@@ -177,8 +189,17 @@ export function decide(h: i32, nLen: u32, argsLen: u32): u32 {
       if (reservation == 0) return fault("out_of_memory", "the evaluator ran out of memory");
     }
   }
-  if (unread) return opaque(slot);
+  if (effect == EFFECT_CONFINE && !covered) return unconfinable(slot, 0, 0);
+  if (unread && !covered) return opaque(slot, false);
   if (asked) return narrowed(slot);
   // A sum a budget cannot count (§8.2): what the class's code allows is asked instead.
-  return effect == EFFECT_ALLOW && uncounted >= 0 ? uncountable(<u32>uncounted, slot) : verdict(effect, slot);
+  if ((effect == EFFECT_ALLOW || covered) && uncounted >= 0) return uncountable(<u32>uncounted, slot);
+  if (covered) {
+    // Confined (§8.3): unless a write the reader sees would leave the sandbox's writable set.
+    const outside = writeOutside(store);
+    if (outside != 0) return unconfinable(slot, <usize>(outside >>> 32), <u32>outside);
+    confinedCall = true;
+    return unread ? opaque(slot, true) : verdict(EFFECT_CONFINE, slot);
+  }
+  return verdict(effect, slot);
 }

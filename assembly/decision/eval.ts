@@ -8,10 +8,10 @@
 // The per-value tests are eval_tests.ts's.
 import {
   NONE, OP_DECIDE, OP_TEST_PRESENT, OP_TEST_UNDER, OP_TEST_GRANTED, OP_TEST_INTENT_ANY, OP_TEST_TRUTHY,
-  FLAG_NEGATE, FLAG_ALL, SUBJ_TOOL, SUBJ_ARG, EFFECT_BLOCK, EFFECT_ASK, EFFECT_ALLOW, EFFECT_WARN,
+  FLAG_NEGATE, FLAG_ALL, SUBJ_TOOL, SUBJ_ARG, EFFECT_BLOCK, EFFECT_ASK, EFFECT_ALLOW, EFFECT_WARN, SET_SANDBOX_RULES,
 } from "../../bytecode/format";
 import {
-  classCodeStart, insnOp, insnSubject, insnFlags, insnArg, insnOperand, insnJump, strPtr, strLen,
+  classCodeStart, insnOp, insnSubject, insnFlags, insnArg, insnOperand, insnJump, strPtr, strLen, ruleId, setFind, settingValue,
 } from "../policy/decode";
 import { bytesEqual, sameBytes } from "../abi/bytes";
 import { scratchAlloc } from "../abi/mem";
@@ -258,6 +258,20 @@ function warnPush(rule: u32): void {
   warnedCount++;
 }
 
+// For a call the task's sandbox can hold (§8.3): a block or ask rule the sandbox enforces that
+// holds only maybe (on a value the reader could not resolve) is the sandbox's to enforce, not a
+// question: the run goes on, and the call is to run confined (containedMaybe).
+let containing = false;
+export let containedMaybe = false;
+export function setContaining(on: bool): void {
+  containing = on;
+}
+
+function enforcedBySandbox(rule: u32): bool {
+  const id = ruleId(rule);
+  return setFind(settingValue(SET_SANDBOX_RULES), strPtr(id), strLen(id)) >= 0;
+}
+
 // Runs class `cls` for the call; returns the effect and sets decidedRule, decidedMaybe, the
 // witness and the warned rules (§5.3, §5.4).
 export function runClass(cls: u32, name: usize, nameLen: u32, store: usize): u32 {
@@ -273,6 +287,7 @@ export function runClass(cls: u32, name: usize, nameLen: u32, store: usize): u32
   warnedCap = 0;
   maybeRule = NONE;
   hasWitness = false;
+  containedMaybe = false;
   let pc = classCodeStart(cls);
   let maybe = false; // a test of the rule being run held maybe
   while (true) {
@@ -301,6 +316,8 @@ export function runClass(cls: u32, name: usize, nameLen: u32, store: usize): u32
     }
     if (effect == EFFECT_WARN) {
       warnPush(rule);
+    } else if (maybe && containing && (effect == EFFECT_BLOCK || effect == EFFECT_ASK) && enforcedBySandbox(rule)) {
+      containedMaybe = true;
     } else if (!maybe) {
       traceStep(pc, YES);
       if (effect != EFFECT_BLOCK && maybeRule != NONE) return decideMaybe();

@@ -2,8 +2,8 @@
 // answers how the call was classified and which rules' tests ran, so a person can read why.
 import {
   NONE, OP_DECIDE, OP_TEST_PRESENT, OP_TEST_EQUALS, OP_TEST_IN, OP_TEST_GLOB, OP_TEST_PREFIX,
-  OP_TEST_DOMAIN, OP_TEST_UNDER, OP_TEST_IN_INTENT, OP_TEST_GRANTED, OP_TEST_IN_DERIVED, OP_TEST_TRUTHY, OP_TEST_AT_MOST, EFFECT_ALLOW, EFFECT_BLOCK,
-  EFFECT_ASK, FLAG_NEGATE, SUBJ_ARG,
+  OP_TEST_DOMAIN, OP_TEST_UNDER, OP_TEST_IN_INTENT, OP_TEST_GRANTED, OP_TEST_IN_DERIVED, OP_TEST_TRUTHY, OP_TEST_AT_MOST,
+  FLAG_NEGATE, SUBJ_ARG,
 } from "../../bytecode/format";
 import {
   strPtr, strLen, classCapability, classRisk, ruleId, insnOp, insnSubject, insnOperand, insnFlags,
@@ -14,7 +14,7 @@ import { decide, decidedClass, setReserving } from "./decide";
 import { classSource } from "./classify";
 import { setTracing, traceCount, tracePc, traceResult } from "./eval";
 import { YES, MAYBE } from "./tri";
-import { subjectName } from "../policy/disasm";
+import { subjectName, effectName } from "../policy/disasm";
 
 function tab(): void {
   outByte(9);
@@ -95,7 +95,7 @@ export function explainCall(h: i32, nameLen: u32, argsLen: u32): u32 {
       outAscii("decide"); tab();
       outRule(insnOperand(pc)); tab();
       const effect = insnFlags(pc);
-      outAscii(effect == EFFECT_ALLOW ? "allow" : effect == EFFECT_BLOCK ? "block" : effect == EFFECT_ASK ? "ask" : "warn");
+      outAscii(effectName(effect));
       tab();
       outAscii(traceResult(k) == YES ? "ends" : "passed");
       outByte(10);

@@ -3,14 +3,15 @@
 // witness, the warned rules and the call's targets; one writer per outcome (a rule's verdict, an
 // unread call, a narrowing, the intent's prohibition, a budget, a fault).
 import {
-  NONE, EFFECT_ALLOW, EFFECT_BLOCK, EFFECT_ASK, KIND_ALLOW, KIND_BLOCK, KIND_ASK, DECISION_HEAD_SIZE,
-  SUBJ_OPAQUE, SUBJ_AMOUNT, DECISION_POSSIBLE, DECISION_OPAQUE, DECISION_MOVES,
+  NONE, EFFECT_ALLOW, EFFECT_BLOCK, EFFECT_ASK, EFFECT_CONFINE, KIND_ALLOW, KIND_BLOCK, KIND_ASK, KIND_CONFINE, DECISION_HEAD_SIZE,
+  SUBJ_OPAQUE, SUBJ_AMOUNT, SUBJ_WRITE, DECISION_POSSIBLE, DECISION_OPAQUE, DECISION_MOVES,
 } from "../../bytecode/format";
 import {
   strPtr, strLen, classCapability, classRisk, ruleId, ruleReason, ruleMessage, budgetId, budgetLimit,
   budgetAmount,
 } from "../policy/decode";
 import { equalsAscii } from "../abi/bytes";
+import { effectName } from "../policy/disasm";
 import {
   outBegin, outZeros, outEntry, outAscii, outByte, outBytes, outDecimal, outLength, outU16, outPatchU8,
   outPatchU16, outPatchU32, outFinish, outFailed, Text, textLen,
@@ -96,9 +97,6 @@ function outString(i: u32): void {
   outBytes(strPtr(i), strLen(i));
 }
 
-function effectWord(effect: u32): Text {
-  return effect == EFFECT_ALLOW ? "allow" : effect == EFFECT_BLOCK ? "block" : "ask";
-}
 
 // Capability and risk fields, then "AgentsFence <verb> <tool>: ".
 function classFieldsAndLead(kind: u32): void {
@@ -107,7 +105,7 @@ function classFieldsAndLead(kind: u32): void {
   if (cls >= 0) outString(classRisk(<u32>cls));
   endField(AT_RISK, 1);
   outAscii("AgentsFence ");
-  outAscii(kind == KIND_ALLOW ? "allowed " : kind == KIND_BLOCK ? "blocked " : "asks about ");
+  outAscii(kind == KIND_ALLOW ? "allowed " : kind == KIND_BLOCK ? "blocked " : kind == KIND_CONFINE ? "confines " : "asks about ");
   if (nameOk) outBytes(name, nameLen); else outAscii("a tool with an unreadable name");
   outAscii(": ");
 }
@@ -197,7 +195,7 @@ export function verdict(effect: u32, slot: i32): u32 {
   const rule = decidedRule;
   begin(effect);
   if (rule != NONE && ruleReason(rule) != NONE) outString(ruleReason(rule));
-  else { outAscii(rule != NONE ? "rule_" : "default_"); outAscii(effectWord(effect)); }
+  else { outAscii(rule != NONE ? "rule_" : "default_"); outAscii(effectName(effect)); }
   endField(AT_REASON, 1);
   if (rule != NONE) outString(ruleId(rule));
   endField(AT_RULE, 2);
@@ -207,7 +205,7 @@ export function verdict(effect: u32, slot: i32): u32 {
   } else if (rule != NONE) {
     outAscii("rule ");
     outString(ruleId(rule));
-    outAscii(effect == EFFECT_ALLOW ? " allows " : effect == EFFECT_BLOCK ? " blocks " : " asks about ");
+    outAscii(effect == EFFECT_ALLOW ? " allows " : effect == EFFECT_BLOCK ? " blocks " : effect == EFFECT_CONFINE ? " confines " : " asks about ");
     capabilityAndRisk();
     if (hasWitness) { outAscii(" for "); outBytes(witness, witnessLen); }
   } else if (effect == EFFECT_ALLOW) {
@@ -220,7 +218,7 @@ export function verdict(effect: u32, slot: i32): u32 {
     outAscii(" and the policy's default for ");
     outString(classRisk(<u32>cls));
     outAscii(" is ");
-    outAscii(effectWord(effect));
+    outAscii(effectName(effect));
   }
   const conditional = effect == EFFECT_ASK && conditionShown();
   if (decidedMaybe) {
@@ -229,7 +227,7 @@ export function verdict(effect: u32, slot: i32): u32 {
   }
   outAscii(" [");
   if (rule != NONE) outString(ruleId(rule));
-  else { outAscii("default_"); outAscii(effectWord(effect)); }
+  else { outAscii("default_"); outAscii(effectName(effect)); }
   outAscii("]");
   endField(AT_MESSAGE, 4);
   outWitnessAndWarned();
@@ -237,16 +235,19 @@ export function verdict(effect: u32, slot: i32): u32 {
   return endRecord(slot);
 }
 
-// An allow of a call a reader could not read to the end (§8.1): asked, never allowed. The
-// witness is what could not be read.
-export function opaque(slot: i32): u32 {
-  begin(KIND_ASK);
+// An allow of a call a reader could not read to the end (§8.1): asked, never allowed, or, where
+// the task's sandbox can hold it, confined (§8.3). The witness is what could not be read.
+export function opaque(slot: i32, confine: bool): u32 {
+  const kind = confine ? KIND_CONFINE : KIND_ASK;
+  begin(kind);
   flags |= DECISION_OPAQUE;
-  outAscii("opaque");
+  outAscii(confine ? "confined" : "opaque");
   endField(AT_REASON, 1);
   endField(AT_RULE, 2);
-  classFieldsAndLead(KIND_ASK);
-  outAscii("the fence cannot read all of this call, so it does not know every effect it has: ");
+  classFieldsAndLead(kind);
+  outAscii(confine
+    ? "it runs in the task's sandbox, because the fence cannot read all of it and so does not know every effect it has: "
+    : "the fence cannot read all of this call, so it does not know every effect it has: ");
   const n = targetCount();
   let first = true;
   for (let i: u32 = 0; i < n; i++) {
@@ -255,9 +256,32 @@ export function opaque(slot: i32): u32 {
     outBytes(targetPtr(i), targetLen(i));
     first = false;
   }
-  outAscii(" [opaque]");
+  outAscii(confine ? " [confined]" : " [opaque]");
   endField(AT_MESSAGE, 4);
   for (let i: u32 = 0; i < n; i++) if (targetKind(i) == SUBJ_OPAQUE) outEntry(SUBJ_OPAQUE, targetPtr(i), targetLen(i));
+  endField(AT_WITNESS, 4);
+  outWarned();
+  outTargets();
+  return endRecord(slot);
+}
+
+// A confinement that cannot hold (§8.3): the sandbox cannot run here, or the call writes a path
+// the sandbox would not let it write (`value`, a WRITE target outside the writable set). Asked.
+export function unconfinable(slot: i32, value: usize, valueLen: u32): u32 {
+  begin(KIND_ASK);
+  outAscii(value == 0 ? "sandbox_unavailable" : "outside_sandbox");
+  endField(AT_REASON, 1);
+  endField(AT_RULE, 2);
+  classFieldsAndLead(KIND_ASK);
+  if (value == 0) {
+    outAscii("it would run in the task's sandbox, but no sandbox can run it here, so it is asked instead [sandbox_unavailable]");
+  } else {
+    outAscii("it writes ");
+    outBytes(value, valueLen);
+    outAscii(", outside the folders a confined command may write (the working directory and what your request named) [outside_sandbox]");
+  }
+  endField(AT_MESSAGE, 4);
+  if (value != 0) outEntry(SUBJ_WRITE, value, valueLen);
   endField(AT_WITNESS, 4);
   outWarned();
   outTargets();

@@ -3,7 +3,7 @@ import {
   NONE, FORMAT_VERSION, OP_DECIDE, OP_TEST_PRESENT, OP_TEST_EQUALS, OP_TEST_IN_INTENT, OP_TEST_GRANTED, OP_TEST_IN_DERIVED, OP_TEST_TRUTHY,
   OP_TEST_INTENT_ANY, OP_TEST_AT_MOST, FLAG_NEGATE, FLAG_ALL, SUBJ_ARG, INTENT_NAMED, INTENT_SOURCE, INTENT_EXACT, SETKIND_HASH, SETKIND_KEYS, SETKIND_LIST, SETTINGS_COUNT, SET_POLICY_NAME,
   SET_SHELL_WRAPPERS, SET_FAIL_OPEN, SET_SHELL_PROGRAMS,
-  SET_SHELL_NETWORK, SET_SHELL_SHELLS,
+  SET_SHELL_NETWORK, SET_SHELL_SHELLS, SET_SANDBOX_CAPABILITIES, EFFECT_ALLOW, EFFECT_BLOCK, EFFECT_ASK, EFFECT_CONFINE,
 } from "../../bytecode/format";
 import {
   policyBase, strCount, strPtr, strLen, section, setAddr, setKind, setMemberCount, listKey,
@@ -108,8 +108,10 @@ export function roleName(r: u32): Text {
   return "heading";
 }
 
-function effectName(e: u32): Text {
-  return e == 0 ? "allow" : e == 1 ? "block" : e == 2 ? "ask" : "warn";
+// An effect's word in the policy language: the one list of them here, read by disasm, explain
+// and the decision record.
+export function effectName(e: u32): Text {
+  return e == EFFECT_ALLOW ? "allow" : e == EFFECT_BLOCK ? "block" : e == EFFECT_ASK ? "ask" : e == EFFECT_CONFINE ? "confine" : "warn";
 }
 
 function settingName(k: u32): Text {
@@ -126,8 +128,14 @@ function settingName(k: u32): Text {
     case 10: return "SHELL_SHELLS";
     case 11: return "MAX_SHELL_DEPTH";
     case 12: return "FAIL_OPEN";
+    case 13: return "SHELL_PROGRAMS";
+    case 14: return "SANDBOX_CAPABILITIES";
+    case 15: return "SANDBOX_HIDE";
+    case 16: return "SANDBOX_READ_ONLY";
+    case 17: return "SANDBOX_ENV";
+    case 18: return "SANDBOX_HOSTS";
   }
-  return "SHELL_PROGRAMS";
+  return "SANDBOX_RULES";
 }
 
 function className(c: u32): void {
@@ -331,7 +339,7 @@ function settings(): void {
     outAscii(" ");
     if (key == SET_POLICY_NAME) quoted(v);
     else if (key == SET_SHELL_WRAPPERS || key == SET_SHELL_NETWORK || key == SET_SHELL_SHELLS || key == SET_FAIL_OPEN ||
-             key == SET_SHELL_PROGRAMS) setRef(v);
+             key == SET_SHELL_PROGRAMS || key >= <u32>SET_SANDBOX_CAPABILITIES) setRef(v);
     else outDecimal(v);
     nl();
   }

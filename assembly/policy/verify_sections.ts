@@ -9,7 +9,8 @@ import {
   EFFECT_WARN, SUBJ_ARG, SUBJECT_COUNT, INTENT_EXACT, ROLE_MAX, CLASSIFY_FLAG_MAX, SET_POLICY_NAME,
   SET_MAX_ARGS_BYTES, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES, SET_MAX_TARGETS, SET_MAX_INTENT_BYTES,
   SET_MAX_SESSIONS, SET_SHELL_WRAPPERS, SET_SHELL_NETWORK, SET_SHELL_SHELLS, SET_MAX_SHELL_DEPTH,
-  SET_FAIL_OPEN, SET_SHELL_PROGRAMS, SHO_MAX, SHM_MAX,
+  SET_FAIL_OPEN, SET_SHELL_PROGRAMS, SHO_MAX, SHM_MAX, SET_SANDBOX_CAPABILITIES, SET_SANDBOX_HIDE, SET_SANDBOX_READ_ONLY,
+  SET_SANDBOX_ENV, SET_SANDBOX_HOSTS, SET_SANDBOX_RULES, EFFECT_CONFINE,
 } from "../../bytecode/format";
 import { validUtf8, fnv1a, bytesEqual, equalsAscii } from "../abi/bytes";
 import { section, strPtr, strLen, setAddr, setKind, ruleEffect } from "./decode";
@@ -121,7 +122,7 @@ export function rules(): bool {
   for (let r: u32 = 0; r < count; r++) {
     const e = s + 4 + <usize>r * 20;
     if (!shortStringOk(SEC_RULES, e, "rule id", 0xffff)) return false;
-    if (load<u32>(e + 4) > <u32>EFFECT_WARN) return failNum(SEC_RULES, e + 4, "effect must be 0, 1, 2 or 3, rule", r);
+    if (load<u32>(e + 4) > <u32>EFFECT_WARN) return failNum(SEC_RULES, e + 4, "effect must be 0 to 4, rule", r);
     if (load<u32>(e + 8) != NONE && !shortStringOk(SEC_RULES, e + 8, "rule reason", 0xff)) return false;
     if (load<u32>(e + 12) != NONE && !stringOk(SEC_RULES, e + 12, "rule message")) return false;
     if (!stringOk(SEC_RULES, e + 16, "rule source")) return false;
@@ -136,8 +137,8 @@ function instruction(i: u32): bool {
   if (load<u8>(e + 3) != 0) return failNum(SEC_CODE, e + 3, "reserved byte must be zero, instruction", i);
   if (op == OP_DECIDE) {
     const rule = load<u32>(e + 8);
-    if (flags > <u32>(rule == NONE ? EFFECT_ASK : EFFECT_WARN)) {
-      return failNum(SEC_CODE, e + 2, rule == NONE ? "a class default must be 0, 1 or 2, instruction" : "DECIDE effect must be 0, 1, 2 or 3, instruction", i);
+    if (flags > <u32>(rule == NONE ? EFFECT_CONFINE : EFFECT_WARN)) {
+      return failNum(SEC_CODE, e + 2, rule == NONE ? "a class default must be 0 to 3, instruction" : "DECIDE effect must be 0 to 4, instruction", i);
     }
     if (rule == NONE) return true;
     if (rule >= ruleCount) return failNum(SEC_CODE, e + 8, "DECIDE names a rule out of range, instruction", i);
@@ -370,7 +371,7 @@ export function settings(): bool {
   const s = section(SEC_SETTINGS);
   if (short(SEC_SETTINGS, 4)) return false;
   const count = load<u32>(s);
-  if (count != <u32>SETTINGS_COUNT) return failNum(SEC_SETTINGS, s, "setting count must be 13, found", count);
+  if (count != <u32>SETTINGS_COUNT) return failNum(SEC_SETTINGS, s, "setting count must be 19, found", count);
   if (sizeWrong(SEC_SETTINGS, 4 + ((<u64>count) << 3))) return false;
   for (let k: u32 = 0; k < count; k++) {
     const e = s + 4 + ((<usize>k) << 3);
@@ -387,6 +388,12 @@ export function settings(): bool {
       if (!setOk(SEC_SETTINGS, e + 4, "risk class set", SETKIND_KEYS)) return false;
     } else if (key == SET_SHELL_PROGRAMS) {
       if (!shellProgramsOk(e + 4)) return false;
+    } else if (key == SET_SANDBOX_CAPABILITIES || key == SET_SANDBOX_RULES) {
+      if (!setOk(SEC_SETTINGS, e + 4, "sandbox capability set", SETKIND_KEYS)) return false;
+    } else if (key == SET_SANDBOX_HIDE || key == SET_SANDBOX_READ_ONLY || key == SET_SANDBOX_ENV) {
+      if (!setOk(SEC_SETTINGS, e + 4, "sandbox path or name list", SETKIND_LIST)) return false;
+    } else if (key == SET_SANDBOX_HOSTS) {
+      if (!sandboxHostsOk(e + 4)) return false;
     } else {
       const v = load<u32>(e + 4);
       if (v < settingMin(key) || v > settingMax(key)) {
@@ -402,6 +409,22 @@ export function settings(): bool {
 
 // SHELL_PROGRAMS (§3.4): a HASH set of program names whose values are HASH sets of options, each
 // option's value only option flags, "@"'s only operand flags, a "%TOKEN"'s and a ">PATH"'s 0.
+// The sandbox's host map: program -> a KEYS set of hosts.
+function sandboxHostsOk(at: usize): bool {
+  if (!setOk(SEC_SETTINGS, at, "sandbox host map", SETKIND_HASH)) return false;
+  const programs = setAddr(load<u32>(at));
+  const buckets = load<u32>(programs + 8);
+  for (let b: u32 = 0; b < buckets; b++) {
+    const e = programs + 12 + ((<usize>b) << 3);
+    if (load<u32>(e) == 0) continue;
+    const hosts = load<u32>(e + 4);
+    if (hosts >= setCount || setKind(hosts) != SETKIND_KEYS) {
+      return failNum(SEC_SETTINGS, at, "sandbox host map: a program's hosts are not a KEYS set, set", hosts);
+    }
+  }
+  return true;
+}
+
 function shellProgramsOk(at: usize): bool {
   if (!setOk(SEC_SETTINGS, at, "shell program map", SETKIND_HASH)) return false;
   const programs = setAddr(load<u32>(at));

@@ -1,7 +1,7 @@
 // The configured environment (configureEnv, §6.5): the home and working directories and the Hermes
 // homes, kept in long-lived memory in normal form. The home, the working directory and foldCase are
 // normalize_path.ts's state, which paths resolve against; the Hermes homes are this module's.
-import { CONFIGURE_FOLD_CASE } from "../../bytecode/format";
+import { CONFIGURE_FOLD_CASE, CONFIGURE_NO_SANDBOX } from "../../bytecode/format";
 import { alloc, free } from "../abi/mem";
 import { SLASH } from "./normalize_span";
 import { home, homeLength, cwd, cwdLength, foldCase, canonicalPath, lowerInPlace } from "./normalize_path";
@@ -66,7 +66,7 @@ function keepHermesHomes(p: usize, len: u32, homeDir: usize, homeDirLen: u32): u
 // Sets the home and working directories (both must be absolute) and the Hermes homes (§6.5);
 // false leaves all unchanged.
 export function configureEnv(h: usize, hLen: u32, c: usize, cLen: u32, hh: usize, hhLen: u32, flags: u32): bool {
-  if ((flags & ~CONFIGURE_FOLD_CASE) != 0) return false;
+  if ((flags & ~(CONFIGURE_FOLD_CASE | CONFIGURE_NO_SANDBOX)) != 0) return false;
   const newHome = keepDirectory(h, hLen);
   const newHomeLen = keptLen;
   // An empty working directory is unknown (§8): relative paths may be below any directory.

@@ -128,9 +128,42 @@ function grow(): bool {
   return true;
 }
 
+// For a call the task's sandbox can hold (§8.3), the loopback is the sandbox's own: a loopback
+// host names no one outside it, so it is no DOMAIN target; the call is then to run confined.
+let ownLoopback = false;
+export let loopbackSeen = false;
+export function setOwnLoopback(on: bool): void {
+  ownLoopback = on;
+  loopbackSeen = false;
+}
+
+const LOCALHOST: usize = memory.data<u8>([0x6c, 0x6f, 0x63, 0x61, 0x6c, 0x68, 0x6f, 0x73, 0x74]); // "localhost"
+const IPV6_LOOPBACK: usize = memory.data<u8>([0x5b, 0x3a, 0x3a, 0x31, 0x5d]); // "[::1]"
+const ANY_ADDRESS: usize = memory.data<u8>([0x30, 0x2e, 0x30, 0x2e, 0x30, 0x2e, 0x30]); // "0.0.0.0"
+
+// localhost and its subdomains, 127.0.0.0/8, ::1 and 0.0.0.0, in the normal form of hosts.
+function isLoopback(p: usize, len: u32): bool {
+  if (len >= 9 && sameBytes(p + len - 9, LOCALHOST, 9) && (len == 9 || load<u8>(p + len - 10) == 0x2e)) return true;
+  if (len == 5 && sameBytes(p, IPV6_LOOPBACK, 5)) return true;
+  if (len == 3 && load<u8>(p) == 0x3a && load<u8>(p + 1) == 0x3a && load<u8>(p + 2) == 0x31) return true;
+  if (len == 7 && sameBytes(p, ANY_ADDRESS, 7)) return true;
+  if (len < 7 || load<u8>(p) != 0x31 || load<u8>(p + 1) != 0x32 || load<u8>(p + 2) != 0x37 || load<u8>(p + 3) != 0x2e) return false;
+  let dots: u32 = 0;
+  for (let i: u32 = 3; i < len; i++) {
+    const c = load<u8>(p + i);
+    if (c == 0x2e) dots++;
+    else if (c < 0x30 || c > 0x39) return false;
+  }
+  return dots == 3;
+}
+
 // Adds (kind, [p, p+len)); the bytes must stay valid for the call. Empty values are dropped.
 export function addTarget(kind: u32, p: usize, len: u32): void {
   if (status != TARGETS_OK || len == 0) return;
+  if (ownLoopback && kind == SUBJ_DOMAIN && isLoopback(p, len)) {
+    loopbackSeen = true;
+    return;
+  }
   const h = hashOf(kind, p, len);
   if (find(kind, p, len, h) >= 0) return;
   addNew(kind, p, len, h);

@@ -43,7 +43,7 @@ describe("YAML and schema errors", () => {
 
   it("reports a bad effect with the allowed ones", () => {
     expect(errorsOf("version: 1\nrules:\n  - id: a\n    effect: deny\n")).toEqual([
-      'policies/x.yaml:4:13: effect must be one of allow, block, ask, warn (got "deny")',
+      'policies/x.yaml:4:13: effect must be one of allow, block, ask, confine, warn (got "deny")',
     ]);
   });
 

@@ -48,7 +48,7 @@ describe("runCli", () => {
     const { status, stdout, stderr } = run(bad, "-o", out);
     expect(status).toBe(1);
     expect(stdout).toBe("");
-    expect(stderr).toBe(`${bad}:3:21: error: effect must be one of allow, block, ask, warn (got "deny")\n`);
+    expect(stderr).toBe(`${bad}:3:21: error: effect must be one of allow, block, ask, confine, warn (got "deny")\n`);
     expect(fs.existsSync(out)).toBe(false);
     const warned = writePolicy("warned.yaml", "version: 1\nrules:\n  - {id: a, effect: ask, risk: [nothing]}\n");
     const result = run(warned, "-o", path.join(tmp, "warned.afb"));

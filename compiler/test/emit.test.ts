@@ -2,7 +2,7 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import {
-  EFFECT_ALLOW, EFFECT_ASK, EFFECT_BLOCK, FLAG_ALL, FLAG_NEGATE, FORMAT_VERSION, HASH_OFFSET, MAGIC, NONE,
+  EFFECT_ALLOW, EFFECT_ASK, EFFECT_BLOCK, EFFECT_CONFINE, FLAG_ALL, FLAG_NEGATE, FORMAT_VERSION, HASH_OFFSET, MAGIC, NONE,
   OP_DECIDE, OP_TEST_DOMAIN, OP_TEST_EQUALS, OP_TEST_GLOB, OP_TEST_IN, OP_TEST_IN_INTENT, OP_TEST_IN_DERIVED, OP_TEST_PRESENT,
   SECTION_COUNT, SET_MAX_LEAVES, SET_MAX_SHELL_DEPTH, SET_POLICY_NAME, SET_SHELL_WRAPPERS, SET_FAIL_OPEN, SETKIND_HASH, SETKIND_KEYS,
   SETKIND_LIST, SETTINGS_COUNT, SUBJ_ARG, SUBJ_EMAIL, SUBJ_PROGRAM, SUBJ_TOOL, SUBJ_URL,
@@ -187,7 +187,7 @@ describe("code", () => {
       const end = cls.codeStart + cls.codeLen;
       const last = afb.code[end - 1];
       expect(last).toMatchObject({ op: OP_DECIDE, operand: NONE });
-      expect(last.flags).toBe({ allow: EFFECT_ALLOW, block: EFFECT_BLOCK, ask: EFFECT_ASK }[basic.ir.classes[c].defaultEffect]);
+      expect(last.flags).toBe({ allow: EFFECT_ALLOW, block: EFFECT_BLOCK, ask: EFFECT_ASK, confine: EFFECT_CONFINE }[basic.ir.classes[c].defaultEffect]);
       for (let i = cls.codeStart; i < end - 1; i++) {
         const insn = afb.code[i];
         expect(insn.zero).toBe(0);

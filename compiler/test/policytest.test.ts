@@ -50,7 +50,7 @@ describe("check", () => {
 
   it("exits 1 on errors and answers JSON under --json", () => {
     const file = write("broken.yaml", "version: 1\nrules:\n  - {id: a, effect: deny}\n");
-    expect(run("check", file)).toEqual({ status: 1, stdout: "", stderr: `${file}:3:21: error: effect must be one of allow, block, ask, warn (got "deny")\n` });
+    expect(run("check", file)).toEqual({ status: 1, stdout: "", stderr: `${file}:3:21: error: effect must be one of allow, block, ask, confine, warn (got "deny")\n` });
     const json = run("check", write("fine.yaml", POLICY), "--json");
     expect(json.status).toBe(0);
     expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, policy: "fine", errors: [], warnings: [] });
@@ -116,7 +116,7 @@ describe("test", () => {
     const { status, stdout, stderr } = run("test", bad, "--wasm", wasmPath);
     expect(status).toBe(1);
     expect(stderr).toBe([
-      `${bad}:6:20: error: expect.kind must be one of allow, block, ask (got "deny")`,
+      `${bad}:6:20: error: expect.kind must be one of allow, block, ask, confine (got "deny")`,
       `${bad}:7:5: error: unknown key "extra" (expected one of name, intent, tool, args, expect, outcome, steps)`,
       "",
     ].join("\n"));
@@ -126,7 +126,7 @@ describe("test", () => {
     const result = run("test", broken, "--wasm", wasmPath);
     expect(result.status).toBe(1);
     expect(result.stderr).toContain(`${broken}:1:9: error: the policy ${path.join(tmp, "broken.yaml")} does not compile`);
-    expect(result.stderr).toContain('broken.yaml:3:21: error: effect must be one of allow, block, ask, warn (got "deny")');
+    expect(result.stderr).toContain('broken.yaml:3:21: error: effect must be one of allow, block, ask, confine, warn (got "deny")');
   });
 
   it("says where the evaluator should be when it is missing", () => {

@@ -10,14 +10,14 @@ describe("JSON Schema export", () => {
     expect(schema.type).toBe("object");
     expect(schema.required).toEqual(["version"]);
     expect(schema.additionalProperties).toBe(false);
-    expect(Object.keys(schema.properties)).toEqual(["version", "name", "extends", "defaults", "tools", "classify", "rules", "budgets", "intent", "shell", "limits", "fail_open"]);
+    expect(Object.keys(schema.properties)).toEqual(["version", "name", "extends", "defaults", "tools", "classify", "rules", "budgets", "intent", "shell", "sandbox", "limits", "fail_open"]);
     expect(JSON.parse(JSON.stringify(schema))).toEqual(schema);
   });
 
   it("carries rule effects, subjects and the recursive not", () => {
     const rule = schema.properties.rules.items;
     expect(rule.required).toEqual(["id", "effect"]);
-    expect(rule.properties.effect.enum).toEqual(["allow", "block", "ask", "warn"]);
+    expect(rule.properties.effect.enum).toEqual(["allow", "block", "ask", "confine", "warn"]);
     const when = rule.properties.when;
     const subject = new RegExp(when.propertyNames.pattern);
     expect(["tool", "path", "args.message.to"].every((s) => subject.test(s))).toBe(true);

@@ -104,7 +104,7 @@ describe("docs/bytecode.md tables match bytecode/format.ts", () => {
     expectConstant("FLAG_NEGATE", 1 << Number(text.match(/bit (\d) NEGATE/)![1]));
     expectConstant("FLAG_ALL", 1 << Number(text.match(/bit (\d) ALL/)![1]));
     const effects = tableRows("## 5.").find(([, name]) => name === "DECIDE")![2];
-    for (const [, value, name] of effects.matchAll(/(\d) (allow|block|ask|warn)/g)) expectConstant(`EFFECT_${name.toUpperCase()}`, Number(value));
+    for (const [, value, name] of effects.matchAll(/(\d) (allow|block|ask|confine|warn)/g)) expectConstant(`EFFECT_${name.toUpperCase()}`, Number(value));
     const inIntent = tableRows("## 5.").find(([, name]) => name === "TEST_IN_INTENT")![2];
     for (const [, value, name] of inIntent.matchAll(/(\d) \((INTENT_\w+)\)/g)) expectConstant(name, Number(value));
   });
@@ -137,7 +137,7 @@ describe("docs/bytecode.md tables match bytecode/format.ts", () => {
 
   it("§8.1: decision kinds", () => {
     const kind = tableRows("### 8.1").find(([, field]) => field.startsWith("kind:"))![1];
-    for (const [, value, name] of kind.matchAll(/(\d) (allow|block|ask)/g)) expectConstant(`KIND_${name.toUpperCase()}`, Number(value));
+    for (const [, value, name] of kind.matchAll(/(\d) (allow|block|ask|confine)/g)) expectConstant(`KIND_${name.toUpperCase()}`, Number(value));
     const head = tableRows("### 8.1").slice(0, -1).reduce((n, [size]) => n + Number(size), 0);
     expect(sectionText("### 8.1")).toContain(`\`DECISION_HEAD_SIZE\` (${head})`);
     expectConstant("DECISION_HEAD_SIZE", head);
@@ -148,6 +148,12 @@ describe("docs/bytecode.md tables match bytecode/format.ts", () => {
   it("§8: configure's flags", () => {
     const flag = Number(sectionText("## 8.").match(/`flags` bit (\d), `CONFIGURE_FOLD_CASE`/)![1]);
     expectConstant("CONFIGURE_FOLD_CASE", 1 << flag);
+    const noSandbox = Number(sectionText("## 8.").match(/`flags` bit (\d), `CONFIGURE_NO_SANDBOX`/)![1]);
+    expectConstant("CONFIGURE_NO_SANDBOX", 1 << noSandbox);
+  });
+
+  it("§8.3: what sandbox_classify answers", () => {
+    expectTable("### 8.3", "SANDBOX_");
   });
 
   it("§8: the fuel constants live in format.ts, as the spec says", () => {

@@ -16,12 +16,13 @@ from decimal import Decimal
 from typing import Any
 
 from .codec import (PATTERN_SUFFIX, SUBJECTS, TREE_SUFFIX, annotation_bits, encode_call, i32, parse_budgets, parse_decision,
-                    parse_derivation, parse_trace, restore_lines)
+                    parse_derivation, parse_profile, parse_trace, restore_lines)
 from .engine import EngineFault, InputTooLarge
 from .errors import FenceError
 from .evaluator import CLOSED, Evaluator, SessionLog, last_line, policy_bytes, require_live
 from .intent import Amendment, Binding, Intent, VerbUse, added_to, describe_intent
 from .records import Budget, Decision, DecisionKind, Derivation, Trace, TraceStep, host_decision
+from .sandbox.profile import SandboxProfile
 
 __all__ = ["Amendment", "Binding", "Budget", "Decision", "DecisionKind", "Derivation", "Fence", "FenceError", "Intent",
            "PATTERN_SUFFIX", "SUBJECTS", "Session", "TREE_SUFFIX", "Trace", "TraceStep", "VerbUse", "annotation_bits",
@@ -70,6 +71,11 @@ class Session(SessionLog):
             return host_decision(tool_name, "bad_arguments", "the call cannot be read: a string holds a lone surrogate")
         return self._fence._decide(self, tool_name, (name, arguments_json), cwd)
 
+    def sandbox_profile(self, tool_name: str, args: dict[str, Any], cwd: str | None = None) -> SandboxProfile:
+        """The sandbox a call decided `confine` runs in (the same tool_name, args and cwd as the
+        decision). Raises FenceError when the call is not confined."""
+        return self._fence._sandbox_profile(self, tool_name, args, cwd)
+
     def narrow(self, prohibit: list[str], ask: list[str]) -> Intent:
         """Narrows this session's intent (docs/bytecode.md §7.2): the capabilities (or globs) in
         `prohibit` are ruled out, those in `ask` are asked about where the policy would allow.
@@ -100,6 +106,9 @@ class Session(SessionLog):
         """Raises spent counts (a resumed session's, by budget id: calls, or a budget of sums'
         decimal); ids the policy lacks are skipped."""
         self._fence._restore_budgets(self, spent)
+
+
+_CLASSIFY_BATCH = 16
 
 
 class Fence(Evaluator):
@@ -195,6 +204,36 @@ class Fence(Evaluator):
         if status != 0:
             raise FenceError(f"cannot explain {tool_name!r}: {text}")
         return parse_trace(text)
+
+    def _sandbox_profile(self, session: Session, tool_name: str, args: dict[str, Any], cwd: str | None) -> SandboxProfile:
+        encoded = encode_call(tool_name, args)
+        if isinstance(encoded, str):
+            raise FenceError(encoded)
+        name, arguments = encoded
+        with self._lock:
+            directory = cwd or ("" if session.moved else self._cwd)
+            if directory != self._configured_cwd:
+                failure = self._configure(self._wasm, directory)
+                if failure is not None:
+                    raise FenceError(f"its working directory {directory!r} cannot be used ({failure})")
+            status, text = self._status_call("sandbox", (session._handle, len(name), len(arguments)), name + arguments)
+        if status != 0:
+            raise FenceError(f"no sandbox for {tool_name!r}: {text}")
+        return parse_profile(text, lambda kind, lines: self._sandbox_classify(session, kind, lines))
+
+    def _sandbox_classify(self, session: Session, kind: int, lines: list[str]) -> bytes:
+        answers = bytearray()
+        # A few lines a call: each is tried against every pattern of the sandbox's lists, within
+        # the fuel one call is given.
+        for start in range(0, len(lines), _CLASSIFY_BATCH):
+            batch = lines[start:start + _CLASSIFY_BATCH]
+            payload = "\n".join(batch).encode("utf-8", "surrogateescape")
+            with self._lock:
+                record = self._checked_invoke("sandbox_classify", (session._handle, kind, len(payload)), payload)
+            if record[:1] != b"\x00" or len(record) != len(batch) + 1:
+                raise FenceError(f"the evaluator could not classify the sandbox's paths: {record[1:].decode('utf-8', 'replace')}")
+            answers += record[1:]
+        return bytes(answers)
 
     def _narrow(self, session: Session, prohibit: list[str], ask: list[str]) -> Intent:
         lines = [f"prohibit\t{c}" for c in prohibit] + [f"ask\t{c}" for c in ask]

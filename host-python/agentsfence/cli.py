@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,11 +21,13 @@ EXIT_ERROR = 1  # the fence could not be built or the input was unusable
 EXIT_USAGE = 2  # argparse's own code for a bad command line
 EXIT_BLOCK = 3
 EXIT_ASK = 4
-_EXIT_FOR_KIND = {"allow": EXIT_ALLOW, "block": EXIT_BLOCK, "ask": EXIT_ASK}
+EXIT_CONFINE = 5
+_EXIT_FOR_KIND = {"allow": EXIT_ALLOW, "block": EXIT_BLOCK, "ask": EXIT_ASK, "confine": EXIT_CONFINE}
 
 DECIDE_EPILOG = f"""\
 Prints the decision as one JSON object: kind, reason, rule, capability, risk, message.
-Exit status: {EXIT_ALLOW} allow, {EXIT_BLOCK} block, {EXIT_ASK} ask, {EXIT_ERROR} the fence could not decide
+Exit status: {EXIT_ALLOW} allow, {EXIT_BLOCK} block, {EXIT_ASK} ask, {EXIT_CONFINE} confine (allowed inside the task's
+sandbox), {EXIT_ERROR} the fence could not decide
 (a bad policy, unreadable --args), {EXIT_USAGE} a bad command line."""
 
 
@@ -49,6 +52,48 @@ def _decide(options: argparse.Namespace) -> int:
     decision = session.decide(options.tool, args)
     print(json.dumps(dataclasses.asdict(decision), ensure_ascii=False))
     return _EXIT_FOR_KIND[decision.kind]
+
+
+RUN_EPILOG = f"""\
+Runs the command only when the fence allows it (as is) or confines it (inside the task's sandbox,
+as Hermes would); a block or an ask prints the fence's message on stderr and runs nothing.
+Exit status: the command's own when it ran; {EXIT_BLOCK} block, {EXIT_ASK} ask (not run), {EXIT_ERROR} the fence
+or the sandbox could not be set up, {EXIT_USAGE} a bad command line."""
+
+
+def _run(options: argparse.Namespace) -> int:
+    import subprocess
+
+    from .api import Fence
+    from .sandbox import probe, run as run_confined
+
+    command = " ".join(options.command[1:] if options.command[:1] == ["--"] else options.command)
+    if not command.strip():
+        print("agentsfence run: no command given (agentsfence run --intent TEXT -- COMMAND)", file=sys.stderr)
+        return EXIT_USAGE
+    found = probe()
+    fence = Fence(options.policy, cwd=os.getcwd(), sandbox=found.ok)
+    session = fence.session("run")
+    for message in options.intent:
+        session.intent(message)
+    args = {"command": command}
+    decision = session.decide("terminal", args)
+    print(f"agentsfence: {decision.kind}: {decision.message}", file=sys.stderr)
+    if decision.kind in ("block", "ask"):
+        if decision.reason == "sandbox_unavailable" and not found.ok:
+            print(f"agentsfence: {found.why} ({found.fix})", file=sys.stderr)
+        return _EXIT_FOR_KIND[decision.kind]
+    if decision.kind == "allow":
+        return subprocess.run(["bash", "-c", command]).returncode
+    profile = session.sandbox_profile("terminal", args)
+    result = run_confined(profile, command, timeout=options.timeout)
+    sys.stdout.write(result.stdout)
+    sys.stderr.write(result.stderr)
+    for note in result.notes:
+        print(f"agentsfence: {note}", file=sys.stderr)
+    for host, why in result.refused:
+        print(f"agentsfence: the sandbox refused to reach {host}: {why}", file=sys.stderr)
+    return result.returncode
 
 
 _SOURCE_WORDS = {
@@ -192,6 +237,19 @@ def _add_decide(commands: argparse._SubParsersAction) -> None:
     _add_call_arguments(decide)
 
 
+def _add_run(commands: argparse._SubParsersAction) -> None:
+    run = _command(commands, "run", "decide a shell command and run it as Hermes would",
+                   "Decide a terminal command for the request given with --intent, then run it the way the "
+                   "Hermes plugin would: as is when allowed, inside the task's sandbox (bubblewrap: the "
+                   "working directory writable, secrets hidden, only the hosts the request named reachable) "
+                   "when confined, not at all when blocked or asked about.", _run, RUN_EPILOG)
+    run.add_argument("--intent", action="append", default=[], metavar="TEXT",
+                     help="the user's message (repeat for later turns); none: an empty intent")
+    run.add_argument("--policy", metavar="FILE", help="a .afb or a .yaml (compiled first); default: the shipped policy")
+    run.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS", help="kill the command after this long")
+    run.add_argument("command", nargs=argparse.REMAINDER, metavar="-- COMMAND", help="the command line, after --")
+
+
 def _add_explain(commands: argparse._SubParsersAction) -> None:
     explain = _command(commands, "explain", "say how a call is decided",
                        "Print the compiled intent in plain words, the tool's class, the rules the evaluator "
@@ -296,7 +354,7 @@ def _add_dojo(commands: argparse._SubParsersAction) -> None:
 
 # One function per command, in the order `agentsfence --help` lists them. A new command adds
 # its own `_add_*` here (audit: host-python/agentsfence/audit.py).
-COMMANDS = [_add_compile, _add_check, _add_test, _add_explain, _add_decide, _add_disasm, _add_hook,
+COMMANDS = [_add_compile, _add_check, _add_test, _add_explain, _add_decide, _add_run, _add_disasm, _add_hook,
             _add_bench, _add_dojo, add_audit, add_report]
 
 

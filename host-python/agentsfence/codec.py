@@ -19,15 +19,22 @@ from ._abi import (
     DECISION_POSSIBLE,
     KIND_ALLOW,
     KIND_ASK,
+    KIND_CONFINE,
+    SANDBOX_CLASSIFY_ENV,
+    SANDBOX_CLASSIFY_PATHS,
+    SANDBOX_HIDDEN,
+    SANDBOX_PLAIN,
+    SANDBOX_READ_ONLY,
     KIND_BLOCK,
     SUBJECT_NAMES,
     TARGET_PATTERN,
     TARGET_TREE,
 )
 from .records import Budget, Decision, DecisionKind, Derivation, Trace, TraceStep, host_decision
+from .sandbox.profile import SandboxProfile
 
 # The kinds by their number in the record (§8.1).
-_KIND_NUMBERS: dict[int, DecisionKind] = {KIND_ALLOW: "allow", KIND_BLOCK: "block", KIND_ASK: "ask"}
+_KIND_NUMBERS: dict[int, DecisionKind] = {KIND_ALLOW: "allow", KIND_BLOCK: "block", KIND_ASK: "ask", KIND_CONFINE: "confine"}
 _KINDS: tuple[DecisionKind, ...] = tuple(_KIND_NUMBERS[number] for number in range(len(_KIND_NUMBERS)))
 # §8.1: kind, reason, rule, capability, risk, flags, message, witness, reservation, warned
 # (DECISION_HEAD_SIZE bytes: test_abi checks the two agree).
@@ -228,3 +235,29 @@ def parse_trace(text: str) -> Trace:
             rule, effect, ends = fields
             steps.append(TraceStep(rule, "decide", effect, ends == "ends", False, ends == "passed"))
     return Trace(capability, risk, source, tuple(steps))
+
+
+# What sandbox_classify answers, by its byte (§8.3).
+_PATH_CLASSES = {SANDBOX_PLAIN: "", SANDBOX_READ_ONLY: "read_only", SANDBOX_HIDDEN: "hide"}
+
+
+def parse_profile(text: str, classify: Callable[[int, list[str]], bytes]) -> SandboxProfile:
+    """The lines of the sandbox export (§8.3) as a SandboxProfile whose questions go to `classify`
+    (the evaluator's sandbox_classify for the same session). top_guard: the names the read-only
+    globs keep at any depth (`**/NAME`, `**/NAME/**`), guarded at the top of a writable folder
+    even before they exist."""
+    fields: dict[str, list[str]] = {"cwd": [], "home": [], "write": [], "hide": [], "host": [], "guard": []}
+    for line in text.splitlines():
+        key, _, value = line.partition("\t")
+        if key in fields and value and value not in fields[key]:
+            fields[key].append(value)
+
+    def paths(found: list[str]) -> list[str]:
+        return [_PATH_CLASSES.get(b, "hide") for b in classify(SANDBOX_CLASSIFY_PATHS, found)]
+
+    def env(names: list[str]) -> list[str]:
+        return [name for name, b in zip(names, classify(SANDBOX_CLASSIFY_ENV, names)) if b != SANDBOX_PLAIN]
+
+    return SandboxProfile(cwd=(fields["cwd"] or [""])[0], home=(fields["home"] or [""])[0], write=tuple(fields["write"]),
+                          hide=tuple(fields["hide"]), hosts=tuple(fields["host"]), top_guard=tuple(fields["guard"]),
+                          classify=paths, env_drop=env)

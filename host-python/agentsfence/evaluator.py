@@ -20,7 +20,7 @@ from typing import Iterable, Literal
 import wasmtime
 
 from . import data
-from ._abi import CONFIGURE_FOLD_CASE
+from ._abi import CONFIGURE_FOLD_CASE, CONFIGURE_NO_SANDBOX
 from .cache import DecisionCache
 from .codec import parse_budgets, restore_lines
 from .engine import DEFAULT_MEMORY_LIMIT, EngineFault, InputTooLarge, WasmInstance, default_cache_dir, load_module
@@ -61,6 +61,7 @@ class Evaluator:
         cwd: str | None = None,
         hermes_homes: Iterable[str] = (),
         fold_case: bool | None = None,
+        sandbox: bool = True,
     ):
         """policy: None (the shipped default), the bytecode itself, or a path to a .afb or a .yaml
         (compiled in this process: agentsfence/compiler.py). wasm: the evaluator (default: the
@@ -71,7 +72,8 @@ class Evaluator:
         process's working directory; cwd "": unknown, a relative path may be anywhere). hermes_homes: the folders a policy's `$HERMES_HOME` stands
         for, HERMES_HOME first, then the root whose profiles/<name> are homes too (default:
         `~/.hermes`). fold_case: whether paths compare ASCII case aside (default: on macOS and
-        Windows, whose file systems do)."""
+        Windows, whose file systems do). sandbox: whether the host runs `confine` decisions in the
+        task's sandbox (agentsfence.sandbox); False turns every confine into an ask."""
         self._policy = policy_bytes(policy)
         wasm_bytes = _read(wasm if wasm is not None else data.path("fence.wasm"), "fence.wasm")
         try:
@@ -87,6 +89,7 @@ class Evaluator:
         self._hermes_homes = "\n".join(hermes_homes).encode("utf-8")
         # macOS and Windows compare file names case aside: so does the evaluator there (§6.5).
         self._fold_case = CONFIGURE_FOLD_CASE if (fold_case if fold_case is not None else sys.platform in ("darwin", "win32")) else 0
+        self._no_sandbox = 0 if sandbox else CONFIGURE_NO_SANDBOX
         self._configured_cwd = self._cwd
         self._lock = threading.Lock()
         self._sessions: dict[str, SessionLog] = {}
@@ -113,7 +116,7 @@ class Evaluator:
     def _configure(self, wasm: WasmInstance, cwd: str) -> str | None:
         """Tells the evaluator what `~` and relative paths mean; the evaluator's reason on failure."""
         home, directory, hermes = self._home.encode("utf-8"), cwd.encode("utf-8"), self._hermes_homes
-        record = wasm.invoke("configure", (len(home), len(directory), len(hermes), self._fold_case),
+        record = wasm.invoke("configure", (len(home), len(directory), len(hermes), self._fold_case | self._no_sandbox),
                              home + directory + hermes)
         if record[:1] != b"\x00":
             return record[1:].decode("utf-8", "replace")

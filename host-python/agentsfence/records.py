@@ -7,7 +7,9 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Literal
 
-DecisionKind = Literal["allow", "block", "ask"]
+# confine: allowed, to run inside the task's sandbox (Session.sandbox_profile says which); a host
+# that cannot confine the call treats it as ask.
+DecisionKind = Literal["allow", "block", "ask", "confine"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -50,6 +50,9 @@ class Settings:
     llm_intent: bool = False
     # Seconds the model may take before the deterministic binding stands alone.
     llm_timeout: float = 10.0
+    # auto: a command the fence confines runs in the task's sandbox where one can run here
+    # (bubblewrap, the local terminal backend); off: it is asked about instead.
+    sandbox: str = "auto"
 
 
 def load_settings(hermes_home: Path) -> Settings:
@@ -78,6 +81,7 @@ def load_settings(hermes_home: Path) -> Settings:
         no_tool_call_id=_choice(section, "no_tool_call_id", ("decide", "block"), "decide"),
         llm_intent=_flag(section, "llm_intent", False),
         llm_timeout=_seconds(section, "llm_timeout", 10.0),
+        sandbox=_choice(section, "sandbox", ("auto", "off"), "auto"),
     )
 
 

@@ -120,7 +120,7 @@ def test_check_prints_file_line_col_warnings_and_errors(tmp_path):
     assert done.stdout == f"{policy}: policy mine has no errors, 1 warning\n"
     policy.write_text("version: 1\nrules:\n  - {id: a, effect: deny}\n")
     done = run("check", str(policy))
-    assert done.returncode == 1 and done.stderr == f'{policy}:3:21: error: effect must be one of allow, block, ask, warn (got "deny")\n'
+    assert done.returncode == 1 and done.stderr == f'{policy}:3:21: error: effect must be one of allow, block, ask, confine, warn (got "deny")\n'
 
 
 def test_test_runs_policy_tests_through_the_shipped_evaluator(tmp_path):

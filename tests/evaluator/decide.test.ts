@@ -579,7 +579,7 @@ describe("hostile calls", () => {
       const parts = rand(40);
       for (let k = 0; k < parts; k++) args += pieces[rand(pieces.length)];
       const d = fence.decide(rand(2) === 0 ? h : 0, name, i % 2 === 0 ? `{"command":${JSON.stringify(args)},"path":${JSON.stringify(args)},"to":${JSON.stringify(args)}}` : args);
-      expect(["allow", "block", "ask"]).toContain(d.kind);
+      expect(["allow", "block", "ask", "confine"]).toContain(d.kind);
       expect(d.message.startsWith("AgentsFence ")).toBe(true);
     }
   });

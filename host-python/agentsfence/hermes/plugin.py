@@ -56,6 +56,7 @@ from ..errors import FenceError
 from ..layout import hermes_state
 from ..state import SessionStore
 from .approvals import Approvals, call_reference
+from .confine import Confiner, Pending
 from .environment import ToolSchemas, on_allowlist, working_directory
 from .gate import Directive, Gate, block, blocking_hook, fault_block, move_first
 from .homes import hermes_home, hermes_homes
@@ -89,7 +90,12 @@ def register(ctx: Any, **kwargs: Any) -> None:
 
         settings = load_settings(home)
         policy_files = PolicyFiles(state.path)
-        fence, installed = start_fence(policy_files)
+        from .confine import sandbox_support
+
+        # Confined commands run through the tool_execution middleware: without it, no sandbox.
+        can_confine, sandbox_why = sandbox_support(settings.sandbox) if hasattr(ctx, "register_middleware") else \
+            (False, "this Hermes has no tool_execution middleware; commands the fence would confine are asked about")
+        fence, installed = start_fence(policy_files, can_confine)
     except Exception as error:  # wasmtime missing, no wasm, a rejected policy or settings: fail closed
         logger.error("AgentsFence could not start; every tool call will be blocked: %s", error)
         hook = blocking_hook(f"AgentsFence could not start ({type(error).__name__}: {error}), so every tool call is blocked")
@@ -101,6 +107,11 @@ def register(ctx: Any, **kwargs: Any) -> None:
     plugin.policy.watch(policy_files, installed)
     for name, hook in plugin.hooks().items():
         ctx.register_hook(name, hook)
+    plugin.sandbox_why = sandbox_why
+    if hasattr(ctx, "register_middleware"):
+        ctx.register_middleware("tool_execution", plugin.confiner.middleware)
+    if sandbox_why:
+        logger.warning("AgentsFence: %s", sandbox_why)
     ctx.register_command("fence", lambda raw_args="": plugin.view.command(raw_args),
                          description="Show or change this session's AgentsFence policy", args_hint="[show|allow TEXT|deny TEXT]")
     ctx.register_cli_command("fence", "AgentsFence: status, and explain one decision", setup_cli, run_cli,
@@ -116,7 +127,7 @@ def register(ctx: Any, **kwargs: Any) -> None:
                 fence.policy_hash[:12], installed.origin, settings.mode, fence.module_source)
 
 
-def start_fence(policy_files: PolicyFiles) -> tuple[Fence, Installed]:
+def start_fence(policy_files: PolicyFiles, sandbox: bool = False) -> tuple[Fence, Installed]:
     """The fence with the state folder's policy. A policy.yaml that does not compile gives the
     shipped default here, which decides nothing: the plugin blocks every call with the error. A
     cached compilation the evaluator rejects is dropped and compiled again, once."""
@@ -124,14 +135,14 @@ def start_fence(policy_files: PolicyFiles) -> tuple[Fence, Installed]:
 
     installed = policy_files.current()
     try:
-        return Fence(installed.bytecode, hermes_homes=hermes_homes()), installed
+        return Fence(installed.bytecode, hermes_homes=hermes_homes(), sandbox=sandbox), installed
     except FenceError:
         if not installed.cached:
             raise
     logger.warning("AgentsFence: the evaluator rejected the cached compilation of %s; compiling it again", installed.origin)
     policy_files.forget_cache()
     installed = policy_files.current()
-    return Fence(installed.bytecode, hermes_homes=hermes_homes()), installed
+    return Fence(installed.bytecode, hermes_homes=hermes_homes(), sandbox=sandbox), installed
 
 
 class HermesFence:
@@ -156,6 +167,8 @@ class HermesFence:
                          lambda: self._observe and self.policy.error is None)
         self.view = SessionView(fence, self.sessions, self.policy, self.approvals, self._observe)
         self.tools = ToolSchemas(fence)
+        self.sandbox_why = ""  # why confined calls are asked about instead (register() sets it)
+        self.confiner = Confiner(self.ledger.runs_as_decided, self.audit.event)
         # Bound once (a Fence means api is loaded): an import statement per call costs more than the lookup.
         from ..api import encode_call, host_decision
         self._encode_call = encode_call
@@ -268,6 +281,10 @@ class HermesFence:
             if decision.reservation and session is not None:
                 self.ledger.hold(call_ref, Held(session, decision.reservation, session_id, task_id))
             if kind == "allow":
+                return None
+            if kind == "confine" and tool_call_id:
+                # Runs through the tool_execution middleware, inside the task's sandbox.
+                self.confiner.hold(tool_call_id, Pending(session, tool_name, decided_json, working_directory(task_id)))
                 return None
             directive = self.gate.ask(decision, session.id if session is not None else "", tool_name, decided_json, call_ref)
             if directive is not None and directive["action"] == "block":

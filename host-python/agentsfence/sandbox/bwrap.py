@@ -49,8 +49,8 @@ PROXY_PORT = 3128                       # the bridge's port on the sandbox's own
 
 # The walk below the writable dirs and the home: breadth first, so the shallow names a policy
 # cares most about (.git, .env, .ssh) are classified before the limits are met.
-WALK_DEPTH = 6
-WALK_ENTRIES = 5000
+WALK_DEPTH = 4
+WALK_ENTRIES = 2000
 HOME_DEPTH = 2
 HOME_ENTRIES = 2000
 
