@@ -153,9 +153,12 @@ function constantProblem(subject: number, test: TestName, value: string): string
     if (!text.startsWith("/") && !text.startsWith("~")) {
       return `path prefix "${value}" must be absolute or start with ~ (or $HOME)`;
     }
-  } else if (normalizePath(value) === null) {
-    return homeToTilde(value).startsWith("~")
-      ? `path "${value}" climbs above ~`
+  } else if (normalizePath(value, test === "under") === null) {
+    const text = homeToTilde(value);
+    if (text.startsWith("~")) return `path "${value}" climbs above ~`;
+    if (test === "under" && (text === "." || text.startsWith("./"))) return `path "${value}" climbs above the working directory`;
+    return test === "under"
+      ? `path "${value}" must be absolute, start with ~ (or $HOME), or start with ./ (the working directory)`
       : `path "${value}" must be absolute or start with ~ (or $HOME)`;
   }
   return undefined;

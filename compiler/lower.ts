@@ -443,7 +443,7 @@ function caseFolded(subject: number, values: string[]): string[] {
 // Constants in the forms of docs/bytecode.md §6, so the evaluator compares bytes.
 function normalizeConstant(subject: number, test: TestName, value: string): string {
   if (test === "domain") return normalizeDomain(value);
-  if (test === "under") return normalizePath(value)!;
+  if (test === "under") return normalizePath(value, true)!;
   const exact = test === "equals" || test === "in";
   switch (subject) {
     case SUBJ_EMAIL:
