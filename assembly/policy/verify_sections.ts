@@ -6,7 +6,7 @@ import {
   SEC_SETTINGS, SEC_BUDGETS, SETTINGS_COUNT, SETKIND_HASH, SETKIND_LIST, SETKIND_KEYS, INSN_SIZE, OP_DECIDE,
   OP_TEST_PRESENT, OP_TEST_EQUALS, OP_TEST_GLOB, OP_TEST_PREFIX, OP_TEST_IN_INTENT, OP_TEST_GRANTED,
   OP_TEST_INTENT_ANY, OP_TEST_IN_DERIVED, OP_TEST_TRUTHY, OP_TEST_AT_MOST, FLAG_NEGATE, FLAG_ALL, EFFECT_ASK,
-  EFFECT_WARN, SUBJ_ARG, SUBJECT_COUNT, INTENT_EXACT, ROLE_MAX, CLASSIFY_FLAG_MAX, SET_POLICY_NAME,
+  EFFECT_WARN, SUBJ_ARG, SUBJECT_COUNT, INTENT_EXACT, INTENT_RULED_OUT, ROLE_MAX, CLASSIFY_FLAG_MAX, SET_POLICY_NAME,
   SET_MAX_ARGS_BYTES, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES, SET_MAX_TARGETS, SET_MAX_INTENT_BYTES,
   SET_MAX_SESSIONS, SET_SHELL_WRAPPERS, SET_SHELL_NETWORK, SET_SHELL_SHELLS, SET_MAX_SHELL_DEPTH,
   SET_FAIL_OPEN, SET_SHELL_PROGRAMS, SHO_MAX, SHM_MAX,
@@ -164,7 +164,7 @@ function instruction(i: u32): bool {
       if (load<u32>(operand) > 1) return failNum(SEC_CODE, operand, "TRUTHY operand must be 0 or 1, instruction", i);
       return true;
     case OP_TEST_IN_INTENT:
-      if (load<u32>(operand) > <u32>INTENT_EXACT) return failNum(SEC_CODE, operand, "IN_INTENT operand must be 0, 1, 2 or 3, instruction", i);
+      if (load<u32>(operand) > <u32>INTENT_RULED_OUT) return failNum(SEC_CODE, operand, "IN_INTENT operand must be 0, 1, 2, 3 or 4, instruction", i);
       return true;
     case OP_TEST_GRANTED:
       if (load<u32>(operand) != 0) return failNum(SEC_CODE, operand, "GRANTED operand must be 0, instruction", i);
