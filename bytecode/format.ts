@@ -196,6 +196,7 @@ export const INTENT_DESTINATION = 0; // asked for as the destination of a plain 
 export const INTENT_NAMED = 1;       // named anywhere in the user's own words
 export const INTENT_SOURCE = 2;      // asked for as a source or a destination (reads, fetches)
 export const INTENT_EXACT = 3;       // named anywhere in the user's own words as this very value (not a directory above it)
+export const INTENT_RULED_OUT = 4;   // (IN_INTENT, paths) ruled out by the user's own words: the path, or a directory above it with none below granting it
 
 // Categories of the INTENT section's grammar set (§7.3): a word's value is the OR of them.
 export const G_DEST = 1;              // a preposition whose object receives: to, cc, into

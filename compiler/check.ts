@@ -124,6 +124,10 @@ function checkPredicate(key: string, predicate: Predicate, at: YamlPath, report:
 // Constants that can never match a normalized target are errors, not silent dead rules.
 function checkConstants(subject: number, test: TestName, predicate: Predicate, at: YamlPath, report: Report): void {
   const raw = predicate[test];
+  if (test === "in_intent" && raw === "ruled_out" && subject !== SUBJ_PATH && subject !== SUBJ_WRITE) {
+    report(at, "in_intent: ruled_out reads paths only (subjects path and write)");
+    return;
+  }
   if ((typeof raw === "boolean" && test !== "equals") || test === "in_intent" || test === "intent_any" || test === "truthy") return;
   const values = Array.isArray(raw) ? raw : [raw];
   values.forEach((value, j) => {
@@ -153,9 +157,12 @@ function constantProblem(subject: number, test: TestName, value: string): string
     if (!text.startsWith("/") && !text.startsWith("~")) {
       return `path prefix "${value}" must be absolute or start with ~ (or $HOME)`;
     }
-  } else if (normalizePath(value) === null) {
-    return homeToTilde(value).startsWith("~")
-      ? `path "${value}" climbs above ~`
+  } else if (normalizePath(value, test === "under") === null) {
+    const text = homeToTilde(value);
+    if (text.startsWith("~")) return `path "${value}" climbs above ~`;
+    if (test === "under" && (text === "." || text.startsWith("./"))) return `path "${value}" climbs above the working directory`;
+    return test === "under"
+      ? `path "${value}" must be absolute, start with ~ (or $HOME), or start with ./ (the working directory)`
       : `path "${value}" must be absolute or start with ~ (or $HOME)`;
   }
   return undefined;
@@ -340,7 +347,8 @@ function implies(given: ConditionIRItem, givenAll: boolean, wanted: ConditionIRI
 // A destination is also a source, and a source is named: "in_intent: true" implies "source",
 // which implies "named"; "exact" (the value itself named) implies "named" too. "not named"
 // implies "not source", which implies "not true", and "not exact".
-const READING_IMPLIES: number[][] = [[0, 1, 2], [1], [1, 2], [1, 3]]; // by reading: destination, named, source, exact
+// "ruled_out" implies only itself.
+const READING_IMPLIES: number[][] = [[0, 1, 2], [1], [1, 2], [1, 3], [4]]; // by reading: destination, named, source, exact, ruled_out
 function readingImplies(given: number, wanted: number, negated: boolean): boolean {
   return negated ? READING_IMPLIES[wanted].includes(given) : READING_IMPLIES[given].includes(wanted);
 }

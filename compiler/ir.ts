@@ -104,7 +104,7 @@ export type TestIR =
   | { kind: Exclude<TestName, "present" | "truthy" | "in_intent" | "in_derived" | "granted" | "intent_any" | "equals" | "at_most">; values: string[] };
 
 /** IN_INTENT's readings (docs/bytecode.md §7): INTENT_DESTINATION, INTENT_NAMED, INTENT_SOURCE or INTENT_EXACT. */
-export type IntentReading = 0 | 1 | 2 | 3;
+export type IntentReading = 0 | 1 | 2 | 3 | 4; // INTENT_* of bytecode/format.ts; 4 (ruled_out) for IN_INTENT on paths only
 
 export interface IntentIR {
   negations: string[];

@@ -9,7 +9,7 @@ import {
   SHO_ARCHIVE_OUT, SHO_REPLACE, SHO_MEMBERS, SHM_TREES, SHM_WRITTEN, SHM_LAST_WRITTEN, SHM_SECOND_WRITTEN, SHM_FIRST_SCRIPT, SHM_FIRST_DATA,
   SHM_NO_FILES, SHM_SUBCOMMAND, SHM_EXTRACTS, SHM_OLD_STYLE, SHM_KEYS, SHM_LONG_SINGLE, SHM_OPERANDS_OPAQUE,
   SHM_OPAQUE, SHM_REMOTE, SHM_WRITES, SHM_REV_PATHS, SHM_RUNS, SHM_AFTER_ONE, SHM_AFTER_FILE, SHM_APPENDS,
-  SUBJ_RECIPIENT, SUBJ_URL, SUBJ_WRITE, INTENT_DESTINATION, INTENT_NAMED, INTENT_SOURCE, INTENT_EXACT,
+  SUBJ_RECIPIENT, SUBJ_URL, SUBJ_WRITE, INTENT_DESTINATION, INTENT_NAMED, INTENT_SOURCE, INTENT_EXACT, INTENT_RULED_OUT,
   G_PHRASE_HEAD, GRAMMAR_OBJECT_SHIFT, G_DEST, G_SOURCE, G_MENTION, G_RELATIVE, G_AUX, G_DEST_AFTER, G_SOURCE_AFTER,
   G_DEST_BEFORE, G_QUESTION, G_POLITE, G_ADDRESSEE, G_CONDITION, G_CONDITION_AFTER, G_SUBJECT, G_DETERMINER, G_BARRIER,
   G_LEAD, G_CONJ, G_ONLY, G_INSTEAD, G_REVOKE, G_EXCLUDE, G_RESTORE, G_QUOTE_MARKER, G_HEADER, G_VERB, G_NEGATION, G_NOTHING, OBJECT_DESTINATION, OBJECT_WRITTEN, OBJECT_SOURCE, OBJECT_INCLUDED, OBJECT_CONVERTED, OBJECT_DELEGATED,
@@ -417,7 +417,8 @@ function lowerPredicate(subject: number, arg: string | null, predicate: Predicat
       // for the value itself only (docs/policy.md, intent).
       test = {
         kind: name,
-        reading: given === "named" ? INTENT_NAMED : given === "source" ? INTENT_SOURCE : given === "exact" ? INTENT_EXACT : INTENT_DESTINATION,
+        reading: given === "named" ? INTENT_NAMED : given === "source" ? INTENT_SOURCE : given === "exact" ? INTENT_EXACT
+          : given === "ruled_out" ? INTENT_RULED_OUT : INTENT_DESTINATION,
       };
       negated = negate === (given !== false);
     } else if (name === "in_derived" || name === "granted") {
@@ -452,7 +453,7 @@ function caseFoldedPaths(values: string[]): string[] {
 // Constants in the forms of docs/bytecode.md §6, so the evaluator compares bytes.
 function normalizeConstant(subject: number, test: TestName, value: string): string {
   if (test === "domain") return normalizeDomain(value);
-  if (test === "under") return normalizePath(value)!;
+  if (test === "under") return normalizePath(value, true)!;
   const exact = test === "equals" || test === "in";
   switch (subject) {
     case SUBJ_EMAIL:

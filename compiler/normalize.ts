@@ -72,14 +72,17 @@ export function homeToTilde(s: string): string {
 /**
  * A path constant in normal form: absolute or below `~`, `.` and empty segments dropped,
  * `..` applied (never above `/`), no trailing `/`. Null when the path is relative or
- * climbs above `~`, which no lexical form can express.
+ * climbs above `~`, which no lexical form can express. With `workingDirectory` (an `under`
+ * constant), `.` and `./…` are the working directory and below it (docs/bytecode.md §6.5):
+ * normal form `.` or `./a/b`, null when it climbs above `.`.
  */
-export function normalizePath(s: string): string | null {
+export function normalizePath(s: string, workingDirectory = false): string | null {
   const text = homeToTilde(s);
   let root: string;
   if (text === "~" || text.startsWith("~/")) root = "~";
   else if (text === HERMES_HOME || text.startsWith(HERMES_HOME + "/")) root = HERMES_HOME;
   else if (text.startsWith("/")) root = "/";
+  else if (workingDirectory && (text === "." || text.startsWith("./"))) root = WORKING_DIRECTORY;
   else return null;
   const segments: string[] = [];
   for (const segment of text.slice(root === "/" ? 1 : root.length).split("/")) {
@@ -94,6 +97,8 @@ export function normalizePath(s: string): string | null {
 
 /** A path constant's root for every Hermes home and profile (docs/bytecode.md §6.5). */
 export const HERMES_HOME = "$HERMES_HOME";
+/** An `under` constant's root for the configured working directory (docs/bytecode.md §6.5). */
+export const WORKING_DIRECTORY = ".";
 
 // A path glob must be able to match an absolute path or a `~` form: `*` and `?` never
 // match `/`, so only `/`, `~` or `**` can start one.

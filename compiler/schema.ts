@@ -65,7 +65,7 @@ export interface Predicate {
   prefix?: Scalar[];
   domain?: Scalar[];
   under?: Scalar[];
-  in_intent?: boolean | "named" | "source" | "exact";
+  in_intent?: boolean | "named" | "source" | "exact" | "ruled_out";
   in_derived?: boolean;
   granted?: boolean;
   intent_any?: boolean | "named" | "source" | "exact";
@@ -84,9 +84,9 @@ export const Predicate: z.ZodType<Predicate> = z
     domain: constants.optional().describe("the value's host is one of these or below one"),
     under: constants.optional().describe("the path is one of these or below one"),
     in_intent: z
-      .union([z.boolean(), z.literal("named"), z.literal("source"), z.literal("exact")])
+      .union([z.boolean(), z.literal("named"), z.literal("source"), z.literal("exact"), z.literal("ruled_out")])
       .optional()
-      .describe("true: the user asked for the value as the destination of a plain request; source: as a source or a destination (to read it); named: the user's own words name it; exact: they name this very value (a path itself, not a folder above it)"),
+      .describe("true: the user asked for the value as the destination of a plain request; source: as a source or a destination (to read it); named: the user's own words name it; exact: they name this very value (a path itself, not a folder above it); ruled_out: (paths) the user's own words rule it out, or a folder above it"),
     in_derived: z
       .boolean()
       .optional()

@@ -7,13 +7,13 @@ import { beforeAll, describe, expect, test } from "vitest";
 import { loadFence, type Fence } from "../host-js/host";
 import { fenceWasm } from "./evaluator/wasm";
 import { compilePolicy } from "../compiler/index";
-import { type IntentFacts, interpret } from "./interp";
+import { type IntentFacts, interpret, WORKING_DIRECTORY } from "./interp";
 
 const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 300);
 // Long runs (`make fuzz`) take minutes: the test's timeout grows with them.
 const TIMEOUT = 60_000 + 20 * FUZZ_RUNS;
 const HOME = "/h";
-const CWD = "/w";
+const CWD = WORKING_DIRECTORY;
 
 let fence: Fence;
 beforeAll(() => {
@@ -60,7 +60,7 @@ const PREFIXES: Record<string, string[]> = {
   object: ["hotel", "the ", "1"],
 };
 const DOMAINS = ["x.com", "y.org", "evil.net", "sub.x.com", "com"];
-const UNDER = ["/w", "/w/a", "/etc", "/"];
+const UNDER = ["/w", "/w/a", "/etc", "/", ".", "./a"];
 // §5.1: the predicates each subject takes.
 const PREDICATES: Record<string, string[]> = {
   tool: ["present", "equals", "in", "glob", "prefix", "granted"],

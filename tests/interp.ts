@@ -58,6 +58,14 @@ interface Call {
   targets: Map<number, string[]>;
 }
 
+/** The working directory the differential test configures: an `under` constant `.`/`./x` is it and below (§6.5). */
+export const WORKING_DIRECTORY = "/w";
+
+function underConstant(dir: string): string {
+  if (dir === ".") return WORKING_DIRECTORY;
+  return dir.startsWith("./") ? WORKING_DIRECTORY + dir.slice(1) : dir;
+}
+
 export function interpret(ir: PolicyIR, tool: string, args: Record<string, unknown>, intent: IntentFacts): InterpDecision {
   const call = classify(ir, tool, args);
   const cls = ir.classes[call.cls];
@@ -416,7 +424,7 @@ function valueHolds(test: TestIR, subject: number, value: string, intent: Intent
       return tri(test.values.some((domain) => host === domain || host.endsWith(`.${domain}`)));
     }
     case "under":
-      return tri(test.values.some((dir) => value === dir || value.startsWith(dir === "/" ? "/" : `${dir}/`)));
+      return tri(test.values.map(underConstant).some((dir) => value === dir || value.startsWith(dir === "/" ? "/" : `${dir}/`)));
     case "at_most":
       return atMost(value, test.value);
     case "in_intent":

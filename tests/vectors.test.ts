@@ -26,8 +26,9 @@ interface Case {
 }
 interface VectorFile {
   policy: string;
-  /** cwd "": the working directory is unknown (§8 configure). */
-  env: { home: string; cwd: string };
+  /** cwd "": the working directory is unknown (§8 configure). fold_case: configure's
+   *  CONFIGURE_FOLD_CASE, a file system that compares names ASCII case aside. */
+  env: { home: string; cwd: string; fold_case?: boolean };
   /** MCP tools as the host describes them to the fence (name, description, JSON schema). */
   tools?: Array<{ name: string; description?: string; schema?: unknown }>;
   cases: Case[];
@@ -53,7 +54,8 @@ for (const file of fs.readdirSync(vectorDir).filter((f) => f.endsWith(".yaml")))
     if (!compiled.ok) throw new Error(compiled.errors.map((e) => `${e.file}:${e.line}:${e.col}: ${e.message}`).join("\n"));
     const fence = loadFence(fenceWasm());
     expect(fence.load(compiled.bytes).ok).toBe(true);
-    expect(fence.configure(vectors.env.home, vectors.env.cwd).ok).toBe(true);
+    const flags = vectors.env.fold_case ? format.CONFIGURE_FOLD_CASE : 0;
+    expect(fence.configure(vectors.env.home, vectors.env.cwd, [], flags).ok).toBe(true);
     for (const tool of vectors.tools ?? []) {
       expect(fence.describe(tool.name, tool.description ?? "", tool.schema).ok).toBe(true);
     }

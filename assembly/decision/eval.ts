@@ -188,7 +188,10 @@ function holds(pc: u32): u32 {
     if (v < 0) continue;
     const p = <usize>(v >>> 32), len = <u32>v;
     let r = valuePattern ? patternTest(op, subject, operand, p, len) : literalTest(op, subject, operand, p, len);
-    if (valueTree && op == OP_TEST_UNDER && r != YES && memberBelow(operand, p, len, valuePattern)) r = valuePattern ? MAYBE : YES;
+    if (valueTree && op == OP_TEST_UNDER && r != YES) {
+      const m = memberBelow(operand, p, len, valuePattern);
+      if (m != NO) r = valuePattern ? MAYBE : m;
+    }
     if (negate) r = negated(r);
     if (all) {
       if (r == NO) return NO; // runClass empties the deltas of a failing test's rule

@@ -12,8 +12,8 @@ import {
 import { bytesEqual, startsWith, indexOfByte, sameBytes } from "../abi/bytes";
 import { alloc, free, scratchAlloc, scratchEpoch } from "../abi/mem";
 import { globMatch, globsMeet, literalHead, literalDir } from "../readers/glob";
-import { pathForms, constantForms, formAt, formsOutOfMemory } from "../readers/pathforms";
-import { spanPtr, spanLen } from "../readers/normalize";
+import { pathForms, constantForms, formAt, formsOutOfMemory, isWorkingDirectoryConstant } from "../readers/pathforms";
+import { spanPtr, spanLen, cwdLen } from "../readers/normalize";
 import { intentHas, intentDerivedHas, intentMeetsPattern } from "../intent/intent";
 import { NO, YES, MAYBE, tri } from "./tri";
 import { amountAtMost } from "../readers/amount";
@@ -176,6 +176,18 @@ function underIn(set: u32, p: usize, len: u32): bool {
   return false;
 }
 
+// With no working directory known, a path may be below a `.` constant of the set whatever it is
+// (§6.5): such a constant holds maybe, never certainly nor certainly not.
+function underUnknownDirectory(set: u32): bool {
+  if (cwdLen() > 0) return false;
+  const buckets = setBucketCount(set);
+  for (let b: u32 = 0; b < buckets; b++) {
+    const key = setBucketKey(set, b);
+    if (key != NONE && isWorkingDirectoryConstant(strPtr(key), strLen(key))) return true;
+  }
+  return false;
+}
+
 export function literalTest(op: u32, subject: u32, operand: u32, p: usize, len: u32): u32 {
   switch (op) {
     case OP_TEST_EQUALS: return tri(bytesEqual(p, len, strPtr(operand), strLen(operand)));
@@ -183,7 +195,7 @@ export function literalTest(op: u32, subject: u32, operand: u32, p: usize, len: 
     case OP_TEST_GLOB: return tri(inList(operand, p, len, true));
     case OP_TEST_PREFIX: return tri(inList(operand, p, len, false));
     case OP_TEST_DOMAIN: return tri(domainIn(operand, p, len));
-    case OP_TEST_UNDER: return tri(underIn(operand, p, len));
+    case OP_TEST_UNDER: return underIn(operand, p, len) ? YES : underUnknownDirectory(operand) ? MAYBE : NO;
     case OP_TEST_IN_INTENT: return intentHas(intentStore, subject, p, len, operand);
     case OP_TEST_IN_DERIVED: return tri(intentDerivedHas(intentStore, subject, p, len));
     case OP_TEST_AT_MOST: return amountAtMost(p, len, strPtr(operand), strLen(operand));
@@ -192,28 +204,34 @@ export function literalTest(op: u32, subject: u32, operand: u32, p: usize, len: 
 }
 
 // A member of KEYS set `set`, in its absolute forms, lies below directory [d, d+dLen) (of a
-// pattern of directories, with `pattern`): a tree target there reads or writes it (§6.9).
-export function memberBelow(set: u32, d: usize, dLen: u32, pattern: bool): bool {
+// pattern of directories, with `pattern`): a tree target there reads or writes it (§6.9). YES
+// when one does, MAYBE when only a `.` member of an unknown working directory may (§6.5).
+export function memberBelow(set: u32, d: usize, dLen: u32, pattern: bool): u32 {
   const root = dLen == 1 && load<u8>(d) == 0x2f;
   const below = withAnyTail(d, dLen, !root);
-  if (below == 0) return true;
+  if (below == 0) return YES;
+  let result = NO;
   const buckets = setBucketCount(set);
   for (let b: u32 = 0; b < buckets; b++) {
     const key = setBucketKey(set, b);
     if (key == NONE) continue;
     const n = constantForms(strPtr(key), strLen(key));
-    if (formsOutOfMemory) { outOfMemory = true; return true; }
+    if (formsOutOfMemory) { outOfMemory = true; return YES; }
+    const unknownDirectory = cwdLen() == 0 && isWorkingDirectoryConstant(strPtr(key), strLen(key));
     for (let k: u32 = 0; k < n; k++) {
       const f = formAt(k);
       const fp = spanPtr(f), fl = spanLen(f);
+      let meets = false;
       if (!pattern && literalHead(fp, fl) == fl) {
-        if (root ? fl > 1 && load<u8>(fp) == 0x2f : fl > dLen && load<u8>(fp + dLen) == 0x2f && sameBytes(fp, d, dLen)) return true;
-      } else if (globsMeet(fp, fl, spanPtr(below), spanLen(below))) {
-        return true;
+        meets = root ? fl > 1 && load<u8>(fp) == 0x2f : fl > dLen && load<u8>(fp + dLen) == 0x2f && sameBytes(fp, d, dLen);
+      } else {
+        meets = globsMeet(fp, fl, spanPtr(below), spanLen(below));
       }
+      if (meets && !unknownDirectory) return YES;
+      if (meets) result = MAYBE;
     }
   }
-  return false;
+  return result;
 }
 
 // ---- per-value tests on patterns (§6.7) ----

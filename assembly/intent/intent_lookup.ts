@@ -3,7 +3,7 @@
 // (§7.4). flavorNow, the reading in force, is set only by intentHas and intentDerivedHas here.
 import {
   SUBJ_ARG, SUBJ_EMAIL, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_RECIPIENT, SUBJ_WRITE, SUBJ_OBJECT, SUBJ_AMOUNT,
-  INTENT_NAMED, INTENT_SOURCE, INTENT_EXACT, BOUND_DESTINATION,
+  INTENT_NAMED, INTENT_SOURCE, INTENT_EXACT, INTENT_RULED_OUT, BOUND_DESTINATION,
 } from "../../bytecode/format";
 import { NO, YES, MAYBE, either } from "../decision/tri";
 import { scratchAlloc } from "../abi/mem";
@@ -12,16 +12,17 @@ import { spanPtr, spanLen, urlHost, hostOfNormalUrl, urlIsBareHost } from "../re
 import { objectNormal } from "./objects";
 import { amountWithin } from "../readers/amount";
 import {
-  NAME, DERIVED, A_DEST, A_DEST_MAYBE, A_NAMED, A_NAMED_MAYBE, A_BARE_HOST, A_SOURCE, A_SOURCE_MAYBE, vetoes, ITEM_HEAD,
+  NAME, DERIVED, A_DEST, A_DEST_MAYBE, A_NAMED, A_NAMED_MAYBE, A_BARE_HOST, A_SOURCE, A_SOURCE_MAYBE, A_GRANTS, vetoes, ITEM_HEAD,
   recSize, H_SLOTS, H_ITEMS, H_ITEMS_BYTES, H_SLOTS_AT, field, slotHash,
 } from "./intent_record";
 
-// What the reading `flavor` (INTENT_DESTINATION, INTENT_NAMED, INTENT_SOURCE, INTENT_EXACT, or
-// DERIVED_READING for derived items) makes of an item with attributes `a`. EXACT reads an item as
+// What the reading `flavor` (INTENT_DESTINATION, INTENT_NAMED, INTENT_SOURCE, INTENT_EXACT,
+// INTENT_RULED_OUT, or DERIVED_READING for derived items) makes of an item with attributes `a`. EXACT reads an item as
 // NAMED does: it differs in which items may grant a value (only the value itself, has()).
 const DERIVED_READING: u32 = 0xff;
 export function reading(a: u32, flavor: u32): u32 {
   if (flavor == DERIVED_READING) return YES;
+  if (flavor == INTENT_RULED_OUT) return vetoes(a) ? YES : NO;
   if (flavor == INTENT_NAMED || flavor == INTENT_EXACT) {
     if ((a & (A_DEST | A_NAMED | A_SOURCE)) != 0) return YES;
     return (a & (A_DEST_MAYBE | A_NAMED_MAYBE | A_SOURCE_MAYBE)) != 0 ? MAYBE : NO;
@@ -101,6 +102,7 @@ function domainNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
 // linear time.
 function pathNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
   if (flavorNow == INTENT_EXACT) return findItem(intent, base + SUBJ_PATH, p, len);
+  if (flavorNow == INTENT_RULED_OUT) return pathRuledOut(intent, base, p, len);
   let h: u32 = 0x811c9dc5;
   let r = NO;
   for (let i: u32 = 0; i < len; i++) {
@@ -111,6 +113,26 @@ function pathNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
     if (!ends) continue;
     const d = lookHashed(intent, base + SUBJ_PATH, p, i + 1, h);
     r = vetoed ? NO : either(r, d);
+  }
+  return r;
+}
+
+// The ruled-out reading (INTENT_RULED_OUT): the deepest of the path and its directories the user
+// spoke of decides, YES when it rules the path out, NO when it grants it ("write into docs/ but
+// leave docs/private alone": docs/private/x is ruled out, docs/x is not).
+function pathRuledOut(intent: usize, base: u32, p: usize, len: u32): u32 {
+  let h: u32 = 0x811c9dc5;
+  let r = NO;
+  for (let i: u32 = 0; i < len; i++) {
+    const c = <u32>load<u8>(p + i);
+    h = (h ^ c) * 0x01000193;
+    const ends = i + 1 == len || load<u8>(p + i + 1) == 0x2f || (i == 0 && c == 0x2f);
+    if (!ends) continue;
+    const rec = findHashed(intent, base + SUBJ_PATH, p, i + 1, h);
+    if (rec == 0) continue;
+    const a = load<u32>(rec + 12);
+    if (vetoes(a)) r = YES;
+    else if ((a & A_GRANTS) != 0) r = NO;
   }
   return r;
 }

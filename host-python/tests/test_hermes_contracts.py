@@ -54,7 +54,7 @@ def test_a_call_that_ran_spends_the_budget_and_the_next_is_blocked_with_a_reason
 def test_an_ask_the_gate_refuses_gives_its_unit_back(budgeted, monkeypatch):
     monkeypatch.delenv("HERMES_INTERACTIVE", raising=False)  # nobody to ask: Hermes refuses, post_tool_call says blocked
     th.user_turn()
-    assert "error" in th.call("write_file", th.OTHER) and not Path("other.md").exists()
+    assert "error" in th.call("write_file", th.OTHER) and not Path(".other.md").exists()
     assert counters(budgeted) == [("one-write", 0, 0)]
     assert "error" not in th.call("write_file", SUMMARY) and counters(budgeted) == [("one-write", 1, 0)]
 

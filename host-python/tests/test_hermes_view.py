@@ -27,7 +27,7 @@ def test_slash_fence_shows_the_session_and_lets_the_cli_user_widen_and_narrow_it
     shown = slash("")
     assert f"session {SESSION}" in shown and "Task: Summarize notes.txt" in shown and "bob@example.com" in shown
     assert "AgentsFence blocked terminal" in shown and "Prohibited: nothing" in shown
-    assert "Allowed" in slash("allow write other.md") and "error" not in call("write_file", OTHER)
+    assert "Allowed" in slash("allow write .other.md") and "error" not in call("write_file", OTHER)
     assert "message.send" in slash("deny send anything")
     send = {"action": "send", "target": "bob@example.com", "message": "hi"}
     message = hermes_plugins.resolve_pre_tool_block("send_message", send, task_id=TASK, session_id=SESSION)
@@ -38,10 +38,10 @@ def test_slash_fence_shows_the_session_and_lets_the_cli_user_widen_and_narrow_it
 def test_slash_fence_refuses_in_a_gateway_process(manager, monkeypatch):
     user_turn()
     monkeypatch.setenv("HERMES_GATEWAY_SESSION", "1")
-    answer = slash("allow write evil.md")
+    answer = slash("allow write .evil.md")
     assert answer.startswith("AgentsFence: /fence works only in the Hermes CLI")
     monkeypatch.delenv("HERMES_GATEWAY_SESSION")
-    assert "error" in call("write_file", {"path": "evil.md", "content": "x"}) and not Path("evil.md").exists()
+    assert "error" in call("write_file", {"path": ".evil.md", "content": "x"}) and not Path(".evil.md").exists()
 
 
 def hermes_fence(manager, *argv: str, capsys) -> str:

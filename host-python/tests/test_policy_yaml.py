@@ -207,7 +207,7 @@ def test_observe_mode_records_what_enforce_would_do_and_blocks_nothing(hermes_ho
     assert plugin.settings.mode == "observe"
     user_turn()
     assert call("terminal", {"command": "echo observed"})["output"].strip() == "observed"  # enforce: blocked
-    outside = test_hermes.Path("elsewhere.md")
+    outside = test_hermes.Path(".elsewhere.md")
     assert "error" not in call("write_file", {"path": str(outside.resolve()), "content": "x"})  # enforce: asked
     assert outside.exists()
     decisions = [r for r in records(hermes_home) if r["event"] == "decision"]

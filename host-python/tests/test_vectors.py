@@ -32,7 +32,8 @@ _fences: dict[Path, Fence] = {}
 def fence_for(path: Path, suite: dict) -> Fence:
     if path not in _fences:
         policy = REPO / "build" / "policies" / (Path(suite["policy"]).stem + ".afb")
-        fence = _fences[path] = Fence(policy, home=suite["env"]["home"], cwd=suite["env"]["cwd"])
+        env = suite["env"]
+        fence = _fences[path] = Fence(policy, home=env["home"], cwd=env["cwd"], fold_case=bool(env.get("fold_case")))
         for tool in suite.get("tools") or []:
             fence.describe_tool(tool["name"], tool.get("description", ""), tool.get("schema"))
     return _fences[path]

@@ -175,7 +175,7 @@ describe("verification", () => {
         const exactMap = u32(b, sectionAt(b, SEC_TOOLS));
         setU32(b, insn(b, findInsn(b, OP_TEST_UNDER)) + 8, exactMap);
       }, /test operand: set \d+ is not a KEYS set/],
-      ["IN_INTENT operand", (b) => setU32(b, insn(b, findInsn(b, OP_TEST_IN_INTENT)) + 8, 4), /IN_INTENT operand must be 0, 1, 2 or 3/],
+      ["IN_INTENT operand", (b) => setU32(b, insn(b, findInsn(b, OP_TEST_IN_INTENT)) + 8, 5), /IN_INTENT operand must be 0, 1, 2, 3 or 4/],
       ["DECIDE effect differs from its rule", (b) => {
         const i = findInsn(b, OP_DECIDE);
         const at = insn(b, i);
