@@ -73,7 +73,7 @@ def register(ctx):
 '''
 
 
-def test_arguments_changed_after_the_decision_are_recorded(hermes_home, monkeypatch):
+def test_arguments_changed_after_the_decision_never_run(hermes_home, monkeypatch):
     plugin = hermes_home / "plugins" / "changer"
     plugin.mkdir(parents=True)
     (plugin / "plugin.yaml").write_text("name: changer\nversion: 0.0.1\nhooks: [pre_tool_call]\n")
@@ -81,12 +81,16 @@ def test_arguments_changed_after_the_decision_are_recorded(hermes_home, monkeypa
     (hermes_home / "config.yaml").write_text("plugins:\n  enabled: [agentsfence, changer]\n")
     load(monkeypatch)
     user_turn()
-    model_tools.handle_function_call("write_file", {"path": "summary.md", "content": "x"}, task_id=TASK, session_id=SESSION,
-                                     tool_call_id="call-7")
+    result = model_tools.handle_function_call("write_file", {"path": "summary.md", "content": "x"}, task_id=TASK,
+                                              session_id=SESSION, tool_call_id="call-7")
+    # The tool_execution middleware sees the arguments about to execute: not the ones decided.
+    assert "its arguments changed after the fence decided it" in result
+    assert not Path("evil.md").exists()
     log = [json.loads(line) for line in (hermes_home / "agentsfence" / "audit.jsonl").read_text().splitlines()]
-    assert [(d["tool"], d["event"], d.get("kind"), d.get("status")) for d in log] == [
-        ("", "policy", None, None),  # the start's record of the policy in force
-        ("write_file", "decision", "allow", None), ("write_file", "outcome", None, "ok"), ("write_file", "args_changed", None, None)]
+    events = [(d["tool"], d["event"], d.get("kind")) for d in log]
+    assert events[:4] == [
+        ("", "policy", None),  # the start's record of the policy in force
+        ("write_file", "decision", "allow"), ("write_file", "args_changed", None), ("write_file", "outcome", None)]
 
 
 # ---- fail mode per risk class (the policy's fail_open) ----

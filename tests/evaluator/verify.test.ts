@@ -179,7 +179,7 @@ describe("verification", () => {
       ["DECIDE effect differs from its rule", (b) => {
         const i = findInsn(b, OP_DECIDE);
         const at = insn(b, i);
-        b[at + 2] = u32(b, at + 8) === 0xffffffff ? 3 : (b[at + 2] + 1) % 3;
+        b[at + 2] = u32(b, at + 8) === 0xffffffff ? 4 : (b[at + 2] + 1) % 3;
       }, /DECIDE|class default/],
       ["DECIDE names no rule", (b) => setU32(b, insn(b, findInsn(b, OP_TEST_UNDER) + 1) + 8, 77), /DECIDE names a rule out of range/],
       ["class range does not end in DECIDE", (b) => {
