@@ -12,7 +12,7 @@ import { validUtf8, indexOfByte } from "../abi/bytes";
 import { outAscii, outDecimal } from "../abi/out";
 import { inputPtr, inputHolds } from "../abi/input";
 import { scratchAlloc } from "../abi/mem";
-import { TARGETS_LIMIT, TARGETS_OOM, movesClear, setOwnLoopback, loopbackSeen } from "../readers/targettable";
+import { TARGETS_LIMIT, TARGETS_OOM, movesClear, setOwnLoopback, loopbackSeen, uncontained } from "../readers/targettable";
 import { hasPolicy } from "../policy/policy";
 import { sessionSlot, sessionStore } from "./session";
 import { classifyTool, leafRole, choiceFlags, WORDS_OOM } from "./classify";
@@ -163,9 +163,9 @@ export function decide(h: i32, nLen: u32, argsLen: u32): u32 {
   // rule it enforces that holds only maybe; either makes the call run confined.
   const sandboxed = sandboxCovers(<u32>cls);
   setOwnLoopback(sandboxed);
-  setContaining(sandboxed);
   const t = extract(cls);
   setOwnLoopback(false);
+  setContaining(sandboxed && !uncontained);
   if (t == TARGETS_LIMIT) return limit("the call names more targets than the policy's limit of ", settingValue(SET_MAX_TARGETS));
   if (t != 0) return fault("out_of_memory", "the evaluator ran out of memory");
   if (store != 0 && intentProhibits(store, <u32>cls)) return prohibited();

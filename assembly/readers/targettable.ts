@@ -33,6 +33,7 @@ let workdirLen: u32 = 0;
 export let movesDirectory = false;
 
 export function tableBegin(maxTargets: u32): void {
+  uncontained = false;
   records = 0;
   count = 0;
   capacity = 0;
@@ -126,6 +127,14 @@ function grow(): bool {
     for (let i: u32 = 0; i < count; i++) place(i, load<u32>(records + <usize>i * RECORD + 12));
   }
   return true;
+}
+
+// The call reads what a path held from somewhere no sandbox hides it: a repository's copy of it
+// (`git show HEAD:.env`). A rule about that path which holds only maybe is then the fence's to
+// decide, not the sandbox's (§8.3).
+export let uncontained = false;
+export function markUncontained(): void {
+  uncontained = true;
 }
 
 // For a call the task's sandbox can hold (§8.3), the loopback is the sandbox's own: a loopback

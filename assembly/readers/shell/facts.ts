@@ -10,7 +10,7 @@ import { findUrl, urlEnd, looksLikeHost, endsUrl } from "../scan";
 import { span, homeLen, hermesPtr, hermesLen } from "../normalize";
 import {
   TARGETS_OOM, fail, addTargetCopy, addPathIn, addHost, addUrlIn, addWrittenIn, addPathPatternIn, addTreeIn,
-  addPatternTarget,
+  addPatternTarget, markUncontained,
 } from "../targettable";
 import {
   ok, at, extensions, programs, baseCount, baseUnknown, baseAt, isNameStart, isNameByte, WROTE, hasFlag,
@@ -341,6 +341,7 @@ export function revPath(p: usize, n: u32): bool {
   let s = colon + 1;
   if (s < n && at(p, s) == 0x2f) s++;
   if (s >= n) return true;
+  markUncontained();
   const t = scratchAlloc(<usize>(n - s + 4));
   if (t == 0) { fail(TARGETS_OOM); return true; }
   store<u8>(t, 0x2f);
