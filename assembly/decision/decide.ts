@@ -4,7 +4,7 @@
 // record.ts's.
 import {
   EFFECT_ALLOW, EFFECT_BLOCK, EFFECT_CONFINE, ROLE_WORKDIR, ROLE_DATA, ROLE_OBJECT, ROLE_AMOUNT, ROLE_AMOUNT_MINOR,
-  ROLE_MEMBERS, ROLE_HEADING, ROLE_TEXT, ROLE_CODE, CLASSIFY_CHOICES, CLASSIFY_CHOICE_HEADINGS, CLASSIFY_OBJECTS_CONTENT,
+  ROLE_MEMBERS, ROLE_HEADING, ROLE_TEXT, ROLE_CODE, SUBJ_PATH, CLASSIFY_CHOICES, CLASSIFY_CHOICE_HEADINGS, CLASSIFY_OBJECTS_CONTENT,
   CLASSIFY_CHOICE_CODES, SET_MAX_ARGS_BYTES, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES, SET_MAX_TARGETS, SUBJ_OPAQUE,
 } from "../../bytecode/format";
 import { settingValue, classBudgetCount } from "../policy/decode";
@@ -171,7 +171,10 @@ export function decide(h: i32, nLen: u32, argsLen: u32): u32 {
   if (store != 0 && intentProhibits(store, <u32>cls)) return prohibited();
   let effect = runClass(<u32>cls, name, nameLen, store);
   if (outOfMemory) return fault("out_of_memory", "the evaluator ran out of memory");
-  if (effect == EFFECT_ALLOW && (loopbackSeen || containedMaybe)) effect = EFFECT_CONFINE;
+  // A path the call names may be a symbolic link into what no rule lets it touch: the fence
+  // compares paths as written, the kernel follows links. Where a sandbox can run, it holds the
+  // call to what the profile allows wherever its paths lead.
+  if (effect == EFFECT_ALLOW && sandboxed && (loopbackSeen || containedMaybe || hasTargetOf(SUBJ_PATH))) effect = EFFECT_CONFINE;
   // A narrowing (§7.2) turns an allow into an ask, and so does a call a reader could not read
   // to the end (§8.1), unless the task's sandbox can hold it (§8.3): then it is confined, as a
   // call the rules confine is; the call's budget applies to each.

@@ -15,10 +15,10 @@ import { constantForms, formAt } from "../readers/pathforms";
 import { spanPtr, spanLen } from "../readers/normalize";
 import { home, homeLength, cwd, cwdLength, foldCase, lowerInPlace } from "../readers/normalize_path";
 import { targetCount, targetKind, targetEntryKind, targetPtr, targetLen } from "../readers/targets";
-import { ITEM_HEAD, H_ITEMS, H_ITEMS_BYTES, A_DEST, A_SOURCE, A_BARE_HOST, A_REVOKED, field, recSize, vetoes } from "../intent/intent_record";
+import { ITEM_HEAD, H_ITEMS, H_ITEMS_BYTES, A_DEST, A_SOURCE, A_NAMED, A_BARE_HOST, A_REVOKED, field, recSize, vetoes } from "../intent/intent_record";
 import { decide, setReserving, decideStore, confinedCall } from "./decide";
 import { sessionSlot, sessionStore } from "./session";
-import { isGlob, pathClass, holdsTask } from "./sandbox";
+import { isGlob, pathClass, holdsTask, listHolds } from "./sandbox";
 
 @inline function at(p: usize, i: u32): u32 {
   return <u32>load<u8>(p + i);
@@ -60,6 +60,9 @@ function intentLines(store: usize): void {
     if (vetoes(attrs) || (attrs & A_REVOKED) != 0) continue;
     const p = rec + ITEM_HEAD;
     if (kind == SUBJ_PATH && (attrs & A_DEST) != 0 && at(p, 0) == 0x2f) line("write", p, len);
+    // A secret the request named itself ("show me ~/.ssh/config") is read where it lies.
+    if (kind == SUBJ_PATH && (attrs & (A_DEST | A_SOURCE | A_NAMED)) != 0 && at(p, 0) == 0x2f &&
+        listHolds(settingValue(SET_SANDBOX_HIDE), p, len)) line("show", p, len);
     else if (kind == SUBJ_DOMAIN && (attrs & (A_DEST | A_SOURCE | A_BARE_HOST)) != 0) line("host", p, len);
     else if (kind == SUBJ_URL && (attrs & (A_DEST | A_SOURCE)) != 0) {
       const h = urlHost(p, len);

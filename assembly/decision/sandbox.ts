@@ -2,7 +2,7 @@
 // writable set that a confined call's writes must stay in: what the profile (profile.ts) and the
 // decision (decide.ts) both read.
 import {
-  SET_SANDBOX_CAPABILITIES, SET_SANDBOX_HIDE, SET_SANDBOX_READ_ONLY, SUBJ_WRITE, TARGET_PATTERN, INTENT_DESTINATION,
+  SET_SANDBOX_CAPABILITIES, SET_SANDBOX_HIDE, SET_SANDBOX_READ_ONLY, SUBJ_WRITE, SUBJ_PATH, TARGET_PATTERN, INTENT_DESTINATION, INTENT_EXACT,
   SANDBOX_PLAIN, SANDBOX_READ_ONLY, SANDBOX_HIDDEN,
 } from "../../bytecode/format";
 import { settingValue, setFind, strPtr, strLen, classCapability, setMemberCount, listKey } from "../policy/decode";
@@ -75,7 +75,9 @@ function named(store: usize, p: usize, len: u32): bool {
 
 // What the sandbox makes of an absolute path: hidden, read-only, or plain.
 export function pathClass(store: usize, p: usize, len: u32): u32 {
-  if (listHolds(settingValue(SET_SANDBOX_HIDE), p, len)) return SANDBOX_HIDDEN;
+  // A secret the request named itself stays visible (the profile's `show` lines).
+  if (listHolds(settingValue(SET_SANDBOX_HIDE), p, len) &&
+      !(store != 0 && intentHas(store, SUBJ_PATH, p, len, INTENT_EXACT) == YES)) return SANDBOX_HIDDEN;
   if (!named(store, p, len) && listHolds(settingValue(SET_SANDBOX_READ_ONLY), p, len)) return SANDBOX_READ_ONLY;
   return SANDBOX_PLAIN;
 }

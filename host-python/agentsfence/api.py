@@ -211,7 +211,9 @@ class Fence(Evaluator):
             raise FenceError(encoded)
         name, arguments = encoded
         with self._lock:
-            directory = cwd or ("" if session.moved else self._cwd)
+            # The directory the decision was made in: a confined call had one (a call whose
+            # decision moved the session ran where it began).
+            directory = cwd or self._cwd
             if directory != self._configured_cwd:
                 failure = self._configure(self._wasm, directory)
                 if failure is not None:

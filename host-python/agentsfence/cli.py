@@ -71,8 +71,10 @@ def _run(options: argparse.Namespace) -> int:
     if not command.strip():
         print("agentsfence run: no command given (agentsfence run --intent TEXT -- COMMAND)", file=sys.stderr)
         return EXIT_USAGE
+    from .hermes.homes import hermes_homes
+
     found = probe()
-    fence = Fence(options.policy, cwd=os.getcwd(), sandbox=found.ok)
+    fence = Fence(options.policy, cwd=os.getcwd(), sandbox=found.ok, hermes_homes=hermes_homes())
     session = fence.session("run")
     for message in options.intent:
         session.intent(message)

@@ -243,10 +243,8 @@ _PATH_CLASSES = {SANDBOX_PLAIN: "", SANDBOX_READ_ONLY: "read_only", SANDBOX_HIDD
 
 def parse_profile(text: str, classify: Callable[[int, list[str]], bytes]) -> SandboxProfile:
     """The lines of the sandbox export (§8.3) as a SandboxProfile whose questions go to `classify`
-    (the evaluator's sandbox_classify for the same session). top_guard: the names the read-only
-    globs keep at any depth (`**/NAME`, `**/NAME/**`), guarded at the top of a writable folder
-    even before they exist."""
-    fields: dict[str, list[str]] = {"cwd": [], "home": [], "write": [], "hide": [], "host": [], "guard": []}
+    (the evaluator's sandbox_classify for the same session)."""
+    fields: dict[str, list[str]] = {"cwd": [], "home": [], "write": [], "hide": [], "host": [], "show": []}
     for line in text.splitlines():
         key, _, value = line.partition("\t")
         if key in fields and value and value not in fields[key]:
@@ -259,5 +257,5 @@ def parse_profile(text: str, classify: Callable[[int, list[str]], bytes]) -> San
         return [name for name, b in zip(names, classify(SANDBOX_CLASSIFY_ENV, names)) if b != SANDBOX_PLAIN]
 
     return SandboxProfile(cwd=(fields["cwd"] or [""])[0], home=(fields["home"] or [""])[0], write=tuple(fields["write"]),
-                          hide=tuple(fields["hide"]), hosts=tuple(fields["host"]), top_guard=tuple(fields["guard"]),
-                          classify=paths, env_drop=env)
+                          hide=tuple(fields["hide"]), hosts=tuple(fields["host"]),
+                          classify=paths, env_drop=env, show=tuple(fields["show"]))

@@ -25,9 +25,10 @@ def env_drop(names: list[str]) -> list[str]:
     return [n for n in names if any(word in n for word in ("SECRET", "TOKEN", "PASSWORD", "SSH_AUTH_SOCK"))]
 
 
-def make_profile(cwd, home, write=(), hide=(), hosts=(), top_guard=(".git", ".github", ".husky", ".vscode")):
+def make_profile(cwd, home, write=(), hide=(), hosts=(), show=()):
     return SandboxProfile(cwd=str(cwd), home=str(home), write=tuple(map(str, write)), hide=tuple(map(str, hide)),
-                          hosts=tuple(hosts), top_guard=tuple(top_guard), classify=classify, env_drop=env_drop)
+                          hosts=tuple(hosts), classify=classify, env_drop=env_drop,
+                          show=tuple(show))
 
 
 def need_sandbox() -> None:

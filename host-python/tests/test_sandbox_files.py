@@ -102,14 +102,19 @@ def test_a_writable_path_that_is_a_symlink_does_not_widen_writing(world: World):
     assert any("symlink" in note for note in done.notes)
 
 
-def test_top_guard_names_cannot_be_created_and_their_placeholders_go_away(world: World):
-    done = confined(world, "mkdir .github/workflows; echo x > .husky/pre-commit; rmdir .vscode; mv .github gh; "
-                           "echo x > .vscode; ls -a")
-    assert done.stderr.count("Read-only file system") >= 2 and "gh" not in done.stdout.split()
-    for name in (".github", ".husky", ".vscode", ".git"):
-        assert name in done.stdout.split()  # it was there, inside
-        assert not (world.tree / name).exists()  # and the placeholder is gone afterwards
-    assert not (world.tree / "gh").exists()
+def test_what_must_stay_read_only_can_be_neither_replaced_nor_left_behind(world: World, monkeypatch):
+    """An existing read-only path cannot be written, removed or moved aside with its folder (the
+    folders above it are mount points); one the run creates is moved out of the tree after it."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(world.base / "state"))
+    (world.tree / "sub" / "deep" / ".git").mkdir(parents=True)
+    (world.tree / "sub" / "deep" / ".git" / "HEAD").write_text("ref\n")
+    done = confined(world, "mv sub subx; mv sub/deep sub/d2; rm -rf sub/deep/.git; echo x > sub/deep/.git/HEAD; "
+                           "mkdir -p new/.git && echo x > new/.git/config; echo ok > made.txt")
+    assert done.stderr.count("Device or resource busy") >= 2, done.stderr
+    assert (world.tree / "sub" / "deep" / ".git" / "HEAD").read_text() == "ref\n"
+    assert not (world.tree / "new" / ".git").exists() and (world.tree / "made.txt").exists()
+    assert any("new/.git" in note and "moved to" in note for note in done.notes), done.notes
+    assert list((world.base / "state" / "agentsfence" / "quarantine").glob("*/new/.git/config"))
 
 
 def test_an_existing_git_dir_is_read_only_and_hidden_names_below_the_tree_stay_hidden(world: World):
@@ -208,3 +213,11 @@ def test_a_timeout_kills_the_whole_sandbox(world: World):
     done = run(world.profile(), "sleep 2 & sleep 20; echo x > late", timeout=1)
     time.sleep(1.5)
     assert done.timed_out and time.time() - start < 10 and not (world.tree / "late").exists()
+
+
+def test_a_secret_the_request_named_is_read_where_it_lies(world: World):
+    """The profile's `show`: a path inside a hidden folder that the request named itself."""
+    named = world.home / ".ssh" / "id_ed25519"
+    done = run(world.profile(show=(str(named),)), f"cat {named}; ls {world.home / '.ssh'}; echo x >> {named}", timeout=30)
+    assert "SSH-PRIVATE-KEY-BYTES" in done.stdout
+    assert named.read_text() == "SSH-PRIVATE-KEY-BYTES\n"  # shown read-only

@@ -157,3 +157,28 @@ def test_the_proxy_is_bounded_and_stops_cleanly():
     assert not os.path.exists(gate.socket_dir) and not gate._thread.is_alive()
     with pytest.raises(OSError):
         _ask(gate.socket_path, b"CONNECT pypi.org:443 HTTP/1.1\r\n\r\n")
+
+
+def test_host_sockets_in_the_tree_and_the_home_are_not_visible(world: World):
+    """A socket file in a visible folder still connects (a read-only mount does not stop
+    connect()): every socket the walk finds is hidden, as an ssh or 1Password agent's in the
+    home, a docker socket, a service's in the tree."""
+    listeners = []
+    names = [str(world.home / "agent.sock"), str(world.tree / "sub" / "service.sock")]
+    for name in names:
+        s = socket.socket(socket.AF_UNIX)
+        s.bind(name)
+        s.listen(1)
+        listeners.append(s)
+    probe = ("import socket, sys\n"
+             "for name in sys.argv[1:]:\n"
+             "    s = socket.socket(socket.AF_UNIX)\n"
+             "    try: s.connect(name); print('connected', name)\n"
+             "    except OSError as e: print('refused', name, e.errno)\n")
+    command = f"python3 -c {__import__('shlex').quote(probe)} " + " ".join(names)
+    control = subprocess.run(command, shell=True, capture_output=True, text=True, timeout=10)
+    assert control.stdout.count("connected") == 2, control.stdout + control.stderr
+    done = run(world.profile(), command, timeout=30)
+    assert done.stdout.count("refused") == 2 and "connected" not in done.stdout, done.stdout + done.stderr
+    for s in listeners:
+        s.close()

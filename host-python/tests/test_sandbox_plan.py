@@ -62,16 +62,14 @@ def test_mounts_go_shallow_first_so_a_hidden_path_wins_over_the_writable_dir_aro
     assert made.argv[made.argv.index(str(world.tree / "sub")) - 1] == "--tmpfs"
 
 
-def test_undo_is_idempotent_and_keeps_a_guard_another_run_still_holds(world: World):
-    first, _ = recorded_plan(world)
-    second, _ = recorded_plan(world)
-    assert (world.tree / ".github") .is_dir() and str(world.tree / ".github") in second.placeholders
-    bw.undo(first)
-    bw.undo(first)
-    assert (world.tree / ".github").is_dir()  # the second run still uses it
-    bw.undo(second)
-    assert not (world.tree / ".github").exists()
-    assert not os.listdir(world.tree) == []
+def test_undo_is_idempotent_and_removes_only_an_output_file_left_empty(world: World):
+    empty, filled = world.outside / "empty.txt", world.outside / "report.txt"
+    made, _ = recorded_plan(world, write=(world.tree, empty, filled))
+    assert empty.is_file() and filled.is_file() and {str(empty), str(filled)} <= set(made.created)
+    filled.write_text("the run's report\n")
+    bw.undo(made)
+    bw.undo(made)
+    assert not empty.exists() and filled.read_text() == "the run's report\n"
 
 
 def test_probe_says_why_not_and_how_to_fix_when_bwrap_is_missing(monkeypatch, tmp_path):

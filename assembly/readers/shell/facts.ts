@@ -319,6 +319,11 @@ export function remoteOperand(p: usize, n: u32): bool {
     if (c == 0x3a) { colon = k; break; }
   }
   if (colon == 0 || colon == n) return false;
+  // SCHEME://HOST/PATH (rsync://, ssh://) is a URL, whose host follows the scheme.
+  if (colon + 2 < n && at(p, colon + 1) == 0x2f && at(p, colon + 2) == 0x2f) {
+    addUrlIn(p, n, wordPattern);
+    return true;
+  }
   let s: u32 = 0;
   for (let k: u32 = 0; k < colon; k++) if (at(p, k) == 0x40) s = k + 1;
   if (s < colon && !wordPattern) addHost(p + s, colon - s);

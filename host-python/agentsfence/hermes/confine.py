@@ -42,6 +42,32 @@ def sandbox_support(setting: str) -> tuple[bool, str]:
     return True, ""
 
 
+# How strict each kind is: a call decided again on the paths its links lead to may not get a
+# stricter answer than the one it ran on.
+_STRICTNESS = {"allow": 0, "confine": 1, "ask": 2, "block": 3}
+
+
+def through_links(args: dict[str, Any], directory: str | None) -> dict[str, Any] | None:
+    """The call's arguments with every path that leads through a symbolic link replaced by where
+    it leads (what the kernel will open), or None when none does. Paths are the string arguments
+    that name an existing file or folder, or one in an existing folder, relative to `directory`."""
+    changed = False
+    resolved = dict(args)
+    base = directory or os.getcwd()
+    for key, value in args.items():
+        if not isinstance(value, str) or not value or len(value) > 4096 or "\n" in value or "\0" in value:
+            continue
+        path = os.path.normpath(os.path.join(base, os.path.expanduser(value)))
+        parent = os.path.dirname(path)
+        if not (os.path.lexists(path) or os.path.isdir(parent)):
+            continue
+        real = os.path.realpath(path)
+        if real != path:
+            resolved[key] = real
+            changed = True
+    return resolved if changed else None
+
+
 @dataclass
 class Pending:
     """A confined call between its decision (pre_tool_call) and its execution (the middleware)."""
@@ -56,6 +82,7 @@ class Confiner:
 
     def __init__(self, decided: Callable[[str, bytes], bool], audit: Callable[..., None]):
         self._pending: dict[str, Pending] = {}
+        self._ran_on: dict[str, tuple[Any, str, str | None]] = {}  # tool_call_id -> (session, kind, directory)
         self._lock = threading.Lock()
         self._decided = decided  # (tool_call_id, ran_json) -> the call runs with what was decided
         self._audit = audit
@@ -64,6 +91,12 @@ class Confiner:
     def hold(self, tool_call_id: str, pending: Pending) -> None:
         with self._lock:
             self._pending[tool_call_id] = pending
+
+    def decided(self, tool_call_id: str, session: Any, kind: str, directory: str | None) -> None:
+        """A call that will run unconfined (allowed, or asked and approved): its paths are checked
+        for links before it runs."""
+        with self._lock:
+            self._ran_on[tool_call_id] = (session, kind, directory)
 
     def drop(self, tool_call_id: str) -> None:
         with self._lock:
@@ -74,6 +107,7 @@ class Confiner:
         try:
             with self._lock:
                 pending = self._pending.pop(tool_call_id, None) if tool_call_id else None
+                ran_on = self._ran_on.pop(tool_call_id, None) if tool_call_id else None
             ran_json = arguments_json(args)
             if tool_call_id and not self._decided(tool_call_id, ran_json):
                 # Changed after the decision (another plugin's middleware, an in-place change, a
@@ -82,6 +116,11 @@ class Confiner:
                 return _refused(tool_name, "its arguments changed after the fence decided it, so what would run was "
                                 "never decided [args_changed]")
             if pending is None:
+                if ran_on is not None and tool_name not in CONFINABLE_TOOLS and isinstance(args, dict):
+                    refusal = self._linked(tool_name, args, *ran_on)
+                    if refusal is not None:
+                        self._audit("link_refused", session_id or task_id, tool_name, tool_call_id)
+                        return refusal
                 return next_call(args)
             if tool_name not in CONFINABLE_TOOLS or not isinstance(args, dict) or not isinstance(args.get("command"), str):
                 return _refused(tool_name, "the fence decided to confine it, but only the terminal's commands can run "
@@ -102,7 +141,13 @@ class Confiner:
         self._audit("confined", session_id or task_id, tool_name, tool_call_id, hosts=list(profile.hosts),
                     write=list(profile.write))
         try:
-            return next_call({**args, "command": text})
+            result = next_call({**args, "command": text})
+            if not background:
+                notes = handle.settle()
+                if notes:
+                    self._audit("quarantined", session_id or task_id, tool_name, tool_call_id, paths=notes)
+                    result = _with_notes(result, notes)
+            return result
         finally:
             if background:  # the process outlives this call: its proxy stays until the plugin stops
                 with self._lock:
@@ -110,11 +155,38 @@ class Confiner:
             else:
                 handle.close()
 
+    def _linked(self, tool_name: str, args: dict[str, Any], session: Any, kind: str, directory: str | None) -> str | None:
+        """Decides the call again on where its paths lead when one leads through a symbolic link
+        (the fence compares paths as written): a stricter answer refuses it."""
+        resolved = through_links(args, directory)
+        if resolved is None or session is None:
+            return None
+        again = session.decide(tool_name, resolved, directory)
+        if again.reservation:
+            session.release(again.reservation)  # a second look spends nothing
+        if _STRICTNESS.get(again.kind, 3) <= _STRICTNESS.get(kind, 3):
+            return None
+        return _refused(tool_name, f"a path of it is a symbolic link, and where it leads the fence decides "
+                        f"{again.kind}: {again.message}")
+
     def close(self) -> None:
         with self._lock:
             handles, self._background = self._background, []
         for handle in handles:
             handle.close()
+
+
+def _with_notes(result: Any, notes: list[str]) -> Any:
+    """The terminal's result with what the sandbox undid after the command, for the model to read."""
+    text = "\n".join(f"[AgentsFence: {note}]" for note in notes)
+    try:
+        answer = json.loads(result)
+    except (TypeError, ValueError):
+        return f"{result}\n{text}" if isinstance(result, str) else result
+    if isinstance(answer, dict):
+        answer["output"] = f"{answer.get('output') or ''}\n{text}".lstrip("\n")
+        return json.dumps(answer, ensure_ascii=False)
+    return result
 
 
 def _refused(tool_name: str, why: str) -> str:

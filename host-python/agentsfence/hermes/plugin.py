@@ -280,6 +280,8 @@ class HermesFence:
                 if decision.reservation or decision.kind == "ask" else ""
             if decision.reservation and session is not None:
                 self.ledger.hold(call_ref, Held(session, decision.reservation, session_id, task_id))
+            if tool_call_id and kind in ("allow", "ask"):
+                self.confiner.decided(tool_call_id, session, kind, working_directory(task_id))
             if kind == "allow":
                 return None
             if kind == "confine" and tool_call_id:

@@ -9,8 +9,8 @@ The sandbox's view of the machine, in the order bwrap mounts it (a later mount c
                       read-only, the proxy's socket
     write             each writable path bound read-write at its real location
     below write       what `profile.classify` says is read-only (--ro-bind) or hidden, found by a
-                      bounded walk; the `top_guard` names absent at the top of a writable dir are made
-                      non-creatable (an empty directory bound read-only over a placeholder)
+                      bounded walk (their folders bound onto themselves, so none can be renamed);
+                      what a run creates that must stay read-only is moved aside after it (settle)
     the home          what `classify` says to hide among its first levels
     hide              the profile's hidden paths: a directory becomes an empty read-only tmpfs, a
                       file /dev/null
@@ -79,13 +79,14 @@ class Plan:
     """One run's bwrap argv (up to, not including, the command) and what it changed on the host."""
     argv: list[str]
     created: list[str] = field(default_factory=list)       # empty output files made for the run
-    placeholders: list[str] = field(default_factory=list)  # empty dirs made for the top_guard names
     notes: list[str] = field(default_factory=list)         # what could not be applied as the profile says, in words
+    protected: set[str] = field(default_factory=set)       # the read-only paths inside writable dirs at the start
+    dirs: list[str] = field(default_factory=list)          # the writable dirs
 
 
 class _Made:
-    """The placeholders and output files this process made, counted by the runs that use them: the
-    last run to finish removes one (if still empty). A run's guard must not be removed under it by
+    """The output files this process made for named outputs, counted by the runs that use them: the
+    last run to finish removes one (if still empty). A run's output must not be removed under it by
     another run that finished first: a removed mount point is detached in every namespace."""
 
     def __init__(self) -> None:
@@ -135,7 +136,7 @@ def _lexists(path: str) -> os.stat_result | None:
 
 def plan(profile: SandboxProfile, *, bwrap: str, state_dir: str, proxy_dir: str | None = None,
          disable_userns: bool = True) -> Plan:
-    """The argv for `profile`, preparing the host (placeholders, output files) as it goes; undo()
+    """The argv for `profile`, preparing the host (empty output files) as it goes; undo()
     the returned plan after the run, whatever happened."""
     out = Plan(argv=[])
     hidden = _hidden(profile, out)
@@ -148,44 +149,34 @@ def plan(profile: SandboxProfile, *, bwrap: str, state_dir: str, proxy_dir: str 
     for path in writable_dirs + writable_files:
         mount(path, 0, "--bind", path, path)
     read_only, walk_hidden = _walk(profile, writable_dirs, hidden, out)
+    out.protected = set(read_only)
+    out.dirs = list(writable_dirs)
+    pinned: set[str] = set()
     for path in read_only:
         mount(path, 1, "--ro-bind", path, path)
-    for root in writable_dirs:
-        for name in profile.top_guard:
-            if "/" in name or name in ("", ".", ".."):
-                continue
-            guard = os.path.join(root, name)
-            if guard in hidden or guard in walk_hidden or guard in read_only:
-                continue
-            info = _lexists(guard)
-            if info is not None and stat.S_ISLNK(info.st_mode):
-                continue  # a link: what it points to is guarded (or not) where it really is
-            if info is None:
-                # Absent: an empty directory is made on the host and bound read-only over itself, so
-                # the name cannot be created inside (neither file nor dir: it exists, and it is a
-                # mount point that cannot be removed or renamed). bwrap needs a mount point, and
-                # making it ourselves is what lets undo() remove it again when still empty.
-                try:
-                    os.mkdir(guard, 0o755)
-                except FileExistsError:
-                    pass  # made meanwhile by someone else: bound read-only all the same, never removed by us
-                except OSError as error:
-                    out.notes.append(f"{guard} could not be guarded ({error.strerror}): it stays creatable")
-                    continue
-                else:
-                    MADE.take(guard)
-                    out.placeholders.append(guard)
-            elif MADE.join(guard):
-                out.placeholders.append(guard)  # another run's placeholder: this run holds it too, the last one removes it
-            mount(guard, 1, "--ro-bind", guard, guard)
+        # Its folders up to the writable one are bound onto themselves (still writable): a mount
+        # point cannot be renamed, so the read-only file cannot be moved aside and replaced.
+        root = max((d for d in writable_dirs if _under(path, d)), key=len, default=None)
+        parent = os.path.dirname(path)
+        while root is not None and parent != root and _under(parent, root) and parent not in pinned:
+            pinned.add(parent)
+            mount(parent, 0, "--bind", parent, parent)
+            parent = os.path.dirname(parent)
+    remounts: list[str] = []
     for path in sorted(hidden | walk_hidden):
         info = _lexists(path)
         if info is None:
             continue
         if stat.S_ISDIR(info.st_mode):
-            mount(path, 2, "--tmpfs", path, "--remount-ro", path)
+            # Read-only once everything is mounted: a named secret inside is bound into it first.
+            mount(path, 2, "--tmpfs", path)
+            remounts += ["--remount-ro", path]
         else:
             mount(path, 2, "--ro-bind", "/dev/null", path)
+    for path in profile.show:
+        real = os.path.realpath(path)
+        if os.path.isabs(path) and _lexists(real) is not None and not os.path.islink(path):
+            mount(path, 3, "--ro-bind", real, path)
     mounts.sort(key=lambda m: (m[0], m[1]))
 
     argv = [bwrap, "--unshare-all", "--unshare-user"]
@@ -198,6 +189,7 @@ def plan(profile: SandboxProfile, *, bwrap: str, state_dir: str, proxy_dir: str 
         argv += ["--ro-bind", proxy_dir, PROXY_DIR]
     for _, _, args in mounts:
         argv += args
+    argv += remounts
     argv += ["--remount-ro", "/run", "--chdir", profile.cwd]
     out.argv = argv
     return out
@@ -218,7 +210,9 @@ def _hidden(profile: SandboxProfile, out: Plan) -> set[str]:
         hidden.add(real)
         if real != path and not stat.S_ISLNK(os.lstat(path).st_mode):
             hidden.add(path)  # a symlink along the way: the real path is hidden, which is what matters
-    return hidden
+    # A path below a hidden folder is hidden with it: a mount point inside the folder's empty,
+    # read-only tmpfs could not even be made.
+    return {path for path in hidden if not any(other != path and _under(path, other) for other in hidden)}
 
 
 def _writable(profile: SandboxProfile, hidden: set[str], out: Plan) -> tuple[list[str], list[str]]:
@@ -281,6 +275,11 @@ def _walk(profile: SandboxProfile, writable_dirs: list[str], hidden: set[str], o
                             if seen >= max_entries:
                                 break
                             seen += 1
+                            if _is_socket(entry):
+                                # A host socket (an ssh or 1Password agent, docker, a service): a
+                                # socket in a read-only folder still connects, so none is visible.
+                                walk_hidden.add(entry.path)
+                                continue
                             found.append(entry.path)
                 except OSError:
                     continue
@@ -309,6 +308,36 @@ def _walk(profile: SandboxProfile, writable_dirs: list[str], hidden: set[str], o
     return read_only, walk_hidden
 
 
+def settle(profile: SandboxProfile, made: Plan, quarantine: str) -> list[str]:
+    """After a run: what it created that the profile keeps read-only (a CI workflow, an editor's
+    tasks, an agent's instructions where none existed: bind mounts guard only what exists) is
+    moved out of the tree into `quarantine`. Returns a sentence for each."""
+    notes: list[str] = []
+    writable_dirs = made.dirs
+    read_only, _ = _walk(profile, writable_dirs, _hidden(profile, Plan(argv=[])), Plan(argv=[]))
+    for path in sorted(read_only - made.protected):
+        if any(_under(path, other) and path != other for other in read_only - made.protected):
+            continue  # moved with the folder above it
+        root = next((d for d in writable_dirs if _under(path, d)), os.path.dirname(path))
+        target = os.path.join(quarantine, os.path.relpath(path, root))
+        try:
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            os.replace(path, target)
+            notes.append(f"{path} was created by the confined command, which may not write files other programs "
+                         f"run later; it was moved to {target}")
+        except OSError as error:
+            notes.append(f"{path} was created by the confined command and could not be moved aside ({error.strerror})")
+    return notes
+
+
+def _is_socket(entry: os.DirEntry) -> bool:
+    try:
+        return not entry.is_dir(follow_symlinks=False) and not entry.is_file(follow_symlinks=False) \
+            and stat.S_ISSOCK(entry.stat(follow_symlinks=False).st_mode)
+    except OSError:
+        return False
+
+
 def undo(made: Plan) -> None:
     """Remove what the plan made on the host, if still empty and no other run still uses it. Safe
     to call more than once."""
@@ -319,14 +348,7 @@ def undo(made: Plan) -> None:
                     os.unlink(path)
             except OSError:
                 pass
-    for path in made.placeholders:
-        if MADE.give_back(path):
-            try:
-                os.rmdir(path)  # only an empty dir: if the host (not the sandbox) filled it, it stays
-            except OSError:
-                pass
     made.created = []
-    made.placeholders = []
 
 
 def kept_environment(profile: SandboxProfile, names: list[str]) -> list[str]:

@@ -21,8 +21,9 @@ class SandboxProfile:
     write: tuple[str, ...]   # absolute paths writable: the working tree, and files/dirs the request named as outputs (may not exist yet)
     hide: tuple[str, ...]    # absolute literal paths not visible at all (credential dirs/files, $HERMES_HOME)
     hosts: tuple[str, ...]   # host names reachable through the proxy ("pypi.org"; "*.example.com" = its subdomains); empty: no network
-    top_guard: tuple[str, ...]  # names kept read-only at the top of each writable dir even when absent (".git", ".github", ...)
     # absolute paths found below the writable dirs and the home -> "" | "read_only" | "hide", one answer each
     classify: Callable[[list[str]], list[str]]
     # environment variable names -> the ones to remove (secrets)
     env_drop: Callable[[list[str]], list[str]]
+    # absolute paths inside hidden ones that the request named itself: visible, read-only
+    show: tuple[str, ...] = ()

@@ -9,7 +9,7 @@ One `Confinement` per confined tool call:
     text = handle.shell_text(command)          # what the terminal runs instead of `command`
     handle.close()                             # in post_tool_call: stops the proxy, removes what the run made
 
-The handle owns the proxy and what the plan made on the host (placeholders, empty output files);
+The handle owns the proxy and what the plan made on the host (empty output files);
 close() undoes them and is safe to call twice. A command Hermes starts in the background outlives
 its tool call: the caller keeps its handle until the process ends (Hermes' process registry says
 when) and closes it then; closed earlier, the command keeps running but loses the network (the
@@ -28,6 +28,7 @@ is removed: default deny, by exact lookup in the kept list.
 """
 from __future__ import annotations
 
+import itertools
 import os
 import shlex
 import shutil
@@ -35,6 +36,7 @@ import signal
 import subprocess
 import tempfile
 import threading
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -152,8 +154,9 @@ class Confinement:
                 os.killpg(process.pid, signal.SIGKILL)  # bwrap; --die-with-parent takes the sandbox with it
                 out, err = process.communicate()
             cwd = _read(os.path.join(state, CWD_FILE)).rstrip("\n")
+            settled = bw.settle(self.profile, made, default_quarantine())
             return RunResult(process.returncode, out.decode(errors="replace"), err.decode(errors="replace"), cwd,
-                             timed_out, list(made.notes),
+                             timed_out, list(made.notes) + settled,
                              list(self.proxy.refused[refused_before:]) if self.proxy else [])
         finally:
             self._finish(made)
@@ -162,7 +165,7 @@ class Confinement:
     def shell_text(self, command: str, *, env_names: Iterable[str] = (), _self_cleaning: bool = False) -> str:
         """The bash text that runs `command` confined and leaves the calling shell in the directory
         the command ended in, with the command's exit status. Hermes' terminal evals it in its own
-        bash; the plan's placeholders stay until close()."""
+        bash; the plan's output files stay until close()."""
         state = self._state_dir()
         made = self._plan(state)
         keep = bw.kept_environment(self.profile, sorted(set(self.environ) | set(env_names)))
@@ -186,13 +189,23 @@ class Confinement:
             + "(exit $__agentsfence_ec)"
         )
 
+    def settle(self, quarantine: str | None = None) -> list[str]:
+        """After the command of shell_text ran: moves what it created that must stay read-only out
+        of the tree (bwrap.settle), into `quarantine` (default: the user's state folder)."""
+        with self._lock:
+            plans = list(self._plans)
+        folder = quarantine or default_quarantine()
+        notes: list[str] = []
+        for made in plans:
+            notes += bw.settle(self.profile, made, folder)
+        return notes
+
     def _cleanup_text(self, made: bw.Plan) -> str:
         """For a text with no handle to close: the shell undoes the plan itself (an empty output
-        file, an empty placeholder), then drops the private directory."""
-        last = [p for p in made.created + made.placeholders if bw.MADE.give_back(p)]  # others still use the rest
+        file), then drops the private directory."""
+        last = [p for p in made.created if bw.MADE.give_back(p)]  # others still use the rest
         lines = [f"[ -f {q} ] && [ ! -L {q} ] && [ ! -s {q} ] && rm -f -- {q}\n"
                  for q in map(shlex.quote, (p for p in made.created if p in last))]
-        lines += [f"rmdir -- {shlex.quote(p)} 2>/dev/null\n" for p in made.placeholders if p in last]
         with self._lock:
             self._plans.remove(made)
             self._closed = True
@@ -246,6 +259,16 @@ class Confinement:
         return env
 
 
+def default_quarantine() -> str:
+    """Where what a confined command may not have created is moved: a new folder per run under
+    $XDG_STATE_HOME/agentsfence/quarantine (default ~/.local/state)."""
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return os.path.join(base, "agentsfence", "quarantine", time.strftime("%Y%m%dT%H%M%S") + f"-{os.getpid()}-{next(_RUNS)}")
+
+
+_RUNS = itertools.count(1)
+
+
 def _read(path: str) -> str:
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
@@ -268,7 +291,7 @@ def run(profile: SandboxProfile, command: str, *, timeout: float, stdin: str | N
 def shell_text(profile: SandboxProfile, command: str, *, handle: Confinement | None = None) -> str:
     """The text Hermes' terminal evals instead of `command`. A profile that lists hosts needs a
     handle (confine()) kept until the command ends: it owns the proxy. Without one, the plan's
-    placeholders are removed by the last run that uses them, or stay (empty) if none does."""
+    empty output files are removed by the last run that uses them."""
     if handle is not None:
         return handle.shell_text(command)
     if profile.hosts:
