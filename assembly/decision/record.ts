@@ -7,7 +7,7 @@ import {
   SUBJ_OPAQUE, SUBJ_AMOUNT, SUBJ_WRITE, DECISION_POSSIBLE, DECISION_OPAQUE, DECISION_MOVES,
 } from "../../bytecode/format";
 import {
-  strPtr, strLen, classCapability, classRisk, ruleId, ruleReason, ruleMessage, budgetId, budgetLimit,
+  strPtr, strLen, classCapability, classRisk, ruleId, ruleReason, ruleMessage, ruleEffect, budgetId, budgetLimit,
   budgetAmount,
 } from "../policy/decode";
 import { equalsAscii } from "../abi/bytes";
@@ -200,6 +200,11 @@ export function verdict(effect: u32, slot: i32): u32 {
   if (rule != NONE) outString(ruleId(rule));
   endField(AT_RULE, 2);
   classFieldsAndLead(effect);
+  // An allow the sandbox holds (§8.3): where the call's paths lead, its loopback, what it only
+  // maybe touches are the sandbox's to enforce.
+  if (effect == EFFECT_CONFINE && rule != NONE && ruleEffect(rule) == EFFECT_ALLOW) {
+    outAscii("it runs in the task's sandbox, which holds what the fence cannot see of it (where a path leads, its own loopback, a value it could not resolve); ");
+  }
   if (rule != NONE && ruleMessage(rule) != NONE) {
     fillTemplate(strPtr(ruleMessage(rule)), strLen(ruleMessage(rule)), rule);
   } else if (rule != NONE) {
