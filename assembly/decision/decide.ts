@@ -4,7 +4,7 @@
 // record.ts's.
 import {
   EFFECT_ALLOW, EFFECT_BLOCK, EFFECT_CONFINE, ROLE_WORKDIR, ROLE_DATA, ROLE_OBJECT, ROLE_AMOUNT, ROLE_AMOUNT_MINOR,
-  ROLE_MEMBERS, ROLE_HEADING, ROLE_TEXT, ROLE_CODE, SUBJ_PATH, CLASSIFY_CHOICES, CLASSIFY_CHOICE_HEADINGS, CLASSIFY_OBJECTS_CONTENT,
+  ROLE_MEMBERS, ROLE_HEADING, ROLE_TEXT, ROLE_CODE, CLASSIFY_CHOICES, CLASSIFY_CHOICE_HEADINGS, CLASSIFY_OBJECTS_CONTENT,
   CLASSIFY_CHOICE_CODES, SET_MAX_ARGS_BYTES, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES, SET_MAX_TARGETS, SUBJ_OPAQUE,
 } from "../../bytecode/format";
 import { settingValue, classBudgetCount } from "../policy/decode";
@@ -12,12 +12,12 @@ import { validUtf8, indexOfByte } from "../abi/bytes";
 import { outAscii, outDecimal } from "../abi/out";
 import { inputPtr, inputHolds } from "../abi/input";
 import { scratchAlloc } from "../abi/mem";
-import { TARGETS_LIMIT, TARGETS_OOM, movesClear, setOwnLoopback, loopbackSeen, uncontained } from "../readers/targettable";
+import { TARGETS_LIMIT, TARGETS_OOM, movesClear, setOwnLoopback, uncontained } from "../readers/targettable";
 import { hasPolicy } from "../policy/policy";
 import { sessionSlot, sessionStore } from "./session";
 import { classifyTool, leafRole, choiceFlags, WORDS_OOM } from "./classify";
 import { nameWordRole } from "./describe";
-import { runClass, outOfMemory, setContaining, containedMaybe } from "./eval";
+import { runClass, outOfMemory, setContaining } from "./eval";
 import { budgetExhausted, budgetReserve, unmeasured } from "./budget";
 import {
   parseArgs, leafCount, leafValue, leafValueLen, leafIsString, leafPath, leafPathLen, JSON_OK, JSON_LIMIT, JSON_OOM,
@@ -171,10 +171,11 @@ export function decide(h: i32, nLen: u32, argsLen: u32): u32 {
   if (store != 0 && intentProhibits(store, <u32>cls)) return prohibited();
   let effect = runClass(<u32>cls, name, nameLen, store);
   if (outOfMemory) return fault("out_of_memory", "the evaluator ran out of memory");
-  // A path the call names may be a symbolic link into what no rule lets it touch: the fence
-  // compares paths as written, the kernel follows links. Where a sandbox can run, it holds the
-  // call to what the profile allows wherever its paths lead.
-  if (effect == EFFECT_ALLOW && sandboxed && (loopbackSeen || containedMaybe || hasTargetOf(SUBJ_PATH))) effect = EFFECT_CONFINE;
+  // Where a sandbox can run, a call it can hold is never allowed outside it: a path the call
+  // names may be a symbolic link (the fence compares paths as written, the kernel follows
+  // links), a program may read files by an option no table describes (`date -f`), and a loopback
+  // host or a rule held only maybe were left to the sandbox above. Allowed, it runs confined.
+  if (effect == EFFECT_ALLOW && sandboxed) effect = EFFECT_CONFINE;
   // A narrowing (§7.2) turns an allow into an ask, and so does a call a reader could not read
   // to the end (§8.1), unless the task's sandbox can hold it (§8.3): then it is confined, as a
   // call the rules confine is; the call's budget applies to each.

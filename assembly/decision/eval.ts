@@ -263,9 +263,8 @@ function warnPush(rule: u32): void {
 
 // For a call the task's sandbox can hold (§8.3): a block or ask rule the sandbox enforces that
 // holds only maybe (on a value the reader could not resolve) is the sandbox's to enforce, not a
-// question: the run goes on, and the call is to run confined (containedMaybe).
+// question: the run goes on (the call runs confined, decide.ts).
 let containing = false;
-export let containedMaybe = false;
 export function setContaining(on: bool): void {
   containing = on;
 }
@@ -290,7 +289,6 @@ export function runClass(cls: u32, name: usize, nameLen: u32, store: usize): u32
   warnedCap = 0;
   maybeRule = NONE;
   hasWitness = false;
-  containedMaybe = false;
   let pc = classCodeStart(cls);
   let maybe = false; // a test of the rule being run held maybe
   while (true) {
@@ -320,7 +318,7 @@ export function runClass(cls: u32, name: usize, nameLen: u32, store: usize): u32
     if (effect == EFFECT_WARN) {
       warnPush(rule);
     } else if (maybe && containing && (effect == EFFECT_BLOCK || effect == EFFECT_ASK) && enforcedBySandbox(rule)) {
-      containedMaybe = true;
+      // passed over: the sandbox holds what it protects
     } else if (!maybe) {
       traceStep(pc, YES);
       if (effect != EFFECT_BLOCK && maybeRule != NONE) return decideMaybe();

@@ -18,7 +18,7 @@ import { targetCount, targetKind, targetEntryKind, targetPtr, targetLen } from "
 import { ITEM_HEAD, H_ITEMS, H_ITEMS_BYTES, A_DEST, A_SOURCE, A_NAMED, A_BARE_HOST, A_REVOKED, field, recSize, vetoes } from "../intent/intent_record";
 import { decide, setReserving, decideStore, confinedCall } from "./decide";
 import { sessionSlot, sessionStore } from "./session";
-import { isGlob, pathClass, holdsTask, listHolds } from "./sandbox";
+import { isGlob, pathClass, holdsTask, listHolds, treeWritable } from "./sandbox";
 
 @inline function at(p: usize, i: u32): u32 {
   return <u32>load<u8>(p + i);
@@ -88,7 +88,7 @@ export function profileCall(h: i32, nameLen: u32, argsLen: u32): u32 {
   outPatchU8(0, 0);
   line("cwd", cwd, cwdLength);
   line("home", home, homeLength);
-  line("write", cwd, cwdLength);
+  if (treeWritable()) line("write", cwd, cwdLength);
   intentLines(store);
   // The literal members of the hide list, in their absolute forms; a glob is found by the walk.
   const hide = settingValue(SET_SANDBOX_HIDE);

@@ -82,11 +82,18 @@ export function pathClass(store: usize, p: usize, len: u32): u32 {
   return SANDBOX_PLAIN;
 }
 
+// Whether the working directory is a tree the task may write: not the home or a folder above
+// it, where every file that runs at a login or a start lives (there only what the request named
+// is written).
+export function treeWritable(): bool {
+  return cwdLength > 0 && !below(home, homeLength, cwd, cwdLength);
+}
+
 // A path a confined call may write: in the working tree and not kept from it, in the sandbox's
 // own /tmp, or named by the request as what the task writes.
 function writable(store: usize, p: usize, len: u32): bool {
   if (named(store, p, len)) return pathClass(store, p, len) != SANDBOX_HIDDEN;
-  if (below(p, len, cwd, cwdLength) || below(p, len, TMP, 4)) return pathClass(store, p, len) == SANDBOX_PLAIN;
+  if ((treeWritable() && below(p, len, cwd, cwdLength)) || below(p, len, TMP, 4)) return pathClass(store, p, len) == SANDBOX_PLAIN;
   return false;
 }
 const TMP: usize = memory.data<u8>([0x2f, 0x74, 0x6d, 0x70]); // "/tmp"

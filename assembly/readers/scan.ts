@@ -238,11 +238,15 @@ function classify(p: usize, s: u32, e: u32, extensions: u64): u32 {
   if ((c == 0x40 || c == 0x23) && e > s + 1 && isNameByte(at(p, s + 1))) return item(SUBJ_RECIPIENT, s, e);
   if (hasColon && firstAt < 0 && firstSlash < 0 && isPlatformTarget(p, s, e)) return item(SUBJ_RECIPIENT, s, e);
   if (firstAt > <i32>s && <u32>firstAt + 1 < e && firstSlash < 0) return item(SUBJ_EMAIL, s, e);
-  // [USER@]HOST:PATH, the remote file of scp and rsync ("user@backup:/srv/x"): names its host.
+  // USER@HOST:PATH, the remote file of scp and rsync ("deploy@backup:/srv/x"), or HOST.DOMAIN:PATH:
+  // names its host (a bare WORD:/path is a label, as MEDIA:/path is).
   if (hasColon && firstSlash > <i32>s) {
     const colon = indexOfByte(p, <u32>firstSlash, 0x3a, s);
-    const h = firstAt >= <i32>s && firstAt < colon ? <u32>firstAt + 1 : s;
-    if (colon > <i32>h + 1 && isAlnum(at(p, h))) return item(SUBJ_DOMAIN, h, <u32>colon);
+    const user = firstAt >= <i32>s && firstAt < colon;
+    const h = user ? <u32>firstAt + 1 : s;
+    if (colon > <i32>h + 1 && isAlnum(at(p, h)) && (user || indexOfByte(p, <u32>colon, 0x2e, h) >= 0)) {
+      return item(SUBJ_DOMAIN, h, <u32>colon);
+    }
   }
   const maybePath = firstSlash >= 0 || hasDot || c == 0x7e || c == 0x24;
   if (maybePath && looksLikePath(p, s, e, extensions)) {

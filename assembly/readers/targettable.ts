@@ -138,12 +138,10 @@ export function markUncontained(): void {
 }
 
 // For a call the task's sandbox can hold (§8.3), the loopback is the sandbox's own: a loopback
-// host names no one outside it, so it is no DOMAIN target; the call is then to run confined.
+// host names no one outside it, so it is no DOMAIN target (the call runs confined).
 let ownLoopback = false;
-export let loopbackSeen = false;
 export function setOwnLoopback(on: bool): void {
   ownLoopback = on;
-  loopbackSeen = false;
 }
 
 const LOCALHOST: usize = memory.data<u8>([0x6c, 0x6f, 0x63, 0x61, 0x6c, 0x68, 0x6f, 0x73, 0x74]); // "localhost"
@@ -169,10 +167,7 @@ function isLoopback(p: usize, len: u32): bool {
 // Adds (kind, [p, p+len)); the bytes must stay valid for the call. Empty values are dropped.
 export function addTarget(kind: u32, p: usize, len: u32): void {
   if (status != TARGETS_OK || len == 0) return;
-  if (ownLoopback && kind == SUBJ_DOMAIN && isLoopback(p, len)) {
-    loopbackSeen = true;
-    return;
-  }
+  if (ownLoopback && kind == SUBJ_DOMAIN && isLoopback(p, len)) return;
   const h = hashOf(kind, p, len);
   if (find(kind, p, len, h) >= 0) return;
   addNew(kind, p, len, h);

@@ -141,7 +141,9 @@ def _decide(policy: Path | bytes, state: HookState, session_id: str, tool_name: 
         return host_decision(str(tool_name), "bad_arguments", "the event names no tool")
     if not isinstance(args, dict):
         return host_decision(tool_name, "bad_arguments", "the event's tool input is not an object")
-    fence = Fence(policy, cwd=directory, hermes_homes=hermes_homes())
+    # A shell hook answers allow, ask or block, and cannot wrap the command it lets run: no
+    # sandbox, so what the fence would confine is asked about (sandbox_unavailable).
+    fence = Fence(policy, cwd=directory, hermes_homes=hermes_homes(), sandbox=False)
     if not session_id:  # nothing says what the user asked for: an empty intent
         return fence.decide(tool_name, with_patch_paths(tool_name, args), directory)
     owner = state.parent_of(session_id) or session_id

@@ -24,8 +24,8 @@ from typing import Any, Iterator
 
 from .audit import default_path, rotated_files, verify
 
-KINDS = ("allow", "ask", "block")
-COLOURS = {"allow": "#2e7d32", "ask": "#f9a825", "block": "#c62828"}
+KINDS = ("allow", "confine", "ask", "block")
+COLOURS = {"allow": "#2e7d32", "confine": "#1565c0", "ask": "#f9a825", "block": "#c62828"}
 FAULT_REASONS = {"host_error", "engine_fault", "policy_error", "unknown_task", "bad_arguments", "no_tool_call_id",
                  "unattended_approval", "plugin_conflict"}
 TOP = 10  # rows of the "most" tables
@@ -133,7 +133,7 @@ class Report:
         self.rules[(rule or "(a default)", kind)] += 1
         self.reasons[(reason, kind)] += 1
         self.timeline.append((moment, kind, mode == "observe"))
-        if mode == "observe" and kind != "allow":
+        if mode == "observe" and kind not in ("allow", "confine"):  # what enforce would not have run
             self.observed[(kind, tool, rule or reason)] += 1
         for warned in record.get("warned") or ():
             self.warned[(str(warned), tool)] += 1

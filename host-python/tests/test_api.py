@@ -408,7 +408,7 @@ def test_after_a_call_that_moved_the_terminal_a_call_without_a_cwd_has_relative_
     assert not session.moved
     assert not session.decide("terminal", {"command": "(cd .. && ls)"}).moves  # a subshell's cd stays there
     moved = session.decide("terminal", {"command": "cd .."})
-    assert (moved.kind, moved.moves, session.moved) == ("allow", True, True)
+    assert (moved.kind, moved.moves, session.moved) == ("confine", True, True)
     # Hermes would read these in the home now: relative, they may be anywhere.
     assert session.decide("read_file", {"path": ".config/gh/hosts.yml"}).kind == "ask"
     assert session.decide("terminal", {"command": "cat .ssh/id_rsa"}).kind == "ask"

@@ -18,9 +18,9 @@ from .test_hermes import fresh_ids, hermes_home, manager, user_turn  # noqa: F40
 pytestmark = pytest.mark.skipif(not probe().ok, reason=f"no sandbox here: {probe().why}")
 
 PROBE = '''
-import os, pathlib
+import os, sys
 open("built.txt", "w").write("built")
-for target in [os.path.expanduser("~/agentsfence-leak.txt"), ".git/hooks/pre-commit"]:
+for target in sys.argv[1:] + [".git/hooks/pre-commit"]:
     try:
         open(target, "w").write("x")
         print("WROTE", target)
@@ -49,7 +49,8 @@ def test_a_confined_command_runs_in_the_sandbox_through_hermes_terminal(manager,
     leak = Path(os.path.expanduser("~/agentsfence-leak.txt"))
     assert not leak.exists()
     user_turn("Run the probe script and tell me what it prints")
-    result = terminal("python3 probe.py && cd sub", "call-confined")
+    # (the leak's path as an argument: Hermes' terminal keeps the environment it first started with)
+    result = terminal(f"python3 probe.py {leak} && cd sub", "call-confined")
     output = (result.get("output") or "") + (result.get("error") or "")
     print(result)
     assert "DENIED " + str(leak) in output and not leak.exists()

@@ -227,3 +227,16 @@ def test_hermes_after_a_cd_relative_paths_are_nowhere_known_in_later_processes(h
                        session_id="s2", task_id="t2", tool_call_id="c5")["returncode"] == 2
     assert hermes_hook("pre_tool_call", tool_name="read_file", args={"path": ".config/gh/hosts.yml"},
                        session_id="s2", task_id="t2", tool_call_id="c6")["returncode"] == 0
+
+
+def test_a_shell_hook_cannot_confine_so_a_confined_command_is_asked(home):
+    """The plugin runs a confined command in the task's sandbox; a shell hook can only answer,
+    so the same command is asked about (Claude Code) or blocked (Hermes), never let through."""
+    claude("UserPromptSubmit", session="cc-confine", prompt="Run the tests")
+    asked = claude("PreToolUse", session="cc-confine", tool_name="Bash", tool_input={"command": "pytest -q"})
+    assert asked.returncode == 0 and json.loads(asked.stdout)["hookSpecificOutput"]["permissionDecision"] == "ask"
+    assert "sandbox_unavailable" in asked.stdout
+    hermes_hook("pre_llm_call", session_id="h-confine", user_message="Run the tests")
+    blocked = hermes_hook("pre_tool_call", tool_name="terminal", args={"command": "pytest -q"},
+                          session_id="h-confine", task_id="t-confine", tool_call_id="c-confine")
+    assert blocked["returncode"] == 2 and blocked["parsed"]["action"] == "block"

@@ -46,9 +46,9 @@ def log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_the_report_counts_what_the_fence_did(log):
     j = build(log).as_json()
     assert j["records"] == 12 and j["sessions"] == 3 and j["chain"]["ok"]
-    assert j["decisions"] == {"allow": 2, "ask": 2, "block": 4}
+    assert j["decisions"] == {"allow": 2, "confine": 0, "ask": 2, "block": 4}
     assert j["modes"] == {"enforce": 4, "observe": 4}
-    assert j["tools"]["terminal"] == {"calls": 3, "allow": 1, "ask": 0, "block": 2}
+    assert j["tools"]["terminal"] == {"calls": 3, "allow": 1, "confine": 0, "ask": 0, "block": 2}
     assert j["rules"][0] == {"rule": "egress-unnamed-host", "kind": "block", "decisions": 2}
     assert {(o["would"], o["tool"], o["by"]) for o in j["observed"]} == {
         ("block", "terminal", "egress-unnamed-host"), ("ask", "write_file", "default_ask"), ("block", "mcp_x_send", "one-send")}
@@ -61,7 +61,7 @@ def test_the_report_counts_what_the_fence_did(log):
 
 def test_since_and_until_bound_the_period(log):
     j = build(log, since=1_000_000.0 + 60 * 6, until=1_000_000.0 + 60 * 9).as_json()
-    assert j["records"] == 3 and j["decisions"] == {"allow": 1, "ask": 1, "block": 1}
+    assert j["records"] == 3 and j["decisions"] == {"allow": 1, "confine": 0, "ask": 1, "block": 1}
     assert parse_time("24h", now=100_000.0) == 100_000.0 - 86400
     assert parse_time("2026-11-30T12:00:00+00:00") == 1796040000.0
     with pytest.raises(ReportError, match="not a time"):

@@ -107,7 +107,7 @@ def test_a_listed_name_that_resolves_to_loopback_and_an_unlisted_port_are_refuse
     done = run(world.profile(hosts=("localhost", "127.0.0.1")),
                f"{CURL} -x $HTTP_PROXY http://localhost/; {CURL} -x $HTTP_PROXY http://127.0.0.1:{host_server}/",
                timeout=30)
-    assert "localhost: the name resolves only to local addresses" in done.stdout
+    assert "localhost: the name resolves only to this machine or its private networks" in done.stdout
     assert f"port {host_server} is not 80 or 443" in done.stdout and "hello" not in done.stdout
 
 

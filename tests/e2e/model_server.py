@@ -131,6 +131,7 @@ class ScriptedModelServer(ThreadingHTTPServer):
         super().__init__(("127.0.0.1", port), _Handler)
         self.script = script
         self.transcript = Transcript()
+        self.stray: list[str] = []  # the paths other than the model's that anyone asked for
         self._calls = 0
         self._calls_lock = threading.Lock()
 
@@ -157,12 +158,14 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     def do_GET(self) -> None:
+        self.server.stray.append(self.path)
         self._send_json(404, {"error": {"message": f"no such path {self.path}"}})
 
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length)
         if not self.path.rstrip("/").endswith("/chat/completions"):
+            self.server.stray.append(self.path)
             self._send_json(404, {"error": {"message": f"no such path {self.path}"}})
             return
         try:

@@ -270,7 +270,8 @@ class FilteringProxy:
         if not _is_ip(name):
             addresses = [a for a in addresses if _routable(a[4][0])]
             if not addresses:
-                raise Refused(403, name, "the name resolves only to local addresses (loopback, link-local)")
+                raise Refused(403, name, "the name resolves only to this machine or its private networks (loopback, "
+                              "link-local, private ranges, this machine's own addresses)")
         last: OSError | None = None
         for family, kind, proto, _, address in addresses:
             sock = socket.socket(family, kind, proto)
@@ -317,7 +318,23 @@ class FilteringProxy:
 
 
 def _routable(address: str) -> bool:
+    """Whether a name's address lies outside this machine and its private networks: a named host
+    whose DNS an attacker controls must not lead the sandbox to the host's own services (an IP
+    literal the request named itself is reached as named)."""
     ip = ipaddress.ip_address(address.split("%", 1)[0])
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         ip = ip.ipv4_mapped
-    return not (ip.is_loopback or ip.is_link_local or ip.is_unspecified or ip.is_multicast)
+    if ip.is_loopback or ip.is_link_local or ip.is_unspecified or ip.is_multicast or ip.is_private or ip.is_reserved:
+        return False
+    return ip not in _own_addresses()
+
+
+def _own_addresses() -> set[ipaddress.IPv4Address | ipaddress.IPv6Address]:
+    """This machine's addresses, as the resolver gives them for its own name."""
+    own: set[ipaddress.IPv4Address | ipaddress.IPv6Address] = set()
+    try:
+        for info in socket.getaddrinfo(socket.gethostname(), None):
+            own.add(ipaddress.ip_address(info[4][0].split("%", 1)[0]))
+    except (OSError, ValueError):
+        pass
+    return own

@@ -68,9 +68,6 @@ def test_confine_counts_as_running_unasked_and_never_as_an_allow():
     assert [p.line for p, _ in t["misses"]["allow"]] == [2]
 
 
-@pytest.mark.xfail(strict=True, reason="before the confine work (product at 3fe3229): 10/739 = 1.35% of run "
-                   "pairs blocked, mostly rsync/dig to a host the request names as user@host:path or an "
-                   "address, and output of find -printf piped into sh; remove this mark once under 0.5%")
 def test_run_pairs_are_seldom_blocked(tallied):
     blocked = [f"{p.line} {p.cm} -> {d.reason} {d.rule}" for p, d in tallied["misses"]["block"]]
     assert len(blocked) <= BLOCKED_AT_MOST * tallied["run"], (
