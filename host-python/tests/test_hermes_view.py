@@ -60,6 +60,11 @@ def test_hermes_fence_status_and_explain(manager, capsys):
     user_turn()
     status = hermes_fence(manager, "status", capsys=capsys)
     assert "policy: hermes-defaults" in status and '"strict_yolo": true' in status and "saved sessions: 1" in status
+    from agentsfence.sandbox import probe
+
+    found = probe()
+    assert ("sandbox: commands the fence cannot prove run confined" in status) == found.ok
+    assert found.ok or f"sandbox: none: {found.why}" in status
     explained = json.loads(hermes_fence(manager, "explain", "terminal", json.dumps({"command": EXFILTRATE}),
                                         "--intent", REQUEST, capsys=capsys))
     assert explained["kind"] == "block" and "attacker.example" in explained["message"]

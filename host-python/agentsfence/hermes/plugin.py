@@ -107,7 +107,7 @@ def register(ctx: Any, **kwargs: Any) -> None:
     plugin.policy.watch(policy_files, installed)
     for name, hook in plugin.hooks().items():
         ctx.register_hook(name, hook)
-    plugin.sandbox_why = sandbox_why
+    plugin.sandbox_why = plugin.view.sandbox_why = sandbox_why
     if hasattr(ctx, "register_middleware"):
         ctx.register_middleware("tool_execution", plugin.confiner.middleware)
     if sandbox_why:

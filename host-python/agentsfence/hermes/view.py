@@ -34,6 +34,7 @@ class SessionView:
         self._policy = policy
         self._approvals = approvals
         self._observe = observe
+        self.sandbox_why = ""  # why confined commands are asked about instead (register() sets it)
 
     def command(self, raw_args: str) -> str:
         """show: the session's policy in plain words. allow TEXT: widen it as if you had said TEXT.
@@ -66,6 +67,8 @@ class SessionView:
                          f"{previous[:12]} -> {current[:12]}")
         if policy.error is not None:
             lines.append(f"Every call is blocked: {policy.error}")
+        if self.sandbox_why:
+            lines.append(f"No sandbox: {self.sandbox_why}")
         if self._observe:
             lines.append("Observe mode: every call is decided and recorded, none is blocked or asked about "
                          "(agentsfence report lists what enforce would have done)")
@@ -129,6 +132,10 @@ def run_cli(options: argparse.Namespace) -> int:
         settings = load_settings(home)
         print(f"mode: {settings.mode}" + (" (decisions are recorded, none is acted on)" if settings.mode == "observe" else ""))
         print(f"settings: {json.dumps(dataclasses.asdict(settings))}")
+        from .confine import sandbox_support
+
+        can_confine, why = sandbox_support(settings.sandbox)
+        print("sandbox: commands the fence cannot prove run confined (bubblewrap)" if can_confine else f"sandbox: none: {why}")
         print(f"saved sessions: {len(saved)} in {sessions}" + (f"; {len(corrupt)} corrupt kept aside" if corrupt else ""))
         return 0
     session = fence.session("hermes-fence-explain")
