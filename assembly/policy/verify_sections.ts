@@ -407,35 +407,35 @@ export function settings(): bool {
   return true;
 }
 
-// SHELL_PROGRAMS (§3.4): a HASH set of program names whose values are HASH sets of options, each
-// option's value only option flags, "@"'s only operand flags, a "%TOKEN"'s and a ">PATH"'s 0.
-// The sandbox's host map: program -> a KEYS set of hosts.
-function sandboxHostsOk(at: usize): bool {
-  if (!setOk(SEC_SETTINGS, at, "sandbox host map", SETKIND_HASH)) return false;
+// A HASH set whose every value is a set of kind `kind`: SHELL_PROGRAMS (options) and
+// SANDBOX_HOSTS (hosts), keyed by a program's name.
+function programMapOk(at: usize, what: Text, kind: u32): bool {
+  if (!setOk(SEC_SETTINGS, at, what, SETKIND_HASH)) return false;
   const programs = setAddr(load<u32>(at));
   const buckets = load<u32>(programs + 8);
   for (let b: u32 = 0; b < buckets; b++) {
     const e = programs + 12 + ((<usize>b) << 3);
     if (load<u32>(e) == 0) continue;
-    const hosts = load<u32>(e + 4);
-    if (hosts >= setCount || setKind(hosts) != SETKIND_KEYS) {
-      return failNum(SEC_SETTINGS, at, "sandbox host map: a program's hosts are not a KEYS set, set", hosts);
-    }
+    const value = load<u32>(e + 4);
+    if (value >= setCount || setKind(value) != kind) return failNum(SEC_SETTINGS, at, "a program's value is not the set its map holds, set", value);
   }
   return true;
 }
 
+function sandboxHostsOk(at: usize): bool {
+  return programMapOk(at, "sandbox host map", SETKIND_KEYS);
+}
+
+// SHELL_PROGRAMS (§3.4): a HASH set of program names whose values are HASH sets of options, each
+// option's value only option flags, "@"'s only operand flags, a "%TOKEN"'s and a ">PATH"'s 0.
 function shellProgramsOk(at: usize): bool {
-  if (!setOk(SEC_SETTINGS, at, "shell program map", SETKIND_HASH)) return false;
+  if (!programMapOk(at, "shell program map", SETKIND_HASH)) return false;
   const programs = setAddr(load<u32>(at));
   const buckets = load<u32>(programs + 8);
   for (let b: u32 = 0; b < buckets; b++) {
     const e = programs + 12 + ((<usize>b) << 3);
     if (load<u32>(e) == 0) continue;
     const options = load<u32>(e + 4);
-    if (options >= setCount || setKind(options) != SETKIND_HASH) {
-      return failNum(SEC_SETTINGS, at, "shell program map: a program's options are not a HASH set, set", options);
-    }
     const o = setAddr(options);
     const slots = load<u32>(o + 8);
     for (let k: u32 = 0; k < slots; k++) {

@@ -127,7 +127,7 @@ def test_the_users_action_runs_and_the_injected_one_is_blocked(manager):
     log = [json.loads(line) for line in (manager_home() / "agentsfence" / "audit.jsonl").read_text().splitlines()]
     log = [d for d in log if d["event"] == "decision"]
     assert [(d["tool"], d["kind"]) for d in log] == [
-        ("read_file", "allow"), ("write_file", "allow"), ("terminal", "allow"), ("terminal", "block")]
+        ("read_file", "allow"), ("write_file", "allow"), ("terminal", "confine"), ("terminal", "block")]
     assert {d["session"] for d in log} == {SESSION} and all(d["us"] > 0 for d in log)
 
 

@@ -240,5 +240,5 @@ def test_the_models_reading_narrows_the_turn_and_a_failing_model_changes_nothing
     assert plugin._decide("terminal", {"command": "ls"}, TASK, SESSION)[1].reason == "intent_prohibited"
     plugin.intent_reader = lambda: IntentReader(Llm(error=TimeoutError("slow")), 5)
     user_turn("Summarize notes.txt into summary.md", session_id="other", task_id="other-task")
-    assert plugin._decide("terminal", {"command": "ls"}, "other-task", "other")[1].kind == "allow"
+    assert plugin._decide("terminal", {"command": "ls"}, "other-task", "other")[1].kind == "confine"  # runs, in the sandbox
     assert "the model's reading of the message is not used (the model call failed: TimeoutError: slow)" in caplog.text

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..sandbox import Confinement, probe
+from .approvals import call_reference
 from .payloads import arguments_json
 
 logger = logging.getLogger("agentsfence")
@@ -78,37 +79,60 @@ class Pending:
 
 
 class Confiner:
-    """The pending confined calls by tool_call_id, and the middleware that runs them."""
+    """The pending confined calls by call reference (the tool_call_id, else session, tool and
+    arguments: approvals.call_reference), and the middleware that runs them."""
 
     def __init__(self, decided: Callable[[str, bytes], bool], audit: Callable[..., None]):
         self._pending: dict[str, Pending] = {}
-        self._ran_on: dict[str, tuple[Any, str, str | None]] = {}  # tool_call_id -> (session, kind, directory)
+        self._ran_on: dict[str, tuple[Any, str, str | None]] = {}  # call reference -> (session, kind, directory)
+        self._waiting: dict[tuple[str, str], int] = {}  # (session key, tool) -> confined calls not yet run
         self._lock = threading.Lock()
         self._decided = decided  # (tool_call_id, ran_json) -> the call runs with what was decided
         self._audit = audit
         self._background: list[Confinement] = []
 
-    def hold(self, tool_call_id: str, pending: Pending) -> None:
+    def hold(self, call_ref: str, session_key: str, pending: Pending) -> None:
         with self._lock:
-            self._pending[tool_call_id] = pending
+            self._pending[call_ref] = pending
+            self._waiting[(session_key, pending.tool_name)] = self._waiting.get((session_key, pending.tool_name), 0) + 1
 
-    def decided(self, tool_call_id: str, session: Any, kind: str, directory: str | None) -> None:
+    def _take(self, call_ref: str, session_key: str, tool_name: str) -> Pending | None:
+        pending = self._pending.pop(call_ref, None)
+        if pending is not None:
+            left = self._waiting.get((session_key, tool_name), 1) - 1
+            if left > 0:
+                self._waiting[(session_key, tool_name)] = left
+            else:
+                self._waiting.pop((session_key, tool_name), None)
+        return pending
+
+    def decided(self, call_ref: str, session: Any, kind: str, directory: str | None) -> None:
         """A call that will run unconfined (allowed, or asked and approved): its paths are checked
         for links before it runs."""
         with self._lock:
-            self._ran_on[tool_call_id] = (session, kind, directory)
+            self._ran_on[call_ref] = (session, kind, directory)
 
-    def drop(self, tool_call_id: str) -> None:
+    def forget(self, call_ref: str) -> None:
+        """A call that ended (post_tool_call), whether it ran or not: nothing of it waits."""
         with self._lock:
-            self._pending.pop(tool_call_id, None)
+            self._ran_on.pop(call_ref, None)
 
     def middleware(self, tool_name: str = "", args: Any = None, next_call: Callable[[Any], Any] | None = None,
                    tool_call_id: str = "", session_id: str = "", task_id: str = "", **kwargs: Any) -> Any:
         try:
-            with self._lock:
-                pending = self._pending.pop(tool_call_id, None) if tool_call_id else None
-                ran_on = self._ran_on.pop(tool_call_id, None) if tool_call_id else None
             ran_json = arguments_json(args)
+            session_key = session_id or task_id
+            call_ref = call_reference(tool_call_id, session_key, tool_name, ran_json)
+            with self._lock:
+                pending = self._take(call_ref, session_key, tool_name)
+                ran_on = self._ran_on.pop(call_ref, None)
+                # A call with no tool_call_id is found by its arguments: one that does not match
+                # while a confined call of its tool waits may be that call, changed.
+                unmatched = pending is None and not tool_call_id and self._waiting.get((session_key, tool_name), 0) > 0
+            if unmatched:
+                self._audit("args_changed", session_key, tool_name, tool_call_id)
+                return _refused(tool_name, "a confined call of this tool is waiting and this one has other arguments, so "
+                                "what would run was never decided [args_changed]")
             if tool_call_id and not self._decided(tool_call_id, ran_json):
                 # Changed after the decision (another plugin's middleware, an in-place change, a
                 # newer Hermes' modify): what would run was never decided.

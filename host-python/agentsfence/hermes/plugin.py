@@ -280,13 +280,15 @@ class HermesFence:
                 if decision.reservation or decision.kind == "ask" else ""
             if decision.reservation and session is not None:
                 self.ledger.hold(call_ref, Held(session, decision.reservation, session_id, task_id))
-            if tool_call_id and kind in ("allow", "ask"):
-                self.confiner.decided(tool_call_id, session, kind, working_directory(task_id))
+            run_ref = call_reference(tool_call_id, session_id or task_id, tool_name, decided_json)
+            if kind in ("allow", "ask"):
+                self.confiner.decided(run_ref, session, kind, working_directory(task_id))
             if kind == "allow":
                 return None
-            if kind == "confine" and tool_call_id:
+            if kind == "confine":
                 # Runs through the tool_execution middleware, inside the task's sandbox.
-                self.confiner.hold(tool_call_id, Pending(session, tool_name, decided_json, working_directory(task_id)))
+                self.confiner.hold(run_ref, session_id or task_id, Pending(session, tool_name, decided_json,
+                                                                             working_directory(task_id)))
                 return None
             directive = self.gate.ask(decision, session.id if session is not None else "", tool_name, decided_json, call_ref)
             if directive is not None and directive["action"] == "block":
@@ -359,6 +361,7 @@ class HermesFence:
                 changed = True
             call_ref = call_reference(tool_call_id, session_id or task_id, tool_name, ran_json)
             self.gate.forget_shared(call_ref)
+            self.confiner.forget(call_ref)
             spent = self.ledger.settle(call_ref, ran=status not in NOT_RUN)
             if spent is not None:
                 self.audit.event("budget", session_id or task_id, tool_name, tool_call_id,
