@@ -144,14 +144,15 @@ def test_the_readme_install_section_runs_as_written_with_no_node(user):
     assert [(r["tool"], r["kind"], r["rule"], r.get("mode")) for r in first] == [
         ("read_file", "allow", "", "observe"),
         ("write_file", "block", "no-summaries-here", "observe"),
-        ("terminal", "block", "egress-unnamed-host", "observe"),
+        ("terminal", "confine", "", "observe"),  # 127.0.0.1 is the sandbox's own loopback
     ]
-    # Enforce: the user's rule blocks the write, the shipped policy blocks the injected command.
+    # Enforce: the user's rule blocks the write, and the injected command runs confined, where
+    # 127.0.0.1 is the sandbox's own loopback (the server above never heard of it).
     second = [r for r in records(home)[len(observed):] if r["event"] == "decision"]
     assert [(r["tool"], r["kind"], r["rule"], r.get("mode")) for r in second] == [
         ("read_file", "allow", "", None),
         ("write_file", "block", "no-summaries-here", None),
-        ("terminal", "block", "egress-unnamed-host", None),
+        ("terminal", "confine", "", None),
     ]
     assert not (work / "summary.md").exists()
 
