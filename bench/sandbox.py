@@ -22,7 +22,7 @@ def _profile(base: Path, hosts: tuple[str, ...]) -> SandboxProfile:
         (tree / f"d{i % 4}" / f"f{i}.py").write_text("x\n")
     (base / "home" / ".ssh").mkdir(parents=True)
     return SandboxProfile(cwd=str(tree), home=str(base / "home"), write=(str(tree),), hide=(str(base / "home/.ssh"),),
-                          hosts=hosts, top_guard=(".git", ".github"),
+                          hosts=hosts,
                           classify=lambda paths: ["read_only" if p.endswith("/.git") else "" for p in paths],
                           env_drop=lambda names: [n for n in names if "TOKEN" in n])
 
