@@ -92,7 +92,10 @@ describe("the playground page", () => {
 
     const allowed = await tryCall("Summarize notes.txt", "read_file", { path: "notes.txt" });
     expect(allowed.kind).toBe("allow");
-    expect(await page.locator("#history li").count()).toBe(3);
+    const confined = await tryCall("Run the tests", "terminal", { command: "pytest -q" });
+    expect(confined.kind).toBe("confine");
+    expect(confined.text).toContain("default_confine");
+    expect(await page.locator("#history li").count()).toBe(4);
   });
 
   it("shows a policy's errors at line and column, and decides nothing with it", async () => {
