@@ -296,8 +296,8 @@ const Sandbox = z.strictObject({
   capabilities: z.array(capabilityGlob).optional().describe("capabilities whose calls the host can run confined; [] turns confinement off"),
   hide: pathList.optional().describe("paths (with everything below them) and globs a confined call cannot see"),
   read_only: pathList.optional().describe("globs of paths inside the writable set that stay read-only unless the request named them"),
-  env: z.array(z.string().regex(/^[A-Za-z0-9_*?]+$/, { error: "a variable name or glob like *_TOKEN" })).optional()
-    .describe("environment variables removed inside the sandbox (names or globs)"),
+  env: z.array(z.string().regex(/^[A-Za-z0-9_*?]+(=\S+)?$/, { error: "a variable name or glob like *_TOKEN, or NAME=VALUE globs like *=ghp_*" })).optional()
+    .describe("environment variables removed inside the sandbox: names or globs, or NAME=VALUE globs for a value's shape"),
   hosts: z
     .array(z.strictObject({ programs: words, hosts: z.array(z.string().regex(/^(\*\.)?[A-Za-z0-9.-]+$/, { error: "a host name, or *.domain" })).min(1) }))
     .optional()

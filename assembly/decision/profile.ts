@@ -152,11 +152,16 @@ export function classifyCall(h: i32, kind: u32, len: u32): u32 {
     let s = p + i;
     const n = j - i;
     if (kind == SANDBOX_CLASSIFY_ENV) {
+      // NAME=VALUE (or NAME): a pattern with '=' reads the whole line (a value's shape: `*=ghp_*`),
+      // any other the name alone.
+      const eq = indexOfByte(s, n, 0x3d, 0);
+      const nameLen = eq < 0 ? n : <u32>eq;
       let hidden = false;
       const m = setMemberCount(env);
       for (let k: u32 = 0; k < m && !hidden; k++) {
         const key = listKey(env, k);
-        hidden = globMatch(strPtr(key), strLen(key), s, n);
+        const k0 = strPtr(key), kl = strLen(key);
+        hidden = indexOfByte(k0, kl, 0x3d, 0) >= 0 ? globMatch(k0, kl, s, n) : globMatch(k0, kl, s, nameLen);
       }
       outByte(hidden ? SANDBOX_HIDDEN : SANDBOX_PLAIN);
     } else {

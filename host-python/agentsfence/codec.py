@@ -253,8 +253,8 @@ def parse_profile(text: str, classify: Callable[[int, list[str]], bytes]) -> San
     def paths(found: list[str]) -> list[str]:
         return [_PATH_CLASSES.get(b, "hide") for b in classify(SANDBOX_CLASSIFY_PATHS, found)]
 
-    def env(names: list[str]) -> list[str]:
-        return [name for name, b in zip(names, classify(SANDBOX_CLASSIFY_ENV, names)) if b != SANDBOX_PLAIN]
+    def env(entries: list[str]) -> list[str]:
+        return [entry.partition("=")[0] for entry, b in zip(entries, classify(SANDBOX_CLASSIFY_ENV, entries)) if b != SANDBOX_PLAIN]
 
     return SandboxProfile(cwd=(fields["cwd"] or [""])[0], home=(fields["home"] or [""])[0], write=tuple(fields["write"]),
                           hide=tuple(fields["hide"]), hosts=tuple(fields["host"]),

@@ -21,7 +21,8 @@ def classify(paths: list[str]) -> list[str]:
     return [next((answer for glob, answer in TABLE if fnmatch.fnmatch(p, glob)), "") for p in paths]
 
 
-def env_drop(names: list[str]) -> list[str]:
+def env_drop(entries: list[str]) -> list[str]:
+    names = [e.partition("=")[0] for e in entries]
     return [n for n in names if any(word in n for word in ("SECRET", "TOKEN", "PASSWORD", "SSH_AUTH_SOCK"))]
 
 

@@ -131,3 +131,22 @@ def test_what_a_confined_command_may_not_create_is_moved_out_of_the_tree(manager
     assert list((tmp_path / "state" / "agentsfence" / "quarantine").glob("*/.github/workflows/evil.yml"))
     assert (work / ".github" / "workflows" / "ci.yml").read_text() == "on: push\n"
     assert (work / "result.txt").read_text() == "ok"
+
+
+def test_a_secret_is_removed_by_its_value_whatever_its_name(tmp_path, monkeypatch):
+    """The shipped policy's NAME=VALUE patterns: a token's or a credentialed URL's shape."""
+    from agentsfence import Fence
+    from agentsfence.sandbox import run
+
+    work = tmp_path / "w"
+    work.mkdir()
+    fence = Fence(home=str(tmp_path), cwd=str(work))
+    session = fence.session("values")
+    session.intent("Run the tests")
+    args = {"command": "python3 -c 'import os; print(sorted(os.environ))'"}
+    assert session.decide("terminal", args).kind == "confine"
+    for name, value in (("PLAIN_NAME", "ghp_0123456789abcdef"), ("CONN", "postgres://app:hunter2@db/x"),
+                        ("HARMLESS", "just text")):
+        monkeypatch.setenv(name, value)
+    done = run(session.sandbox_profile("terminal", args), args["command"], timeout=30)
+    assert "HARMLESS" in done.stdout and "PLAIN_NAME" not in done.stdout and "CONN" not in done.stdout, done

@@ -36,6 +36,7 @@ import os
 import re
 import stat
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from .profile import HIDE, READ_ONLY, SandboxProfile
@@ -351,9 +352,12 @@ def undo(made: Plan) -> None:
     made.created = []
 
 
-def kept_environment(profile: SandboxProfile, names: list[str]) -> list[str]:
-    """The variable names passed into the sandbox: those the evaluator does not drop (names that are
-    not shell identifiers never pass: bash could not say them either)."""
+def kept_environment(profile: SandboxProfile, names: list[str], environ: Mapping[str, str]) -> list[str]:
+    """The variable names passed into the sandbox: those the evaluator does not drop by name or by
+    value (names that are not shell identifiers never pass: bash could not say them either; nor
+    does a value of several lines, as a key's is)."""
     names = sorted({n for n in names if NAME.match(n)})
-    dropped = set(profile.env_drop(names)) if names else set()
-    return [n for n in names if n not in dropped and n not in CACHE_ENV]
+    several = {n for n in names if "\n" in environ.get(n, "")}
+    entries = [n if n not in environ or n in several else f"{n}={environ[n]}" for n in names]
+    dropped = set(profile.env_drop(entries)) if entries else set()
+    return [n for n in names if n not in dropped and n not in several and n not in CACHE_ENV]

@@ -23,7 +23,7 @@ class SandboxProfile:
     hosts: tuple[str, ...]   # host names reachable through the proxy ("pypi.org"; "*.example.com" = its subdomains); empty: no network
     # absolute paths found below the writable dirs and the home -> "" | "read_only" | "hide", one answer each
     classify: Callable[[list[str]], list[str]]
-    # environment variable names -> the ones to remove (secrets)
+    # environment variables as NAME=VALUE (or NAME when the value is not known) -> the names to remove (secrets)
     env_drop: Callable[[list[str]], list[str]]
     # absolute paths inside hidden ones that the request named itself: visible, read-only
     show: tuple[str, ...] = ()

@@ -139,7 +139,7 @@ class Confinement:
         """`bash -c command` inside the sandbox, waited for at most `timeout` seconds (then killed)."""
         state = self._state_dir()
         made = self._plan(state)
-        env = {name: self.environ[name] for name in bw.kept_environment(self.profile, list(self.environ))}
+        env = {name: self.environ[name] for name in bw.kept_environment(self.profile, list(self.environ), self.environ)}
         env.update(self._set_env())
         argv = made.argv + ["--", self.bash, "-c", _inner(self.proxy is not None), "bash", command]
         refused_before = len(self.proxy.refused) if self.proxy else 0
@@ -168,7 +168,7 @@ class Confinement:
         bash; the plan's output files stay until close()."""
         state = self._state_dir()
         made = self._plan(state)
-        keep = bw.kept_environment(self.profile, sorted(set(self.environ) | set(env_names)))
+        keep = bw.kept_environment(self.profile, sorted(set(self.environ) | set(env_names)), self.environ)
         exports = " ".join(f"{name}={shlex.quote(value)}" for name, value in self._set_env().items())
         argv = made.argv + ["--", self.bash, "-c", _inner(self.proxy is not None), "bash", command]
         cwd_file = shlex.quote(os.path.join(state, CWD_FILE))
