@@ -273,6 +273,7 @@ export const SANDBOX_READ_ONLY = 1; // a path that stays read-only
 export const SANDBOX_HIDDEN = 2;    // a path not visible at all; a variable removed
 export const SANDBOX_CLASSIFY_PATHS = 0;
 export const SANDBOX_CLASSIFY_ENV = 1;
+export const SANDBOX_CLASSIFY_CREATED = 2; // paths a run created: read-only wherever the list holds, hidden or not
 
 // Fuel the host grants one call (§8). A call the sandbox can hold runs every rule past the ones
 // the sandbox enforces where they hold only maybe (§8.3): globs on both sides of a pattern test

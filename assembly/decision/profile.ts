@@ -2,8 +2,8 @@
 // applies it: what of the paths it found below the folders it binds is hidden or read-only, and
 // which environment variables are removed. The host walks and binds; every pattern is matched here.
 import {
-  SET_SANDBOX_HIDE, SET_SANDBOX_ENV, SET_SANDBOX_HOSTS, SUBJ_PATH, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PROGRAM, TARGET_PATTERN,
-  SANDBOX_PLAIN, SANDBOX_HIDDEN, SANDBOX_CLASSIFY_ENV,
+  SET_SANDBOX_HIDE, SET_SANDBOX_READ_ONLY, SET_SANDBOX_ENV, SET_SANDBOX_HOSTS, SUBJ_PATH, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PROGRAM, TARGET_PATTERN,
+  SANDBOX_PLAIN, SANDBOX_HIDDEN, SANDBOX_READ_ONLY, SANDBOX_CLASSIFY_ENV, SANDBOX_CLASSIFY_CREATED,
 } from "../../bytecode/format";
 import { settingValue, setFind, strPtr, strLen, setMemberCount, listKey, setBucketCount, setBucketKey } from "../policy/decode";
 import { outBegin, outByte, outAscii, outBytes, outFinish, outPatchU8, Text } from "../abi/out";
@@ -18,7 +18,7 @@ import { targetCount, targetKind, targetEntryKind, targetPtr, targetLen } from "
 import { ITEM_HEAD, H_ITEMS, H_ITEMS_BYTES, A_DEST, A_SOURCE, A_NAMED, A_BARE_HOST, A_REVOKED, field, recSize, vetoes } from "../intent/intent_record";
 import { decide, setReserving, decideStore, confinedCall } from "./decide";
 import { sessionSlot, sessionStore } from "./session";
-import { isGlob, pathClass, holdsTask, listHolds, treeWritable } from "./sandbox";
+import { isGlob, pathClass, holdsTask, listHolds, treeWritable, named } from "./sandbox";
 
 @inline function at(p: usize, i: u32): u32 {
   return <u32>load<u8>(p + i);
@@ -170,7 +170,9 @@ export function classifyCall(h: i32, kind: u32, len: u32): u32 {
         s = buf + i;
         lowerInPlace(s, n);
       }
-      outByte(n > 0 && at(s, 0) == 0x2f ? <u8>pathClass(store, s, n) : SANDBOX_HIDDEN);
+      const created = kind == SANDBOX_CLASSIFY_CREATED && n > 0 && at(s, 0) == 0x2f && !named(store, s, n) &&
+        listHolds(settingValue(SET_SANDBOX_READ_ONLY), s, n);
+      outByte(created ? SANDBOX_READ_ONLY : n > 0 && at(s, 0) == 0x2f ? <u8>pathClass(store, s, n) : SANDBOX_HIDDEN);
     }
     i = j + 1;
   }

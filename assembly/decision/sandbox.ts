@@ -69,7 +69,7 @@ export function listHolds(set: u32, p: usize, len: u32): bool {
   return false;
 }
 
-function named(store: usize, p: usize, len: u32): bool {
+export function named(store: usize, p: usize, len: u32): bool {
   return store != 0 && intentHas(store, SUBJ_WRITE, p, len, INTENT_DESTINATION) == YES;
 }
 

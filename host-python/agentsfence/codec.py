@@ -20,6 +20,7 @@ from ._abi import (
     KIND_ALLOW,
     KIND_ASK,
     KIND_CONFINE,
+    SANDBOX_CLASSIFY_CREATED,
     SANDBOX_CLASSIFY_ENV,
     SANDBOX_CLASSIFY_PATHS,
     SANDBOX_HIDDEN,
@@ -253,9 +254,12 @@ def parse_profile(text: str, classify: Callable[[int, list[str]], bytes]) -> San
     def paths(found: list[str]) -> list[str]:
         return [_PATH_CLASSES.get(b, "hide") for b in classify(SANDBOX_CLASSIFY_PATHS, found)]
 
+    def created(found: list[str]) -> list[str]:
+        return [_PATH_CLASSES.get(b, "hide") for b in classify(SANDBOX_CLASSIFY_CREATED, found)]
+
     def env(entries: list[str]) -> list[str]:
         return [entry.partition("=")[0] for entry, b in zip(entries, classify(SANDBOX_CLASSIFY_ENV, entries)) if b != SANDBOX_PLAIN]
 
     return SandboxProfile(cwd=(fields["cwd"] or [""])[0], home=(fields["home"] or [""])[0], write=tuple(fields["write"]),
                           hide=tuple(fields["hide"]), hosts=tuple(fields["host"]),
-                          classify=paths, env_drop=env, show=tuple(fields["show"]))
+                          classify=paths, env_drop=env, show=tuple(fields["show"]), classify_created=created)

