@@ -179,7 +179,9 @@ def _on_a_terminal(command: list[str], cwd) -> str:
 def test_tiocsti_cannot_push_input_into_the_callers_terminal(world: World):
     import shlex
     from agentsfence.sandbox import confine
-    script = f"{sys.executable} -c {shlex.quote(TIOCSTI_SCRIPT)}"
+    # The interpreter itself, not a virtualenv's link to it: a checkout under /tmp is not in the
+    # sandbox, whose /tmp is its own.
+    script = f"{os.path.realpath(sys.executable)} -c {shlex.quote(TIOCSTI_SCRIPT)}"
     unconfined = _on_a_terminal(["bash", "-c", script], world.tree)
     with confine(world.profile()) as handle:
         confined_out = _on_a_terminal(["bash", "-c", handle.shell_text(script)], world.tree)
