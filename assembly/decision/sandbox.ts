@@ -58,15 +58,27 @@ export function listHolds(set: u32, p: usize, len: u32): bool {
     const key = listKey(set, j);
     const k = strPtr(key), kLen = strLen(key);
     const glob = isGlob(k, kLen);
+    // Most members are `~/...` paths: one that cannot hold for the path is passed over before
+    // its absolute form is built (the host's walk asks about thousands of paths).
+    if (!glob && !mayBeBelowHome(p, len, k, kLen)) continue;
     const forms = constantForms(k, kLen);
     if (formsOutOfMemory) return true; // cannot tell: the narrower answer
     for (let f: u32 = 0; f < forms; f++) {
       const form = formAt(f);
       const fp = spanPtr(form), fl = spanLen(form);
-      if (glob ? globMatch(fp, fl, p, len) : below(p, len, fp, fl) && !holdsTask(fp, fl)) return true;
+      if (glob ? globMatch(fp, fl, p, len, true) : below(p, len, fp, fl) && !holdsTask(fp, fl)) return true;
     }
   }
   return false;
+}
+
+// A literal member `~/REST` holds only for a path that is home/REST or below it; any other
+// member may hold (its forms decide).
+function mayBeBelowHome(p: usize, len: u32, k: usize, kLen: u32): bool {
+  if (kLen < 2 || at(k, 0) != 0x7e || at(k, 1) != 0x2f || homeLength <= 1) return true;
+  if (!below(p, len, home, homeLength)) return false;
+  const q = p + homeLength, qLen = len - homeLength, rest = k + 1, restLen = kLen - 1;
+  return startsWith(q, qLen, rest, restLen) && (qLen == restLen || at(q, restLen) == 0x2f);
 }
 
 export function named(store: usize, p: usize, len: u32): bool {
