@@ -154,3 +154,26 @@ def test_a_secret_is_removed_by_its_value_whatever_its_name(tmp_path, monkeypatc
         monkeypatch.setenv(name, value)
     done = run(session.sandbox_profile("terminal", args), args["command"], timeout=30)
     assert "HARMLESS" in done.stdout and "PLAIN_NAME" not in done.stdout and "CONN" not in done.stdout, done
+
+
+def test_hermes_own_dangerous_command_check_sees_the_command_not_the_sandbox(tmp_path):
+    """Hermes reads the text its terminal runs (tools/approval.py, detect_dangerous_command): the
+    sandbox's wrapper adds nothing it flags, so a confined command is asked about by Hermes only
+    where the command alone would be."""
+    from agentsfence import Fence
+    from agentsfence.sandbox import Confinement
+    from tools.approval import detect_dangerous_command
+
+    work = tmp_path / "w"
+    work.mkdir()
+    fence = Fence(home=str(tmp_path), cwd=str(work))
+    session = fence.session("hermes-check")
+    session.intent("Run the tests, build, install the dependencies and delete the build folder")
+    for command in ("python -m pytest -q", "make -j2", "pip install -r requirements.txt", "git status", "rm -rf build",
+                    "curl -s https://pypi.org/simple/ | head"):
+        args = {"command": command}
+        if session.decide("terminal", args).kind != "confine":
+            continue
+        with Confinement(session.sandbox_profile("terminal", args)) as handle:
+            wrapped = handle.shell_text(command)
+        assert detect_dangerous_command(wrapped)[0] == detect_dangerous_command(command)[0], (command, wrapped)

@@ -132,6 +132,8 @@ def test_the_readme_install_section_runs_as_written_with_no_node(user):
                 else:
                     assert len(fenced) == 1 and "AgentsFence blocked" in fenced[0], results[seen:]
                     assert server.stray.count("/collect") == 1, server.stray  # observe mode's run, not enforce's
+                    # It ran, confined: Hermes' own dangerous-command check did not stop the wrapper.
+                    assert not any("denied" in text.lower() or "timeout" in text.lower() for text in results[seen:]), results[seen:]
     finally:
         server.shutdown()
         server.server_close()

@@ -310,7 +310,7 @@ def _walk(profile: SandboxProfile, writable_dirs: list[str], hidden: set[str], o
                 out.notes.append(f"{root}: only the first {max_entries} entries were classified")
                 break
         else:
-            if level:
+            if level and in_writable:  # the home is walked two levels by design: no news
                 out.notes.append(f"{root}: classified {max_depth} levels deep, not below")
     return read_only, walk_hidden
 

@@ -165,7 +165,9 @@ class Confinement:
     def shell_text(self, command: str, *, env_names: Iterable[str] = (), _self_cleaning: bool = False) -> str:
         """The bash text that runs `command` confined and leaves the calling shell in the directory
         the command ended in, with the command's exit status. Hermes' terminal evals it in its own
-        bash; the plan's output files stay until close()."""
+        bash; the plan's output files and the run's state stay until close(). The text adds nothing
+        Hermes' own dangerous-command check flags (it reads the text, not the command alone): no
+        `rm -rf`, which close() does instead."""
         state = self._state_dir()
         made = self._plan(state)
         keep = bw.kept_environment(self.profile, sorted(set(self.environ) | set(env_names)), self.environ)
@@ -184,7 +186,6 @@ class Confinement:
             ")\n"
             "__agentsfence_ec=$?\n"
             f"if [ -s {cwd_file} ]; then builtin cd -- \"$(< {cwd_file})\" 2>/dev/null || true; fi\n"
-            f"rm -rf -- {shlex.quote(state)}\n"
             + (self._cleanup_text(made) if _self_cleaning else "")
             + "(exit $__agentsfence_ec)"
         )
