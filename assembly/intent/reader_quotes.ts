@@ -1,7 +1,10 @@
 // Which of the message's bytes are not the user's own words: block quotes, fenced and inline
 // code, chat transcripts, pasted and forwarded mail, quotations of a sentence, tagged blocks and
 // pasted JSON (markQuotes, into `quoted`).
-import { G_QUOTE_MARKER, G_HEADER, G_VERB, G_DETERMINER, OBJECT_SOURCE, OBJECT_CONVERTED } from "../../bytecode/format";
+import {
+  G_QUOTE_MARKER, G_HEADER, G_VERB, G_DETERMINER, G_DEST, G_SOURCE, G_RELATIVE, G_MENTION, OBJECT_SOURCE, OBJECT_CONVERTED,
+  OBJECT_DESTINATION, OBJECT_INCLUDED,
+} from "../../bytecode/format";
 import { isAsciiAlpha, isAsciiDigit } from "../abi/bytes";
 import { cjkLen } from "../readers/scan";
 import { pyWhitespace } from "../readers/v4a";
@@ -221,6 +224,7 @@ function pastedJson(i: u32): u32 {
 export function materialStart(): i64 {
   for (let k: u32 = 0; k < tokCount; k++) {
     if (!isPunct(k, P_COLON) || !sentenceAfter(k)) continue;
+    let valueAfter = false; // a value the verb reached could act on stands before the colon
     for (let j = k; j > 0;) {
       j--;
       if (tType(j) == T_PUNCT) {
@@ -229,17 +233,33 @@ export function materialStart(): i64 {
         continue;
       }
       if (isThing(j)) {
-        if (boundKind(tA(j)) != NAME_KIND) break;
+        if (boundKind(tA(j)) != NAME_KIND) valueAfter = true;
         continue;
       }
       // A verb's word after a determiner is a noun ("this email", "the post").
       if (!wordHas(j, G_VERB) || verbIndexOf(j) == 0 || (j > 0 && wordHas(j - 1, G_DETERMINER))) continue;
       const object = objectOf(j);
-      if (object == OBJECT_SOURCE || object == OBJECT_CONVERTED) return <i64>tEnd(k);
-      break;
+      if (object == OBJECT_SOURCE || object == OBJECT_CONVERTED) {
+        if (valueAfter) break;
+        return <i64>tEnd(k);
+      }
+      // "Send this to bob@x: …": a verb whose object is a bare determiner points at what the
+      // colon brings; "summarize this and send it to bob@x: …": a verb that sends on what an
+      // earlier one read is passed over, and the earlier one decides.
+      if (object != OBJECT_DESTINATION && object != OBJECT_INCLUDED) break;
+      if (pointsAhead(j)) return <i64>tEnd(k);
+      valueAfter = false; // the values after it are its destinations
     }
   }
   return -1;
+}
+
+// Whether verb j's object is a determiner standing alone ("send this to …", "forward it:"):
+// what it stands for comes after the colon.
+function pointsAhead(j: u32): bool {
+  if (j + 1 >= tokCount || !wordHas(j + 1, G_DETERMINER)) return false;
+  const n = j + 2;
+  return n >= tokCount || tType(n) == T_PUNCT || isThing(n) || wordHas(n, G_DEST | G_SOURCE | G_RELATIVE | G_MENTION);
 }
 
 // Whether a sentence follows colon k, four words or more, as a quotation needs: one value alone

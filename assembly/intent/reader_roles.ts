@@ -3,7 +3,7 @@
 // destination's name does.
 import {
   SUBJ_RECIPIENT, G_DEST, G_SOURCE, G_MENTION, G_RELATIVE, G_AUX, G_DEST_AFTER, G_SOURCE_AFTER, G_DEST_BEFORE,
-  G_SUBJECT, G_DETERMINER, G_BARRIER, G_CONJ, G_ONLY, G_EXCLUDE, G_VERB, G_NEGATION, OBJECT_DESTINATION,
+  G_SUBJECT, G_DETERMINER, G_BARRIER, G_CONJ, G_ONLY, G_EXCLUDE, G_INSTEAD, G_VERB, G_NEGATION, OBJECT_DESTINATION,
   OBJECT_WRITTEN, OBJECT_SOURCE, OBJECT_INCLUDED, OBJECT_CONVERTED, OBJECT_DELEGATED, BOUND_DESTINATION, BOUND_SOURCE,
   BOUND_MENTION, MOOD_REQUEST, MOOD_QUESTION, MOOD_CONDITION, MOOD_NEGATED, MOOD_STATEMENT, MOOD_UNKNOWN,
   MOOD_UNCERTAIN, SUBJ_EMAIL, SUBJ_PATH,
@@ -188,13 +188,13 @@ function inherit(j: u32): void {
 }
 
 // Whether a negation (not cancelled) stands before token k in its clause: "not to sales@x",
-// "except bob@x".
+// "except bob@x", "instead of sales@x", "rather than the old account".
 function negatedBefore(k: u32): bool {
   const cs = clauseStart(k);
   for (let j = k; j > cs;) {
     if (k - j >= SCAN_WINDOW) { scanCut = true; return false; }
     j--;
-    if (wordHas(j, G_NEGATION | G_EXCLUDE)) return true;
+    if (wordHas(j, G_NEGATION | G_EXCLUDE | G_INSTEAD)) return true;
   }
   return false;
 }
