@@ -304,6 +304,8 @@ function intentSection({ ir, tables }: Plan): Uint8Array {
   for (const verb of ir.intent.verbs) for (const c of verb.classes) w.u32(c);
   w.u32(ir.intent.deriveFrom.length);
   for (const c of ir.intent.deriveFrom) w.u32(c);
+  w.u32(ir.intent.recordsFrom.length);
+  for (const c of ir.intent.recordsFrom) w.u32(c);
   w.u32(tables.grammar);
   return w.finish();
 }

@@ -113,6 +113,8 @@ export interface IntentIR {
   negationCancels: string[];
   /** Classes whose output, for a call whose every target the user named, yields derived items. */
   deriveFrom: number[];
+  /** Classes whose calls read records: asked for by the task's own values, their fields are the task's objects and sums. */
+  recordsFrom: number[];
   fileExtensions: string[];
   verbs: IntentVerbIR[];
   /** Lower-case word -> verb; the first verb that has a word wins. */

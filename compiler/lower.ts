@@ -169,6 +169,7 @@ interface MergedPolicy {
     nothing_words?: string[];
     negation_cancels?: string[];
     derive_from?: string[];
+    records_from?: string[];
     file_extensions?: string[];
     verbs?: Located<IntentVerb>[];
     grammar: Map<string, Set<string>>;
@@ -297,6 +298,7 @@ export function lowerPolicy(files: CheckedFile[], name: string): PolicyIR {
       nothingWords: unique((merged.intent.nothing_words ?? []).map(grammarLower)),
       negationCancels: unique((merged.intent.negation_cancels ?? []).map(grammarLower)),
       deriveFrom: selectClasses(classList, byCapability, merged.intent.derive_from ?? [], () => true),
+      recordsFrom: selectClasses(classList, byCapability, merged.intent.records_from ?? [], () => true),
       fileExtensions: unique((merged.intent.file_extensions ?? []).map((e) => asciiLower(e.replace(/^\./, "")))),
       verbs,
       words: firstWins(intentVerbs.flatMap(({ value }, entry) => value.words.map((w) => [grammarLower(w), entry] as [string, number]))),

@@ -235,6 +235,10 @@ const Intent = z.strictObject({
     .array(capabilityGlob)
     .optional()
     .describe("capabilities whose output, for a call the user pointed at, names derived targets (in_derived)"),
+  records_from: z
+    .array(capabilityGlob)
+    .optional()
+    .describe("capabilities whose calls read records: the output of one asked for by the task's own values holds the task's own objects and sums"),
   verbs: z.array(IntentVerb).optional(),
   grammar: Grammar.optional(),
   file_extensions: z

@@ -4,22 +4,33 @@
 // pointed at a call when its class is one of the policy's `derive_from` and every target of the
 // call was named in the user's own words (read to the end: no pattern, nothing opaque): the output of a call whose target was itself derived
 // (a page a link led to) derives nothing, so an injected page cannot vouch for its own links.
-import { SET_MAX_ARGS_BYTES, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES, SUBJ_PROGRAM, SUBJ_OPAQUE, INTENT_NAMED } from "../../bytecode/format";
-import { settingValue, intentDeriveCount, intentDeriveClass } from "../policy/decode";
+import {
+  SET_MAX_ARGS_BYTES, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES, SUBJ_PROGRAM, SUBJ_OPAQUE, SUBJ_OBJECT, INTENT_NAMED,
+} from "../../bytecode/format";
+import { settingValue, intentDeriveCount, intentDeriveClass, intentRecordsCount, intentRecordsClass } from "../policy/decode";
+import { spanPtr, spanLen } from "../readers/normalize";
+import { numberObject, objectNormal } from "./objects";
 import { outBegin, outByte, outAscii, outPatchU8, outFinish, outFailure, Text } from "../abi/out";
 import { inputPtr, inputHolds } from "../abi/input";
 import { hasPolicy } from "../policy/policy";
 import { sessionSlot, sessionStore, setSessionStore } from "../decision/session";
 import { classifyTool, WORDS_OOM } from "../decision/classify";
-import { parseArgs, JSON_OK } from "../readers/json";
+import { parseArgs, JSON_OK, leafCount, leafValue, leafValueLen, leafIsString } from "../readers/json";
 import { targetCount, targetKind, targetIsPattern, targetPtr, targetLen } from "../readers/targets";
 import { YES } from "../decision/tri";
 import { extract } from "../decision/decide";
 import { intentHas, intentDerive, intentWriteSummary } from "./intent";
+import { intentObjectWithin } from "./intent_lookup";
 
 function derivesFrom(cls: u32): bool {
   const n = intentDeriveCount();
   for (let k: u32 = 0; k < n; k++) if (intentDeriveClass(k) == cls) return true;
+  return false;
+}
+
+function readsRecords(cls: u32): bool {
+  const n = intentRecordsCount();
+  for (let k: u32 = 0; k < n; k++) if (intentRecordsClass(k) == cls) return true;
   return false;
 }
 
@@ -38,6 +49,38 @@ function notPointedAt(store: usize, cls: u32): Text {
   return 0;
 }
 
+// Whether the call just classified and extracted reads the task's own records (§7.1): a read
+// whose every target, and every string or number among its arguments, is the task's: named in
+// the user's own words, or read from such a record before ("the order I named", "my profile",
+// the product of an item of that order). What an argument the model chose (an id from a web page,
+// another customer's name) reads derives nothing, so an injection cannot make its own values
+// the task's by looking them up.
+function readsOwnRecord(store: usize, cls: u32): bool {
+  const n = targetCount();
+  for (let i: u32 = 0; i < n; i++) {
+    const kind = targetKind(i);
+    if (kind == SUBJ_OBJECT) continue; // an argument: read below
+    if (kind == SUBJ_PROGRAM || kind == SUBJ_OPAQUE || targetIsPattern(i) ||
+        intentHas(store, kind, targetPtr(i), targetLen(i), INTENT_NAMED) != YES) return false;
+  }
+  const leaves = leafCount();
+  for (let k: u32 = 0; k < leaves; k++) {
+    const v = leafValue(k), l = leafValueLen(k);
+    if (l == 0) continue;
+    let s: u64;
+    if (leafIsString(k)) s = objectNormal(v, l);
+    else {
+      const c = load<u8>(v);
+      if (c == 0x74 || c == 0x66 || c == 0x6e) continue; // true, false, null choose no record
+      s = numberObject(v, l);
+    }
+    if (s == 0) return false;
+    if (intentHas(store, SUBJ_OBJECT, spanPtr(s), spanLen(s), INTENT_NAMED) != YES &&
+        !(leafIsString(k) && intentObjectWithin(store, spanPtr(s), spanLen(s)))) return false;
+  }
+  return true;
+}
+
 // Reads the output of session h's call (tool name, argument JSON, output text in the input
 // buffer). Record: u8 status (0 read or ignored, 1 failed), then `derived` or `ignored<TAB>why`
 // on the first line, then the session's intent summary.
@@ -53,11 +96,19 @@ export function deriveFromOutput(h: i32, nameLen: u32, argsLen: u32, outputLen: 
   const cls = classifyTool(name, nameLen);
   if (cls == WORDS_OOM) return outFailure("out of memory");
   let why: Text = 0;
+  let record = false;
   if (argsLen > settingValue(SET_MAX_ARGS_BYTES)) why = "the arguments are over the policy's limit";
   else if (parseArgs(name + nameLen, argsLen, settingValue(SET_MAX_JSON_DEPTH), settingValue(SET_MAX_LEAVES)) != JSON_OK) {
     why = "the arguments are not a JSON object the policy's limits accept";
   } else if (extract(cls) != 0) why = "the call's targets are over the policy's limit";
-  else why = notPointedAt(store, <u32>cls);
+  else {
+    why = notPointedAt(store, <u32>cls);
+    if (readsRecords(<u32>cls)) {
+      record = readsOwnRecord(store, <u32>cls);
+      if (record) why = 0;
+      else if (!derivesFrom(<u32>cls)) why = "an argument of the read is not the task's own: its output is not the task's record";
+    }
+  }
   if (why != 0) {
     outPatchU8(0, 0);
     outAscii("ignored\t");
@@ -66,7 +117,7 @@ export function deriveFromOutput(h: i32, nameLen: u32, argsLen: u32, outputLen: 
     intentWriteSummary(store);
     return outFinish();
   }
-  const derived = intentDerive(store, name + nameLen + argsLen, outputLen);
+  const derived = intentDerive(store, name + nameLen + argsLen, outputLen, derivesFrom(<u32>cls), record);
   if (derived == 0) return outFailure("out of memory: the session's intent is unchanged");
   setSessionStore(slot, derived);
   outPatchU8(0, 0);

@@ -1,7 +1,10 @@
 // The intent rebuilt: a fresh block holding the union of the old one and the items collected,
 // less what this turn took back, and the three ways to rebuild it (bind a message, derive from
 // tool output, narrow). The block under construction is this file's alone.
-import { SET_MAX_INTENT_BYTES } from "../../bytecode/format";
+import { SET_MAX_INTENT_BYTES, SET_MAX_JSON_DEPTH } from "../../bytecode/format";
+
+// At most this many fields of one output become derived objects (§7.1); past it, none do.
+const RECORD_LEAVES: u32 = 512;
 import { globMatch } from "../readers/glob";
 import { alloc, free } from "../abi/mem";
 import { indexOfByte, equalsAscii, sameBytes } from "../abi/bytes";
@@ -12,7 +15,7 @@ import {
   hashOf, classBit, setClassBit,
 } from "./intent_record";
 import {
-  FOUND, found, foundCount, foundBytes, turnNow, collectBegin, collectWith, collectMessage, collectDerived,
+  FOUND, found, foundCount, foundBytes, turnNow, collectBegin, collectWith, collectMessage, collectDerived, collectRecord,
 } from "./intent_collect";
 import { planFollowUps, carry, keptKind, keptMeta } from "./intent_followups";
 
@@ -152,11 +155,14 @@ export function intentBind(intent: usize, msg: usize, len: u32): usize {
   return fresh;
 }
 
-// Records what tool output [p, p+len) names as derived items of `intent` (§7.1); the caller
-// has checked that the user pointed at the call. Returns the new intent as intentBind does.
-export function intentDerive(intent: usize, p: usize, len: u32): usize {
+// Records what tool output [p, p+len) names as derived items of `intent` (§7.1): with `text`,
+// the addresses, URLs and paths anywhere in it; with `record`, the values of its fields. The
+// caller has checked that the user pointed at the call. Returns the new intent as intentBind does.
+export function intentDerive(intent: usize, p: usize, len: u32, text: bool, record: bool): usize {
   collectBegin(intent != 0 ? field(intent, H_TURN) : 0);
-  if (!collectDerived(p, min(len, settingValue(SET_MAX_INTENT_BYTES)))) return 0;
+  const n = min(len, settingValue(SET_MAX_INTENT_BYTES));
+  if (text && !collectDerived(p, n)) return 0;
+  if (record && !collectRecord(p, n, settingValue(SET_MAX_JSON_DEPTH), RECORD_LEAVES)) return 0;
   const fresh = rebuild(intent);
   if (fresh != 0) store<u32>(fresh + H_TURN, turnNow);
   return fresh;

@@ -2,7 +2,7 @@
 // table) before the intent is rebuilt from them. This file owns that table and the turn being
 // bound and alone writes them; intent_build.ts and intent_followups.ts read them.
 import {
-  SUBJ_EMAIL, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_RECIPIENT, BOUND_DESTINATION, BOUND_SOURCE, BOUND_QUOTED,
+  SUBJ_EMAIL, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_RECIPIENT, SUBJ_OBJECT, SUBJ_AMOUNT, ROLE_AMOUNT, ROLE_TEXT, ROLE_HEADING, ROLE_DATA, BOUND_DESTINATION, BOUND_SOURCE, BOUND_QUOTED,
   MOOD_REQUEST, MOOD_QUESTION, MOOD_CONDITION, MOOD_NEGATED, MOOD_UNKNOWN, MOOD_UNCERTAIN, MOOD_STATEMENT,
 } from "../../bytecode/format";
 import { scratchAlloc } from "../abi/mem";
@@ -22,8 +22,12 @@ import {
 import { bindObjects, objectStart } from "./objects";
 import {
   PROHIBITED, GRANTED, NAME, GRANTED_MAYBE, DERIVED, A_DEST, A_DEST_MAYBE, A_NAMED, A_BARE_HOST, A_SOURCE,
-  A_SOURCE_MAYBE, A_RULED_OUT, ITEM_HEAD, padded, TURN_MAX,
+  A_SOURCE_MAYBE, A_RULED_OUT, A_RECORD, ITEM_HEAD, padded, TURN_MAX,
 } from "./intent_record";
+import { numberObject, objectNormal } from "./objects";
+import { parseArgs, leafCount, leafValue, leafValueLen, leafIsString, leafPath, leafPathLen, JSON_OK, JSON_OOM } from "../readers/json";
+import { lastWordRole } from "../decision/classify";
+import { jsonDecimal, amountText } from "../readers/amount";
 
 // The items of one message, collected in scratch before the intent is rebuilt: kind, class,
 // ptr, len, attributes, meta, note ptr, note len.
@@ -149,6 +153,81 @@ export function collectDerived(p: usize, len: u32): bool {
     if (!collectOne(p, DERIVED, kind, itemStart, itemEnd, itemIsWordHost)) return false;
   }
   return true;
+}
+
+// The fields of a record (tool output that is JSON: an object, or an array wrapped as one) that
+// are values and not prose, as derived objects with A_RECORD (§7.1): a string of at most
+// RECORD_WORDS words and RECORD_BYTES bytes whose key no role reads as text (a body, a note, a
+// description: what others wrote), or a number. False when out of memory.
+const RECORD_WORDS: u32 = 4;
+const RECORD_BYTES: u32 = 96;
+export function collectRecord(p: usize, len: u32, maxDepth: u32, maxLeaves: u32): bool {
+  itemsBegin();
+  metaNow = 0;
+  noteP = 0;
+  noteL = 0;
+  let doc = p, docLen = len;
+  let i: u32 = 0;
+  while (i < len && isJsonSpace(load<u8>(p + i))) i++;
+  if (i < len && load<u8>(p + i) == 0x5b) { // an array: {"":[…]}
+    doc = scratchAlloc(<usize>len + 6);
+    if (doc == 0) return false;
+    memory.copy(doc, WRAP, 4);
+    memory.copy(doc + 4, p, len);
+    store<u8>(doc + 4 + len, 0x7d);
+    docLen = len + 5;
+  }
+  const status = parseArgs(doc, docLen, maxDepth, maxLeaves);
+  if (status == JSON_OOM) return false;
+  if (status != JSON_OK) {
+    // One value alone (an id a lookup returns, bare or as a JSON string) is a record of one field.
+    let s = i, t = len;
+    while (t > s && isJsonSpace(load<u8>(p + t - 1))) t--;
+    if (t - s >= 2 && load<u8>(p + s) == 0x22 && load<u8>(p + t - 1) == 0x22) { s++; t--; }
+    if (t == s || t - s > RECORD_BYTES || wordsOver(p + s, t - s, 1)) return true; // not a record: nothing derived
+    for (let j = s; j < t; j++) if (load<u8>(p + j) == 0x22 || load<u8>(p + j) == 0x5c) return true;
+    return collectWith(DERIVED + SUBJ_OBJECT, 0, objectNormal(p + s, t - s), A_RECORD);
+  }
+  const n = leafCount();
+  for (let k: u32 = 0; k < n; k++) {
+    const v = leafValue(k), l = leafValueLen(k);
+    if (l == 0) continue;
+    if (!leafIsString(k)) {
+      const c = load<u8>(v);
+      if (c == 0x74 || c == 0x66 || c == 0x6e) continue; // true, false, null
+      if (!collectWith(DERIVED + SUBJ_OBJECT, 0, numberObject(v, l), A_RECORD)) return false;
+      const role = lastWordRole(leafPath(k), leafPathLen(k));
+      if (role < 0) return false;
+      if (role == ROLE_AMOUNT) { // a sum in minor units has no currency here to scale it by: not read
+        const d = jsonDecimal(v, l, 0, false);
+        if (d != 0 && !collectWith(DERIVED + SUBJ_AMOUNT, 0, amountText(d, 0), A_RECORD)) return false;
+      }
+      continue;
+    }
+    if (l > RECORD_BYTES || wordsOver(v, l, RECORD_WORDS)) continue;
+    const role = lastWordRole(leafPath(k), leafPathLen(k));
+    if (role < 0) return false;
+    if (role == ROLE_TEXT || role == ROLE_HEADING || role == ROLE_DATA) continue;
+    if (!collectWith(DERIVED + SUBJ_OBJECT, 0, objectNormal(v, l), A_RECORD)) return false;
+  }
+  return true;
+}
+const WRAP: usize = memory.data<u8>([0x7b, 0x22, 0x22, 0x3a]); // {"":
+
+@inline function isJsonSpace(c: u32): bool {
+  return c == 0x20 || c == 0x0a || c == 0x0d || c == 0x09;
+}
+
+// Whether [p, p+len) holds more than `most` words (runs of bytes between spaces).
+function wordsOver(p: usize, len: u32, most: u32): bool {
+  let words: u32 = 0;
+  let inWord = false;
+  for (let i: u32 = 0; i < len; i++) {
+    const space = load<u8>(p + i) <= 0x20;
+    if (!space && !inWord && ++words > most) return true;
+    inWord = !space;
+  }
+  return false;
 }
 
 // Whether a verb of the message being read grants class `cls`, plainly or under a condition.

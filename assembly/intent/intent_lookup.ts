@@ -12,7 +12,7 @@ import { spanPtr, spanLen, urlHost, hostOfNormalUrl, urlIsBareHost } from "../re
 import { objectNormal } from "./objects";
 import { amountWithin } from "../readers/amount";
 import {
-  NAME, DERIVED, A_DEST, A_DEST_MAYBE, A_NAMED, A_NAMED_MAYBE, A_BARE_HOST, A_SOURCE, A_SOURCE_MAYBE, A_GRANTS, vetoes, ITEM_HEAD,
+  NAME, DERIVED, A_DEST, A_DEST_MAYBE, A_NAMED, A_NAMED_MAYBE, A_BARE_HOST, A_SOURCE, A_SOURCE_MAYBE, A_GRANTS, A_RECORD, vetoes, ITEM_HEAD,
   recSize, H_SLOTS, H_ITEMS, H_ITEMS_BYTES, H_SLOTS_AT, field, slotHash,
 } from "./intent_record";
 
@@ -301,6 +301,75 @@ function objectNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
   return either(whole, first == NO ? NO : MAYBE);
 }
 
+// An object read from the task's own records (A_RECORD, §7.1) stands for what the user's words
+// point at ("my order", "the card on file"), under every reading but the exact and the ruled-out
+// ones, unless the user ruled it out or named another value of its shape: "cancel #W123" names
+// the order acted on, and #W456 from the same profile is its neighbour, not the task's.
+function objectFromRecord(intent: usize, p: usize, len: u32): u32 {
+  if (flavorNow == INTENT_EXACT || flavorNow == INTENT_RULED_OUT) return NO;
+  const rec = findHashed(intent, DERIVED + SUBJ_OBJECT, p, len, fnv1a(p, len));
+  if (rec == 0 || (load<u32>(rec + 12) & A_RECORD) == 0) return NO;
+  const own = findHashed(intent, SUBJ_OBJECT, p, len, fnv1a(p, len));
+  if (own != 0 && vetoes(load<u32>(own + 12))) return NO;
+  const items = intent + field(intent, H_ITEMS);
+  const bytes = field(intent, H_ITEMS_BYTES);
+  let off: u32 = 0;
+  while (off < bytes) {
+    const item = items + <usize>off;
+    off += recSize(item);
+    const kind = load<u32>(item);
+    if ((kind != SUBJ_OBJECT && kind != SUBJ_RECIPIENT) || (load<u32>(item + 12) & A_GRANTS) == 0) continue;
+    const l = load<u32>(item + 8);
+    if (sameShape(item + ITEM_HEAD, l, p, len) && !(l == len && sameBytes(item + ITEM_HEAD, p, len))) return NO;
+  }
+  return YES;
+}
+
+// Whether an object the user named holds value [p, p+len) as whole words ("Yusuf" of "Yusuf
+// Rossi"): what a read may be asked by (§7.1), never what a change acts on.
+export function intentObjectWithin(intent: usize, p: usize, len: u32): bool {
+  if (intent == 0 || len == 0) return false;
+  const items = intent + field(intent, H_ITEMS);
+  const bytes = field(intent, H_ITEMS_BYTES);
+  let off: u32 = 0;
+  while (off < bytes) {
+    const item = items + <usize>off;
+    off += recSize(item);
+    const l = load<u32>(item + 8);
+    if (load<u32>(item) != SUBJ_OBJECT || (load<u32>(item + 12) & A_GRANTS) == 0 || l <= len) continue;
+    const v = item + ITEM_HEAD;
+    for (let i: u32 = 0; i + len <= l; i++) {
+      if ((i == 0 || load<u8>(v + i - 1) == 0x20) && (i + len == l || load<u8>(v + i + len) == 0x20) && sameBytes(v + i, p, len)) return true;
+    }
+  }
+  return false;
+}
+
+// Whether two values have one shape: the same runs of letters, of digits (of the same length)
+// and of other bytes, in order ("#w123" and "#w456"; not "#w123" and "123", nor "12" and "1234").
+function sameShape(a: usize, al: u32, b: usize, bl: u32): bool {
+  let i: u32 = 0, j: u32 = 0;
+  while (i < al && j < bl) {
+    const ca = shapeOf(load<u8>(a + i)), cb = shapeOf(load<u8>(b + j));
+    if (ca != cb) return false;
+    let ni = i + 1, nj = j + 1;
+    if (ca != 0) {
+      while (ni < al && shapeOf(load<u8>(a + ni)) == ca) ni++;
+      while (nj < bl && shapeOf(load<u8>(b + nj)) == cb) nj++;
+      if (ca == 2 && ni - i != nj - j) return false;
+    } else if (load<u8>(a + i) != load<u8>(b + j)) return false;
+    i = ni;
+    j = nj;
+  }
+  return i == al && j == bl;
+}
+
+// 1 a letter (any byte of a multibyte character too), 2 a digit, 0 anything else.
+@inline function shapeOf(c: u32): u32 {
+  if (c - 0x30 < 10) return 2;
+  return (c | 0x20) - 0x61 < 26 || c >= 0x80 ? 1 : 0;
+}
+
 // AMOUNT (§7.4): at most a sum the user named in the same currency (maybe when one of the two
 // gives no currency).
 function amountNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
@@ -318,7 +387,21 @@ function amountNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
     const w = amountWithin(p, len, rec + ITEM_HEAD, l);
     r = either(r, w == YES ? a : w == MAYBE ? MAYBE : NO);
   }
-  return r;
+  if (r == YES || base != 0 || flavorNow == INTENT_EXACT || flavorNow == INTENT_RULED_OUT) return r;
+  // A sum read from the task's own records (the price of the item the user named, §7.1) when the
+  // user's words name no sum of their own: one they name is the bound.
+  off = 0;
+  let record = NO;
+  while (off < bytes) {
+    const rec = items + <usize>off;
+    const l = load<u32>(rec + 8);
+    off += recSize(rec);
+    const kind = load<u32>(rec);
+    if (kind == SUBJ_AMOUNT && (load<u32>(rec + 12) & A_GRANTS) != 0) return r;
+    if (record != YES && kind == DERIVED + SUBJ_AMOUNT && (load<u32>(rec + 12) & A_RECORD) != 0 &&
+        amountWithin(p, len, rec + ITEM_HEAD, l) == YES) record = YES;
+  }
+  return either(r, record);
 }
 
 // §7's matching over the named items (base 0) or the derived ones (base DERIVED), under the
@@ -351,7 +434,10 @@ function has(intent: usize, base: u32, subject: u32, p: usize, len: u32): u32 {
     case SUBJ_PATH:
     case SUBJ_WRITE: return pathNamed(intent, base, p, len);
     case SUBJ_RECIPIENT: return recipientNamed(intent, base, p, len);
-    case SUBJ_OBJECT: return objectNamed(intent, base, p, len);
+    case SUBJ_OBJECT: {
+      const r = objectNamed(intent, base, p, len);
+      return r == YES || base != 0 ? r : either(r, objectFromRecord(intent, p, len));
+    }
     case SUBJ_AMOUNT: return amountNamed(intent, base, p, len);
     case SUBJ_ARG: return anyNamed(intent, base, p, len);
   }

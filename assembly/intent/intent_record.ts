@@ -47,6 +47,11 @@ export const A_SOURCE_MAYBE: u32 = 128;
 // same message that names it otherwise still grants what that clause grants; a later turn that
 // rules it out takes every earlier reading back.
 export const A_RULED_OUT: u32 = 256;
+// A derived object or sum read from a record's field (§7.1): the output of a read whose every
+// argument was the task's own (named by the user, or itself read from such a record), a field
+// that is not prose. It stands for the value the user's words point at ("my order", "the card on
+// my profile"), so the object and sum readings accept it (intent_lookup.ts objectFromRecord).
+export const A_RECORD: u32 = 512;
 export const A_GRANTS: u32 = A_DEST | A_DEST_MAYBE | A_NAMED | A_NAMED_MAYBE | A_SOURCE | A_SOURCE_MAYBE;
 // Whether attributes `a` rule the value out with no clause granting it otherwise.
 @inline export function vetoes(a: u32): bool {

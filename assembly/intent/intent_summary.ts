@@ -140,6 +140,8 @@ export function intentWriteSummary(intent: usize): void {
   writeKind(intent, DERIVED + SUBJ_DOMAIN, "derived-domain");
   writeKind(intent, DERIVED + SUBJ_PATH, "derived-path");
   writeKind(intent, DERIVED + SUBJ_RECIPIENT, "derived-recipient");
+  writeKind(intent, DERIVED + SUBJ_OBJECT, "derived-object");
+  writeKind(intent, DERIVED + SUBJ_AMOUNT, "derived-amount");
   writeVerbUses(intent, PROHIBITED, "prohibit");
   writeVerbUses(intent, GRANTED, "grant");
   writeVerbUses(intent, GRANTED_MAYBE, "grant-maybe");

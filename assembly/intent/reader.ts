@@ -11,7 +11,7 @@
 // imports; the steps are reader_quotes.ts, reader_tokens.ts, reader_sentences.ts, reader_verbs.ts,
 // reader_roles.ts and reader_followups.ts, over the state of reader_state.ts.
 import {
-  G_AUX, G_CONDITION_AFTER, G_VERB, G_NEGATION, OBJECT_DELEGATED, BOUND_DESTINATION, BOUND_MENTION, BOUND_QUOTED,
+  G_AUX, G_CONDITION_AFTER, G_VERB, G_NEGATION, G_REVOKE, OBJECT_DELEGATED, BOUND_DESTINATION, BOUND_MENTION, BOUND_QUOTED,
   MOOD_CONDITION, MOOD_STATEMENT,
 } from "../../bytecode/format";
 import { scratchAlloc } from "../abi/mem";
@@ -29,7 +29,7 @@ import { findValues, tokenize } from "./reader_tokens";
 import { sentences, indexSentences, conditionOf } from "./reader_sentences";
 import { imperative, negatedVerb, restrictsObjects, objectOf } from "./reader_verbs";
 import { readRole, readMood, ruleOutAfter, nameLike, inDestinationSlot, uncertain } from "./reader_roles";
-import { followUps } from "./reader_followups";
+import { followUps, revokesOnly } from "./reader_followups";
 
 // The results, as intent.ts has always imported them from here.
 export {
@@ -143,6 +143,7 @@ export function readMessage(p: usize, len: u32): bool {
     const f = sFlags(sent);
     if ((f & S_QUESTION) != 0 || (f & S_KNOWN) == 0) continue;
     if (wordHas(k, G_AUX) && k + 1 < tokCount && wordHas(k + 1, G_NEGATION)) continue; // "do not …"
+    if (wordHas(k, G_REVOKE) && revokesOnly(k)) continue; // "cancel that": a follow-up, no request
     scanCut = false;
     const negated = negatedVerb(k);
     const imp = imperative(k);

@@ -3,7 +3,7 @@
 import { G_ONLY, G_INSTEAD, G_REVOKE, G_EXCLUDE, G_RESTORE, G_VERB } from "../../bytecode/format";
 import {
   OP_REVOKE_ALL, OP_KEEP, OP_EXCLUDE, OP_RESTORE, MATCH_BOUND, MATCH_WORD, OPR, ops, opCount, insteadSeen, tA, tB, tG,
-  tStart, tEnd, isThing, S_QUESTION, sentCount, sStart, sEnd, sFlags, verbIndexOf,
+  tStart, tEnd, isThing, S_QUESTION, sentCount, sStart, sEnd, sFlags, verbIndexOf, sentenceOf,
 } from "./reader_state";
 import { endsClause } from "./reader_sentences";
 import { nameLike } from "./reader_roles";
@@ -26,6 +26,20 @@ function pushMatchers(code: u32, cs: u32, ce: u32): void {
   }
 }
 
+// Whether the clause of word k takes back and names nothing: no value, no word the grammar does
+// not know, no verb but those that take back ("cancel that", "stop").
+export function revokesOnly(k: u32): bool {
+  const s = sentenceOf(k);
+  let cs = k;
+  while (cs > sStart(s) && !endsClause(cs - 1)) cs--;
+  for (let j = cs; j < sEnd(s) && !endsClause(j); j++) {
+    if (isThing(j)) return false;
+    const g = tG(j);
+    if (g == 0 || ((g & G_VERB) != 0 && verbIndexOf(j) != 0 && (g & G_REVOKE) == 0)) return false;
+  }
+  return true;
+}
+
 export function followUps(): void {
   insteadSeen = false;
   for (let s: u32 = 0; s < sentCount; s++) {
@@ -44,7 +58,8 @@ export function followUps(): void {
         if ((g & G_INSTEAD) != 0) insteadSeen = true;
         if ((g & G_EXCLUDE) != 0) exclude = true;
         if ((g & G_RESTORE) != 0) restore = true;
-        if (g == 0 || ((g & G_VERB) != 0 && verbIndexOf(j) != 0)) content = true;
+        // A verb that also takes back ("cancel") is not the clause's content: "cancel that" revokes.
+        if (g == 0 || ((g & G_VERB) != 0 && verbIndexOf(j) != 0 && (g & G_REVOKE) == 0)) content = true;
       }
       if (revoke && !content && !values) pushOp(OP_REVOKE_ALL, 0, 0, 0);
       else if (only && (values || content)) pushMatchers(OP_KEEP, cs, ce);

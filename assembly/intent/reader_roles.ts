@@ -15,7 +15,7 @@ import {
   SCAN_WINDOW, scanCut, sentenceOf, verbIndexOf, clauseStart, clauseEnd, roleNow, moodNow, verbNow, condNow,
   inherited, toValue, at, msg,
 } from "./reader_state";
-import { endsSentence, conditionOf } from "./reader_sentences";
+import { endsSentence, endsClause, conditionOf } from "./reader_sentences";
 import { imperative, negatedVerb, sentenceNegated, objectOf } from "./reader_verbs";
 
 // The role a verb's object direction gives a value of kind `kind`.
@@ -92,6 +92,9 @@ export function readRole(k: u32, kind: u32): void {
         return;
       }
       if (code == P_COLON && pureListAfter(j)) continue;
+      // "Settle the Acme invoice, €120": an object set off by a comma at its clause's end belongs
+      // to the clause before ("…, Alice is on leave" does not).
+      if (code == P_COMMA && j + 1 == k && kind == NAME_KIND && (k + 1 >= tokCount || endsClause(k + 1) || endsSentence(k + 1))) continue;
       // A preposition in this clause may be governed by a verb before a comma.
       if (code == P_COMMA && prep != 0) continue;
       break;

@@ -346,9 +346,22 @@ export function intentDeriveClass(k: u32): u32 {
   return load<u32>(intentDeriveAt() + 4 + ((<usize>k) << 2));
 }
 
+function intentRecordsAt(): usize {
+  return intentDeriveAt() + 4 + ((<usize>intentDeriveCount()) << 2);
+}
+
+// The classes whose calls read records (§7.1's `records_from`).
+export function intentRecordsCount(): u32 {
+  return load<u32>(intentRecordsAt());
+}
+
+export function intentRecordsClass(k: u32): u32 {
+  return load<u32>(intentRecordsAt() + 4 + ((<usize>k) << 2));
+}
+
 // The grammar set (§7.3): word or phrase -> its G_* categories and a verb's object direction.
 export function intentGrammarSet(): u32 {
-  return load<u32>(intentDeriveAt() + 4 + ((<usize>intentDeriveCount()) << 2));
+  return load<u32>(intentRecordsAt() + 4 + ((<usize>intentRecordsCount()) << 2));
 }
 
 // ---- SETTINGS ----

@@ -327,7 +327,10 @@ export function intent(): bool {
   const deriveAt: u64 = 28 + ((<u64>verbs) << 3) + ((<u64>total) << 2);
   if (short(SEC_INTENT, deriveAt + 4)) return false;
   const derives = load<u32>(s + <usize>deriveAt);
-  const grammarAt: u64 = deriveAt + 4 + ((<u64>derives) << 2);
+  const recordsAt: u64 = deriveAt + 4 + ((<u64>derives) << 2);
+  if (short(SEC_INTENT, recordsAt + 4)) return false;
+  const records = load<u32>(s + <usize>recordsAt);
+  const grammarAt: u64 = recordsAt + 4 + ((<u64>records) << 2);
   if (sizeWrong(SEC_INTENT, grammarAt + 4)) return false;
   if (!setOk(SEC_INTENT, s + <usize>grammarAt, "grammar", SETKIND_HASH)) return false;
   if (!setOk(SEC_INTENT, s, "negations", SETKIND_KEYS)) return false;
@@ -344,6 +347,9 @@ export function intent(): bool {
   }
   for (let k: u32 = 0; k < derives; k++) {
     if (!classIndexOk(SEC_INTENT, s + <usize>deriveAt + 4 + ((<usize>k) << 2), "derive class")) return false;
+  }
+  for (let k: u32 = 0; k < records; k++) {
+    if (!classIndexOk(SEC_INTENT, s + <usize>recordsAt + 4 + ((<usize>k) << 2), "records class")) return false;
   }
   return true;
 }

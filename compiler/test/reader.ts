@@ -54,6 +54,7 @@ export interface Afb {
     verbs: Array<{ classStart: number; classCount: number }>;
     classes: number[];
     deriveFrom: number[];
+    recordsFrom: number[];
   };
   settings: Array<[number, number]>;
   budgets: {
@@ -145,6 +146,7 @@ export function readAfb(bytes: Uint8Array): Afb {
   const verbs = times(n(), () => ({ classStart: n(), classCount: n() }));
   const intentClasses = times(n(), n);
   const deriveFrom = times(n(), n);
+  const recordsFrom = times(n(), n);
 
   const g = cursor(9);
   const settings = times(g(), (): [number, number] => [g(), g()]);
@@ -168,7 +170,7 @@ export function readAfb(bytes: Uint8Array): Afb {
     rules,
     code,
     classify: { wordMap, entries, flags: entryFlags, roles: entryRoles, roleMap, trusted },
-    intent: { negations, nothingWords, fileExtensions, verbMap, negationCancels, verbs, classes: intentClasses, deriveFrom },
+    intent: { negations, nothingWords, fileExtensions, verbMap, negationCancels, verbs, classes: intentClasses, deriveFrom, recordsFrom },
     settings,
     budgets: { budgets: budgetList, classes: budgetClasses, members: budgetMembers },
   };

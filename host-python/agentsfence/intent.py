@@ -85,7 +85,24 @@ def describe_intent(intent: Intent) -> list[str]:
     revoked = intent.revoked
     if revoked:
         lines.append("  a follow-up took back: " + ", ".join(f"{b.value} (turn {b.revoked_turn})" for b in revoked))
+    lines += _describe_derived(intent.derived)
     return lines or ["  nothing: no target named, no verb read"]
+
+
+_DERIVED_SHOWN = 12
+
+
+def _describe_derived(derived: tuple[tuple[str, str], ...]) -> list[str]:
+    """Where the values the user did not write came from: the task's own records (objects and
+    sums), or the output of a call the user pointed at (addresses, links, paths)."""
+    lines = []
+    for label, kinds in (("read from the task's own records", ("object", "amount")),
+                         ("found in output the user pointed at", ("email", "url", "domain", "path", "recipient"))):
+        values = [value for kind, value in derived if kind in kinds]
+        if values:
+            more = f", and {len(values) - _DERIVED_SHOWN} more" if len(values) > _DERIVED_SHOWN else ""
+            lines.append(f"  {label}: {', '.join(values[:_DERIVED_SHOWN])}{more}")
+    return lines
 
 
 # The summary record's kinds (§8 `intent`), in Intent's field order.
@@ -145,6 +162,14 @@ class Intent:
     def bindings(self) -> tuple[Binding, ...]:
         """Each named value with its role, mood, turn and clause (empty for an Intent built by hand)."""
         return _parse_bindings(self._summary)
+
+    @property
+    def derived(self) -> tuple[tuple[str, str], ...]:
+        """The values read from tool output, each (kind, value): the task's own records' objects
+        and sums, and what a call the user pointed at named (§7.1). Empty for an Intent built by hand."""
+        prefix = "derived-"
+        return tuple((kind[len(prefix):], value) for kind, value, *_ in
+                     (line.split("\t") + [""] for line in self._summary.splitlines()) if kind.startswith(prefix))
 
     @property
     def revoked(self) -> tuple[Binding, ...]:
