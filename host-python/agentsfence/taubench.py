@@ -185,13 +185,13 @@ def render_table(score: SuiteScore, show: bool = False) -> str:
     return "\n".join(lines)
 
 
-def common_stops(scores: list[SuiteScore], top: int) -> list[tuple[tuple[str, str, str], int, Stop]]:
-    """The most common (kind, rule, reason) of the first call not allowed, with one example."""
-    counts: Counter[tuple[str, str, str]] = Counter()
-    example: dict[tuple[str, str, str], Stop] = {}
+def common_stops(scores: list[SuiteScore], top: int) -> list[tuple[tuple[str, str, str, str], int, Stop]]:
+    """The most common (kind, rule, reason, tool) of the first call not allowed, with one example."""
+    counts: Counter[tuple[str, str, str, str]] = Counter()
+    example: dict[tuple[str, str, str, str], Stop] = {}
     for score in scores:
         for stop in score.stops:
-            key = (stop.kind, stop.rule, stop.reason)
+            key = (stop.kind, stop.rule, stop.reason, stop.function)
             counts[key] += 1
             example.setdefault(key, stop)
     return [(key, count, example[key]) for key, count in counts.most_common(top)]
@@ -225,8 +225,8 @@ def main(argv: list[str] | None = None, prog: str = "agentsfence-taubench") -> i
         return EXIT_ERROR
     if options.top and not options.json:
         print(f"most common first stops ({scores[0].form}):")
-        for (kind, rule, reason), count, stop in common_stops(scores, options.top):
-            print(f"  {count:>4}  {kind} by {rule or '(default)'} [{reason}]\n"
+        for (kind, rule, reason, function), count, stop in common_stops(scores, options.top):
+            print(f"  {count:>4}  {function}: {kind} by {rule or '(default)'} [{reason}]\n"
                   f"        e.g. {stop.task} call {stop.call_index} {stop.function} {json.dumps(stop.args)}"
                   + (f" on {json.dumps(stop.witness)}" if stop.witness else ""))
     return EXIT_OK

@@ -136,8 +136,9 @@ def test_the_table_and_the_common_stops():
     assert "write-blocked call 1 write (write): block by rule-write [reason-block]" in table
     common = common_stops([score], 5)
     assert [(key, count, example.task) for key, count, example in common] == [
-        (("ask", "rule-write", "reason-ask"), 1, "write-asked"), (("block", "rule-write", "reason-block"), 1, "write-blocked"),
-        (("ask", "rule-read", "reason-ask"), 1, "read-asked")]
+        (("ask", "rule-write", "reason-ask", "write"), 1, "write-asked"),
+        (("block", "rule-write", "reason-block", "write"), 1, "write-blocked"),
+        (("ask", "rule-read", "reason-ask", "read"), 1, "read-asked")]
 
 
 def test_the_command_scores_a_suite_with_the_shipped_policy(tmp_path):
