@@ -1,5 +1,5 @@
 """The `agentsfence` command: author policies (compile, check, test), read decisions (explain,
-decide, disasm), put the fence in an agent's shell hooks (hook), and measure it (bench, dojo)."""
+decide, disasm), put the fence in an agent's shell hooks (hook), and measure it (bench, dojo, taubench)."""
 from __future__ import annotations
 
 import argparse
@@ -212,6 +212,12 @@ def _dojo(options: argparse.Namespace) -> int:
     return dojo_main(options.passed_on, prog="agentsfence dojo")
 
 
+def _taubench(options: argparse.Namespace) -> int:
+    from .taubench import main as taubench_main
+
+    return taubench_main(options.passed_on, prog="agentsfence taubench")
+
+
 def _command(commands: argparse._SubParsersAction, name: str, summary: str, description: str,
              run: Any, epilog: str | None = None, passes_on: bool = False, **parser_options: Any) -> argparse.ArgumentParser:
     """passes_on: the arguments this parser does not know go to the program the command runs."""
@@ -354,10 +360,15 @@ def _add_dojo(commands: argparse._SubParsersAction) -> None:
              "Score a policy on an AgentDojo suite.", _dojo, passes_on=True, add_help=False)
 
 
+def _add_taubench(commands: argparse._SubParsersAction) -> None:
+    _command(commands, "taubench", "score the fence on a tau-bench suite (agentsfence taubench --help)",
+             "Score the fence on a tau-bench suite by replaying its calls.", _taubench, passes_on=True, add_help=False)
+
+
 # One function per command, in the order `agentsfence --help` lists them. A new command adds
 # its own `_add_*` here (audit: host-python/agentsfence/audit.py).
 COMMANDS = [_add_compile, _add_check, _add_test, _add_explain, _add_decide, _add_run, _add_disasm, _add_hook,
-            _add_bench, _add_dojo, add_audit, add_report]
+            _add_bench, _add_dojo, _add_taubench, add_audit, add_report]
 
 
 def build_parser() -> argparse.ArgumentParser:
