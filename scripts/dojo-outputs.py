@@ -3,7 +3,8 @@ each call returned, as the agent would read it, for `agentsfence-dojo --outputs 
 
 Needs the `agentdojo` package (PyPI, MIT; not a dependency of AgentsFence): run it with a Python
 that has it, e.g. `python -m venv /tmp/dojo && /tmp/dojo/bin/pip install agentdojo==0.1.35`, then
-`/tmp/dojo/bin/python scripts/dojo-outputs.py SUITE.json OUT.json`.
+`/tmp/dojo/bin/python scripts/dojo-outputs.py SUITE.json OUT.json` (OUT.json.gz: written
+through gzip, as tests/corpora/agentdojo keeps workspace's 4 MB of outputs).
 
 Reads from the suite file only what the fence may read (tool names, each call's function and
 arguments, the injection tasks' goals). Writes one JSON object:
@@ -14,6 +15,7 @@ arguments, the injection tasks' goals). Writes one JSON object:
 """
 from __future__ import annotations
 
+import gzip
 import json
 import sys
 from pathlib import Path
@@ -54,8 +56,11 @@ def main(argv: list[str]) -> int:
         injected[injection["id"]] = {
             task["id"]: _outputs(suite, runtime, planted, task["ground_truth_calls"]) for task in exported["user_tasks"]
         }
-    Path(argv[2]).write_text(json.dumps({"suite": exported["suite"], "benign": benign, "injected": injected}),
-                             encoding="utf-8")
+    text = json.dumps({"suite": exported["suite"], "benign": benign, "injected": injected})
+    if argv[2].endswith(".gz"):  # mtime 0: the same outputs give the same bytes
+        Path(argv[2]).write_bytes(gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0))
+    else:
+        Path(argv[2]).write_text(text, encoding="utf-8")
     return 0
 
 
