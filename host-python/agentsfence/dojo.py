@@ -1,5 +1,5 @@
 """`agentsfence-dojo SUITE.json`: scores a policy on an AgentDojo suite by replaying its
-ground-truth calls through one Fence (../shared/agentdojo/README.md holds the format).
+ground-truth calls through one Fence (tests/corpora/agentdojo/README.md holds the format).
 
 The fence sees what it sees in Hermes: the user's prompt, the tool catalogue, each call's
 name and arguments and, with `--outputs FILE` (scripts/dojo-outputs.py writes one by running
@@ -234,7 +234,7 @@ def main(argv: list[str] | None = None, prog: str = "agentsfence-dojo") -> int:
         prog=prog,
         description="Score a policy on an AgentDojo suite by replaying its ground-truth calls.",
     )
-    parser.add_argument("suite", type=Path, help="a suite file (../shared/agentdojo/README.md format)")
+    parser.add_argument("suite", type=Path, help="a suite file (tests/corpora/agentdojo/README.md format)")
     parser.add_argument("--policy", help="a .yaml or .afb policy (default: the shipped one)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     parser.add_argument("--outputs", type=Path,
