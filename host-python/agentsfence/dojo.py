@@ -1,5 +1,5 @@
 """`agentsfence-dojo SUITE.json`: scores a policy on an AgentDojo suite by replaying its
-ground-truth calls through one Fence (../shared/agentdojo/README.md holds the format).
+ground-truth calls through one Fence (tests/corpora/agentdojo/README.md holds the format).
 
 The fence sees what it sees in Hermes: the user's prompt, the tool catalogue, each call's
 name and arguments and, with `--outputs FILE` (scripts/dojo-outputs.py writes one by running
@@ -10,6 +10,7 @@ to score, and never reach the fence.
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import sys
 from dataclasses import asdict, dataclass, field
@@ -189,6 +190,15 @@ def _defends(replay: _Replay, prompt: str, prefix: list[dict[str, Any]], prefix_
         replay.close(session_id)
 
 
+def read_json(path: Path) -> Any:
+    """A suite or outputs file; one whose name ends in .gz is read through gzip (the outputs of
+    a large suite are kept compressed)."""
+    if path.name.endswith(".gz"):
+        with gzip.open(path, "rt", encoding="utf-8") as stream:
+            return json.load(stream)
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
 def _percent(value: float) -> str:
     return f"{100 * value:5.1f}%"
 
@@ -224,17 +234,18 @@ def main(argv: list[str] | None = None, prog: str = "agentsfence-dojo") -> int:
         prog=prog,
         description="Score a policy on an AgentDojo suite by replaying its ground-truth calls.",
     )
-    parser.add_argument("suite", type=Path, help="a suite file (../shared/agentdojo/README.md format)")
+    parser.add_argument("suite", type=Path, help="a suite file (tests/corpora/agentdojo/README.md format)")
     parser.add_argument("--policy", help="a .yaml or .afb policy (default: the shipped one)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     parser.add_argument("--outputs", type=Path,
-                        help="the calls' outputs (scripts/dojo-outputs.py), handed to the fence as post_tool_call would")
+                        help="the calls' outputs (scripts/dojo-outputs.py; .json or .json.gz), handed to the fence "
+                             "as post_tool_call would")
     options = parser.parse_args(argv)
     try:
-        suite = json.loads(options.suite.read_text(encoding="utf-8"))
-        outputs = json.loads(options.outputs.read_text(encoding="utf-8")) if options.outputs else None
+        suite = read_json(options.suite)
+        outputs = read_json(options.outputs) if options.outputs else None
         score = score_suite(Fence(options.policy), suite, outputs)
-    except (OSError, ValueError, KeyError, FenceError) as error:
+    except (OSError, EOFError, ValueError, KeyError, FenceError) as error:
         print(f"{prog}: {error}", file=sys.stderr)
         return EXIT_ERROR
     print(json.dumps(to_json(score)) if options.json else render_table(score))

@@ -120,3 +120,16 @@ def test_outputs_missing_for_a_task_are_an_error(tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == EXIT_ERROR
     assert "no output for each call of linked" in done.stderr
+
+
+def test_the_command_reads_gzipped_outputs(tmp_path):
+    import gzip
+
+    suite_file, outputs_file = tmp_path / "s.json", tmp_path / "o.json.gz"
+    suite_file.write_text(json.dumps(LINKED))
+    with gzip.open(outputs_file, "wt", encoding="utf-8") as stream:
+        json.dump(LINKED_OUTPUTS, stream)
+    done = subprocess.run([COMMAND, str(suite_file), "--policy", str(SLACK_MAPPING), "--outputs", str(outputs_file),
+                           "--json"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["utility_autonomous"] == 1.0  # the link needs the outputs to run
