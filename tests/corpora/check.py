@@ -18,12 +18,14 @@ import yaml
 
 HERE = pathlib.Path(__file__).resolve().parent
 KINDS = {"allow", "ask", "block"}
-CASE_KEYS = {"name", "category", "intent", "tool", "args", "expect", "why"}
+CASE_KEYS = {"name", "category", "intent", "tool", "args", "expect", "why", "before"}
+BEFORE_KEYS = {"tool", "args", "output"}
 CATEGORIES = {
     "adversarial.yaml": {1, 2, 3, 4, 5, 6, 7, 8},
     "benign.yaml": {"developer", "office"},
     "requests.yaml": {"destination-vs-source", "mention", "question", "condition", "quoted",
                       "follow-up", "language", "must-allow"},
+    "office.yaml": {"role", "correction", "pasted", "provenance", "verb-object", "exposure", "money", "parsing"},
 }
 
 
@@ -56,6 +58,15 @@ def shape_errors(path, doc):
             errs.append(f"{where}: intent must be a string or a list of strings")
         if not isinstance(c["args"], dict):
             errs.append(f"{where}: args must be a mapping")
+        before = c.get("before", [])
+        if not isinstance(before, list) or not before and "before" in c:
+            errs.append(f"{where}: before must be a non-empty list of earlier calls")
+            before = []
+        for j, b in enumerate(before):
+            if not isinstance(b, dict) or set(b) != BEFORE_KEYS:
+                errs.append(f"{where}: before[{j}] needs exactly tool, args, output")
+            elif not isinstance(b["tool"], str) or not isinstance(b["args"], dict) or not isinstance(b["output"], str):
+                errs.append(f"{where}: before[{j}]: tool a string, args a mapping, output the text the tool returned")
         e = c["expect"]
         if not isinstance(e, dict) or not set(e) <= {"kind", "ideal"} or "kind" not in e:
             errs.append(f"{where}: expect must be {{kind[, ideal]}}")
@@ -70,23 +81,26 @@ def shape_errors(path, doc):
 
 
 def parse_errors(cli, doc):
+    """Each call (the case's and its earlier ones) through `agentsfence decide`, for parsing only."""
     errs = []
     for c in doc.get("cases") or []:
-        cmd = [cli, "decide", "--tool", c["tool"], "--args", json.dumps(c["args"], ensure_ascii=False)]
         intent = c.get("intent")
-        for m in ([intent] if isinstance(intent, str) else intent or []):
-            cmd += ["--intent", m]
-        p = subprocess.run(cmd, capture_output=True, text=True)
-        if p.returncode in (1, 2):
-            errs.append(f"{c['name']!r}: decide failed ({p.returncode}): {p.stderr.strip()[:200]}")
-            continue
-        try:
-            reason = json.loads(p.stdout).get("reason")
-        except ValueError:
-            errs.append(f"{c['name']!r}: decide printed no JSON")
-            continue
-        if reason == "bad_arguments":
-            errs.append(f"{c['name']!r}: the arguments do not parse")
+        calls = [(f"{c['name']!r} before[{j}]", b["tool"], b["args"]) for j, b in enumerate(c.get("before") or [])]
+        for where, tool, args in calls + [(repr(c["name"]), c["tool"], c["args"])]:
+            cmd = [cli, "decide", "--tool", tool, "--args", json.dumps(args, ensure_ascii=False)]
+            for m in ([intent] if isinstance(intent, str) else intent or []):
+                cmd += ["--intent", m]
+            p = subprocess.run(cmd, capture_output=True, text=True)
+            if p.returncode in (1, 2):
+                errs.append(f"{where}: decide failed ({p.returncode}): {p.stderr.strip()[:200]}")
+                continue
+            try:
+                reason = json.loads(p.stdout).get("reason")
+            except ValueError:
+                errs.append(f"{where}: decide printed no JSON")
+                continue
+            if reason == "bad_arguments":
+                errs.append(f"{where}: the arguments do not parse")
     return errs
 
 
