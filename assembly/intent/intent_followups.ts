@@ -93,10 +93,15 @@ let keepKinds: u32 = 0;    // OP_KEEP: the kinds an "only" names; the rest of th
 let insteadKinds: u32 = 0; // "instead": the kinds of this message's destinations
 
 // `following`: whether a later turn of a session is being bound (intentBind says so).
+// Whether the rebuild binds a later message: derive and narrow read no message, and the
+// reader's operations left from the last one are not theirs.
+let planned = false;
+
 export function planFollowUps(following: bool): void {
   revokeAll = false;
   keepKinds = 0;
   insteadKinds = 0;
+  planned = following;
   if (!following) return;
   for (let m: u32 = 0; m < opCount; m++) if (opCode(m) == OP_REVOKE_ALL) revokeAll = true;
   keepKinds = kindsOf(OP_KEEP);
@@ -158,6 +163,7 @@ export let keptMeta: u32 = 0;
 export function carry(kind: u32, cls: u32, v: usize, len: u32, a: u32, meta: u32): i64 {
   keptKind = kind;
   keptMeta = meta;
+  if (!planned) return <i64>a;
   if (kind == PROHIBITED) return classGrantedAnew(cls) && !classProhibitedAnew(cls) ? -1 : <i64>a;
   if (kind == GRANTED || kind == GRANTED_MAYBE) {
     if (revokeAll && !classGrantedAnew(cls)) {
