@@ -72,7 +72,7 @@ function decideCase(fence: Fence, c: Case) {
       const earlier = fence.decide(session, call.tool, JSON.stringify(call.args));
       if (earlier.kind === "block") continue;
       if (earlier.reservation) fence.commit(session, earlier.reservation);
-      fence.derive(session, call.tool, JSON.stringify(call.args), call.output);
+      expect(fence.derive(session, call.tool, call.args, call.output).ok).toBe(true);
     }
     return fence.decide(session, c.tool, JSON.stringify(c.args));
   } finally {

@@ -11,7 +11,7 @@
 // imports; the steps are reader_quotes.ts, reader_tokens.ts, reader_sentences.ts, reader_verbs.ts,
 // reader_roles.ts and reader_followups.ts, over the state of reader_state.ts.
 import {
-  G_AUX, G_CONDITION_AFTER, G_VERB, G_NEGATION, G_REVOKE, OBJECT_DELEGATED, BOUND_DESTINATION, BOUND_MENTION, BOUND_QUOTED,
+  G_AUX, G_CONDITION_AFTER, G_VERB, G_NEGATION, G_REVOKE, G_SUBJECT, OBJECT_DELEGATED, BOUND_DESTINATION, BOUND_MENTION, BOUND_QUOTED,
   MOOD_CONDITION, MOOD_STATEMENT,
 } from "../../bytecode/format";
 import { scratchAlloc } from "../abi/mem";
@@ -142,13 +142,16 @@ export function readMessage(p: usize, len: u32): bool {
     const sent = sentenceOf(k);
     const f = sFlags(sent);
     if ((f & S_QUESTION) != 0 || (f & S_KNOWN) == 0) continue;
-    if (wordHas(k, G_AUX) && k + 1 < tokCount && wordHas(k + 1, G_NEGATION)) continue; // "do not …"
+    if (wordHas(k, G_AUX) && k + 1 < tokCount && wordHas(k + 1, G_NEGATION | G_SUBJECT)) continue; // "do not …", "do I want"
     if (wordHas(k, G_REVOKE) && revokesOnly(k)) continue; // "cancel that": a follow-up, no request
     scanCut = false;
     const negated = negatedVerb(k);
     const imp = imperative(k);
     if (!imp) continue;
     const c = conditionOf(k);
+    // "If that is not possible, do not do anything": a prohibition under a condition the fence
+    // cannot check rules nothing out; the request it qualifies still stands as said.
+    if (negated && c >= 0) continue;
     let effect = negated ? (restrictsObjects(k) ? USE_RESTRICT : USE_PROHIBIT) : c >= 0 || scanCut ? USE_GRANT_MAYBE : USE_GRANT;
     // "Do the actions in the email from x@y": the request is what that says.
     if (effect == USE_GRANT && objectOf(k) == OBJECT_DELEGATED) effect = USE_GRANT_MAYBE;
