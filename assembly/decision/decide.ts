@@ -18,7 +18,7 @@ import { sessionSlot, sessionStore } from "./session";
 import { classifyTool, leafRole, choiceFlags, WORDS_OOM } from "./classify";
 import { nameWordRole } from "./describe";
 import { runClass, outOfMemory, setContaining } from "./eval";
-import { budgetExhausted, budgetReserve, unmeasured } from "./budget";
+import { budgetExhausted, budgetReserve, budgetReserved, unmeasured } from "./budget";
 import {
   parseArgs, leafCount, leafValue, leafValueLen, leafIsString, leafPath, leafPathLen, JSON_OK, JSON_LIMIT, JSON_OOM,
 } from "../readers/json";
@@ -28,7 +28,8 @@ import {
 } from "../readers/targets";
 import { intentProhibits, intentAsks } from "../intent/intent";
 import {
-  faultBegin, faultEnd, fault, verdict, opaque, narrowed, prohibited, exhausted, uncountable, limit, unconfinable,
+  faultBegin, faultEnd, fault, verdict, opaque, narrowed, prohibited, exhausted, overCap, budgetOfSums, uncountable, limit,
+  unconfinable,
 } from "./record";
 import { sandboxCovers, writeOutside } from "./sandbox";
 
@@ -186,7 +187,18 @@ export function decide(h: i32, nLen: u32, argsLen: u32): u32 {
   if (effect != EFFECT_BLOCK && slot >= 0 && classBudgetCount(<u32>cls) != 0) {
     const b = budgetExhausted(slot, <u32>cls);
     if (b == -2) return fault("out_of_memory", "the evaluator ran out of memory");
-    if (b >= 0) return exhausted(<u32>b, slot);
+    // A sum over the cap is the user's to approve (the payment they asked for may cost more than
+    // the operator's everyday cap): asked, with its sum reserved; a budget of calls is a rate and
+    // stops the call.
+    if (b >= 0 && !budgetOfSums(<u32>b)) return exhausted(<u32>b, slot);
+    if (b >= 0) {
+      const underWay = budgetReserved(slot, <u32>b); // before this call's own sum joins it
+      if (reserving) {
+        reservation = budgetReserve(slot, <u32>cls);
+        if (reservation == 0) return fault("out_of_memory", "the evaluator ran out of memory");
+      }
+      return overCap(<u32>b, slot, underWay);
+    }
     uncounted = unmeasured;
     if (reserving) {
       reservation = budgetReserve(slot, <u32>cls);

@@ -379,6 +379,36 @@ export function exhausted(b: u32, slot: i32): u32 {
   return outFinish();
 }
 
+// Whether budget `b` caps sums of money (else it counts calls).
+export function budgetOfSums(b: u32): bool {
+  return budgetAmount(b) != NONE;
+}
+
+// The call's sum does not fit in what is left of budget of sums `b`: asked (§8.2). `underWay`:
+// what other calls had reserved of it.
+export function overCap(b: u32, slot: i32, underWay: u64): u32 {
+  begin(KIND_ASK);
+  outAscii("budget_exceeded");
+  endField(AT_REASON, 1);
+  outString(budgetId(b));
+  endField(AT_RULE, 2);
+  classFieldsAndLead(KIND_ASK);
+  budgetLead(b);
+  outAscii(", and this call's sum does not fit in what is left (");
+  outCount(budgetSpent(slot, b), true);
+  outAscii(" spent, ");
+  outCount(underWay, true);
+  outAscii(" under way) [");
+  outString(budgetId(b));
+  outAscii("]");
+  endField(AT_MESSAGE, 4);
+  outSums();
+  endField(AT_WITNESS, 4);
+  outWarned();
+  outTargets();
+  return endRecord(slot);
+}
+
 // An allow of a call whose sum budget `b` cannot count (a sum the fence could not read, or in
 // another currency than the budget's): asked, never allowed (§8.2).
 export function uncountable(b: u32, slot: i32): u32 {

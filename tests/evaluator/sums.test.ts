@@ -120,16 +120,18 @@ describe("budgets of sums", () => {
     expect(counters().map((b) => [b.spent, b.reserved])).toEqual([[200, 0], [200, 0], [1, 0]]);
   });
 
-  test("a sum that does not fit in what is left, counting what is under way, is blocked and says why", () => {
+  test("a sum that does not fit in what is left, counting what is under way, is asked about, says why and is reserved", () => {
     expect(fence.commit(h, pay(300, "EUR").reservation).ok).toBe(true);
     const open = pay("150.5", "EUR");
     expect(open.kind).toBe("allow");
     const over = pay(50, "EUR");
     expect(over).toMatchObject({
-      kind: "block", reason: "budget_exhausted", rule: "euros", reservation: 0,
-      message: "AgentsFence blocked pay: the policy's budget euros caps the sums of money.pay (money) at 500 EUR per session, and this call's sum does not fit in what is left (300 spent, 150.5 under way) [euros]",
+      kind: "ask", reason: "budget_exceeded", rule: "euros",
+      message: "AgentsFence asks about pay: the policy's budget euros caps the sums of money.pay (money) at 500 EUR per session, and this call's sum does not fit in what is left (300 spent, 150.5 under way) [euros]",
     });
     expect(over.witness).toEqual([[SUBJ_AMOUNT, "50 EUR"]]);
+    expect(over.reservation).toBeGreaterThan(0);
+    expect(fence.release(h, over.reservation).ok).toBe(true); // refused at the approval gate
     expect(pay("49.5", "EUR").kind).toBe("allow"); // 300 + 150.5 + 49.5 = 500: it fits
     expect(fence.release(h, open.reservation).ok).toBe(true);
   });
@@ -142,20 +144,20 @@ describe("budgets of sums", () => {
     expect(counters().map((b) => b.reserved)).toEqual([0, 300, 1]);
     expect(pay(300)).toMatchObject({ kind: "ask", reason: "budget_unmeasured", rule: "euros" });
     // The budget with no currency adds every sum by its number: 300 + 300 + 500 > 1000.
-    expect(pay(500, "EUR")).toMatchObject({ kind: "block", reason: "budget_exhausted", rule: "any" });
+    expect(pay(500, "EUR")).toMatchObject({ kind: "ask", reason: "budget_exceeded", rule: "any" });
   });
 
   test("a call with no sum needs nothing of a budget of sums, however spent it is", () => {
     expect(fence.restoreBudgets(h, "any\t1000").ok).toBe(true);
     expect(fence.decide(h, "book", { to: "Acme Corp" })).toMatchObject({ kind: "allow", rule: "pay-named" });
-    expect(pay("0.01", "EUR")).toMatchObject({ kind: "block", reason: "budget_exhausted", rule: "any" });
+    expect(pay("0.01", "EUR")).toMatchObject({ kind: "ask", reason: "budget_exceeded", rule: "any" });
   });
 
   test("a sum counts to the millionth, rounded up; a sum past the range fills any budget", () => {
     expect(fence.commit(h, pay("0.0000001", "EUR").reservation).ok).toBe(true);
     expect(counters()[0].spent).toBe(0.000001);
     expect(pay("99999999999999999999", "EUR")).toMatchObject({ kind: "block", rule: "big" });
-    expect(pay(4999.999, "EUR")).toMatchObject({ kind: "block", reason: "budget_exhausted", rule: "euros" });
+    expect(pay(4999.999, "EUR")).toMatchObject({ kind: "ask", reason: "budget_exceeded", rule: "euros" });
   });
 
   test("restore takes decimals for a budget of sums, whole numbers for one of calls, all or nothing", () => {
