@@ -184,9 +184,11 @@ export function collectRecord(p: usize, len: u32, maxDepth: u32, maxLeaves: u32)
     let s = i, t = len;
     while (t > s && isJsonSpace(load<u8>(p + t - 1))) t--;
     if (t - s >= 2 && load<u8>(p + s) == 0x22 && load<u8>(p + t - 1) == 0x22) { s++; t--; }
-    if (t == s || t - s > RECORD_BYTES || wordsOver(p + s, t - s, 1)) return true; // not a record: nothing derived
-    for (let j = s; j < t; j++) if (load<u8>(p + j) == 0x22 || load<u8>(p + j) == 0x5c) return true;
-    return collectWith(DERIVED + SUBJ_OBJECT, 0, objectNormal(p + s, t - s), A_RECORD);
+    if (t > s && t - s <= RECORD_BYTES && !wordsOver(p + s, t - s, 1)) {
+      for (let j = s; j < t; j++) if (load<u8>(p + j) == 0x22 || load<u8>(p + j) == 0x5c) return true;
+      return collectWith(DERIVED + SUBJ_OBJECT, 0, objectNormal(p + s, t - s), A_RECORD);
+    }
+    return collectYamlRecord(p, len);
   }
   const n = leafCount();
   for (let k: u32 = 0; k < n; k++) {
@@ -209,10 +211,93 @@ export function collectRecord(p: usize, len: u32, maxDepth: u32, maxLeaves: u32)
     if (role < 0) return false;
     if (role == ROLE_TEXT || role == ROLE_HEADING || role == ROLE_DATA) continue;
     if (!collectWith(DERIVED + SUBJ_OBJECT, 0, objectNormal(v, l), A_RECORD)) return false;
+    // A field that is one address (a sender, an attendee) is that address.
+    itemsBegin();
+    if (nextItem(v, l, 0, 0) == SUBJ_EMAIL && itemStart == 0 && itemEnd == l &&
+        !collectWith(DERIVED + SUBJ_EMAIL, 0, normalizeEmail(v, l), A_RECORD)) return false;
   }
   return true;
 }
 const WRAP: usize = memory.data<u8>([0x7b, 0x22, 0x22, 0x3a]); // {"":
+
+// A record written as block YAML (what many tools print): each line "key: value", "- value" or
+// "- key: value" gives its value as a field, read as a JSON field is (recordField). A line that
+// is neither continues a value above it (folded prose) and gives nothing; so does a block scalar
+// ("body: |") and every line indented under it.
+function collectYamlRecord(p: usize, len: u32): bool {
+  let at: u32 = 0;
+  let block: i64 = -1; // the indent of a block scalar's key: deeper lines are its text
+  while (at < len) {
+    const start = at;
+    let end = at;
+    while (end < len && load<u8>(p + end) != 0x0a) end++;
+    at = end + 1;
+    let s = start, t = end;
+    while (s < t && load<u8>(p + s) == 0x20) s++;
+    while (t > s && load<u8>(p + t - 1) <= 0x20) t--;
+    if (t == s) continue;
+    const indent = <i64>(s - start);
+    if (block >= 0 && indent > block) continue;
+    block = -1;
+    let dashed = false;
+    if (t - s >= 2 && load<u8>(p + s) == 0x2d && load<u8>(p + s + 1) == 0x20) { // "- "
+      dashed = true;
+      s += 2;
+      while (s < t && load<u8>(p + s) == 0x20) s++;
+    } else if (load<u8>(p + s) == 0x2d && t - s == 1) continue;
+    // "key: value": the key is what stands before the first ": " (or a final ':').
+    let colon: i64 = -1;
+    for (let j = s; j < t; j++) {
+      const c = load<u8>(p + j);
+      if (c == 0x3a && (j + 1 == t || load<u8>(p + j + 1) == 0x20)) { colon = <i64>j; break; }
+      if (c == 0x20 || c == 0x22 || c == 0x27) break; // a key has no space or quote
+    }
+    if (colon < 0) {
+      // A list item's value, or (no dash) the rest of folded prose.
+      if (!dashed) continue;
+      if (!recordField(p, 0, 0, s, t)) return false;
+      continue;
+    }
+    let v = <u32>colon + 1;
+    while (v < t && load<u8>(p + v) == 0x20) v++;
+    if (v == t) continue; // a nested map or list follows
+    const c = load<u8>(p + v);
+    if (c == 0x7c || c == 0x3e) { block = indent; continue; } // "|" or ">": a block of text
+    if (!recordField(p, s, <u32>colon, v, t)) return false;
+  }
+  return true;
+}
+
+// One YAML field: value [v, t) of message p under key [k, kEnd) (none: a list item), unquoted.
+function recordField(p: usize, k: u32, kEnd: u32, v: u32, t: u32): bool {
+  if (t - v >= 2 && (load<u8>(p + v) == 0x27 || load<u8>(p + v) == 0x22) && load<u8>(p + t - 1) == load<u8>(p + v)) { v++; t--; }
+  if (t == v) return true;
+  const l = t - v;
+  if (l > RECORD_BYTES || wordsOver(p + v, l, RECORD_WORDS)) return true;
+  if (isYamlNull(p + v, l)) return true;
+  if (kEnd > k) {
+    const role = lastWordRole(p + k, kEnd - k);
+    if (role < 0) return false;
+    if (role == ROLE_TEXT || role == ROLE_HEADING || role == ROLE_DATA) return true;
+    if (role == ROLE_AMOUNT) {
+      const d = jsonDecimal(p + v, l, 0, false);
+      if (d != 0 && !collectWith(DERIVED + SUBJ_AMOUNT, 0, amountText(d, 0), A_RECORD)) return false;
+    }
+  }
+  if (!collectWith(DERIVED + SUBJ_OBJECT, 0, objectNormal(p + v, l), A_RECORD)) return false;
+  itemsBegin();
+  return !(nextItem(p + v, l, 0, 0) == SUBJ_EMAIL && itemStart == 0 && itemEnd == l &&
+    !collectWith(DERIVED + SUBJ_EMAIL, 0, normalizeEmail(p + v, l), A_RECORD));
+}
+
+// YAML's null and booleans, which name nothing.
+function isYamlNull(p: usize, l: u32): bool {
+  const c = load<u8>(p) | 0x20;
+  if (l == 1) return c == 0x7e; // ~
+  if (l == 4) return (c == 0x6e && (load<u8>(p + 1) | 0x20) == 0x75) || (c == 0x6e && (load<u8>(p + 1) | 0x20) == 0x6f) ||
+    (c == 0x74 && (load<u8>(p + 1) | 0x20) == 0x72); // null, none, true
+  return l == 5 && c == 0x66 && (load<u8>(p + 1) | 0x20) == 0x61; // false
+}
 
 @inline function isJsonSpace(c: u32): bool {
   return c == 0x20 || c == 0x0a || c == 0x0d || c == 0x09;

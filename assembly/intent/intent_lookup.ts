@@ -325,6 +325,32 @@ function objectFromRecord(intent: usize, p: usize, len: u32): u32 {
   return YES;
 }
 
+// A recipient or an address read from the task's own records (A_RECORD, §7.1): the sender of the
+// message the user pointed at, the members of the channel they named. An address receives only
+// where the user's words name no receiver of their own (no destination address, channel, handle
+// or name): one they name is who receives, and a record's other people are beside it. A name or
+// channel, where they name none of its shape ("Add Charlie to the External channel": the channel
+// external_0 is no neighbour of Charlie; Bob would be).
+function recipientFromRecord(intent: usize, kind: u32, p: usize, len: u32): u32 {
+  if (flavorNow == INTENT_EXACT || flavorNow == INTENT_RULED_OUT) return NO;
+  const rec = findHashed(intent, kind, p, len, fnv1a(p, len));
+  if (rec == 0 || (load<u32>(rec + 12) & A_RECORD) == 0) return NO;
+  const items = intent + field(intent, H_ITEMS);
+  const bytes = field(intent, H_ITEMS_BYTES);
+  let off: u32 = 0;
+  while (off < bytes) {
+    const item = items + <usize>off;
+    off += recSize(item);
+    const k = load<u32>(item);
+    if (k != SUBJ_EMAIL && k != SUBJ_RECIPIENT && k != NAME) continue;
+    const a = load<u32>(item + 12);
+    const l = load<u32>(item + 8);
+    if ((a & (A_DEST | A_DEST_MAYBE)) != 0 && (kind == DERIVED + SUBJ_EMAIL || sameShape(item + ITEM_HEAD, l, p, len))) return NO;
+    if (vetoes(a) && l == len && sameBytes(item + ITEM_HEAD, p, len)) return NO;
+  }
+  return YES;
+}
+
 // Whether an object the user named holds value [p, p+len) as whole words ("Yusuf" of "Yusuf
 // Rossi"): what a read may be asked by (§7.1), never what a change acts on.
 export function intentObjectWithin(intent: usize, p: usize, len: u32): bool {
@@ -410,7 +436,10 @@ function amountNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
 function has(intent: usize, base: u32, subject: u32, p: usize, len: u32): u32 {
   if (intent == 0 || len == 0) return NO;
   switch (subject) {
-    case SUBJ_EMAIL: return findItem(intent, base + SUBJ_EMAIL, p, len);
+    case SUBJ_EMAIL: {
+      const r = findItem(intent, base + SUBJ_EMAIL, p, len);
+      return r == YES || vetoed || base != 0 ? r : either(r, recipientFromRecord(intent, DERIVED + SUBJ_EMAIL, p, len));
+    }
     case SUBJ_DOMAIN: return domainNamed(intent, base, p, len);
     case SUBJ_URL: {
       const self = findItem(intent, base + SUBJ_URL, p, len);
@@ -433,7 +462,14 @@ function has(intent: usize, base: u32, subject: u32, p: usize, len: u32): u32 {
     }
     case SUBJ_PATH:
     case SUBJ_WRITE: return pathNamed(intent, base, p, len);
-    case SUBJ_RECIPIENT: return recipientNamed(intent, base, p, len);
+    case SUBJ_RECIPIENT: {
+      const r = recipientNamed(intent, base, p, len);
+      if (r == YES || base != 0) return r;
+      const o = objectNormal(p, len);
+      if (o == 0) return r;
+      return either(r, either(recipientFromRecord(intent, DERIVED + SUBJ_EMAIL, spanPtr(o), spanLen(o)),
+        recipientFromRecord(intent, DERIVED + SUBJ_OBJECT, spanPtr(o), spanLen(o))));
+    }
     case SUBJ_OBJECT: {
       const r = objectNamed(intent, base, p, len);
       return r == YES || base != 0 ? r : either(r, objectFromRecord(intent, p, len));
