@@ -55,6 +55,29 @@ describe("targets by role", () => {
     expect(targets(ROLE_RECIPIENT, "#a, @b")).toBe("7:#a,7:@b");
   });
 
+  it("reads recipient lists as Python's mail stack does", () => {
+    // A group, comments (with commas in them), quoted local parts, ';' between items: read, not opaque.
+    expect(targets(ROLE_EMAIL, "team: a@x.com, Bob <b@y.com>;")).toBe("2:a@x.com,2:b@y.com");
+    expect(targets(ROLE_EMAIL, "a@x.com (c, d@z.com); \"bob\"@Y.com")).toBe("2:a@x.com,2:bob@y.com");
+    expect(targets(ROLE_EMAIL, "a . b @ x . com")).toBe("2:a.b@x.com");
+    // getaddresses reaches eve too: both, and the value opaque (9), and the items as written.
+    expect(targets(ROLE_EMAIL, "<bob@example.com>eve@attacker.example"))
+      .toBe("2:bob@example.com,2:eve@attacker.example,9:<bob@example.com>eve@attacker.example");
+    expect(targets(ROLE_EMAIL, "bob@x.com <eve@y.com>")).toBe("2:bob@x.com,2:eve@y.com,9:bob@x.com <eve@y.com>");
+    // What the mail stack reads otherwise: an encoded word, a line break, a name with no '@'.
+    expect(targets(ROLE_EMAIL, "=?utf-8?q?eve=40y.com?=")).toBe("9:=?utf-8?q?eve=40y.com?=,2:=?utf-8?q?eve=40y.com?=");
+    expect(targets(ROLE_EMAIL, "a@x.com\nb@y.com")).toBe("2:a@x.com,2:b@y.com,9:a@x.com\nb@y.com,2:a@x.com\nb@y.com");
+    expect(targets(ROLE_EMAIL, "eve")).toBe("9:eve,2:eve");
+    expect(targets(ROLE_EMAIL, '"a b"@x.com')).toBe('9:"a b"@x.com,2:a b@x.com');
+  });
+
+  it("reads send_message's email: targets as recipient lists", () => {
+    expect(targets(ROLE_RECIPIENT, "email:Bob <bob@x.com>, eve@y.com"))
+      .toBe("2:bob@x.com,7:bob@x.com,2:eve@y.com,7:eve@y.com");
+    expect(targets(ROLE_RECIPIENT, "Email:<bob@x.com>eve@y.com")).toBe("2:bob@x.com,7:bob@x.com,2:eve@y.com,7:eve@y.com,9:<bob@x.com>eve@y.com");
+    expect(targets(ROLE_RECIPIENT, "telegram:-100123")).toBe("7:telegram:-100123");
+  });
+
   it("makes URLs with their hosts, and hosts", () => {
     expect(targets(ROLE_URL, "https://docs.python.org@attacker.example/")).toBe("4:https://docs.python.org@attacker.example/,3:attacker.example");
     expect(targets(ROLE_DOMAIN, " Evil.COM.:443 ")).toBe("3:evil.com");

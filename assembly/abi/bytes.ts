@@ -55,6 +55,11 @@ export function fnv1a(p: usize, len: u32): u32 {
   return c - 0x30 < 10;
 }
 
+// Whether ASCII byte c is in the 128-bit map at `set` (16 bytes, bit c & 7 of byte c >> 3).
+export function inSet(set: usize, c: u32): bool {
+  return c < 128 && (load<u8>(set + (c >> 3)) & (1 << (c & 7))) != 0;
+}
+
 @inline export function isSpace(c: u32): bool {
   return c == 0x20 || c - 0x09 < 5; // space, \t \n \v \f \r
 }

@@ -9,7 +9,7 @@ import {
 } from "../../bytecode/format";
 import { settingValue, intentExtensionSet } from "../policy/decode";
 import { scratchAlloc } from "../abi/mem";
-import { lowerAscii, isSpace, equalsAsciiFold, bytesEqual, sameBytes } from "../abi/bytes";
+import { lowerAscii, isSpace, isAsciiAlpha, equalsAsciiFold, bytesEqual, sameBytes, indexOfByte } from "../abi/bytes";
 import { objectNormal, numberObject } from "../intent/objects";
 import { jsonDecimal, textNumber, textNumberEnd, currencyOf, currencySymbolAt, symbolLen, minorDigits, amountText } from "./amount";
 import { leafPath, leafPathLen, leafValue, leafValueLen, leafIsString } from "./json";
@@ -22,6 +22,7 @@ import {
 } from "./targettable";
 import { shellTargets } from "./shell/shell";
 import { findUrl, urlEnd, itemsBegin, nextItem, itemStart, itemEnd as itemEndAt, itemNext } from "./scan";
+import { readRecipientList, listAddresses } from "./addresslist";
 import { v4aBegin, v4aNext, foundStart, foundEnd, nextFrom } from "./v4a";
 
 export { configureEnv, homePtr, homeLen } from "./normalize";
@@ -111,6 +112,38 @@ function eachListItem(p: usize, len: u32, recipients: bool): void {
     else addEmail(p + from, end - from);
     from = end + 1;
   }
+}
+
+// A recipient list as the mail stack reads it (addresslist.ts); one that is not well formed is
+// OPAQUE, and its items are also read as they are written (`bob@x@y` is no address of bob's).
+function mailList(p: usize, len: u32, recipients: bool): void {
+  if (readRecipientList(p, len, recipients)) return;
+  addTargetCopy(SUBJ_OPAQUE, p, len);
+  eachListItem(p, len, recipients);
+}
+
+const EMAIL_PLATFORM: usize = memory.data<u8>([0x65, 0x6d, 0x61, 0x69, 0x6c]); // "email"
+
+// A RECIPIENT value: `email:LIST` (send_message's e-mail target, which Hermes hands to the mail
+// stack as a To header) and a value that holds an address (an '@' inside a word, or a '<') are
+// recipient lists; another `platform:target`, a channel or a handle is a recipient as written.
+function recipientTargets(p: usize, len: u32): void {
+  let s: u32 = 0;
+  while (s < len && isSpace(load<u8>(p + s))) s++;
+  let i = s;
+  while (i < len && isAsciiAlpha(load<u8>(p + i))) i++;
+  let c = i;
+  while (c < len && isSpace(load<u8>(p + c))) c++; // Hermes strips the platform's name
+  if (i > s && c < len && load<u8>(p + c) == 0x3a) {
+    if (i - s == 5 && equalsAsciiFold(p + s, EMAIL_PLATFORM, 5)) { mailList(p + c + 1, len - c - 1, true); return; }
+    if (c + 1 < len && !isSpace(load<u8>(p + c + 1))) { eachListItem(p, len, true); return; }
+  }
+  for (let k = s + 1; k < len; k++) {
+    const b = <u32>load<u8>(p + k);
+    const prev = <u32>load<u8>(p + k - 1);
+    if (b == 0x3c || (b == 0x40 && !isSpace(prev) && prev != 0x2c && prev != 0x3b)) { mailList(p, len, true); return; }
+  }
+  eachListItem(p, len, true);
 }
 
 function codeUrls(p: usize, len: u32): void {
@@ -359,11 +392,16 @@ function shapeTargets(p: usize, len: u32): void {
   while (s < t && isSpace(load<u8>(p + s))) s++;
   while (t > s && isSpace(load<u8>(p + t - 1))) t--;
   if (t == s) return;
-  const e = normalizeEmail(p + s, t - s);
-  if (takeOutOfMemory()) { fail(TARGETS_OOM); return; }
-  if (e != 0 && isAddress(spanPtr(e), spanLen(e))) {
-    addTarget(SUBJ_EMAIL, spanPtr(e), spanLen(e));
-    return;
+  // With a '<' it may be a list of addresses (a header's value): each one the mail stack reads.
+  if (indexOfByte(p, t, 0x3c, s) >= 0) {
+    listAddresses(p + s, t - s, false);
+  } else {
+    const e = normalizeEmail(p + s, t - s);
+    if (takeOutOfMemory()) { fail(TARGETS_OOM); return; }
+    if (e != 0 && isAddress(spanPtr(e), spanLen(e))) {
+      addTarget(SUBJ_EMAIL, spanPtr(e), spanLen(e));
+      return;
+    }
   }
   textTargets(p + s, t - s, false);
 }
@@ -409,7 +447,7 @@ function patchPaths(p: usize, len: u32): void {
 // MAX_SHELL_DEPTH), or 3 (TARGETS_OOM); a failure sticks until targetsBegin.
 export function extractTargets(role: u32, p: usize, len: u32): i32 {
   switch (role) {
-    case ROLE_EMAIL: eachListItem(p, len, false); break;
+    case ROLE_EMAIL: mailList(p, len, false); break;
     case ROLE_URL: urlOrFile(p, len); break;
     case ROLE_DOMAIN: addHost(p, len); break;
     case ROLE_PATH: addPath(p, len); break;
@@ -419,7 +457,7 @@ export function extractTargets(role: u32, p: usize, len: u32): i32 {
         policyWords(intentExtensionSet()), settingValue(SET_SHELL_PROGRAMS), settingValue(SET_MAX_SHELL_DEPTH));
       break;
     case ROLE_CODE: codeUrls(p, len); break;
-    case ROLE_RECIPIENT: eachListItem(p, len, true); break;
+    case ROLE_RECIPIENT: recipientTargets(p, len); break;
     case ROLE_PATCH: patchPaths(p, len); break;
     case ROLE_WORKDIR: setWorkdir(p, len); break;
     case ROLE_TEXT: case ROLE_HEADING: textTargets(p, len, true); break;
