@@ -23,6 +23,7 @@ import {
 import { shellTargets } from "./shell/shell";
 import { findUrl, urlEnd, itemsBegin, nextItem, itemStart, itemEnd as itemEndAt, itemNext } from "./scan";
 import { readRecipientList, listAddresses } from "./addresslist";
+import { decodeMarkup, decodedPtr, stripTags, nextAuthority, authorityEnd } from "./markup";
 import { v4aBegin, v4aNext, foundStart, foundEnd, nextFrom } from "./v4a";
 
 export { configureEnv, homePtr, homeLen } from "./normalize";
@@ -206,10 +207,41 @@ function localFiles(p: usize, len: u32): void {
 }
 
 // Prose a person will read (a message body): the addresses, URLs and bare domains in it, found
-// the way the intent binder finds them in the user's own message (§7), and the local files it
-// attaches. In a message's body (`body`) an address receives nothing: it is a pointer, read as
-// its domain; in a string no role names it may be a recipient list, so it stays an address.
+// the way the intent binder finds them in the user's own message (§7), the local files it
+// attaches, and the hosts its client fetches from when it renders it (markup.ts). Markup (a
+// '<' or '&') is read again with its character references decoded, then its tags taken out.
 function textTargets(p: usize, len: u32, body: bool): void {
+  prose(p, len, body);
+  if (indexOfByte(p, len, 0x3c, 0) < 0 && indexOfByte(p, len, 0x26, 0) < 0) { fetchedHosts(p, len); return; }
+  const j = decodeMarkup(p, len, true);
+  fetchedHosts(decodedPtr(), j);
+  const n = decodeMarkup(p, len, false);
+  const d = decodedPtr();
+  if (d == 0) { fail(TARGETS_OOM); return; }
+  fetchedHosts(d, n);
+  const m = stripTags(d, n);
+  fetchedHosts(d, m);
+  prose(d, m, body);
+}
+
+// The host of each authority a browser would fetch from (markup.ts); one that is not ASCII is
+// also OPAQUE: the browser's IDNA mapping may make it another host ("ｅvil.com" is evil.com).
+function fetchedHosts(p: usize, len: u32): void {
+  let from: u32 = 0;
+  while (tableStatus() == 0) {
+    const s = nextAuthority(p, len, from);
+    if (s < 0) return;
+    from = authorityEnd;
+    addHost(p + <u32>s, from - <u32>s);
+    for (let k = <u32>s; k < from; k++) {
+      if (load<u8>(p + k) >= 0x80) { addTargetCopy(SUBJ_OPAQUE, p + <u32>s, from - <u32>s); break; }
+    }
+  }
+}
+
+// In a message's body (`body`) an address receives nothing: it is a pointer, read as its domain;
+// in a string no role names it may be a recipient list, so it stays an address.
+function prose(p: usize, len: u32, body: bool): void {
   localFiles(p, len);
   const extensions = policyWords(intentExtensionSet());
   itemsBegin();
