@@ -94,8 +94,10 @@ describe("fence.wasm", () => {
   // objects and sums of a request (objects.ts, amount.ts) came; together they take 128 KiB, and
   // the globs that single out the files below a search's trees a little more. 136 KiB held them
   // until the terminal's directory (DECISION_MOVES, an unknown working directory), material after
-  // a colon and the actions a compound tool name joins came: about 2.3 KiB.
-  it("fits its 144 KiB budget", () => {
-    expect(wasm.length).toBeLessThanOrEqual(144 * 1024);
+  // a colon and the actions a compound tool name joins came: about 2.3 KiB. 144 KiB held them
+  // until recipient lists were read as Python's mail stack reads them and rendered bodies as a
+  // browser fetches from them (addresslist.ts, markup.ts): about 3.7 KiB.
+  it("fits its 146 KiB budget", () => {
+    expect(wasm.length).toBeLessThanOrEqual(146 * 1024);
   });
 });
