@@ -1,6 +1,6 @@
 import {
   ROLE_EMAIL, ROLE_URL, ROLE_DOMAIN, ROLE_PATH, ROLE_COMMAND, ROLE_CODE, ROLE_RECIPIENT, ROLE_PATCH,
-  ROLE_WORKDIR,
+  ROLE_WORKDIR, ROLE_TEXT,
 } from "../../bytecode/format";
 import {
   configureEnv, targetsBegin, extractTargets, targetCount, targetKind, targetPtr, targetLen,
@@ -53,6 +53,42 @@ describe("targets by role", () => {
     expect(targets(ROLE_RECIPIENT, "discord:#Bot-Home")).toBe("7:discord:#bot-home");
     expect(targets(ROLE_RECIPIENT, "matrix:@user:server.org")).toBe("7:matrix:@user:server.org");
     expect(targets(ROLE_RECIPIENT, "#a, @b")).toBe("7:#a,7:@b");
+  });
+
+  it("reads recipient lists as Python's mail stack does", () => {
+    // A group, comments (with commas in them), quoted local parts, ';' between items: read, not opaque.
+    expect(targets(ROLE_EMAIL, "team: a@x.com, Bob <b@y.com>;")).toBe("2:a@x.com,2:b@y.com");
+    expect(targets(ROLE_EMAIL, "a@x.com (c, d@z.com); \"bob\"@Y.com")).toBe("2:a@x.com,2:bob@y.com");
+    expect(targets(ROLE_EMAIL, "a . b @ x . com")).toBe("2:a.b@x.com");
+    // getaddresses reaches eve too: both, and the value opaque (9), and the items as written.
+    expect(targets(ROLE_EMAIL, "<bob@example.com>eve@attacker.example"))
+      .toBe("2:bob@example.com,2:eve@attacker.example,9:<bob@example.com>eve@attacker.example");
+    expect(targets(ROLE_EMAIL, "bob@x.com <eve@y.com>")).toBe("2:bob@x.com,2:eve@y.com,9:bob@x.com <eve@y.com>");
+    // What the mail stack reads otherwise: an encoded word, a line break, a name with no '@'.
+    expect(targets(ROLE_EMAIL, "=?utf-8?q?eve=40y.com?=")).toBe("9:=?utf-8?q?eve=40y.com?=,2:=?utf-8?q?eve=40y.com?=");
+    expect(targets(ROLE_EMAIL, "a@x.com\nb@y.com")).toBe("2:a@x.com,2:b@y.com,9:a@x.com\nb@y.com,2:a@x.com\nb@y.com");
+    expect(targets(ROLE_EMAIL, "eve")).toBe("9:eve,2:eve");
+    expect(targets(ROLE_EMAIL, '"a b"@x.com')).toBe('9:"a b"@x.com,2:a b@x.com');
+  });
+
+  it("reads send_message's email: targets as recipient lists", () => {
+    expect(targets(ROLE_RECIPIENT, "email:Bob <bob@x.com>, eve@y.com"))
+      .toBe("2:bob@x.com,7:bob@x.com,2:eve@y.com,7:eve@y.com");
+    expect(targets(ROLE_RECIPIENT, "Email:<bob@x.com>eve@y.com")).toBe("2:bob@x.com,7:bob@x.com,2:eve@y.com,7:eve@y.com,9:<bob@x.com>eve@y.com");
+    expect(targets(ROLE_RECIPIENT, "telegram:-100123")).toBe("7:telegram:-100123");
+  });
+
+  it("reads the hosts a rendered body fetches from", () => {
+    expect(targets(ROLE_TEXT, "<img src=//Evil.example/x>")).toBe("3:evil.example");
+    expect(targets(ROLE_TEXT, "<img srcset='a.png 1x, https:\\\\b.example\\c 2x'>")).toBe("3:b.example");
+    expect(targets(ROLE_TEXT, "<p style=\"background:url( //c.example/p)\">")).toBe("5:/c.example/p,3:c.example");
+    expect(targets(ROLE_TEXT, "<meta http-equiv=refresh content='0;url=HTTPS:/d.example'>")).toBe("3:d.example");
+    expect(targets(ROLE_TEXT, "<img src='&#x68;ttps&colon;//e&period;example'>")).toBe("3:e.example");
+    // A break inside an attribute's value is dropped (src), or ends a srcset's URL: both readings.
+    expect(targets(ROLE_TEXT, "<img src='//f.ex\nample'>")).toBe("5:/f.ex,3:f.example,3:f.ex");
+    // The text a client links, once tags are out; a host beyond ASCII is opaque (IDNA maps it).
+    expect(targets(ROLE_TEXT, "see https://g<b></b>.example/x")).toBe("5:/b,4:https://g,3:g,3:g.example,4:https://g.example/x");
+    expect(targets(ROLE_TEXT, "<img src=//&#xff45;vil.example>")).toBe("3:\ufffdvil.example,9:\ufffdvil.example");
   });
 
   it("makes URLs with their hosts, and hosts", () => {

@@ -55,6 +55,19 @@ export function fnv1a(p: usize, len: u32): u32 {
   return c - 0x30 < 10;
 }
 
+// Whether ASCII byte c is in the 128-bit map at `set` (16 bytes, bit c & 7 of byte c >> 3).
+export function inSet(set: usize, c: u32): bool {
+  return c < 128 && (load<u8>(set + (c >> 3)) & (1 << (c & 7))) != 0;
+}
+
+// The value of hex digit c, -1 for any other byte.
+export function hexDigit(c: u32): i32 {
+  if (c - 0x30 < 10) return <i32>(c - 0x30);
+  const l = c | 0x20;
+  if (l - 0x61 < 6) return <i32>(l - 0x61 + 10);
+  return -1;
+}
+
 @inline export function isSpace(c: u32): bool {
   return c == 0x20 || c - 0x09 < 5; // space, \t \n \v \f \r
 }

@@ -8,7 +8,7 @@ import {
   toolClass, toolRoleStart, toolRoleCount, roleArgPath, roleKind, classifyWordSet,
   classifyEntryClass, classifyEntryFlags, classifyEntryCount, classifyRoleSet,
 } from "../policy/decode";
-import { CLASSIFY_READ, CLASSIFY_CHOICES, CLASSIFY_CHOICE_HEADINGS, CLASSIFY_OBJECTS_CONTENT, CLASSIFY_CHOICE_CODES } from "../../bytecode/format";
+import { CLASSIFY_READ, CLASSIFY_CHOICES, CLASSIFY_CHOICE_HEADINGS, CLASSIFY_OBJECTS_CONTENT, CLASSIFY_CHOICE_CODES, ROLE_DATA } from "../../bytecode/format";
 import { fnv1a, bytesEqual, lowerAscii, isAsciiAlpha, isAsciiDigit, indexOfByte, equalsAsciiFold, copyLower, sameBytes } from "../abi/bytes";
 import { alloc, free, scratchAlloc } from "../abi/mem";
 import { globMatch } from "../readers/glob";
@@ -465,7 +465,11 @@ export function leafRole(i: u32): u32 {
       const arg = roleArgPath(r);
       if (atOrBelow(path, len, strPtr(arg), strLen(arg))) return roleKind(r);
     }
-    return 0;
+    // A key role_map calls data (a message's id, `in_reply_to`) is no target of any tool: it is
+    // not read by its shape either (`<CAF1@mail.gmail.com>` is no address the call sends to).
+    let key = len;
+    while (key > 0 && load<u8>(path + key - 1) != 0x2e) key--;
+    return mapRole(path + key, len - key) == <i32>ROLE_DATA ? ROLE_DATA : 0;
   }
   const dot = indexOfByte(path, len, 0x2e, 0);
   const top: u32 = dot < 0 ? len : <u32>dot;
@@ -477,9 +481,14 @@ export function leafRole(i: u32): u32 {
       if (load<u32>(e + 4) == top && equalsAsciiFold(<usize>load<u32>(e), path, top)) return load<u32>(e + 8);
     }
   }
-  // role_map keys are lower-case: look the name up lower-cased (as is, when scratch runs out).
-  const lower = scratchAlloc(max<usize>(<usize>top, 1));
-  if (lower != 0) copyLower(lower, path, top);
-  const role = setFind(classifyRoleSet(), lower != 0 ? lower : path, top);
+  const role = mapRole(path, top);
   return role < 0 ? 0 : <u32>role;
+}
+
+// role_map's role for the name [p, p+len), -1 when none. Its keys are lower-case: the name is
+// looked up lower-cased (as is, when scratch runs out).
+export function mapRole(p: usize, len: u32): i32 {
+  const lower = scratchAlloc(max<usize>(<usize>len, 1));
+  if (lower != 0) copyLower(lower, p, len);
+  return <i32>setFind(classifyRoleSet(), lower != 0 ? lower : p, len);
 }

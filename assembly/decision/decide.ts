@@ -15,7 +15,7 @@ import { scratchAlloc } from "../abi/mem";
 import { TARGETS_LIMIT, TARGETS_OOM, movesClear, setOwnLoopback, uncontained } from "../readers/targettable";
 import { hasPolicy } from "../policy/policy";
 import { sessionSlot, sessionStore } from "./session";
-import { classifyTool, leafRole, choiceFlags, WORDS_OOM } from "./classify";
+import { classifyTool, leafRole, choiceFlags, mapRole, WORDS_OOM } from "./classify";
 import { nameWordRole } from "./describe";
 import { runClass, outOfMemory, setContaining } from "./eval";
 import { budgetExhausted, budgetReserve, budgetReserved, unmeasured } from "./budget";
@@ -60,7 +60,8 @@ function roleOf(i: u32, choices: u32): u32 {
     if (word == 0 && dot >= 0) {
       let key = len;
       while (load<u8>(path + key - 1) != 0x2e) key--;
-      word = nameWordRole(path + key, len - key);
+      word = mapRole(path + key, len - key); // the whole key first (`headers.In-Reply-To`)
+      if (word <= 0) word = nameWordRole(path + key, len - key);
     }
     role = word > 0 ? <u32>word : CHOICE;
   }

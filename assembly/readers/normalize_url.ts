@@ -1,17 +1,10 @@
 // Hosts and URLs in normal form (docs/bytecode.md §6): a URL's host, a host given on its own, a
 // URL's default port and dot segments dropped, and the path a file URL names.
-import { lowerAscii } from "../abi/bytes";
+import { lowerAscii, hexDigit } from "../abi/bytes";
 import { span, scratch, trimmed, SLASH } from "./normalize_span";
 
 @inline function at(p: usize, i: u32): u32 {
   return <u32>load<u8>(p + i);
-}
-
-function hexDigit(c: u32): i32 {
-  if (c - 0x30 < 10) return <i32>(c - 0x30);
-  const l = c | 0x20;
-  if (l - 0x61 < 6) return <i32>(l - 0x61 + 10);
-  return -1;
 }
 
 // Writes the host [p, p+len) (no userinfo or port) to dst in normal form: %XX decoded, ASCII

@@ -9,7 +9,7 @@ import {
 } from "../../bytecode/format";
 import { settingValue, intentExtensionSet } from "../policy/decode";
 import { scratchAlloc } from "../abi/mem";
-import { lowerAscii, isSpace, equalsAsciiFold, bytesEqual, sameBytes } from "../abi/bytes";
+import { lowerAscii, isSpace, isAsciiAlpha, equalsAsciiFold, bytesEqual, sameBytes, indexOfByte } from "../abi/bytes";
 import { objectNormal, numberObject } from "../intent/objects";
 import { jsonDecimal, textNumber, textNumberEnd, currencyOf, currencySymbolAt, symbolLen, minorDigits, amountText } from "./amount";
 import { leafPath, leafPathLen, leafValue, leafValueLen, leafIsString } from "./json";
@@ -22,6 +22,8 @@ import {
 } from "./targettable";
 import { shellTargets } from "./shell/shell";
 import { findUrl, urlEnd, itemsBegin, nextItem, itemStart, itemEnd as itemEndAt, itemNext } from "./scan";
+import { readRecipientList, listAddresses } from "./addresslist";
+import { decodeMarkup, decodedPtr, stripTags, nextAuthority, authorityEnd } from "./markup";
 import { v4aBegin, v4aNext, foundStart, foundEnd, nextFrom } from "./v4a";
 
 export { configureEnv, homePtr, homeLen } from "./normalize";
@@ -113,6 +115,38 @@ function eachListItem(p: usize, len: u32, recipients: bool): void {
   }
 }
 
+// A recipient list as the mail stack reads it (addresslist.ts); one that is not well formed is
+// OPAQUE, and its items are also read as they are written (`bob@x@y` is no address of bob's).
+function mailList(p: usize, len: u32, recipients: bool): void {
+  if (readRecipientList(p, len, recipients)) return;
+  addTargetCopy(SUBJ_OPAQUE, p, len);
+  eachListItem(p, len, recipients);
+}
+
+const EMAIL_PLATFORM: usize = memory.data<u8>([0x65, 0x6d, 0x61, 0x69, 0x6c]); // "email"
+
+// A RECIPIENT value: `email:LIST` (send_message's e-mail target, which Hermes hands to the mail
+// stack as a To header) and a value that holds an address (an '@' inside a word, or a '<') are
+// recipient lists; another `platform:target`, a channel or a handle is a recipient as written.
+function recipientTargets(p: usize, len: u32): void {
+  let s: u32 = 0;
+  while (s < len && isSpace(load<u8>(p + s))) s++;
+  let i = s;
+  while (i < len && isAsciiAlpha(load<u8>(p + i))) i++;
+  let c = i;
+  while (c < len && isSpace(load<u8>(p + c))) c++; // Hermes strips the platform's name
+  if (i > s && c < len && load<u8>(p + c) == 0x3a) {
+    if (i - s == 5 && equalsAsciiFold(p + s, EMAIL_PLATFORM, 5)) { mailList(p + c + 1, len - c - 1, true); return; }
+    if (c + 1 < len && !isSpace(load<u8>(p + c + 1))) { eachListItem(p, len, true); return; }
+  }
+  for (let k = s + 1; k < len; k++) {
+    const b = <u32>load<u8>(p + k);
+    const prev = <u32>load<u8>(p + k - 1);
+    if (b == 0x3c || (b == 0x40 && !isSpace(prev) && prev != 0x2c && prev != 0x3b)) { mailList(p, len, true); return; }
+  }
+  eachListItem(p, len, true);
+}
+
 function codeUrls(p: usize, len: u32): void {
   let from: u32 = 0;
   while (from < len && tableStatus() == 0) {
@@ -173,10 +207,41 @@ function localFiles(p: usize, len: u32): void {
 }
 
 // Prose a person will read (a message body): the addresses, URLs and bare domains in it, found
-// the way the intent binder finds them in the user's own message (§7), and the local files it
-// attaches. In a message's body (`body`) an address receives nothing: it is a pointer, read as
-// its domain; in a string no role names it may be a recipient list, so it stays an address.
+// the way the intent binder finds them in the user's own message (§7), the local files it
+// attaches, and the hosts its client fetches from when it renders it (markup.ts). Markup (a
+// '<' or '&') is read again with its character references decoded, then its tags taken out.
 function textTargets(p: usize, len: u32, body: bool): void {
+  prose(p, len, body);
+  if (indexOfByte(p, len, 0x3c, 0) < 0 && indexOfByte(p, len, 0x26, 0) < 0) { fetchedHosts(p, len); return; }
+  const j = decodeMarkup(p, len, true);
+  fetchedHosts(decodedPtr(), j);
+  const n = decodeMarkup(p, len, false);
+  const d = decodedPtr();
+  if (d == 0) { fail(TARGETS_OOM); return; }
+  fetchedHosts(d, n);
+  const m = stripTags(d, n);
+  fetchedHosts(d, m);
+  prose(d, m, body);
+}
+
+// The host of each authority a browser would fetch from (markup.ts); one that is not ASCII is
+// also OPAQUE: the browser's IDNA mapping may make it another host ("ｅvil.com" is evil.com).
+function fetchedHosts(p: usize, len: u32): void {
+  let from: u32 = 0;
+  while (tableStatus() == 0) {
+    const s = nextAuthority(p, len, from);
+    if (s < 0) return;
+    from = authorityEnd;
+    addHost(p + <u32>s, from - <u32>s);
+    for (let k = <u32>s; k < from; k++) {
+      if (load<u8>(p + k) >= 0x80) { addTargetCopy(SUBJ_OPAQUE, p + <u32>s, from - <u32>s); break; }
+    }
+  }
+}
+
+// In a message's body (`body`) an address receives nothing: it is a pointer, read as its domain;
+// in a string no role names it may be a recipient list, so it stays an address.
+function prose(p: usize, len: u32, body: bool): void {
   localFiles(p, len);
   const extensions = policyWords(intentExtensionSet());
   itemsBegin();
@@ -359,11 +424,16 @@ function shapeTargets(p: usize, len: u32): void {
   while (s < t && isSpace(load<u8>(p + s))) s++;
   while (t > s && isSpace(load<u8>(p + t - 1))) t--;
   if (t == s) return;
-  const e = normalizeEmail(p + s, t - s);
-  if (takeOutOfMemory()) { fail(TARGETS_OOM); return; }
-  if (e != 0 && isAddress(spanPtr(e), spanLen(e))) {
-    addTarget(SUBJ_EMAIL, spanPtr(e), spanLen(e));
-    return;
+  // With a '<' it may be a list of addresses (a header's value): each one the mail stack reads.
+  if (indexOfByte(p, t, 0x3c, s) >= 0) {
+    listAddresses(p + s, t - s, false);
+  } else {
+    const e = normalizeEmail(p + s, t - s);
+    if (takeOutOfMemory()) { fail(TARGETS_OOM); return; }
+    if (e != 0 && isAddress(spanPtr(e), spanLen(e))) {
+      addTarget(SUBJ_EMAIL, spanPtr(e), spanLen(e));
+      return;
+    }
   }
   textTargets(p + s, t - s, false);
 }
@@ -409,7 +479,7 @@ function patchPaths(p: usize, len: u32): void {
 // MAX_SHELL_DEPTH), or 3 (TARGETS_OOM); a failure sticks until targetsBegin.
 export function extractTargets(role: u32, p: usize, len: u32): i32 {
   switch (role) {
-    case ROLE_EMAIL: eachListItem(p, len, false); break;
+    case ROLE_EMAIL: mailList(p, len, false); break;
     case ROLE_URL: urlOrFile(p, len); break;
     case ROLE_DOMAIN: addHost(p, len); break;
     case ROLE_PATH: addPath(p, len); break;
@@ -419,7 +489,7 @@ export function extractTargets(role: u32, p: usize, len: u32): i32 {
         policyWords(intentExtensionSet()), settingValue(SET_SHELL_PROGRAMS), settingValue(SET_MAX_SHELL_DEPTH));
       break;
     case ROLE_CODE: codeUrls(p, len); break;
-    case ROLE_RECIPIENT: eachListItem(p, len, true); break;
+    case ROLE_RECIPIENT: recipientTargets(p, len); break;
     case ROLE_PATCH: patchPaths(p, len); break;
     case ROLE_WORKDIR: setWorkdir(p, len); break;
     case ROLE_TEXT: case ROLE_HEADING: textTargets(p, len, true); break;

@@ -95,8 +95,10 @@ describe("fence.wasm", () => {
   // the globs that single out the files below a search's trees a little more. 136 KiB held them
   // until the terminal's directory (DECISION_MOVES, an unknown working directory), material after
   // a colon and the actions a compound tool name joins came: about 2.3 KiB. 144 KiB held them
-  // until the task's sandbox (profile.ts, sandbox.ts) and the records of reads (§7.1) came.
-  it("fits its 152 KiB budget", () => {
-    expect(wasm.length).toBeLessThanOrEqual(152 * 1024);
+  // until the records of reads (§7.1) came, and recipient lists were read as Python's mail
+  // stack reads them and rendered bodies as a browser fetches from them (addresslist.ts,
+  // markup.ts): about 3.7 KiB.
+  it("fits its 160 KiB budget", () => {
+    expect(wasm.length).toBeLessThanOrEqual(160 * 1024);
   });
 });
