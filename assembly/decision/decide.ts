@@ -3,7 +3,7 @@
 // a reason code; nothing here traps. The steps are here; the record each outcome writes is
 // record.ts's.
 import {
-  EFFECT_ALLOW, EFFECT_BLOCK, EFFECT_CONFINE, ROLE_WORKDIR, ROLE_DATA, ROLE_OBJECT, ROLE_AMOUNT, ROLE_AMOUNT_MINOR,
+  EFFECT_ALLOW, EFFECT_ASK, EFFECT_BLOCK, EFFECT_CONFINE, ROLE_WORKDIR, ROLE_DATA, ROLE_OBJECT, ROLE_AMOUNT, ROLE_AMOUNT_MINOR,
   ROLE_MEMBERS, ROLE_HEADING, ROLE_TEXT, ROLE_CODE, CLASSIFY_CHOICES, CLASSIFY_CHOICE_HEADINGS, CLASSIFY_OBJECTS_CONTENT,
   CLASSIFY_CHOICE_CODES, SET_MAX_ARGS_BYTES, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES, SET_MAX_TARGETS, SUBJ_OPAQUE,
 } from "../../bytecode/format";
@@ -198,7 +198,9 @@ export function decide(h: i32, nLen: u32, argsLen: u32): u32 {
         reservation = budgetReserve(slot, <u32>cls);
         if (reservation == 0) return fault("out_of_memory", "the evaluator ran out of memory");
       }
-      return overCap(<u32>b, slot, underWay);
+      // A rule that asked already says what the call does beyond the request; the cap is the
+      // question only of a call the rules allow.
+      if (effect != EFFECT_ASK) return overCap(<u32>b, slot, underWay);
     }
     uncounted = unmeasured;
     if (reserving) {

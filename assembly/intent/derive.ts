@@ -5,7 +5,7 @@
 // call was named in the user's own words (read to the end: no pattern, nothing opaque): the output of a call whose target was itself derived
 // (a page a link led to) derives nothing, so an injected page cannot vouch for its own links.
 import {
-  SET_MAX_ARGS_BYTES, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES, SUBJ_PROGRAM, SUBJ_OPAQUE, SUBJ_OBJECT, INTENT_NAMED,
+  SET_MAX_ARGS_BYTES, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES, SUBJ_PROGRAM, SUBJ_OPAQUE, SUBJ_OBJECT, INTENT_NAMED, ROLE_DATA,
 } from "../../bytecode/format";
 import { settingValue, intentDeriveCount, intentDeriveClass, intentRecordsCount, intentRecordsClass } from "../policy/decode";
 import { spanPtr, spanLen } from "../readers/normalize";
@@ -14,8 +14,8 @@ import { outBegin, outByte, outAscii, outPatchU8, outFinish, outFailure, Text } 
 import { inputPtr, inputHolds } from "../abi/input";
 import { hasPolicy } from "../policy/policy";
 import { sessionSlot, sessionStore, setSessionStore } from "../decision/session";
-import { classifyTool, WORDS_OOM } from "../decision/classify";
-import { parseArgs, JSON_OK, leafCount, leafValue, leafValueLen, leafIsString } from "../readers/json";
+import { classifyTool, leafRole, lastWordRole, WORDS_OOM } from "../decision/classify";
+import { parseArgs, JSON_OK, leafCount, leafValue, leafValueLen, leafIsString, leafPath, leafPathLen } from "../readers/json";
 import { targetCount, targetKind, targetIsPattern, targetPtr, targetLen } from "../readers/targets";
 import { YES } from "../decision/tri";
 import { extract } from "../decision/decide";
@@ -67,6 +67,10 @@ function readsOwnRecord(store: usize, cls: u32): bool {
   for (let k: u32 = 0; k < leaves; k++) {
     const v = leafValue(k), l = leafValueLen(k);
     if (l == 0) continue;
+    // A page, a count (by the role map's word for its key, whatever a schema calls it): how much
+    // is read, not whose.
+    if (leafRole(k) == ROLE_DATA || lastWordRole(leafPath(k), leafPathLen(k)) == ROLE_DATA) continue;
+
     let s: u64;
     if (leafIsString(k)) s = objectNormal(v, l);
     else {
