@@ -19,10 +19,11 @@ import {
   boundWordHost, useCount, useVerb, useWord, useWordLen, useEffect, useNoteStart, useNoteEnd, USE_PROHIBIT, USE_RESTRICT,
   USE_GRANT, USE_GRANT_MAYBE, messagePtr, readingAt, readingRole, readingMood, readingNoteStart, readingNoteEnd,
 } from "./reader";
+import { tokCount, tStart, tEnd, clauseStart, clauseEnd } from "./reader_state";
 import { bindObjects, objectStart } from "./objects";
 import {
   PROHIBITED, GRANTED, NAME, GRANTED_MAYBE, DERIVED, A_DEST, A_DEST_MAYBE, A_NAMED, A_BARE_HOST, A_SOURCE,
-  A_SOURCE_MAYBE, A_RULED_OUT, A_RECORD, ITEM_HEAD, padded, TURN_MAX,
+  A_SOURCE_MAYBE, A_RULED_OUT, A_RECORD, TEXT, ITEM_HEAD, padded, TURN_MAX,
 } from "./intent_record";
 import { numberObject, objectNormal } from "./objects";
 import { parseArgs, leafCount, leafValue, leafValueLen, leafIsString, leafPath, leafPathLen, JSON_OK, JSON_OOM } from "../readers/json";
@@ -350,6 +351,57 @@ function collectObject(kind: u32, cls: u32, s: u64): bool {
   return attrsNow == 0 || collectWith(kind, cls, s, attrsNow);
 }
 
+// Each clause of the message read (tokens between punctuation, §7.3) as a TEXT item with the
+// reading of a value at its end: "update my address to 1234 Elm Street" names "1234 elm street",
+// "Austin" and "Suite 641" as a request does, though no pass of objects.ts reads them as one
+// object. Quoted and pasted clauses name nothing; a clause longer than CLAUSE_BYTES is a
+// pasted text more than a request, and names nothing this way.
+const CLAUSE_BYTES: u32 = 512;
+function collectClauses(p: usize, len: u32): bool {
+  let k: u32 = 0;
+  while (k < tokCount) {
+    const cs = clauseStart(k), ce = clauseEnd(k);
+    k = max(ce, k + 1);
+    if (ce <= cs) continue;
+    const from = tStart(cs), to = tEnd(ce - 1);
+    if (to <= from || to - from > CLAUSE_BYTES || to > len) continue;
+    readingAt(tStart(ce - 1));
+    const a = objectAttributes(readingRole, readingMood);
+    if (a == 0) continue;
+    const text = clauseText(p + from, to - from);
+    if (text == 0) return false;
+    metaNow = readingRole | (readingMood << 4);
+    noteP = 0;
+    noteL = 0;
+    if (!collectWith(TEXT, 0, text, a)) return false;
+  }
+  return true;
+}
+
+// [p, p+len) lower-cased, with the bytes that stand between words (quotes, brackets, commas,
+// colons, a full stop before a space) made one space.
+function clauseText(p: usize, len: u32): u64 {
+  const out = scratchAlloc(<usize>len + 2);
+  if (out == 0) return 0;
+  store<u8>(out, 0x20);
+  let n: u32 = 1;
+  for (let i: u32 = 0; i < len; i++) {
+    let c = <u32>load<u8>(p + i);
+    const next = i + 1 < len ? <u32>load<u8>(p + i + 1) : 0x20;
+    const between = c <= 0x20 || c == 0x22 || c == 0x27 || c == 0x28 || c == 0x29 || c == 0x5b || c == 0x5d ||
+      c == 0x7b || c == 0x7d || c == 0x3c || c == 0x3e || c == 0x2c || c == 0x3b || c == 0x3a || c == 0x21 || c == 0x3f ||
+      (c == 0x2e && next <= 0x20);
+    if (between) {
+      if (load<u8>(out + n - 1) != 0x20) { store<u8>(out + n, 0x20); n++; }
+      continue;
+    }
+    store<u8>(out + n, <u8>lowerAscii(c));
+    n++;
+  }
+  if (load<u8>(out + n - 1) != 0x20) { store<u8>(out + n, 0x20); n++; }
+  return n > 2 ? span(out, n) : 0;
+}
+
 // Collects what message [p, p+len) names, grants, prohibits and takes back (reader.ts);
 // false when out of memory.
 export function collectMessage(p: usize, len: u32): bool {
@@ -363,6 +415,7 @@ export function collectMessage(p: usize, len: u32): bool {
     if (!collectOne(p, 0, boundKind(b), boundStart(b), boundEnd(b), boundWordHost(b))) return false;
   }
   if (!bindObjects(p, len, collectObject)) return false; // OBJECT and AMOUNT items (objects.ts)
+  if (!collectClauses(p, len)) return false;
   metaNow = 0;
   for (let k: u32 = 0; k < useCount; k++) {
     const verb = useVerb(k);

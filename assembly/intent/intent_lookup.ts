@@ -12,7 +12,7 @@ import { spanPtr, spanLen, urlHost, hostOfNormalUrl, urlIsBareHost } from "../re
 import { objectNormal } from "./objects";
 import { amountWithin } from "../readers/amount";
 import {
-  NAME, DERIVED, A_DEST, A_DEST_MAYBE, A_NAMED, A_NAMED_MAYBE, A_BARE_HOST, A_SOURCE, A_SOURCE_MAYBE, A_GRANTS, A_RECORD, vetoes, ITEM_HEAD,
+  NAME, DERIVED, TEXT, A_DEST, A_DEST_MAYBE, A_NAMED, A_NAMED_MAYBE, A_BARE_HOST, A_SOURCE, A_SOURCE_MAYBE, A_GRANTS, A_RECORD, vetoes, ITEM_HEAD,
   recSize, H_SLOTS, H_ITEMS, H_ITEMS_BYTES, H_SLOTS_AT, field, slotHash,
 } from "./intent_record";
 
@@ -249,12 +249,41 @@ function wholeNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
   if (r != YES && len > 4 && sameBytes(p, THE, 4)) {
     r = either(r, either(anyNamed(intent, base, p + 4, len - 4), findItem(intent, base + SUBJ_OBJECT, p + 4, len - 4)));
   }
+  if (r != YES && base == 0) r = either(r, inClauseText(intent, p, len));
   if (r == YES || !isoDate(p, len)) return r;
   store<u16>(yearless, 0x2d2d);
   memory.copy(yearless + 2, p + 5, 5);
   let d = either(findItem(intent, base + SUBJ_OBJECT, p, 10), findItem(intent, base + SUBJ_OBJECT, yearless, 7));
   if (len > 10 && d == YES) d = MAYBE;
   return either(r, d);
+}
+
+// Whether the words of value [p, p+len) stand together in a clause of the user's own (TEXT
+// items), under that clause's reading; never for a value the user ruled out, nor for a piece of
+// a name the user wrote as one ("Lumen" of "Hotel Lumen": another place), nor under the exact or
+// ruled-out readings (which name values, not words).
+function inClauseText(intent: usize, p: usize, len: u32): u32 {
+  if (flavorNow == INTENT_EXACT || flavorNow == INTENT_RULED_OUT || len == 0) return NO;
+  const own = findHashed(intent, SUBJ_OBJECT, p, len, fnv1a(p, len));
+  if (own != 0 && vetoes(load<u32>(own + 12))) return NO;
+  if (intentObjectWithin(intent, p, len)) return NO;
+  const items = intent + field(intent, H_ITEMS);
+  const bytes = field(intent, H_ITEMS_BYTES);
+  let r = NO;
+  let off: u32 = 0;
+  while (off < bytes && r != YES) {
+    const item = items + <usize>off;
+    off += recSize(item);
+    if (load<u32>(item) != TEXT) continue;
+    const a = reading(load<u32>(item + 12), flavorNow);
+    if (a == NO || a == r) continue;
+    const t = item + ITEM_HEAD, l = load<u32>(item + 8);
+    // The text starts and ends with a space: the value must stand between two of its spaces.
+    for (let i: u32 = 1; i + len < l; i++) {
+      if (load<u8>(t + i - 1) == 0x20 && load<u8>(t + i + len) == 0x20 && sameBytes(t + i, p, len)) { r = either(r, a); break; }
+    }
+  }
+  return r;
 }
 
 // YYYY-MM-DD, alone or before a time ("T10:00", " 10:00").

@@ -22,6 +22,9 @@ export const GRANTED: u32 = 0xfe;
 export const NAME: u32 = 0xfd; // a name (names.ts), lower-cased
 export const ASKED: u32 = 0xfc; // a class a narrowing asks about; the item holds its source word
 export const GRANTED_MAYBE: u32 = 0xfb; // a class a verb granted under a condition; the item holds the verb
+// The words of one clause of the user's own (lower-cased, punctuation made space), with the
+// reading of that clause: an object is named when its words stand together there (§7.4).
+export const TEXT: u32 = 0xfa;
 // Derived items are kept under kind DERIVED + subject, so no lookup of a named item (kind
 // `subject`) can ever find one: tool output never widens what the user named.
 export const DERIVED: u32 = 0x80;
