@@ -333,13 +333,17 @@ function objectNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
 // An object read from the task's own records (A_RECORD, §7.1) stands for what the user's words
 // point at ("my order", "the card on file"), under every reading but the exact and the ruled-out
 // ones, unless the user ruled it out or named another value of its shape: "cancel #W123" names
-// the order acted on, and #W456 from the same profile is its neighbour, not the task's.
+// the order acted on, and #W456 from the same profile is its neighbour, not the task's. A value
+// shorter than NEIGHBOUR_MIN bytes is a count or a small number more than an id: "add two
+// activities" says nothing of file 3.
+const NEIGHBOUR_MIN: u32 = 4;
 function objectFromRecord(intent: usize, p: usize, len: u32): u32 {
   if (flavorNow == INTENT_EXACT || flavorNow == INTENT_RULED_OUT) return NO;
   const rec = findHashed(intent, DERIVED + SUBJ_OBJECT, p, len, fnv1a(p, len));
   if (rec == 0 || (load<u32>(rec + 12) & A_RECORD) == 0) return NO;
   const own = findHashed(intent, SUBJ_OBJECT, p, len, fnv1a(p, len));
   if (own != 0 && vetoes(load<u32>(own + 12))) return NO;
+  if (len < NEIGHBOUR_MIN) return YES;
   const items = intent + field(intent, H_ITEMS);
   const bytes = field(intent, H_ITEMS_BYTES);
   let off: u32 = 0;
