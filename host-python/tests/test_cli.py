@@ -168,7 +168,7 @@ def test_explain_prints_the_intent_the_class_and_the_rule_trace_from_the_evaluat
                "--args", json.dumps({"to": "dave@example.com"}))
     assert done.returncode == EXIT_ASK, done.stderr
     out = done.stdout
-    assert 'granted message.send, email.send ("email", turn 1) \u00abEmail the minutes to the people they list\u00bb' in out
+    assert 'granted message.send, money.move, email.send ("email", turn 1) \u00abEmail the minutes to the people they list\u00bb' in out
     assert "message.send (send), mapped by the policy" in out
     # Tested in policy order: the block rules failed, the ask rule held and decided.
     assert out.index("email-unnamed-recipient") < out.index("email-beside-named") < out.index("-> ask by email-recipient-from-content")
@@ -203,7 +203,7 @@ def test_explain_says_when_no_rule_ran():
     done = run("explain", "--intent", "Read my mail, send nothing", "--tool", "mcp__gmail__send_email",
                "--args", json.dumps({"to": "bob@example.com"}))
     assert done.returncode == EXIT_BLOCK
-    assert "No rule ran" in done.stdout and 'prohibited message.send, email.send ("send", turn 1) \u00absend nothing\u00bb' in done.stdout
+    assert "No rule ran" in done.stdout and 'prohibited message.send, money.move, email.send ("send", turn 1) \u00absend nothing\u00bb' in done.stdout
 
 
 def test_run_decides_a_command_and_runs_it_as_hermes_would(tmp_path):
