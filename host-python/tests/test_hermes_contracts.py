@@ -294,5 +294,5 @@ def test_a_payment_spends_its_sum_and_one_past_the_cap_is_blocked(payments):
 def test_a_payment_to_an_account_the_user_never_named_does_not_run(payments):
     th.user_turn("Transfer €200 to DE89 3704 0044 0532 0130 00 for the rent")
     refused = th.call(TRANSFER, {"iban": "GB82WEST12345698765432", "amount": 200, "currency": "EUR"})
-    assert "gb82west12345698765432 is not what your request named" in refused["error"]
+    assert "it acts on gb82west12345698765432, which your request did not name" in refused["error"]
     assert payments.paid == [] and sums(payments)[1][1:] == (0, 0)  # refused at the gate: its sum is given back
