@@ -355,7 +355,8 @@ function collectObject(kind: u32, cls: u32, s: u64): bool {
 // reading of a value at its end: "update my address to 1234 Elm Street" names "1234 elm street",
 // "Austin" and "Suite 641" as a request does, though no pass of objects.ts reads them as one
 // object. Quoted and pasted clauses name nothing; a clause longer than CLAUSE_BYTES is a
-// pasted text more than a request, and names nothing this way.
+// pasted text more than a request, and names nothing this way; nor does a clause with no digit,
+// capital or non-ASCII letter, which names no id, number or proper name (and costs its reading).
 const CLAUSE_BYTES: u32 = 512;
 function collectClauses(p: usize, len: u32): bool {
   let k: u32 = 0;
@@ -364,7 +365,7 @@ function collectClauses(p: usize, len: u32): bool {
     k = max(ce, k + 1);
     if (ce <= cs) continue;
     const from = tStart(cs), to = tEnd(ce - 1);
-    if (to <= from || to - from > CLAUSE_BYTES || to > len) continue;
+    if (to <= from || to - from > CLAUSE_BYTES || to > len || !marked(p + from, to - from)) continue;
     readingAt(tStart(ce - 1));
     const a = objectAttributes(readingRole, readingMood);
     if (a == 0) continue;
@@ -376,6 +377,15 @@ function collectClauses(p: usize, len: u32): bool {
     if (!collectWith(TEXT, 0, text, a)) return false;
   }
   return true;
+}
+
+// Whether [p, p+len) holds a digit, an ASCII capital or a byte of a non-ASCII character.
+function marked(p: usize, len: u32): bool {
+  for (let i: u32 = 0; i < len; i++) {
+    const c = <u32>load<u8>(p + i);
+    if (c - 0x30 < 10 || c - 0x41 < 26 || c >= 0x80) return true;
+  }
+  return false;
 }
 
 // [p, p+len) lower-cased, with the bytes that stand between words (quotes, brackets, commas,
