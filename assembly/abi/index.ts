@@ -1,6 +1,6 @@
 // The exports of fence.wasm (docs/bytecode.md §8). Each is thin: it resets the per-call scratch
 // arena and hands over to the module that does the work.
-import { SET_MAX_SESSIONS, CONFIGURE_NO_SANDBOX } from "../../bytecode/format";
+import { SET_MAX_SESSIONS, SET_MAX_INTENT_BYTES, CONFIGURE_NO_SANDBOX } from "../../bytecode/format";
 import { scratchReset, takeGrewFlag } from "./mem";
 import { settingValue } from "../policy/decode";
 import { outBegin, outByte, outAscii, outPatchU8, outFinish } from "./out";
@@ -17,6 +17,7 @@ import { failMode } from "../decision/failmode";
 import { explainCall } from "../decision/explain";
 import { disasmRecord } from "../policy/disasm";
 import { configureEnv } from "../readers/targets";
+import { exposureBind } from "../readers/exposure";
 import { setSandboxOff } from "../decision/sandbox";
 import { profileCall, classifyCall } from "../decision/profile";
 
@@ -61,6 +62,10 @@ export function session_close(h: i32): i32 {
 
 export function intent(h: i32, len: i32): i32 {
   scratchReset();
+  // The exposure settings the message chooses or rules out (readers/exposure.ts).
+  if (hasPolicy() && sessionSlot(h) >= 0 && inputHolds(<u32>len)) {
+    exposureBind(h, inputPtr(), min(<u32>len, settingValue(SET_MAX_INTENT_BYTES)));
+  }
   return <i32>bindIntent(h, <u32>len);
 }
 
