@@ -18,6 +18,7 @@ import { explainCall } from "../decision/explain";
 import { disasmRecord } from "../policy/disasm";
 import { configureEnv } from "../readers/targets";
 import { exposureBind } from "../readers/exposure";
+import { msg as readerMessage, msgLen as readerMessageLen, quoted as readerQuoted } from "../intent/reader_state";
 import { setSandboxOff } from "../decision/sandbox";
 import { profileCall, classifyCall } from "../decision/profile";
 
@@ -62,11 +63,16 @@ export function session_close(h: i32): i32 {
 
 export function intent(h: i32, len: i32): i32 {
   scratchReset();
-  // The exposure settings the message chooses or rules out (readers/exposure.ts).
-  if (hasPolicy() && sessionSlot(h) >= 0 && inputHolds(<u32>len)) {
-    exposureBind(h, inputPtr(), min(<u32>len, settingValue(SET_MAX_INTENT_BYTES)));
+  const live = hasPolicy() && sessionSlot(h) >= 0 && inputHolds(<u32>len);
+  const r = <i32>bindIntent(h, <u32>len);
+  // The exposure settings the message chooses or rules out (readers/exposure.ts), in the user's
+  // own words: past what the binder's reader marked quoted, pasted or forwarded.
+  if (live) {
+    const n = min(<u32>len, settingValue(SET_MAX_INTENT_BYTES));
+    const read = readerMessage == inputPtr() && readerMessageLen <= n;
+    exposureBind(h, inputPtr(), read ? readerMessageLen : n, read ? readerQuoted : 0);
   }
-  return <i32>bindIntent(h, <u32>len);
+  return r;
 }
 
 export function decide(h: i32, nameLen: i32, argsLen: i32): i32 {

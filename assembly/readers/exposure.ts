@@ -246,13 +246,15 @@ function readClause(): void {
   }
 }
 
-// Reads message [p, p+len) for the words that choose an exposure level, into msgStated/msgRuled.
-function readMessage(p: usize, len: u32): void {
+// Reads message [p, p+len) for the words that choose an exposure level, into msgStated/msgRuled;
+// a byte `skip` marks (a byte per message byte, nonzero: quoted, pasted or forwarded, not the
+// user's own words; 0: none marked) ends a clause and is not read.
+function readMessage(p: usize, len: u32, skip: usize): void {
   message = p;
   tokenCount = 0;
   let i: u32 = 0;
   while (i < len) {
-    const b = breakAt(p, len, i);
+    const b = skip != 0 && load<u8>(skip + i) != 0 ? 1 : breakAt(p, len, i);
     if (b != 0) {
       readClause();
       tokenCount = 0;
@@ -262,14 +264,14 @@ function readMessage(p: usize, len: u32): void {
     let kind: u32 = 0;
     let e = i;
     if (wordByte(p, len, i) != 0) {
-      while (e < len && breakAt(p, len, e) == 0) {
+      while (e < len && breakAt(p, len, e) == 0 && (skip == 0 || load<u8>(skip + e) == 0)) {
         const n = wordByte(p, len, e);
         if (n == 0) break;
         e += n;
       }
     } else if (cjkAt(p, len, i) != 0) {
       kind = 1;
-      while (e < len) {
+      while (e < len && (skip == 0 || load<u8>(skip + e) == 0)) {
         const n = cjkAt(p, len, e);
         if (n == 0) break;
         e += n;
@@ -303,13 +305,14 @@ function readMessage(p: usize, len: u32): void {
   readClause();
 }
 
-// The user's message [p, p+len), session h's next turn: what it chooses or rules out amends what
-// earlier turns did (a later choice takes an earlier ruling-out of it back, a later ruling-out
-// takes an earlier choice back). Returns false when the session's record could not be made.
-export function exposureBind(h: i32, p: usize, len: u32): bool {
+// The user's message [p, p+len), session h's next turn, with the binder's map of the bytes that
+// are not the user's own words (`skip`, or 0): what it chooses or rules out amends what earlier
+// turns did (a later choice takes an earlier ruling-out of it back, a later ruling-out takes an
+// earlier choice back). Returns false when the session's record could not be made.
+export function exposureBind(h: i32, p: usize, len: u32, skip: usize): bool {
   memory.fill(msgStated, 0, 8);
   memory.fill(msgRuled, 0, 8);
-  readMessage(p, min(len, READ_MAX));
+  readMessage(p, min(len, READ_MAX), skip);
   let any = false;
   for (let s: u32 = 0; s < SETTINGS; s++) any = any || load<u8>(msgStated + s) != 0 || load<u8>(msgRuled + s) != 0;
   if (!any) return true;
