@@ -87,11 +87,12 @@ function breakAt(p: usize, len: u32, i: u32): u32 {
 }
 
 // A byte of a word of a spaced script: ASCII letters and digits, ' and - inside, and the
-// characters of two bytes (Latin, Greek, Cyrillic letters).
+// characters of two bytes from U+00C0 on (Latin, Greek, Cyrillic letters; not « » ¿ ¡ or a
+// no-break space).
 function wordByte(p: usize, len: u32, i: u32): u32 {
   const c = at(p, i);
   if ((c | 0x20) - 0x61 < 26 || c - 0x30 < 10 || c == 0x27 || c == 0x2d) return 1;
-  if (c >= 0xc2 && c < 0xe0) return charLen(p, len, i);
+  if (c >= 0xc3 && c < 0xe0) return charLen(p, len, i);
   if (c == 0xe2 && i + 2 < len && at(p, i + 1) == 0x80 && at(p, i + 2) == 0x99) return 3; // ’
   return 0;
 }
