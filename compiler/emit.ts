@@ -283,6 +283,8 @@ function classifySection({ ir, tables }: Plan): Uint8Array {
   });
   w.u32(tables.argRoles);
   w.u32(tables.trustedServers);
+  w.u32(tables.exposureArgs);
+  w.u32(tables.exposureWords);
   return w.finish();
 }
 

@@ -53,6 +53,10 @@ export interface ClassifyIR {
   trustedServers: string[];
   /** Top-level argument name -> ROLE_*, for tools nobody mapped. */
   argRoles: Array<[name: string, role: number]>;
+  /** `arg=value` (ASCII lower-case) -> setting·16 + level (0: the narrowest), for exposure settings. */
+  exposureArgs: Array<[key: string, value: number]>;
+  /** A request's word or phrase (lower-case) -> per setting s, bits 4s..4s+3: the level it chooses + 1. */
+  exposureWords: Array<[phrase: string, nibbles: number]>;
 }
 
 export interface RuleIR {

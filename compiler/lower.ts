@@ -22,9 +22,9 @@ import {
 } from "./normalize";
 import type { YamlPath } from "./parse";
 import { subjectOf, type TestName } from "./predicates";
-import { CHOICES, HINTS } from "./schema";
+import { CHOICES, EXPOSURE_SETTINGS_MAX, HINTS } from "./schema";
 import type {
-  Budget, ClassifyVerb, DefaultEffect, IntentVerb, Limits, PolicyFile, Predicate, RoleName, Rule, Sandbox, ShellProgram,
+  Budget, ClassifyVerb, DefaultEffect, ExposureSetting, IntentVerb, Limits, PolicyFile, Predicate, RoleName, Rule, Sandbox, ShellProgram,
   ToolEntry,
 } from "./schema";
 import { SHELL_OPERAND_KINDS, SHELL_OPTION_KINDS } from "./schema";
@@ -162,6 +162,7 @@ interface MergedPolicy {
   classifyVerbs: ClassifyVerb[];
   trustedServers: string[];
   argRoles: Map<string, RoleName>;
+  exposure: ExposureSetting[];
   rules: Located<Rule>[];
   budgets: Located<Budget>[];
   intent: {
@@ -197,6 +198,7 @@ function mergePolicies(files: CheckedFile[]): MergedPolicy {
     classifyVerbs: [],
     trustedServers: [],
     argRoles: new Map(),
+    exposure: [],
     rules: [],
     budgets: [],
     intent: { grammar: new Map() },
@@ -215,6 +217,9 @@ function mergePolicies(files: CheckedFile[]): MergedPolicy {
     merged.trustedServers.push(...(p.classify?.trusted_servers ?? []));
     // Lower-case: the evaluator looks argument names up ASCII case aside (bytecode.md §5.2).
     for (const [name, role] of Object.entries(p.classify?.arg_roles ?? {})) merged.argRoles.set(asciiLower(name), role);
+    // An operator's exposure setting replaces the shipped one of the same name, and comes first.
+    const own = p.classify?.exposure ?? [];
+    merged.exposure = [...own, ...merged.exposure.filter((e) => !own.some((o) => o.setting === e.setting))];
     merged.rules.push(...located(file, ["rules"], p.rules));
     merged.budgets.push(...located(file, ["budgets"], p.budgets));
     const { verbs, grammar, ...wordLists } = p.intent ?? {};
@@ -290,6 +295,7 @@ export function lowerPolicy(files: CheckedFile[], name: string): PolicyIR {
       words: classifyWords,
       trustedServers: unique(merged.trustedServers.map(mcpNameComponent)),
       argRoles: [...merged.argRoles].map(([name, role]) => [name, ROLE_CODES[role]]),
+      ...exposureTables(merged.exposure),
     },
     rules,
     budgets,
@@ -476,6 +482,32 @@ function normalizeConstant(subject: number, test: TestName, value: string): stri
     default:
       return value;
   }
+}
+
+/** The exposure settings as the evaluator reads them (docs/bytecode.md §3.3, exposure):
+ * `arg=value` (ASCII lower-case) -> setting·16 + level, and a request's word or phrase (lower-case,
+ * white space made one space) -> a nibble per setting, level + 1 (0: the word says nothing of it).
+ * The first setting and level that list an argument's value win; at most 8 settings of 15 levels. */
+function exposureTables(settings: ExposureSetting[]): { exposureArgs: Array<[string, number]>; exposureWords: Array<[string, number]> } {
+  const args = new Map<string, number>();
+  const words = new Map<string, number>();
+  settings.slice(0, EXPOSURE_SETTINGS_MAX).forEach((setting, s) => {
+    setting.levels.forEach((level, l) => {
+      for (const [arg, values] of Object.entries(level.args ?? {})) {
+        for (const v of values) {
+          const key = `${asciiLower(arg)}=${asciiLower(String(v))}`;
+          if (!args.has(key)) args.set(key, s * 16 + l);
+        }
+      }
+      for (const w of level.words ?? []) {
+        const key = grammarLower(w.trim().replace(/\s+/g, " "));
+        const nibbles = words.get(key) ?? 0;
+        // A word names one level of a setting: the first that lists it.
+        if (((nibbles >>> (s * 4)) & 15) === 0) words.set(key, (nibbles | ((l + 1) << (s * 4))) >>> 0);
+      }
+    });
+  });
+  return { exposureArgs: [...args], exposureWords: [...words] };
 }
 
 /** Each entry's objects, then its words (a word that is both is an object), in entry order:

@@ -53,6 +53,8 @@ export interface TableSets {
   classifyWords: number;
   argRoles: number;
   trustedServers: number;
+  exposureArgs: number;
+  exposureWords: number;
   negations: number;
   nothingWords: number;
   negationCancels: number;
@@ -92,6 +94,8 @@ export function optimize(ir: PolicyIR): Plan {
     classifyWords: pool.hash(ir.classify.words),
     argRoles: pool.hash(ir.classify.argRoles),
     trustedServers: pool.keys(ir.classify.trustedServers),
+    exposureArgs: pool.hash(ir.classify.exposureArgs),
+    exposureWords: pool.hash(ir.classify.exposureWords),
     negations: pool.keys(ir.intent.negations),
     nothingWords: pool.keys(ir.intent.nothingWords),
     negationCancels: pool.keys(ir.intent.negationCancels),

@@ -164,6 +164,32 @@ export const ClassifyVerb = z.strictObject({
     .describe("for a tool nobody mapped of this class, roles whose arguments are content it carries, read by their shape only (a message's ids)"),
 });
 
+/** An exposure setting (docs/policy.md "classify", exposure): its levels, narrow first. */
+export const EXPOSURE_SETTINGS_MAX = 8;
+export const EXPOSURE_LEVELS_MAX = 15;
+const ExposureLevel = z.strictObject({
+  args: z
+    .record(
+      z.string().regex(/^[A-Za-z0-9_-]+$/, { error: "an argument's name (its last key), letters, digits, _ and -" }),
+      z.array(z.union([z.string().min(1), z.boolean(), z.number()])).min(1),
+    )
+    .optional()
+    .describe("argument name -> the values that set this level (private: [false])"),
+  words: z
+    .array(nonEmpty)
+    .min(1)
+    .optional()
+    .describe("the request's words or phrases that choose this level (public, anyone with the link, read-only)"),
+});
+export const ExposureSetting = z.strictObject({
+  setting: z.string().regex(/^[a-z0-9_-]+$/, { error: "lower-case letters, digits, _ and -" }),
+  levels: z
+    .array(ExposureLevel)
+    .min(2)
+    .max(EXPOSURE_LEVELS_MAX)
+    .describe("narrow first: the first level runs unstated, a wider one needs the request's words for it"),
+});
+
 const Classify = z.strictObject({
   verbs: z.array(ClassifyVerb).optional().describe("riskiest first: where evidence conflicts, the earlier entry wins"),
   trusted_servers: z
@@ -173,6 +199,11 @@ const Classify = z.strictObject({
   arg_roles: z
     .record(z.string().regex(ARG_NAME_RE, { error: "a top-level argument name (no dots)" }), role)
     .optional(),
+  exposure: z
+    .array(ExposureSetting)
+    .max(EXPOSURE_SETTINGS_MAX)
+    .optional()
+    .describe("settings that widen who sees or may change what a call acts on: a wider level than the request chose is asked or blocked"),
 });
 
 export const Rule = z.strictObject({
@@ -344,6 +375,7 @@ export const PolicyFile = z.strictObject({
 export type PolicyFile = z.infer<typeof PolicyFile>;
 export type ToolEntry = z.infer<typeof ToolEntry>;
 export type ClassifyVerb = z.infer<typeof ClassifyVerb>;
+export type ExposureSetting = z.infer<typeof ExposureSetting>;
 export type Rule = z.infer<typeof Rule>;
 export type IntentVerb = z.infer<typeof IntentVerb>;
 export type Grammar = z.infer<typeof Grammar>;

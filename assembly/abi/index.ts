@@ -1,6 +1,6 @@
 // The exports of fence.wasm (docs/bytecode.md §8). Each is thin: it resets the per-call scratch
 // arena and hands over to the module that does the work.
-import { SET_MAX_SESSIONS, CONFIGURE_NO_SANDBOX } from "../../bytecode/format";
+import { SET_MAX_SESSIONS, SET_MAX_INTENT_BYTES, CONFIGURE_NO_SANDBOX } from "../../bytecode/format";
 import { scratchReset, takeGrewFlag } from "./mem";
 import { settingValue } from "../policy/decode";
 import { outBegin, outByte, outAscii, outPatchU8, outFinish } from "./out";
@@ -17,6 +17,8 @@ import { failMode } from "../decision/failmode";
 import { explainCall } from "../decision/explain";
 import { disasmRecord } from "../policy/disasm";
 import { configureEnv } from "../readers/targets";
+import { exposureBind } from "../readers/exposure";
+import { msg as readerMessage, msgLen as readerMessageLen, quoted as readerQuoted } from "../intent/reader_state";
 import { setSandboxOff } from "../decision/sandbox";
 import { profileCall, classifyCall } from "../decision/profile";
 
@@ -61,7 +63,16 @@ export function session_close(h: i32): i32 {
 
 export function intent(h: i32, len: i32): i32 {
   scratchReset();
-  return <i32>bindIntent(h, <u32>len);
+  const live = hasPolicy() && sessionSlot(h) >= 0 && inputHolds(<u32>len);
+  const r = <i32>bindIntent(h, <u32>len);
+  // The exposure settings the message chooses or rules out (readers/exposure.ts), in the user's
+  // own words: past what the binder's reader marked quoted, pasted or forwarded.
+  if (live) {
+    const n = min(<u32>len, settingValue(SET_MAX_INTENT_BYTES));
+    const read = readerMessage == inputPtr() && readerMessageLen <= n;
+    exposureBind(h, inputPtr(), read ? readerMessageLen : n, read ? readerQuoted : 0);
+  }
+  return r;
 }
 
 export function decide(h: i32, nameLen: i32, argsLen: i32): i32 {

@@ -32,6 +32,7 @@ import {
   unconfinable,
 } from "./record";
 import { sandboxCovers, writeOutside } from "./sandbox";
+import { exposureCall, exposureTarget } from "../readers/exposure";
 
 // The call being decided.
 export let name: usize = 0;
@@ -98,6 +99,8 @@ export function extract(callClass: i32): i32 {
   }
   for (let i: u32 = 0; i < n; i++) {
     let role = <u32>load<u8>(roles + i);
+    // A setting that widens exposure (public, a sharing role, link access) is no choice to name.
+    if (role == CHOICE && exposureTarget(i)) continue;
     if (role == ROLE_WORKDIR || role == ROLE_DATA || role == ROLE_AMOUNT || role == ROLE_AMOUNT_MINOR || role == ROLE_MEMBERS) continue;
     if (!leafIsString(i)) {
       const c = <u32>load<u8>(leafValue(i));
@@ -146,6 +149,7 @@ export function decide(h: i32, nLen: u32, argsLen: u32): u32 {
     store = sessionStore(slot);
     decideStore = store;
   }
+  exposureCall(h);
   const c = classifyTool(name, nameLen);
   if (c == WORDS_OOM) return fault("out_of_memory", "the evaluator ran out of memory");
   cls = c;

@@ -291,6 +291,15 @@ export function classifyTrustedSet(): u32 {
   return load<u32>(section(7) + 12 + (<usize>classifyEntryCount()) * 12);
 }
 
+// Exposure settings (§3.3): `arg=value` -> setting·16 + level, and a request's word -> nibbles.
+export function classifyExposureArgSet(): u32 {
+  return load<u32>(section(7) + 16 + (<usize>classifyEntryCount()) * 12);
+}
+
+export function classifyExposureWordSet(): u32 {
+  return load<u32>(section(7) + 20 + (<usize>classifyEntryCount()) * 12);
+}
+
 // ---- INTENT: negations, nothing_words, file_extensions, verb_map, negation_cancels, verb_count,
 // verbs × (class_start, class_count), class_total, classes × (class), derive_count,
 // derive classes × (class), grammar ----

@@ -300,7 +300,7 @@ export function classify(): bool {
   const s = section(SEC_CLASSIFY);
   if (short(SEC_CLASSIFY, 8)) return false;
   const entries = load<u32>(s + 4);
-  if (sizeWrong(SEC_CLASSIFY, 16 + (<u64>entries) * 12)) return false;
+  if (sizeWrong(SEC_CLASSIFY, 24 + (<u64>entries) * 12)) return false;
   // A word maps to entry·2 (a verb) or entry·2 + 1 (an object).
   if (!setOk(SEC_CLASSIFY, s, "word_map", SETKIND_HASH) || !setValuesOk(SEC_CLASSIFY, s, "word_map", entries << 1, false)) return false;
   for (let e: u32 = 0; e < entries; e++) {
@@ -314,7 +314,10 @@ export function classify(): bool {
   }
   const roleMap = s + 8 + (<usize>entries) * 12;
   return setOk(SEC_CLASSIFY, roleMap, "role_map", SETKIND_HASH) && setValuesOk(SEC_CLASSIFY, roleMap, "role_map", ROLE_MAX, true)
-    && setOk(SEC_CLASSIFY, roleMap + 4, "trusted", SETKIND_KEYS);
+    && setOk(SEC_CLASSIFY, roleMap + 4, "trusted", SETKIND_KEYS)
+    // An exposure argument's value is setting·16 + level, of at most 8 settings.
+    && setOk(SEC_CLASSIFY, roleMap + 8, "exposure_args", SETKIND_HASH) && setValuesOk(SEC_CLASSIFY, roleMap + 8, "exposure_args", 128, false)
+    && setOk(SEC_CLASSIFY, roleMap + 12, "exposure_words", SETKIND_HASH);
 }
 
 export function intent(): bool {

@@ -114,6 +114,43 @@ describe("classes", () => {
     expect(c.argRoles).toEqual([["title", ROLE_HEADING]]);
   });
 
+  it("lowers exposure settings to arg=value levels and word nibbles; an operator's setting of a name replaces the shipped one", () => {
+    const c = irOf([
+      { path: "v/base.yaml", text: [
+        "version: 1",
+        "classify:",
+        "  exposure:",
+        "    - setting: visibility",
+        "      levels:",
+        "        - {args: {private: [true]}, words: [private]}",
+        "        - {args: {Private: [false], visibility: [Public]}, words: [public, \"Anyone  With the link\"]}",
+        "    - setting: role",
+        "      levels:",
+        "        - {args: {role: [reader]}}",
+        "        - {args: {role: [writer]}, words: [public, edit]}",
+        "",
+      ].join("\n") },
+      { path: "v/own.yaml", text: [
+        "version: 1",
+        "classify:",
+        "  exposure:",
+        "    - setting: role",
+        "      levels:",
+        "        - {args: {permission: [pull]}}",
+        "        - {args: {permission: [admin]}, words: [admin]}",
+        "",
+      ].join("\n") },
+    ]).classify;
+    // The operator's role setting comes first (setting 0), the shipped visibility second.
+    expect(new Map(c.exposureArgs)).toEqual(new Map([
+      ["permission=pull", 0], ["permission=admin", 1],
+      ["private=true", 16], ["private=false", 17], ["visibility=public", 17],
+    ]));
+    expect(new Map(c.exposureWords)).toEqual(new Map([
+      ["admin", 2], ["private", 1 << 4], ["public", 2 << 4], ["anyone with the link", 2 << 4],
+    ]));
+  });
+
   it("resolves each intent verb's capability globs to class lists", () => {
     expect(ir.intent.verbs.map((v) => v.classes)).toEqual([[4, 6], [7]]);
     expect(ir.intent.words).toEqual([["send", 0], ["email", 0], ["delete", 1]]);
