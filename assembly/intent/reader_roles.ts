@@ -13,10 +13,11 @@ import {
   NAME_KIND, boundKind, boundRole, boundMood, T_THING, T_PUNCT, P_COMMA, P_COLON, tokCount, tType, tA, tB, tG, tStart,
   tEnd, tCjk, isWord, isThing, isPunct, wordHas, S_CJK, S_KNOWN, S_QUESTION, sStart, sEnd, sFlags, sentFacts,
   SCAN_WINDOW, scanCut, sentenceOf, verbIndexOf, clauseStart, clauseEnd, roleNow, moodNow, verbNow, condNow,
-  inherited, toValue, at, msg,
+  inherited, toValue, at, msg, msgLen,
 } from "./reader_state";
+import { cjkLen } from "../readers/scan";
 import { endsSentence, endsClause, conditionOf } from "./reader_sentences";
-import { imperative, negatedVerb, sentenceNegated, objectOf } from "./reader_verbs";
+import { imperative, negatedVerb, clauseNegated, objectOf } from "./reader_verbs";
 
 // The role a verb's object direction gives a value of kind `kind`.
 function roleFor(object: u32, kind: u32, clauseHasFile: bool): u32 {
@@ -29,6 +30,19 @@ function roleFor(object: u32, kind: u32, clauseHasFile: bool): u32 {
     return person && !clauseHasFile ? BOUND_DESTINATION : BOUND_MENTION;
   }
   return BOUND_MENTION;
+}
+
+// Whether bytes [a, b) are a short run of ideographs the grammar does not know: the title or
+// name a particle's value carries ("转给法务legal@x": to legal, legal@x).
+const TITLE_MAX: u32 = 4;
+function titleBetween(a: u32, b: u32): bool {
+  if (b <= a || b - a > TITLE_MAX * 3) return false;
+  for (let i = a; i < b;) {
+    const n = cjkLen(msg, msgLen, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
 }
 
 // Whether a path lies between tokens a and b.
@@ -61,6 +75,7 @@ function modifiesNoun(k: u32): bool {
 // neighbour's reading, and an embedded clause ("what alice wrote", "that carol is") mentions.
 export function readRole(k: u32, kind: u32): void {
   verbNow = -1;
+  participantNow = -1;
   toValue = false;
   const sent = sentenceOf(k);
   const s = sStart(sent);
@@ -70,7 +85,7 @@ export function readRole(k: u32, kind: u32): void {
     if (wordHas(k + 1, G_DEST_AFTER)) { roleNow = BOUND_DESTINATION; findCjkVerb(sent); return; }
     if (wordHas(k + 1, G_SOURCE_AFTER)) { roleNow = BOUND_SOURCE; findCjkVerb(sent); return; }
   }
-  if (k > 0 && isWord(k - 1) && tCjk(k - 1) && tEnd(k - 1) == tStart(k) && wordHas(k - 1, G_DEST_BEFORE)) {
+  if (k > 0 && isWord(k - 1) && tCjk(k - 1) && wordHas(k - 1, G_DEST_BEFORE) && (tEnd(k - 1) == tStart(k) || titleBetween(tEnd(k - 1), tStart(k)))) {
     roleNow = BOUND_DESTINATION;
     findCjkVerb(sent);
     return;
@@ -112,6 +127,9 @@ export function readRole(k: u32, kind: u32): void {
     // "that" right after a verb is its object ("forward that to bob@x"), not an embedded clause.
     if ((g & G_BARRIER) != 0 && !((g & G_DETERMINER) != 0 && j > s && wordHas(j - 1, G_VERB))) { embedded = true; break; }
     if ((g & G_VERB) != 0 && verbIndexOf(j) != 0) { verbNow = <i32>j; break; }
+    // "book a meeting with bob@x", "crea una reunión … con carmen@x": "with" after a noun of a
+    // verb whose object joins (a meeting, an invitation) names a participant, who is invited.
+    if (prep == G_RELATIVE && participantNow < 0 && verbIndexOf(j) != 0 && objectOf(j) == OBJECT_INCLUDED) participantNow = <i32>j;
     if ((g & G_ONLY) != 0 && prep == 0) { prep = G_DEST; continue; }
     if ((g & (G_DEST | G_SOURCE | G_MENTION)) != 0) {
       const fixed = (g & G_DEST) != 0 ? G_DEST : (g & G_SOURCE) != 0 ? G_SOURCE : G_MENTION;
@@ -134,6 +152,7 @@ export function readRole(k: u32, kind: u32): void {
   // the grammar does not know modifies that noun, which is what the phrase names: no receiver.
   else if (kind == NAME_KIND && modifiesNoun(k)) roleNow = BOUND_MENTION;
   else if (prep == G_DEST) roleNow = BOUND_DESTINATION;
+  else if (participantNow >= 0 && prep == G_RELATIVE && (kind == SUBJ_EMAIL || kind == SUBJ_RECIPIENT || kind == NAME_KIND)) roleNow = BOUND_DESTINATION;
   else if (prep == G_SOURCE) roleNow = BOUND_SOURCE;
   else if (prep == G_MENTION) roleNow = BOUND_MENTION;
   // "convert data.csv to JSON in data.json": the file after the input is the output.
@@ -153,6 +172,8 @@ export function readRole(k: u32, kind: u32): void {
 }
 let verbless = false;
 let prepFirst = false;
+// The noun whose participant the value just read is ("a meeting with bob@x"), -1: none.
+export let participantNow: i32 = -1;
 let prepAt: u32 = 0;
 
 function findCjkVerb(sent: u32): void {
@@ -191,13 +212,16 @@ function inherit(j: u32): void {
 }
 
 // Whether a negation (not cancelled) stands before token k in its clause: "not to sales@x",
-// "except bob@x", "instead of sales@x", "rather than the old account".
+// "except bob@x", "instead of sales@x", "rather than the old account". In a script without
+// spaces the word for instead comes before the new value ("改为qian@x", "やっぱりsuzuki@xに"): no
+// negation.
 function negatedBefore(k: u32): bool {
   const cs = clauseStart(k);
   for (let j = k; j > cs;) {
     if (k - j >= SCAN_WINDOW) { scanCut = true; return false; }
     j--;
-    if (wordHas(j, G_NEGATION | G_EXCLUDE | G_INSTEAD)) return true;
+    if (wordHas(j, G_NEGATION | G_EXCLUDE)) return true;
+    if (wordHas(j, G_INSTEAD) && !tCjk(j)) return true;
   }
   return false;
 }
@@ -247,7 +271,7 @@ export function readMood(k: u32): void {
   // "How do I list config/ except config/.env?": what a question excludes is ruled out too.
   if ((f & S_QUESTION) != 0) { moodNow = excludedBefore(k) ? MOOD_NEGATED : MOOD_QUESTION; return; }
   if (negatedBefore(k) || (verbNow >= 0 && negatedVerb(<u32>verbNow))) { moodNow = MOOD_NEGATED; return; }
-  if ((f & S_CJK) != 0 && sentenceNegated(sent)) { moodNow = MOOD_NEGATED; return; }
+  if ((f & S_CJK) != 0 && clauseNegated(k)) { moodNow = MOOD_NEGATED; return; }
   condNow = conditionOf(k);
   let mood = MOOD_STATEMENT;
   if (verbNow >= 0) mood = imperative(<u32>verbNow) ? MOOD_REQUEST : MOOD_STATEMENT;

@@ -12,7 +12,7 @@ import { pyWhitespace } from "../readers/v4a";
 import {
   NAME_KIND, at, BV, bound, boundCount, boundStart, boundEnd, msg, msgLen, quoted, T_WORD, T_THING, T_PUNCT, P_COMMA,
   P_COLON, P_SEMI, P_STOP, P_QUESTION, P_LINE, TK, tokCount, tk, tA, tB, tG, tEnd, tCjk, isWord, wordHas, pushToken,
-  pushBound, verbOf, lookup,
+  pushBound, verbOf, lookup, tStart,
 } from "./reader_state";
 
 let text: usize = 0; // lower-cased words
@@ -267,11 +267,16 @@ function joinPhrases(): bool {
   }
   tokCount = out;
   // A verb word after a determiner (and at most one word the grammar does not know) is a noun:
-  // "the email", "an email to bob", "the hiring update".
+  // "the email", "an email to bob", "the hiring update"; so is one right after such a noun, the
+  // head of a compound ("the refund mail", "a status update post").
+  let prevNoun = false;
   for (let k: u32 = 1; k < tokCount; k++) {
+    const after = prevNoun;
+    prevNoun = false;
     if (!wordHas(k, G_VERB) || tCjk(k)) continue;
-    const noun = wordHas(k - 1, G_DETERMINER) || (k > 1 && isWord(k - 1) && tG(k - 1) == 0 && wordHas(k - 2, G_DETERMINER));
-    if (noun) store<u32>(tk(k) + 12, tG(k) & ~G_VERB);
+    const noun = wordHas(k - 1, G_DETERMINER) || (k > 1 && isWord(k - 1) && tG(k - 1) == 0 && wordHas(k - 2, G_DETERMINER)) ||
+      (after && tStart(k) == tEnd(k - 1) + 1);
+    if (noun) { store<u32>(tk(k) + 12, tG(k) & ~G_VERB); prevNoun = true; }
   }
   return true;
 }
