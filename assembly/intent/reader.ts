@@ -12,7 +12,7 @@
 // reader_roles.ts and reader_followups.ts, over the state of reader_state.ts.
 import {
   G_AUX, G_CONDITION_AFTER, G_VERB, G_NEGATION, G_REVOKE, G_SUBJECT, OBJECT_DELEGATED, BOUND_DESTINATION, BOUND_MENTION, BOUND_QUOTED,
-  MOOD_CONDITION, MOOD_STATEMENT, MOOD_REQUEST, MOOD_UNCERTAIN,
+  MOOD_CONDITION, MOOD_STATEMENT, MOOD_REQUEST, MOOD_UNCERTAIN, SUBJ_EMAIL, SUBJ_RECIPIENT,
 } from "../../bytecode/format";
 import { scratchAlloc } from "../abi/mem";
 import { intentGrammarSet, intentVerbSet, intentCancelSet } from "../policy/decode";
@@ -28,7 +28,7 @@ import { markQuotes, materialStart, quoteFrom } from "./reader_quotes";
 import { findValues, tokenize } from "./reader_tokens";
 import { sentences, indexSentences, conditionOf } from "./reader_sentences";
 import { imperative, negatedVerb, restrictsObjects, objectOf } from "./reader_verbs";
-import { readRole, readMood, ruleOutAfter, nameLike, inDestinationSlot, uncertain, participantNow } from "./reader_roles";
+import { readRole, readMood, ruleOutAfter, nameLike, inDestinationSlot, uncertain, participantNow, inAside, authorOf } from "./reader_roles";
 import { followUps, revokesOnly } from "./reader_followups";
 
 // The results, as intent.ts has always imported them from here.
@@ -72,6 +72,10 @@ function setBound(b: u32, role: u32, mood: u32): void {
   store<u32>(r + 16, mood);
   store<u32>(r + 20, noteS);
   store<u32>(r + 24, noteE);
+}
+
+function personKind(kind: u32): bool {
+  return kind == SUBJ_EMAIL || kind == SUBJ_RECIPIENT || kind == NAME_KIND;
 }
 
 // A participant of a meeting the request asks for ("book a meeting with bob@x") is invited: the
@@ -131,6 +135,10 @@ export function readMessage(p: usize, len: u32): bool {
       inherited = false;
       scanCut = false;
       readRole(k, boundKind(first));
+      // A person in an aside is mentioned, not addressed.
+      if (!inherited && roleNow == BOUND_DESTINATION && personKind(boundKind(first)) && inAside(k)) roleNow = BOUND_MENTION;
+      // The author of what the request acts on ("the report bruno@x wrote") is mentioned.
+      if (roleNow == BOUND_DESTINATION && personKind(boundKind(first)) && authorOf(k)) roleNow = BOUND_MENTION;
       if (!inherited) readMood(k);
       ruleOutAfter(k);
       if (scanCut) uncertain();

@@ -3,7 +3,7 @@
 // destination's name does.
 import {
   SUBJ_RECIPIENT, G_DEST, G_SOURCE, G_MENTION, G_RELATIVE, G_AUX, G_DEST_AFTER, G_SOURCE_AFTER, G_DEST_BEFORE,
-  G_SUBJECT, G_DETERMINER, G_BARRIER, G_CONJ, G_ONLY, G_EXCLUDE, G_INSTEAD, G_VERB, G_NEGATION, OBJECT_DESTINATION,
+  G_SUBJECT, G_DETERMINER, G_BARRIER, G_CONJ, G_ONLY, G_QUESTION, G_EXCLUDE, G_INSTEAD, G_VERB, G_NEGATION, OBJECT_DESTINATION,
   OBJECT_WRITTEN, OBJECT_SOURCE, OBJECT_INCLUDED, OBJECT_CONVERTED, OBJECT_DELEGATED, BOUND_DESTINATION, BOUND_SOURCE,
   BOUND_MENTION, MOOD_REQUEST, MOOD_QUESTION, MOOD_CONDITION, MOOD_NEGATED, MOOD_STATEMENT, MOOD_UNKNOWN,
   MOOD_UNCERTAIN, SUBJ_EMAIL, SUBJ_PATH,
@@ -76,6 +76,7 @@ function modifiesNoun(k: u32): bool {
 export function readRole(k: u32, kind: u32): void {
   verbNow = -1;
   participantNow = -1;
+  giverAt = -1;
   toValue = false;
   const sent = sentenceOf(k);
   const s = sStart(sent);
@@ -130,14 +131,14 @@ export function readRole(k: u32, kind: u32): void {
     // "book a meeting with bob@x", "crea una reunión … con carmen@x": "with" after a noun of a
     // verb whose object joins (a meeting, an invitation) names a participant, who is invited.
     if (prep == G_RELATIVE && participantNow < 0 && verbIndexOf(j) != 0 && objectOf(j) == OBJECT_INCLUDED) participantNow = <i32>j;
-    if ((g & G_ONLY) != 0 && prep == 0) { prep = G_DEST; continue; }
+    if ((g & G_ONLY) != 0 && prep == 0) { prep = G_DEST; giverAt = <i32>j; continue; }
     if ((g & (G_DEST | G_SOURCE | G_MENTION)) != 0) {
       const fixed = (g & G_DEST) != 0 ? G_DEST : (g & G_SOURCE) != 0 ? G_SOURCE : G_MENTION;
-      if (prep == 0) { prep = fixed; prepAt = j; }
+      if (prep == 0) { prep = fixed; prepAt = j; giverAt = <i32>j; }
       else if (prep == G_RELATIVE && !passedValue && fixed != G_DEST) prep = fixed; // "from my call with jane"
       continue;
     }
-    if ((g & G_RELATIVE) != 0) { if (prep == 0) prep = G_RELATIVE; continue; }
+    if ((g & G_RELATIVE) != 0) { if (prep == 0) { prep = G_RELATIVE; giverAt = <i32>j; } continue; }
     if ((g & G_CONJ) != 0 && prep == 0) break; // "… and send": a new clause
   }
   if (cjk && verbNow < 0) findCjkVerb(sent);
@@ -146,6 +147,7 @@ export function readRole(k: u32, kind: u32): void {
   // and only a file receives.
   const object = verbNow >= 0 ? objectOf(<u32>verbNow) : 0;
   toValue = prep == G_DEST && verbNow >= 0 && !cjk && (object == OBJECT_WRITTEN || object == OBJECT_CONVERTED) && kind != SUBJ_PATH;
+  if (giverAt < 0) giverAt = verbNow;
   if (embedded) roleNow = BOUND_MENTION;
   else if (toValue) roleNow = BOUND_MENTION;
   // "to the Payment module", "for the UserService class": a name between a determiner and a noun
@@ -172,6 +174,71 @@ export function readRole(k: u32, kind: u32): void {
 }
 let verbless = false;
 let prepFirst = false;
+let giverAt: i32 = -1; // the word that gave the role (a preposition or the verb), -1: none
+
+// Whether a person value k that reads as a destination stands in an aside: inside brackets
+// opened after the word that gave its role, which hold more than values ("send the minutes to
+// jonas@x (tim@x took them, he doesn't need a copy)"), not an apposition ("to Maria (maria@x)").
+export function inAside(k: u32): bool {
+  if (giverAt < 0) return false;
+  const sent = sentenceOf(k);
+  const floor = tEnd(<u32>giverAt);
+  let depth = 0;
+  let open: i64 = -1;
+  for (let i = tStart(k); i > floor;) {
+    i--;
+    const c = at(msg, i);
+    if (c == 0x29 || c == 0x5d) depth++;
+    else if (c == 0x28 || c == 0x5b) { if (depth == 0) { open = i; break; } depth--; }
+    else if (c == 0x89 && i >= 2 && at(msg, i - 1) == 0xbc && at(msg, i - 2) == 0xef) { depth++; i -= 2; }  // ）
+    else if (c == 0x88 && i >= 2 && at(msg, i - 1) == 0xbc && at(msg, i - 2) == 0xef) {                     // （
+      if (depth == 0) { open = i - 2; break; }
+      depth--; i -= 2;
+    }
+  }
+  if (open < 0) return false;
+  // A word besides values, commas and conjunctions inside the brackets: an aside.
+  const s = sStart(sent), e = sEnd(sent);
+  for (let j = k; j > s && k - j < SCAN_WINDOW;) {
+    j--;
+    if (<i64>tStart(j) <= open) break;
+    if (isWord(j) && !wordHas(j, G_CONJ)) return true;
+  }
+  for (let j = k + 1; j < e && j <= k + SCAN_WINDOW; j++) {
+    if (closesBefore(<u32>open, tStart(j))) break;
+    if (isWord(j) && !wordHas(j, G_CONJ)) return true;
+  }
+  return false;
+}
+
+// Whether value k is the subject of an act of saying or writing right after it ("the report
+// bruno@x wrote", "the file carol@x sent"): the author, mentioned, not addressed. The act is a
+// BARRIER word the grammar reads as nothing else, in a past form ("saying" after a recipient
+// says what the message says).
+export function authorOf(k: u32): bool {
+  const j = k + 1;
+  if (j >= tokCount || !isWord(j) || tCjk(j) || tStart(j) != tEnd(k) + 1) return false;
+  const g = tG(j);
+  if ((g & G_BARRIER) == 0 || (g & (G_DETERMINER | G_QUESTION | G_SUBJECT | G_CONJ | G_VERB)) != 0) return false;
+  const n = tB(j);
+  if (n < 3) return false;
+  const p = <usize>tA(j);
+  const a = load<u8>(p + n - 2), b = load<u8>(p + n - 1);
+  return (a == 0x65 && b == 0x64) || (a == 0x6e && b == 0x74) || (a == 0x69 && b == 0x64) || (a == 0x79 && b == 0x73) ||
+    (a == 0x74 && b == 0x65) || (a == 0x6c && b == 0x64) || (a == 0x6f && b == 0x74);
+}
+
+// Whether the bracket opened at `open` closes before byte `at_`.
+function closesBefore(open: u32, end: u32): bool {
+  let depth = 0;
+  for (let i = open + 1; i < end; i++) {
+    const c = at(msg, i);
+    if (c == 0x28 || c == 0x5b) depth++;
+    else if (c == 0x29 || c == 0x5d) { if (depth == 0) return true; depth--; }
+    else if (c == 0xef && i + 2 < end && at(msg, i + 1) == 0xbc && at(msg, i + 2) == 0x89) { if (depth == 0) return true; depth--; }
+  }
+  return false;
+}
 // The noun whose participant the value just read is ("a meeting with bob@x"), -1: none.
 export let participantNow: i32 = -1;
 let prepAt: u32 = 0;

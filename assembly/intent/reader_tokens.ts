@@ -110,6 +110,15 @@ function pushWord(s: u32, e: u32): bool {
   return true;
 }
 
+// Whether token j is the "s" of a possessive ("Bruno's", "this week's"): it determines the noun
+// after it as an article does. Not after a word the grammar knows ("let's", "it's").
+function possessive(j: u32): bool {
+  if (j < 1 || !isWord(j) || tB(j) != 1 || load<u8>(<usize>tA(j)) != 0x73) return false;
+  const gap = tStart(j) - tEnd(j - 1);
+  if (gap != 1 && gap != 3) return false;
+  return !isWord(j - 1) || tG(j - 1) == 0;
+}
+
 // A run of characters of a script without spaces: the grammar's words found in it, longest
 // first at each character (at most CJK_MAX characters), the rest skipped.
 const CJK_MAX: u32 = 5;
@@ -275,7 +284,8 @@ function joinPhrases(): bool {
     prevNoun = false;
     if (!wordHas(k, G_VERB) || tCjk(k)) continue;
     const noun = wordHas(k - 1, G_DETERMINER) || (k > 1 && isWord(k - 1) && tG(k - 1) == 0 && wordHas(k - 2, G_DETERMINER)) ||
-      (after && tStart(k) == tEnd(k - 1) + 1);
+      (after && tStart(k) == tEnd(k - 1) + 1) || possessive(k - 1) ||
+      (k > 1 && isWord(k - 1) && tG(k - 1) == 0 && possessive(k - 2));
     if (noun) { store<u32>(tk(k) + 12, tG(k) & ~G_VERB); prevNoun = true; }
   }
   return true;
