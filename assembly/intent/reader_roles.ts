@@ -142,6 +142,10 @@ export function readRole(k: u32, kind: u32): void {
     if ((g & G_CONJ) != 0 && prep == 0) break; // "… and send": a new clause
   }
   if (cjk && verbNow < 0) findCjkVerb(sent);
+  // "And in #customer-success too": a verbless sentence that opens with "and" goes on with the
+  // request before it, where "in", "on" or "with" a channel or a person names where it goes.
+  if (verbNow < 0 && !embedded && !cjk && prep == G_RELATIVE && wordHas(s, G_CONJ) &&
+    (kind == SUBJ_EMAIL || kind == SUBJ_RECIPIENT || kind == NAME_KIND)) { prep = G_DEST; prepAt = <u32>giverAt; }
   // "set the contact to x@y", "change it to …", "convert the csv to json", "translate it to
   // French": after a verb that writes or converts, "to" gives the new value or what it makes,
   // and only a file receives.
