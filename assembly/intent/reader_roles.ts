@@ -45,6 +45,28 @@ function titleBetween(a: u32, b: u32): bool {
   return true;
 }
 
+// Whether the person of kind `kind` the RELATIVE word at giverAt introduces stands "with" the
+// object of verb v, a verb that makes, sets or books (object written, or none): the word before
+// the preposition is a noun (a verb word read as one, a word the grammar does not know, or a
+// value), and no value stands between the verb and it but values of that object.
+function madeWith(v: u32, kind: u32): bool {
+  if (giverAt <= 0 || !(kind == SUBJ_EMAIL || kind == SUBJ_RECIPIENT || kind == NAME_KIND)) return false;
+  const o = objectOf(v);
+  if (o != OBJECT_WRITTEN && o != 0) return false;
+  const g = <u32>giverAt;
+  if (!wordHas(g, G_RELATIVE) || wordHas(g, G_DEST | G_SOURCE | G_MENTION)) return false;
+  const n = g - 1;
+  if (n <= v) return false;
+  if (isThing(n)) return !personThing(n);
+  if (!isWord(n) || tCjk(n)) return false;
+  return tG(n) == 0 || (verbIndexOf(n) != 0 && !wordHas(n, G_VERB));
+}
+
+function personThing(j: u32): bool {
+  const kind = boundKind(tA(j));
+  return kind == SUBJ_EMAIL || kind == SUBJ_RECIPIENT || kind == NAME_KIND;
+}
+
 // Whether a path lies between tokens a and b.
 function pathBetween(a: u32, b: u32): bool {
   for (let j = a + 1; j < b && j <= a + SCAN_WINDOW; j++) if (isThing(j) && boundKind(tA(j)) == SUBJ_PATH) return true;
@@ -159,6 +181,9 @@ export function readRole(k: u32, kind: u32): void {
   else if (kind == NAME_KIND && modifiesNoun(k)) roleNow = BOUND_MENTION;
   else if (prep == G_DEST) roleNow = BOUND_DESTINATION;
   else if (participantNow >= 0 && prep == G_RELATIVE && (kind == SUBJ_EMAIL || kind == SUBJ_RECIPIENT || kind == NAME_KIND)) roleNow = BOUND_DESTINATION;
+  // "set up a 30-minute call with raul@x", "crée la démo … avec client@x": a person "with" the
+  // thing a request makes or books takes part in it, and receives what it sends.
+  else if (prep == G_RELATIVE && verbNow >= 0 && !cjk && madeWith(<u32>verbNow, kind)) roleNow = BOUND_DESTINATION;
   else if (prep == G_SOURCE) roleNow = BOUND_SOURCE;
   else if (prep == G_MENTION) roleNow = BOUND_MENTION;
   // "convert data.csv to JSON in data.json": the file after the input is the output.
