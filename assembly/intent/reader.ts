@@ -12,7 +12,7 @@
 // reader_roles.ts and reader_followups.ts, over the state of reader_state.ts.
 import {
   G_AUX, G_CONDITION_AFTER, G_VERB, G_NEGATION, G_REVOKE, G_SUBJECT, OBJECT_DELEGATED, BOUND_DESTINATION, BOUND_MENTION, BOUND_QUOTED,
-  MOOD_CONDITION, MOOD_STATEMENT, MOOD_REQUEST, MOOD_UNCERTAIN, SUBJ_EMAIL, SUBJ_RECIPIENT,
+  MOOD_CONDITION, MOOD_STATEMENT, MOOD_REQUEST, MOOD_UNCERTAIN, SUBJ_EMAIL, SUBJ_RECIPIENT, G_NOTHING,
 } from "../../bytecode/format";
 import { scratchAlloc } from "../abi/mem";
 import { intentGrammarSet, intentVerbSet, intentCancelSet } from "../policy/decode";
@@ -72,6 +72,16 @@ function setBound(b: u32, role: u32, mood: u32): void {
   store<u32>(r + 16, mood);
   store<u32>(r + 20, noteS);
   store<u32>(r + 24, noteE);
+}
+
+function keptBySpeaker(k: u32): bool {
+  const cs = clauseStart(k);
+  let subject = false;
+  for (let j = cs; j < k; j++) if (wordHas(j, G_SUBJECT)) subject = true;
+  if (!subject) return false;
+  const ce = clauseEnd(k);
+  for (let j = k + 1; j < ce && j <= k + 2; j++) if (wordHas(j, G_NOTHING)) return true;
+  return false;
 }
 
 function personKind(kind: u32): bool {
@@ -175,7 +185,9 @@ export function readMessage(p: usize, len: u32): bool {
     scanCut = false;
     const negated = negatedVerb(k);
     const imp = imperative(k);
-    if (!imp) continue;
+    // "I'll send it myself": a verb the speaker keeps for themselves (a subject before it, a
+    // NOTHING word right after) prohibits what it would grant, though it asks for nothing.
+    if (!imp && !(negated && keptBySpeaker(k))) continue;
     const c = conditionOf(k);
     // "If that is not possible, do not do anything": a prohibition under a condition the fence
     // cannot check rules nothing out; the request it qualifies still stands as said.
