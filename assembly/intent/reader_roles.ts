@@ -103,10 +103,21 @@ export function readRole(k: u32, kind: u32): void {
   const sent = sentenceOf(k);
   const s = sStart(sent);
   const cjk = (sFlags(sent) & S_CJK) != 0;
-  // Particles glued to the value in a script without spaces.
-  if (k + 1 < sEnd(sent) && isWord(k + 1) && tCjk(k + 1) && tStart(k + 1) == tEnd(k)) {
-    if (wordHas(k + 1, G_DEST_AFTER)) { roleNow = BOUND_DESTINATION; findCjkVerb(sent); return; }
-    if (wordHas(k + 1, G_SOURCE_AFTER)) { roleNow = BOUND_SOURCE; findCjkVerb(sent); return; }
+  // Particles glued to the value in a script without spaces; values joined by a conjunction
+  // particle share the particle after the last ("aとbに", "aとbを").
+  let last = k;
+  while (last + 2 < sEnd(sent) && isWord(last + 1) && tCjk(last + 1) && wordHas(last + 1, G_CONJ) &&
+    tStart(last + 1) == tEnd(last) && isThing(last + 2) && tStart(last + 2) == tEnd(last + 1)) last += 2;
+  if (last + 1 < sEnd(sent) && isWord(last + 1) && tCjk(last + 1) && tStart(last + 1) == tEnd(last)) {
+    if (wordHas(last + 1, G_DEST_AFTER)) { roleNow = BOUND_DESTINATION; findCjkVerb(sent); return; }
+    if (wordHas(last + 1, G_SOURCE_AFTER)) { roleNow = BOUND_SOURCE; findCjkVerb(sent); return; }
+    // An object particle ("を", "를"): the verb's object direction decides, as for an English
+    // object ("xを招待して": the person invited receives; "xを送って": x is what is sent).
+    if (wordHas(last + 1, G_RELATIVE)) {
+      findCjkVerb(sent);
+      roleNow = verbNow >= 0 ? roleFor(objectOf(<u32>verbNow), kind, false) : BOUND_MENTION;
+      return;
+    }
   }
   if (k > 0 && isWord(k - 1) && tCjk(k - 1) && wordHas(k - 1, G_DEST_BEFORE) && (tEnd(k - 1) == tStart(k) || titleBetween(tEnd(k - 1), tStart(k)))) {
     roleNow = BOUND_DESTINATION;
