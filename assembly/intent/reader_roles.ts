@@ -127,6 +127,7 @@ export function readRole(k: u32, kind: u32): void {
   let prep: u32 = 0;       // G_DEST, G_SOURCE, G_MENTION or G_RELATIVE
   let passedValue = false; // a value lies between the preposition and what is further back
   let embedded = false;
+  let phraseAfter = false; // a determiner or possessive between a RELATIVE word and what is further back
   let j = k;
   let onlyValues = true;   // only values, commas and "and"/"or" between j and k
   const floor = k > s + SCAN_WINDOW ? k - SCAN_WINDOW : s;
@@ -153,6 +154,7 @@ export function readRole(k: u32, kind: u32): void {
       continue;
     }
     const g = tG(j);
+    if (prep == G_RELATIVE && ((g & G_DETERMINER) != 0 || (isWord(j) && tB(j) == 1 && load<u8>(<usize>tA(j)) == 0x73 && j > s && tEnd(j - 1) < tStart(j)))) phraseAfter = true;
     if ((g & G_CONJ) != 0 && j > s && isThing(j - 1) && onlyValues) {
       inherit(j - 1);
       return;
@@ -168,7 +170,9 @@ export function readRole(k: u32, kind: u32): void {
     if ((g & (G_DEST | G_SOURCE | G_MENTION)) != 0) {
       const fixed = (g & G_DEST) != 0 ? G_DEST : (g & G_SOURCE) != 0 ? G_SOURCE : G_MENTION;
       if (prep == 0) { prep = fixed; prepAt = j; giverAt = <i32>j; }
-      else if (prep == G_RELATIVE && !passedValue && fixed != G_DEST) prep = fixed; // "from my call with jane"
+      // "from my call with jane": the source's own phrase (a determiner or a possessive opens
+      // it) holds the relative one; "la hoja de gastos … con x@y" ("de": of) does not.
+      else if (prep == G_RELATIVE && !passedValue && fixed != G_DEST && phraseAfter) prep = fixed;
       continue;
     }
     if ((g & G_RELATIVE) != 0) { if (prep == 0) { prep = G_RELATIVE; giverAt = <i32>j; } continue; }
