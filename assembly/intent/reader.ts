@@ -12,7 +12,7 @@
 // reader_roles.ts and reader_followups.ts, over the state of reader_state.ts.
 import {
   G_AUX, G_CONDITION_AFTER, G_VERB, G_NEGATION, G_REVOKE, G_SUBJECT, OBJECT_DELEGATED, BOUND_DESTINATION, BOUND_MENTION, BOUND_QUOTED,
-  MOOD_CONDITION, MOOD_STATEMENT,
+  MOOD_CONDITION, MOOD_STATEMENT, MOOD_REQUEST, MOOD_UNCERTAIN, SUBJ_EMAIL, SUBJ_RECIPIENT, G_NOTHING,
 } from "../../bytecode/format";
 import { scratchAlloc } from "../abi/mem";
 import { intentGrammarSet, intentVerbSet, intentCancelSet } from "../policy/decode";
@@ -28,7 +28,7 @@ import { markQuotes, materialStart, quoteFrom } from "./reader_quotes";
 import { findValues, tokenize } from "./reader_tokens";
 import { sentences, indexSentences, conditionOf } from "./reader_sentences";
 import { imperative, negatedVerb, restrictsObjects, objectOf } from "./reader_verbs";
-import { readRole, readMood, ruleOutAfter, nameLike, inDestinationSlot, uncertain } from "./reader_roles";
+import { readRole, readMood, ruleOutAfter, nameLike, inDestinationSlot, uncertain, participantNow, inAside, authorOf } from "./reader_roles";
 import { followUps, revokesOnly } from "./reader_followups";
 
 // The results, as intent.ts has always imported them from here.
@@ -74,6 +74,38 @@ function setBound(b: u32, role: u32, mood: u32): void {
   store<u32>(r + 24, noteE);
 }
 
+function keptBySpeaker(k: u32): bool {
+  const cs = clauseStart(k);
+  let subject = false;
+  for (let j = cs; j < k; j++) if (wordHas(j, G_SUBJECT)) subject = true;
+  if (!subject) return false;
+  const ce = clauseEnd(k);
+  for (let j = k + 1; j < ce && j <= k + 2; j++) if (wordHas(j, G_NOTHING)) return true;
+  return false;
+}
+
+function personKind(kind: u32): bool {
+  return kind == SUBJ_EMAIL || kind == SUBJ_RECIPIENT || kind == NAME_KIND;
+}
+
+// A participant of a meeting the request asks for ("book a meeting with bob@x") is invited: the
+// meeting's noun grants what its verb does (an invitation), once, as the value's mood grants.
+let participantNoun: i32 = -1;
+function participantUse(): void {
+  if (participantNow < 0 || participantNow == participantNoun || roleNow != BOUND_DESTINATION) return;
+  if (moodNow != MOOD_REQUEST && moodNow != MOOD_CONDITION && moodNow != MOOD_UNCERTAIN) return;
+  participantNoun = participantNow;
+  const n = <u32>participantNow;
+  const r = uses + <usize>useCount * VU;
+  store<u32>(r, verbIndexOf(n) - 1);
+  store<u32>(r + 4, tA(n));
+  store<u32>(r + 8, tB(n));
+  store<u32>(r + 12, moodNow == MOOD_REQUEST ? USE_GRANT : USE_GRANT_MAYBE);
+  store<u32>(r + 16, noteS);
+  store<u32>(r + 20, noteE);
+  useCount++;
+}
+
 // ---- the whole message ----
 
 // Reads message [p, p+len): bound values (with names in destination places), verb uses and
@@ -88,6 +120,7 @@ export function readMessage(p: usize, len: u32): bool {
   bound = 0; boundCap = 0; boundCount = 0;
   toks = 0; tokCap = 0; tokCount = 0;
   useCount = 0; opCount = 0;
+  participantNoun = -1;
   quoted = scratchAlloc(max<usize>(<usize>len, 1));
   if (quoted == 0) return false;
   markQuotes();
@@ -112,11 +145,16 @@ export function readMessage(p: usize, len: u32): bool {
       inherited = false;
       scanCut = false;
       readRole(k, boundKind(first));
+      // A person in an aside is mentioned, not addressed.
+      if (!inherited && roleNow == BOUND_DESTINATION && personKind(boundKind(first)) && inAside(k)) roleNow = BOUND_MENTION;
+      // The author of what the request acts on ("the report bruno@x wrote") is mentioned.
+      if (roleNow == BOUND_DESTINATION && personKind(boundKind(first)) && authorOf(k)) roleNow = BOUND_MENTION;
       if (!inherited) readMood(k);
       ruleOutAfter(k);
       if (scanCut) uncertain();
       if (moodNow == MOOD_CONDITION && condNow >= 0) conditionNote(<u32>condNow); else clauseNote(k);
       for (let b = first; b < first + tB(k); b++) setBound(b, roleNow, moodNow);
+      participantUse();
       continue;
     }
     if (!isWord(k)) continue;
@@ -147,7 +185,9 @@ export function readMessage(p: usize, len: u32): bool {
     scanCut = false;
     const negated = negatedVerb(k);
     const imp = imperative(k);
-    if (!imp) continue;
+    // "I'll send it myself": a verb the speaker keeps for themselves (a subject before it, a
+    // NOTHING word right after) prohibits what it would grant, though it asks for nothing.
+    if (!imp && !(negated && keptBySpeaker(k))) continue;
     const c = conditionOf(k);
     // "If that is not possible, do not do anything": a prohibition under a condition the fence
     // cannot check rules nothing out; the request it qualifies still stands as said.

@@ -1,6 +1,6 @@
 // What a later turn does to what earlier ones granted: take it all back, keep only some, leave
 // some out, add some back (the follow-up operations, and whether INSTEAD was said).
-import { G_ONLY, G_INSTEAD, G_REVOKE, G_EXCLUDE, G_RESTORE, G_VERB } from "../../bytecode/format";
+import { G_ONLY, G_INSTEAD, G_REVOKE, G_EXCLUDE, G_RESTORE, G_VERB, G_NEGATION } from "../../bytecode/format";
 import {
   OP_REVOKE_ALL, OP_KEEP, OP_EXCLUDE, OP_RESTORE, MATCH_BOUND, MATCH_WORD, OPR, ops, opCount, insteadSeen, tA, tB, tG,
   tStart, tEnd, isThing, S_QUESTION, sentCount, sStart, sEnd, sFlags, verbIndexOf, sentenceOf,
@@ -50,9 +50,12 @@ export function followUps(): void {
       let ce = cs;
       while (ce < sEnd(s) && !endsClause(ce)) ce++;
       let revoke = false, only = false, exclude = false, restore = false, content = false, values = false;
+      let negation = false, verb = false;
       for (let j = cs; j < ce; j++) {
         if (isThing(j)) { values = true; continue; }
         const g = tG(j);
+        if ((g & G_NEGATION) != 0 && !values && !content) negation = true;
+        if ((g & G_VERB) != 0 && verbIndexOf(j) != 0) verb = true;
         if ((g & G_REVOKE) != 0) revoke = true;
         if ((g & G_ONLY) != 0) only = true;
         if ((g & G_INSTEAD) != 0) insteadSeen = true;
@@ -64,6 +67,9 @@ export function followUps(): void {
       if (revoke && !content && !values) pushOp(OP_REVOKE_ALL, 0, 0, 0);
       else if (only && (values || content)) pushMatchers(OP_KEEP, cs, ce);
       else if (exclude && (values || content)) pushMatchers(OP_EXCLUDE, cs, ce);
+      // "…, not Raj", "nicht an carol@x": a clause that opens with a negation and names, with no
+      // verb of its own, leaves out what it names (the correction's other half names the new one).
+      else if (negation && !verb && (values || content)) pushMatchers(OP_EXCLUDE, cs, ce);
       else if (restore && (values || content)) pushMatchers(OP_RESTORE, cs, ce);
       cs = ce + 1;
     }

@@ -3,7 +3,7 @@
 // destination's name does.
 import {
   SUBJ_RECIPIENT, G_DEST, G_SOURCE, G_MENTION, G_RELATIVE, G_AUX, G_DEST_AFTER, G_SOURCE_AFTER, G_DEST_BEFORE,
-  G_SUBJECT, G_DETERMINER, G_BARRIER, G_CONJ, G_ONLY, G_EXCLUDE, G_INSTEAD, G_VERB, G_NEGATION, OBJECT_DESTINATION,
+  G_SUBJECT, G_DETERMINER, G_BARRIER, G_CONJ, G_ONLY, G_QUESTION, G_EXCLUDE, G_INSTEAD, G_VERB, G_NEGATION, OBJECT_DESTINATION,
   OBJECT_WRITTEN, OBJECT_SOURCE, OBJECT_INCLUDED, OBJECT_CONVERTED, OBJECT_DELEGATED, BOUND_DESTINATION, BOUND_SOURCE,
   BOUND_MENTION, MOOD_REQUEST, MOOD_QUESTION, MOOD_CONDITION, MOOD_NEGATED, MOOD_STATEMENT, MOOD_UNKNOWN,
   MOOD_UNCERTAIN, SUBJ_EMAIL, SUBJ_PATH,
@@ -13,10 +13,11 @@ import {
   NAME_KIND, boundKind, boundRole, boundMood, T_THING, T_PUNCT, P_COMMA, P_COLON, tokCount, tType, tA, tB, tG, tStart,
   tEnd, tCjk, isWord, isThing, isPunct, wordHas, S_CJK, S_KNOWN, S_QUESTION, sStart, sEnd, sFlags, sentFacts,
   SCAN_WINDOW, scanCut, sentenceOf, verbIndexOf, clauseStart, clauseEnd, roleNow, moodNow, verbNow, condNow,
-  inherited, toValue, at, msg,
+  inherited, toValue, at, msg, msgLen,
 } from "./reader_state";
+import { cjkLen } from "../readers/scan";
 import { endsSentence, endsClause, conditionOf } from "./reader_sentences";
-import { imperative, negatedVerb, sentenceNegated, objectOf } from "./reader_verbs";
+import { imperative, negatedVerb, clauseNegated, objectOf } from "./reader_verbs";
 
 // The role a verb's object direction gives a value of kind `kind`.
 function roleFor(object: u32, kind: u32, clauseHasFile: bool): u32 {
@@ -29,6 +30,41 @@ function roleFor(object: u32, kind: u32, clauseHasFile: bool): u32 {
     return person && !clauseHasFile ? BOUND_DESTINATION : BOUND_MENTION;
   }
   return BOUND_MENTION;
+}
+
+// Whether bytes [a, b) are a short run of ideographs the grammar does not know: the title or
+// name a particle's value carries ("转给法务legal@x": to legal, legal@x).
+const TITLE_MAX: u32 = 4;
+function titleBetween(a: u32, b: u32): bool {
+  if (b <= a || b - a > TITLE_MAX * 3) return false;
+  for (let i = a; i < b;) {
+    const n = cjkLen(msg, msgLen, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
+// Whether the person of kind `kind` the RELATIVE word at giverAt introduces stands "with" the
+// object of verb v, a verb that makes, sets or books (object written, or none): the word before
+// the preposition is a noun (a verb word read as one, a word the grammar does not know, or a
+// value), and no value stands between the verb and it but values of that object.
+function madeWith(v: u32, kind: u32): bool {
+  if (giverAt <= 0 || !(kind == SUBJ_EMAIL || kind == SUBJ_RECIPIENT || kind == NAME_KIND)) return false;
+  const o = objectOf(v);
+  if (o != OBJECT_WRITTEN && o != 0) return false;
+  const g = <u32>giverAt;
+  if (!wordHas(g, G_RELATIVE) || wordHas(g, G_DEST | G_SOURCE | G_MENTION)) return false;
+  const n = g - 1;
+  if (n <= v) return false;
+  if (isThing(n)) return !personThing(n);
+  if (!isWord(n) || tCjk(n)) return false;
+  return tG(n) == 0 || (verbIndexOf(n) != 0 && !wordHas(n, G_VERB));
+}
+
+function personThing(j: u32): bool {
+  const kind = boundKind(tA(j));
+  return kind == SUBJ_EMAIL || kind == SUBJ_RECIPIENT || kind == NAME_KIND;
 }
 
 // Whether a path lies between tokens a and b.
@@ -61,16 +97,29 @@ function modifiesNoun(k: u32): bool {
 // neighbour's reading, and an embedded clause ("what alice wrote", "that carol is") mentions.
 export function readRole(k: u32, kind: u32): void {
   verbNow = -1;
+  participantNow = -1;
+  giverAt = -1;
   toValue = false;
   const sent = sentenceOf(k);
   const s = sStart(sent);
   const cjk = (sFlags(sent) & S_CJK) != 0;
-  // Particles glued to the value in a script without spaces.
-  if (k + 1 < sEnd(sent) && isWord(k + 1) && tCjk(k + 1) && tStart(k + 1) == tEnd(k)) {
-    if (wordHas(k + 1, G_DEST_AFTER)) { roleNow = BOUND_DESTINATION; findCjkVerb(sent); return; }
-    if (wordHas(k + 1, G_SOURCE_AFTER)) { roleNow = BOUND_SOURCE; findCjkVerb(sent); return; }
+  // Particles glued to the value in a script without spaces; values joined by a conjunction
+  // particle share the particle after the last ("aとbに", "aとbを").
+  let last = k;
+  while (last + 2 < sEnd(sent) && isWord(last + 1) && tCjk(last + 1) && wordHas(last + 1, G_CONJ) &&
+    tStart(last + 1) == tEnd(last) && isThing(last + 2) && tStart(last + 2) == tEnd(last + 1)) last += 2;
+  if (last + 1 < sEnd(sent) && isWord(last + 1) && tCjk(last + 1) && tStart(last + 1) == tEnd(last)) {
+    if (wordHas(last + 1, G_DEST_AFTER)) { roleNow = BOUND_DESTINATION; findCjkVerb(sent); return; }
+    if (wordHas(last + 1, G_SOURCE_AFTER)) { roleNow = BOUND_SOURCE; findCjkVerb(sent); return; }
+    // An object particle ("を", "를"): the verb's object direction decides, as for an English
+    // object ("xを招待して": the person invited receives; "xを送って": x is what is sent).
+    if (wordHas(last + 1, G_RELATIVE)) {
+      findCjkVerb(sent);
+      roleNow = verbNow >= 0 ? roleFor(objectOf(<u32>verbNow), kind, false) : BOUND_MENTION;
+      return;
+    }
   }
-  if (k > 0 && isWord(k - 1) && tCjk(k - 1) && tEnd(k - 1) == tStart(k) && wordHas(k - 1, G_DEST_BEFORE)) {
+  if (k > 0 && isWord(k - 1) && tCjk(k - 1) && wordHas(k - 1, G_DEST_BEFORE) && (tEnd(k - 1) == tStart(k) || titleBetween(tEnd(k - 1), tStart(k)))) {
     roleNow = BOUND_DESTINATION;
     findCjkVerb(sent);
     return;
@@ -78,6 +127,7 @@ export function readRole(k: u32, kind: u32): void {
   let prep: u32 = 0;       // G_DEST, G_SOURCE, G_MENTION or G_RELATIVE
   let passedValue = false; // a value lies between the preposition and what is further back
   let embedded = false;
+  let phraseAfter = false; // a determiner or possessive between a RELATIVE word and what is further back
   let j = k;
   let onlyValues = true;   // only values, commas and "and"/"or" between j and k
   const floor = k > s + SCAN_WINDOW ? k - SCAN_WINDOW : s;
@@ -104,6 +154,7 @@ export function readRole(k: u32, kind: u32): void {
       continue;
     }
     const g = tG(j);
+    if (prep == G_RELATIVE && ((g & G_DETERMINER) != 0 || (isWord(j) && tB(j) == 1 && load<u8>(<usize>tA(j)) == 0x73 && j > s && tEnd(j - 1) < tStart(j)))) phraseAfter = true;
     if ((g & G_CONJ) != 0 && j > s && isThing(j - 1) && onlyValues) {
       inherit(j - 1);
       return;
@@ -112,28 +163,42 @@ export function readRole(k: u32, kind: u32): void {
     // "that" right after a verb is its object ("forward that to bob@x"), not an embedded clause.
     if ((g & G_BARRIER) != 0 && !((g & G_DETERMINER) != 0 && j > s && wordHas(j - 1, G_VERB))) { embedded = true; break; }
     if ((g & G_VERB) != 0 && verbIndexOf(j) != 0) { verbNow = <i32>j; break; }
-    if ((g & G_ONLY) != 0 && prep == 0) { prep = G_DEST; continue; }
+    // "book a meeting with bob@x", "crea una reunión … con carmen@x": "with" after a noun of a
+    // verb whose object joins (a meeting, an invitation) names a participant, who is invited.
+    if (prep == G_RELATIVE && participantNow < 0 && verbIndexOf(j) != 0 && objectOf(j) == OBJECT_INCLUDED) participantNow = <i32>j;
+    if ((g & G_ONLY) != 0 && prep == 0) { prep = G_DEST; giverAt = <i32>j; continue; }
     if ((g & (G_DEST | G_SOURCE | G_MENTION)) != 0) {
       const fixed = (g & G_DEST) != 0 ? G_DEST : (g & G_SOURCE) != 0 ? G_SOURCE : G_MENTION;
-      if (prep == 0) { prep = fixed; prepAt = j; }
-      else if (prep == G_RELATIVE && !passedValue && fixed != G_DEST) prep = fixed; // "from my call with jane"
+      if (prep == 0) { prep = fixed; prepAt = j; giverAt = <i32>j; }
+      // "from my call with jane": the source's own phrase (a determiner or a possessive opens
+      // it) holds the relative one; "la hoja de gastos … con x@y" ("de": of) does not.
+      else if (prep == G_RELATIVE && !passedValue && fixed != G_DEST && phraseAfter) prep = fixed;
       continue;
     }
-    if ((g & G_RELATIVE) != 0) { if (prep == 0) prep = G_RELATIVE; continue; }
+    if ((g & G_RELATIVE) != 0) { if (prep == 0) { prep = G_RELATIVE; giverAt = <i32>j; } continue; }
     if ((g & G_CONJ) != 0 && prep == 0) break; // "… and send": a new clause
   }
   if (cjk && verbNow < 0) findCjkVerb(sent);
+  // "And in #customer-success too": a verbless sentence that opens with "and" goes on with the
+  // request before it, where "in", "on" or "with" a channel or a person names where it goes.
+  if (verbNow < 0 && !embedded && !cjk && prep == G_RELATIVE && wordHas(s, G_CONJ) &&
+    (kind == SUBJ_EMAIL || kind == SUBJ_RECIPIENT || kind == NAME_KIND)) { prep = G_DEST; prepAt = <u32>giverAt; }
   // "set the contact to x@y", "change it to …", "convert the csv to json", "translate it to
   // French": after a verb that writes or converts, "to" gives the new value or what it makes,
   // and only a file receives.
   const object = verbNow >= 0 ? objectOf(<u32>verbNow) : 0;
   toValue = prep == G_DEST && verbNow >= 0 && !cjk && (object == OBJECT_WRITTEN || object == OBJECT_CONVERTED) && kind != SUBJ_PATH;
+  if (giverAt < 0) giverAt = verbNow;
   if (embedded) roleNow = BOUND_MENTION;
   else if (toValue) roleNow = BOUND_MENTION;
   // "to the Payment module", "for the UserService class": a name between a determiner and a noun
   // the grammar does not know modifies that noun, which is what the phrase names: no receiver.
   else if (kind == NAME_KIND && modifiesNoun(k)) roleNow = BOUND_MENTION;
   else if (prep == G_DEST) roleNow = BOUND_DESTINATION;
+  else if (participantNow >= 0 && prep == G_RELATIVE && (kind == SUBJ_EMAIL || kind == SUBJ_RECIPIENT || kind == NAME_KIND)) roleNow = BOUND_DESTINATION;
+  // "set up a 30-minute call with raul@x", "crée la démo … avec client@x": a person "with" the
+  // thing a request makes or books takes part in it, and receives what it sends.
+  else if (prep == G_RELATIVE && verbNow >= 0 && !cjk && madeWith(<u32>verbNow, kind)) roleNow = BOUND_DESTINATION;
   else if (prep == G_SOURCE) roleNow = BOUND_SOURCE;
   else if (prep == G_MENTION) roleNow = BOUND_MENTION;
   // "convert data.csv to JSON in data.json": the file after the input is the output.
@@ -153,6 +218,73 @@ export function readRole(k: u32, kind: u32): void {
 }
 let verbless = false;
 let prepFirst = false;
+let giverAt: i32 = -1; // the word that gave the role (a preposition or the verb), -1: none
+
+// Whether a person value k that reads as a destination stands in an aside: inside brackets
+// opened after the word that gave its role, which hold more than values ("send the minutes to
+// jonas@x (tim@x took them, he doesn't need a copy)"), not an apposition ("to Maria (maria@x)").
+export function inAside(k: u32): bool {
+  if (giverAt < 0) return false;
+  const sent = sentenceOf(k);
+  const floor = tEnd(<u32>giverAt);
+  let depth = 0;
+  let open: i64 = -1;
+  for (let i = tStart(k); i > floor;) {
+    i--;
+    const c = at(msg, i);
+    if (c == 0x29 || c == 0x5d) depth++;
+    else if (c == 0x28 || c == 0x5b) { if (depth == 0) { open = i; break; } depth--; }
+    else if (c == 0x89 && i >= 2 && at(msg, i - 1) == 0xbc && at(msg, i - 2) == 0xef) { depth++; i -= 2; }  // ）
+    else if (c == 0x88 && i >= 2 && at(msg, i - 1) == 0xbc && at(msg, i - 2) == 0xef) {                     // （
+      if (depth == 0) { open = i - 2; break; }
+      depth--; i -= 2;
+    }
+  }
+  if (open < 0) return false;
+  // A word besides values, commas and conjunctions inside the brackets: an aside.
+  const s = sStart(sent), e = sEnd(sent);
+  for (let j = k; j > s && k - j < SCAN_WINDOW;) {
+    j--;
+    if (<i64>tStart(j) <= open) break;
+    if (isWord(j) && !wordHas(j, G_CONJ)) return true;
+  }
+  for (let j = k + 1; j < e && j <= k + SCAN_WINDOW; j++) {
+    if (closesBefore(<u32>open, tStart(j))) break;
+    if (isWord(j) && !wordHas(j, G_CONJ)) return true;
+  }
+  return false;
+}
+
+// Whether value k is the subject of an act of saying or writing right after it ("the report
+// bruno@x wrote", "the file carol@x sent"): the author, mentioned, not addressed. The act is a
+// BARRIER word the grammar reads as nothing else, in a past form ("saying" after a recipient
+// says what the message says).
+export function authorOf(k: u32): bool {
+  const j = k + 1;
+  if (j >= tokCount || !isWord(j) || tCjk(j) || tStart(j) != tEnd(k) + 1) return false;
+  const g = tG(j);
+  if ((g & G_BARRIER) == 0 || (g & (G_DETERMINER | G_QUESTION | G_SUBJECT | G_CONJ | G_VERB)) != 0) return false;
+  const n = tB(j);
+  if (n < 3) return false;
+  const p = <usize>tA(j);
+  const a = load<u8>(p + n - 2), b = load<u8>(p + n - 1);
+  return (a == 0x65 && b == 0x64) || (a == 0x6e && b == 0x74) || (a == 0x69 && b == 0x64) || (a == 0x79 && b == 0x73) ||
+    (a == 0x74 && b == 0x65) || (a == 0x6c && b == 0x64) || (a == 0x6f && b == 0x74);
+}
+
+// Whether the bracket opened at `open` closes before byte `at_`.
+function closesBefore(open: u32, end: u32): bool {
+  let depth = 0;
+  for (let i = open + 1; i < end; i++) {
+    const c = at(msg, i);
+    if (c == 0x28 || c == 0x5b) depth++;
+    else if (c == 0x29 || c == 0x5d) { if (depth == 0) return true; depth--; }
+    else if (c == 0xef && i + 2 < end && at(msg, i + 1) == 0xbc && at(msg, i + 2) == 0x89) { if (depth == 0) return true; depth--; }
+  }
+  return false;
+}
+// The noun whose participant the value just read is ("a meeting with bob@x"), -1: none.
+export let participantNow: i32 = -1;
 let prepAt: u32 = 0;
 
 function findCjkVerb(sent: u32): void {
@@ -191,13 +323,16 @@ function inherit(j: u32): void {
 }
 
 // Whether a negation (not cancelled) stands before token k in its clause: "not to sales@x",
-// "except bob@x", "instead of sales@x", "rather than the old account".
+// "except bob@x", "instead of sales@x", "rather than the old account". In a script without
+// spaces the word for instead comes before the new value ("改为qian@x", "やっぱりsuzuki@xに"): no
+// negation.
 function negatedBefore(k: u32): bool {
   const cs = clauseStart(k);
   for (let j = k; j > cs;) {
     if (k - j >= SCAN_WINDOW) { scanCut = true; return false; }
     j--;
-    if (wordHas(j, G_NEGATION | G_EXCLUDE | G_INSTEAD)) return true;
+    if (wordHas(j, G_NEGATION | G_EXCLUDE)) return true;
+    if (wordHas(j, G_INSTEAD) && !tCjk(j)) return true;
   }
   return false;
 }
@@ -247,7 +382,7 @@ export function readMood(k: u32): void {
   // "How do I list config/ except config/.env?": what a question excludes is ruled out too.
   if ((f & S_QUESTION) != 0) { moodNow = excludedBefore(k) ? MOOD_NEGATED : MOOD_QUESTION; return; }
   if (negatedBefore(k) || (verbNow >= 0 && negatedVerb(<u32>verbNow))) { moodNow = MOOD_NEGATED; return; }
-  if ((f & S_CJK) != 0 && sentenceNegated(sent)) { moodNow = MOOD_NEGATED; return; }
+  if ((f & S_CJK) != 0 && clauseNegated(k)) { moodNow = MOOD_NEGATED; return; }
   condNow = conditionOf(k);
   let mood = MOOD_STATEMENT;
   if (verbNow >= 0) mood = imperative(<u32>verbNow) ? MOOD_REQUEST : MOOD_STATEMENT;

@@ -11,8 +11,8 @@ import { nextName, nameStart, nameEnd } from "./names";
 import { pyWhitespace } from "../readers/v4a";
 import {
   NAME_KIND, at, BV, bound, boundCount, boundStart, boundEnd, msg, msgLen, quoted, T_WORD, T_THING, T_PUNCT, P_COMMA,
-  P_COLON, P_SEMI, P_STOP, P_QUESTION, P_LINE, TK, tokCount, tk, tA, tB, tG, tEnd, tCjk, isWord, wordHas, pushToken,
-  pushBound, verbOf, lookup,
+  P_COLON, P_SEMI, P_STOP, P_QUESTION, P_LINE, TK, tokCount, tk, tA, tB, tG, tEnd, tCjk, isWord, isThing, wordHas, pushToken,
+  pushBound, verbOf, lookup, tStart,
 } from "./reader_state";
 
 let text: usize = 0; // lower-cased words
@@ -108,6 +108,26 @@ function pushWord(s: u32, e: u32): bool {
   if (!pushToken(T_WORD, <u32>(text + p), n, g, s, e, false)) return false;
   store<u32>(tk(tokCount - 1) + 24, verb);
   return true;
+}
+
+// Whether a determiner stands before token k with at most two words the grammar does not know
+// or values between ("the email", "the hiring update", "a 30-minute call").
+function afterDeterminer(k: u32): bool {
+  for (let j = k; j > 0 && k - j <= 2;) {
+    j--;
+    if (wordHas(j, G_DETERMINER)) return true;
+    if (!(isThing(j) || (isWord(j) && tG(j) == 0 && !tCjk(j)))) return false;
+  }
+  return false;
+}
+
+// Whether token j is the "s" of a possessive ("Bruno's", "this week's"): it determines the noun
+// after it as an article does. Not after a word the grammar knows ("let's", "it's").
+function possessive(j: u32): bool {
+  if (j < 1 || !isWord(j) || tB(j) != 1 || load<u8>(<usize>tA(j)) != 0x73) return false;
+  const gap = tStart(j) - tEnd(j - 1);
+  if (gap != 1 && gap != 3) return false;
+  return !isWord(j - 1) || tG(j - 1) == 0;
 }
 
 // A run of characters of a script without spaces: the grammar's words found in it, longest
@@ -266,12 +286,19 @@ function joinPhrases(): bool {
     k += take - 1;
   }
   tokCount = out;
-  // A verb word after a determiner (and at most one word the grammar does not know) is a noun:
-  // "the email", "an email to bob", "the hiring update".
+  // A verb word after a determiner (and at most two words the grammar does not know, or values)
+  // is a noun: "the email", "an email to bob", "the hiring update", "a 30-minute call"; so is one
+  // right after such a noun, the
+  // head of a compound ("the refund mail", "a status update post").
+  let prevNoun = false;
   for (let k: u32 = 1; k < tokCount; k++) {
+    const after = prevNoun;
+    prevNoun = false;
     if (!wordHas(k, G_VERB) || tCjk(k)) continue;
-    const noun = wordHas(k - 1, G_DETERMINER) || (k > 1 && isWord(k - 1) && tG(k - 1) == 0 && wordHas(k - 2, G_DETERMINER));
-    if (noun) store<u32>(tk(k) + 12, tG(k) & ~G_VERB);
+    const noun = afterDeterminer(k) ||
+      (after && tStart(k) == tEnd(k - 1) + 1) || possessive(k - 1) ||
+      (k > 1 && isWord(k - 1) && tG(k - 1) == 0 && possessive(k - 2));
+    if (noun) { store<u32>(tk(k) + 12, tG(k) & ~G_VERB); prevNoun = true; }
   }
   return true;
 }

@@ -2,7 +2,7 @@
 // the act, and the direction its object takes (a destination, a source, …).
 import {
   G_ADDRESSEE, G_SUBJECT, G_DETERMINER, G_BARRIER, G_CONJ, G_REVOKE, G_EXCLUDE, GRAMMAR_OBJECT_SHIFT, G_NEGATION,
-  G_NOTHING,
+  G_NOTHING, G_DEST_AFTER, G_DEST_BEFORE,
 } from "../../bytecode/format";
 import { hasWord } from "../readers/wordset";
 import {
@@ -32,10 +32,11 @@ export function imperative(k: u32): bool {
 
 // Whether verb k is negated: a negation before it in its clause (with no cancelling word between:
 // "do not forget to invite"), "stop" right before it, or a nothing word just after ("send nothing").
-// In a script without spaces, a negation anywhere in its sentence.
+// In a script without spaces, a negation anywhere in its clause ("不对，发给qian@x，别发给赵敏": the
+// clause that says not to send is not the one that sends).
 export function negatedVerb(k: u32): bool {
   const sent = sentenceOf(k);
-  if ((sFlags(sent) & S_CJK) != 0) return sentenceNegated(sent);
+  if ((sFlags(sent) & S_CJK) != 0) return clauseNegated(k);
   if (k > 0 && wordHas(k - 1, G_REVOKE)) return true;
   const cs = clauseStart(k);
   let cancelled = false;
@@ -55,11 +56,25 @@ export function negatedVerb(k: u32): bool {
   return load<u32>(sentFacts + (<usize>s << 3)) != 0;
 }
 
+// Whether a negation stands in the clause of token k (a script without spaces puts it anywhere:
+// "别发给赵敏", "送らないで").
+export function clauseNegated(k: u32): bool {
+  const cs = clauseStart(k), ce = clauseEnd(k);
+  if (ce - cs > 4 * SCAN_WINDOW) return sentenceNegated(sentenceOf(k));
+  for (let j = cs; j < ce; j++) if (wordHas(j, G_NEGATION)) return true;
+  return false;
+}
+
 // Whether negated verb k negates its objects: a value after it in its clause, or an EXCLUDE
-// word ("else") after it there ("anyone else").
+// word ("else") after it there ("anyone else"); in a script without spaces, a destination
+// particle anywhere in its clause ("别发给赵敏", "山田さんには送らないで": not to that person).
 export function restrictsObjects(k: u32): bool {
   const ce = min(clauseEnd(k), k + 1 + SCAN_WINDOW);
   for (let j = k + 1; j < ce; j++) if (isThing(j) || wordHas(j, G_EXCLUDE)) return true;
+  if (tCjk(k)) {
+    const cs = clauseStart(k);
+    for (let j = cs; j < ce; j++) if (tCjk(j) && wordHas(j, G_DEST_AFTER | G_DEST_BEFORE)) return true;
+  }
   return false;
 }
 
