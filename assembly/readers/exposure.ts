@@ -308,8 +308,8 @@ function readMessage(p: usize, len: u32, skip: usize): void {
 
 // The user's message [p, p+len), session h's next turn, with the binder's map of the bytes that
 // are not the user's own words (`skip`, or 0): what it chooses or rules out amends what earlier
-// turns did (a later choice takes an earlier ruling-out of it back, a later ruling-out takes an
-// earlier choice back). Returns false when the session's record could not be made.
+// turns did (a later choice replaces an earlier one and takes a ruling-out of it back, a later
+// ruling-out takes an earlier choice back). Returns false when the session's record could not be made.
 export function exposureBind(h: i32, p: usize, len: u32, skip: usize): bool {
   memory.fill(msgStated, 0, 8);
   memory.fill(msgRuled, 0, 8);
@@ -323,7 +323,9 @@ export function exposureBind(h: i32, p: usize, len: u32, skip: usize): bool {
     const stated = <u32>load<u8>(msgStated + s), ruled = <u32>load<u8>(msgRuled + s);
     let st = <u32>load<u8>(e + 4 + s), ru = <u32>load<u8>(e + 12 + s);
     if (stated != 0) {
-      st = max(st, stated);
+      // A later turn's choice replaces an earlier one: "actually, view access is enough" after
+      // "as an editor", "keep it private for now" after "make it public".
+      st = stated;
       if (ru != 0 && ru <= stated) ru = stated + 1;
     }
     if (ruled != 0) {
