@@ -10,7 +10,7 @@ import {
   strPtr, strLen, classCapability, classRisk, ruleId, ruleReason, ruleMessage, ruleEffect, budgetId, budgetLimit,
   budgetAmount,
 } from "../policy/decode";
-import { equalsAscii } from "../abi/bytes";
+import { equalsAscii, sameBytes } from "../abi/bytes";
 import { effectName } from "../policy/disasm";
 import {
   outBegin, outZeros, outEntry, outAscii, outByte, outBytes, outDecimal, outLength, outU16, outPatchU8,
@@ -146,6 +146,31 @@ function placeholderAt(t: usize, len: u32, i: u32, s: Text): bool {
   return len - i >= n && equalsAscii(t + i, n, s);
 }
 
+// {value}: every value that made the deciding rule hold (its witness, §8.1), as a person must see
+// them all to answer ("tom@x and ceo@rival.example", not the first alone): at most VALUES_SHOWN,
+// then how many more; the one witness when the rule's tests named none.
+const VALUES_SHOWN: u32 = 4;
+function outValues(): void {
+  if (deltaCount == 0) { if (hasWitness) outBytes(witness, witnessLen); return; }
+  let shown: u32 = 0;
+  for (let k: u32 = 0; k < deltaCount; k++) {
+    let seen = false;
+    for (let j: u32 = 0; j < k && !seen; j++) seen = deltaLen(j) == deltaLen(k) && sameBytes(deltaPtr(j), deltaPtr(k), deltaLen(k));
+    if (seen) continue;
+    if (shown == VALUES_SHOWN) {
+      let rest: u32 = 0;
+      for (let m = k; m < deltaCount; m++) rest++;
+      outAscii(" and ");
+      outDecimal(rest);
+      outAscii(" more");
+      return;
+    }
+    if (shown > 0) outAscii(", ");
+    outBytes(deltaPtr(k), deltaLen(k));
+    shown++;
+  }
+}
+
 // Writes a rule's message template with {tool} {capability} {risk} {value} {rule} filled in;
 // the text between placeholders is copied a run at a time.
 function fillTemplate(t: usize, len: u32, rule: u32): void {
@@ -165,7 +190,7 @@ function fillTemplate(t: usize, len: u32, rule: u32): void {
     if (placeholder == 1) { outBytes(name, nameLen); i += 6; }
     else if (placeholder == 2) { outString(classCapability(<u32>cls)); i += 12; }
     else if (placeholder == 3) { outString(classRisk(<u32>cls)); i += 6; }
-    else if (placeholder == 4) { if (hasWitness) outBytes(witness, witnessLen); i += 7; }
+    else if (placeholder == 4) { outValues(); i += 7; }
     else { outString(ruleId(rule)); i += 6; }
     run = i;
   }

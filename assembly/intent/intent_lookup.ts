@@ -436,6 +436,18 @@ function amountNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
   const bytes = field(intent, H_ITEMS_BYTES);
   let r = NO;
   let off: u32 = 0;
+  // A sum the user ruled out ("it's 200 EUR, not 300") is no sum of the request, whatever an
+  // earlier turn said: the same number, in the same currency or where one of the two gives none.
+  if (flavorNow != INTENT_RULED_OUT) {
+    while (off < bytes) {
+      const rec = items + <usize>off;
+      off += recSize(rec);
+      if (load<u32>(rec) != base + SUBJ_AMOUNT || !vetoes(load<u32>(rec + 12))) continue;
+      const v = rec + ITEM_HEAD, l = load<u32>(rec + 8);
+      if (amountWithin(p, len, v, l) != NO && amountWithin(v, l, p, len) != NO) return NO;
+    }
+    off = 0;
+  }
   while (off < bytes && r != YES) {
     const rec = items + <usize>off;
     const l = load<u32>(rec + 8);

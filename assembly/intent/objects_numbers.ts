@@ -3,6 +3,7 @@
 import { SUBJ_OBJECT } from "../../bytecode/format";
 import { scratchAlloc } from "../abi/mem";
 import { isAsciiAlpha, isAsciiDigit } from "../abi/bytes";
+import { setFind, intentGrammarSet, intentVerbSet } from "../policy/decode";
 import { span } from "../readers/normalize";
 import { textNumber, textNumberEnd, currencySymbolAt, symbolLen, currencyOf } from "../readers/amount";
 import {
@@ -170,6 +171,22 @@ function numberWord(p: usize, k: u32): i32 {
   return (at(p, s) | 0x20) | ((at(p, s + 1) | 0x20) << 8) | ((at(p, s + 2) | 0x20) << 16);
 }
 
+// Whether word k is followed, in its clause, by a word of letters the intent grammar and verbs do
+// not know: a noun the number counts.
+function countsThings(p: usize, k: u32): bool {
+  if (k + 1 >= count || (wFlags(k) & W_BREAK_AFTER) != 0) return false;
+  const s = wStart(k + 1), n = wEnd(k + 1) - s;
+  if (n == 0 || n > 32) return false;
+  const lower = scratchAlloc(n);
+  if (lower == 0) return false;
+  for (let i: u32 = 0; i < n; i++) {
+    const c = at(p, s + i);
+    if (!isAsciiAlpha(c)) return false;
+    store<u8>(lower + i, <u8>(c | 0x20));
+  }
+  return setFind(intentGrammarSet(), lower, n) < 0 && setFind(intentVerbSet(), lower, n) < 0;
+}
+
 export function sums(p: usize): bool {
   for (let k: u32 = 0; k < count; k++) {
     objectStart = wStart(k);
@@ -219,7 +236,10 @@ export function sums(p: usize): bool {
       code = currencyWord(p, k - 1);
       if (code != 0) wMark(k - 1, W_USED);
     }
-    if (!amount(d, code)) return false;
+    // A bare number before a noun counts things ("the 3 notes", "a 500 page report", "2 nights"):
+    // no sum. A noun is a word the request's grammar does not know (not "to", "today", "for").
+    if (code == 0 && !countsThings(p, k) && !amount(d, code)) return false;
+    if (code != 0 && !amount(d, code)) return false;
     // A number with no currency also names itself ("issue 12", "2 nights"), and so does one
     // beside three capitals, which may be a label as well as a currency ("SKU 123").
     if ((code == 0 || (byCode && !glued)) && !give(SUBJ_OBJECT, 0, d)) return false;

@@ -83,6 +83,17 @@ function isChatLine(s: u32, e: u32): bool {
   return d >= 1 && d <= 2 && i + 2 < e && at(msg, i) == 0x3a && isAsciiDigit(at(msg, i + 1)) && isAsciiDigit(at(msg, i + 2));
 }
 
+// Whether line [i, e) (its leading spaces skipped) is three or more of one of - = _ and nothing else.
+function ruleLine(i: u32, e: u32): bool {
+  let t = e;
+  while (t > i && at(msg, t - 1) <= 0x20) t--;
+  if (t - i < 3) return false;
+  const c = at(msg, i);
+  if (c != 0x2d && c != 0x3d && c != 0x5f) return false;
+  for (let j = i; j < t; j++) if (at(msg, j) != c) return false;
+  return true;
+}
+
 function startsWith3(i: u32, e: u32, c: u32): bool {
   return i + 3 <= e && at(msg, i) == c && at(msg, i + 1) == c && at(msg, i + 2) == c;
 }
@@ -96,7 +107,10 @@ export function markQuotes(): void {
   while (s < msgLen) {
     const e = lineEnd(s);
     const i = skipSpaces(s, e);
-    if (startsWith3(i, e, 0x60) || startsWith3(i, e, 0x7e)) {
+    // A fence of backquotes or tildes, or a rule of dashes, equals signs or underscores on a line
+    // of its own ("---" before a pasted text): what stands between two of them, or after one to
+    // the end, is material.
+    if (startsWith3(i, e, 0x60) || startsWith3(i, e, 0x7e) || ruleLine(i, e)) {
       fence = !fence;
       markQuoted(s, e);
     } else if (fence || (i < e && at(msg, i) == 0x3e) || isChatLine(s, e)) {
