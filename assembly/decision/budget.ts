@@ -15,13 +15,15 @@ import { inputPtr, inputHolds } from "../abi/input";
 // slot -> its store (0: no counters yet, every count zero). A store: u32 budget count, u32
 // reservation count, u32 reservation capacity, u32 reservation block; then per budget (u64
 // spent, u64 reserved): calls, or for a budget of sums millionths of its unit (AMOUNT_SCALE).
-// A reservation block holds (id, class, units, 0) entries; units is 0 when the reservation holds
-// one unit of each budget of its class, else a block of one u64 per budget of the class.
+// A reservation block holds (id, class, units, fingerprint) entries; units is 0 when the
+// reservation holds one unit of each budget of its class, else a block of one u64 per budget of
+// the class. Then u32 paid count, u32 paid capacity, u32 paid block: the fingerprints of the calls
+// of a class under a budget of sums that ran (budgetRepeats).
 let stores: usize = 0;
 let storeSlots: u32 = 0;
 let nextReservation: u32 = 1;
 
-const HEAD: usize = 16;
+const HEAD: usize = 32;
 const ENTRY: usize = 16;
 
 function storeOf(slot: i32): usize {
@@ -131,7 +133,7 @@ export function budgetExhausted(slot: i32, cls: u32): i32 {
 
 // Reserves what the call needs of each budget of `cls` (budgetExhausted found none overrun).
 // The reservation id, or 0 when memory is exhausted (then nothing was reserved).
-export function budgetReserve(slot: i32, cls: u32): u32 {
+export function budgetReserve(slot: i32, cls: u32, fingerprint: u32): u32 {
   const s = ensureStore(slot);
   if (s == 0) return 0;
   const start = classBudgetStart(cls), end = start + classBudgetCount(cls);
@@ -155,7 +157,7 @@ export function budgetReserve(slot: i32, cls: u32): u32 {
   store<u32>(r, id);
   store<u32>(r + 4, cls);
   store<u32>(r + 8, <u32>units);
-  store<u32>(r + 12, 0);
+  store<u32>(r + 12, fingerprint);
   store<u32>(s + 4, count + 1);
   for (let k = start; k < end; k++) {
     const c = counter(s, budgetMember(k)) + 8;
@@ -185,12 +187,65 @@ function settle(slot: i32, id: u32, commit: bool): bool {
       if (commit) store<u64>(c, addSat(load<u64>(c), u));
     }
     free(units);
+    const fingerprint = load<u32>(r + 12);
+    if (commit && fingerprint != 0) paid(s, fingerprint);
     const last = block + (<usize>(count - 1)) * ENTRY; // the last entry fills the hole
     memory.copy(r, last, ENTRY);
     store<u32>(s + 4, count - 1);
     return true;
   }
   return false;
+}
+
+// Remembers that a call of fingerprint `f` ran (out of memory: it is not remembered, and a repeat
+// of it is not recognized; the session's budget still counts it).
+function paid(s: usize, f: u32): void {
+  const n = load<u32>(s + 16), cap = load<u32>(s + 20);
+  if (n == cap) {
+    const want = max<u32>(8, cap << 1);
+    const grown = realloc(<usize>load<u32>(s + 24), (<usize>want) << 2);
+    if (grown == 0) return;
+    store<u32>(s + 20, want);
+    store<u32>(s + 24, <u32>grown);
+  }
+  store<u32>(<usize>load<u32>(s + 24) + ((<usize>n) << 2), f);
+  store<u32>(s + 16, n + 1);
+}
+
+// Whether a call of fingerprint `f` ran in the slot's session, or is under way: "pay the water
+// bill" pays it once, and the same payment again is the user's to approve.
+export function budgetRepeats(slot: i32, f: u32): bool {
+  const s = storeOf(slot);
+  if (s == 0 || f == 0) return false;
+  const count = load<u32>(s + 4);
+  const block = <usize>load<u32>(s + 12);
+  for (let i: u32 = 0; i < count; i++) if (load<u32>(block + (<usize>i) * ENTRY + 12) == f) return true;
+  const n = load<u32>(s + 16);
+  const list = <usize>load<u32>(s + 24);
+  for (let i: u32 = 0; i < n; i++) if (load<u32>(list + ((<usize>i) << 2)) == f) return true;
+  return false;
+}
+
+// The first budget of sums that covers class `cls`, or -1.
+export function budgetOfSumsFor(cls: u32): i32 {
+  const start = classBudgetStart(cls), end = start + classBudgetCount(cls);
+  for (let k = start; k < end; k++) if (budgetAmount(budgetMember(k)) != NONE) return <i32>budgetMember(k);
+  return -1;
+}
+
+// The call's fingerprint for budgetRepeats: its class and its targets (each kind and value), in
+// any order; never 0.
+export function callFingerprint(cls: u32): u32 {
+  let f: u32 = 0;
+  const n = targetCount();
+  for (let i: u32 = 0; i < n; i++) {
+    let h: u32 = (0x811c9dc5 ^ targetKind(i)) * 0x01000193;
+    const p = targetPtr(i), l = targetLen(i);
+    for (let j: u32 = 0; j < l; j++) h = (h ^ <u32>load<u8>(p + j)) * 0x01000193;
+    f += h;
+  }
+  f ^= (cls + 1) * 0x9e3779b1;
+  return f == 0 ? 1 : f;
 }
 
 // Releases a reservation whose decision record never reached the host.
@@ -206,6 +261,7 @@ export function budgetFree(slot: i32): void {
   const count = load<u32>(s + 4);
   for (let i: u32 = 0; i < count; i++) free(<usize>load<u32>(block + (<usize>i) * ENTRY + 8));
   free(block);
+  free(<usize>load<u32>(s + 24));
   free(s);
   store<u32>(stores + ((<usize>slot) << 2), 0);
 }

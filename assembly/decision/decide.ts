@@ -18,7 +18,7 @@ import { sessionSlot, sessionStore } from "./session";
 import { classifyTool, leafRole, choiceFlags, mapRole, WORDS_OOM } from "./classify";
 import { nameWordRole } from "./describe";
 import { runClass, outOfMemory, setContaining } from "./eval";
-import { budgetExhausted, budgetReserve, budgetReserved, unmeasured } from "./budget";
+import { budgetExhausted, budgetReserve, budgetReserved, budgetRepeats, budgetOfSumsFor, callFingerprint, unmeasured } from "./budget";
 import {
   parseArgs, leafCount, leafValue, leafValueLen, leafIsString, leafPath, leafPathLen, JSON_OK, JSON_LIMIT, JSON_OOM,
 } from "../readers/json";
@@ -28,7 +28,7 @@ import {
 } from "../readers/targets";
 import { intentProhibits, intentAsks } from "../intent/intent";
 import {
-  faultBegin, faultEnd, fault, verdict, opaque, narrowed, prohibited, exhausted, overCap, budgetOfSums, uncountable, limit,
+  faultBegin, faultEnd, fault, verdict, opaque, narrowed, prohibited, exhausted, overCap, repeated, budgetOfSums, uncountable, limit,
   unconfinable,
 } from "./record";
 import { sandboxCovers, writeOutside } from "./sandbox";
@@ -196,21 +196,20 @@ export function decide(h: i32, nLen: u32, argsLen: u32): u32 {
     // the operator's everyday cap): asked, with its sum reserved; a budget of calls is a rate and
     // stops the call.
     if (b >= 0 && !budgetOfSums(<u32>b)) return exhausted(<u32>b, slot);
-    if (b >= 0) {
-      const underWay = budgetReserved(slot, <u32>b); // before this call's own sum joins it
-      if (reserving) {
-        reservation = budgetReserve(slot, <u32>cls);
-        if (reservation == 0) return fault("out_of_memory", "the evaluator ran out of memory");
-      }
-      // A rule that asked already says what the call does beyond the request; the cap is the
-      // question only of a call the rules allow.
-      if (effect != EFFECT_ASK) return overCap(<u32>b, slot, underWay);
-    }
+    const underWay = b >= 0 ? budgetReserved(slot, <u32>b) : 0; // before this call's own sum joins it
+    // A payment the request asked for runs once: the same call again asks.
+    const sums = budgetOfSumsFor(<u32>cls);
+    const fingerprint = sums >= 0 ? callFingerprint(<u32>cls) : 0;
+    const repeats = fingerprint != 0 && budgetRepeats(slot, fingerprint);
     uncounted = unmeasured;
     if (reserving) {
-      reservation = budgetReserve(slot, <u32>cls);
+      reservation = budgetReserve(slot, <u32>cls, fingerprint);
       if (reservation == 0) return fault("out_of_memory", "the evaluator ran out of memory");
     }
+    // A rule that asked already says what the call does beyond the request; the cap and the
+    // repeat are the question only of a call the rules allow.
+    if (effect != EFFECT_ASK && b >= 0) return overCap(<u32>b, slot, underWay);
+    if (effect != EFFECT_ASK && repeats) return repeated(slot, <u32>sums);
   }
   if (effect == EFFECT_CONFINE && !covered) return unconfinable(slot, 0, 0);
   if (unread && !covered) return opaque(slot, false);

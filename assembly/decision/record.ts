@@ -336,6 +336,26 @@ export function narrowed(slot: i32): u32 {
   return endRecord(slot);
 }
 
+// The same call of a class under a budget of sums already ran in the session, or is under way
+// (§8.2): asked. Its rule id is the class's first budget of sums.
+export function repeated(slot: i32, b: u32): u32 {
+  begin(KIND_ASK);
+  outAscii("repeated_payment");
+  endField(AT_REASON, 1);
+  outString(budgetId(b));
+  endField(AT_RULE, 2);
+  classFieldsAndLead(KIND_ASK);
+  outAscii("it repeats a payment this session already made or has under way: the same call, to the same payee, of the same sum [");
+  outString(budgetId(b));
+  outAscii("]");
+  endField(AT_MESSAGE, 4);
+  outSums();
+  endField(AT_WITNESS, 4);
+  outWarned();
+  outTargets();
+  return endRecord(slot);
+}
+
 export function prohibited(): u32 {
   begin(KIND_BLOCK);
   outAscii("intent_prohibited");

@@ -8,8 +8,8 @@ import {
   MATCH_BOUND, MATCH_WORD, insteadSeen, messagePtr,
 } from "./reader";
 import {
-  PROHIBITED, GRANTED, NAME, GRANTED_MAYBE, DERIVED, A_DEST, A_DEST_MAYBE, A_REVOKED, A_SOURCE, A_RULED_OUT, A_GRANTS,
-  TURN_MAX,
+  PROHIBITED, GRANTED, NAME, GRANTED_MAYBE, DERIVED, A_DEST, A_DEST_MAYBE, A_NAMED, A_REVOKED, A_SOURCE, A_RULED_OUT, A_GRANTS,
+  TURN_MAX, vetoes,
 } from "./intent_record";
 import { FOUND, found, foundCount, turnNow } from "./intent_collect";
 
@@ -108,6 +108,11 @@ export function planFollowUps(following: bool): void {
   if (insteadSeen) {
     for (let k: u32 = 0; k < foundCount; k++) {
       const rec = found + <usize>k * FOUND;
+      const a = load<u32>(rec + 16);
+      // "Sorry, I meant bob@x": what a correction names takes the place of what it corrects.
+      if ((a & A_DEST) == 0 && (a & A_NAMED) != 0 && !vetoes(a) && load<u32>(rec) < DERIVED) {
+        store<u32>(rec + 16, a | A_DEST | A_SOURCE);
+      }
       if ((load<u32>(rec + 16) & A_DEST) != 0) insteadKinds |= kindBit(load<u32>(rec));
     }
   }

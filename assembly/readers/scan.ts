@@ -229,6 +229,11 @@ let hasDot = false;
 
 // The kind of item word [s, e) names (0: none); the item's range in itemStart/itemEnd.
 function classify(p: usize, s: u32, e: u32, extensions: u64): u32 {
+  // A possessive names its owner: "alice@corp.com's email", "example.com’s page".
+  if (e - s > 3 && (at(p, e - 1) | 0x20) == 0x73) {
+    if (at(p, e - 2) == 0x27) e -= 2;
+    else if (e - s > 5 && at(p, e - 4) == 0xe2 && at(p, e - 3) == 0x80 && at(p, e - 2) == 0x99) e -= 4;
+  }
   if (hasColon && firstSlash >= 0) {
     const u = findUrl(p, e, s);
     if (u >= 0) return item(SUBJ_URL, <u32>u, urlEnd);

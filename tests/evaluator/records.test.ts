@@ -107,4 +107,22 @@ describe("records", () => {
     expect(fence.decide(h, "send_direct_message", { recipient: "Charlie", body: "Summary" }).kind).not.toBe("allow");
     fence.closeSession(h);
   });
+
+  test("a payment the request asked for runs once: the same call again is asked, unless the first never ran", () => {
+    expect(fence.describe("mcp__bank__pay_bill", "Pay a bill to a payee.", {
+      type: "object", properties: { payee: { type: "string" }, amount: { type: "number" }, currency: { type: "string" } },
+    }).ok).toBe(true);
+    const h = fence.openSession();
+    fence.intent(h, "Pay the 80 EUR electricity bill to DE89370400440532013000");
+    const bill = { payee: "DE89370400440532013000", amount: 80, currency: "EUR" };
+    const first = fence.decide(h, "mcp__bank__pay_bill", bill);
+    expect(first).toMatchObject({ kind: "allow" });
+    // Refused at the gate or never run: released, so the payment may still run once.
+    expect(fence.release(h, first.reservation).ok).toBe(true);
+    const again = fence.decide(h, "mcp__bank__pay_bill", bill);
+    expect(again).toMatchObject({ kind: "allow" });
+    expect(fence.commit(h, again.reservation).ok).toBe(true);
+    expect(fence.decide(h, "mcp__bank__pay_bill", bill)).toMatchObject({ kind: "ask", reason: "repeated_payment", rule: "money-per-session" });
+    fence.closeSession(h);
+  });
 });
