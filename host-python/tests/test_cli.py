@@ -169,7 +169,7 @@ def test_explain_prints_the_intent_the_class_and_the_rule_trace_from_the_evaluat
     assert done.returncode == EXIT_ASK, done.stderr
     out = done.stdout
     assert 'granted message.send, money.move, email.send ("email", turn 1) \u00abEmail the minutes to the people they list\u00bb' in out
-    assert "email.send (send), classified by the words of its name" in out
+    assert "message.send (send), mapped by the policy" in out
     # Tested in policy order: the block rules failed, the ask rule held and decided.
     assert out.index("email-unnamed-recipient") < out.index("email-beside-named") < out.index("-> ask by email-recipient-from-content")
     assert "tool: not granted" in out and "failed" in out
