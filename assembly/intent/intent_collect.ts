@@ -358,6 +358,7 @@ function collectObject(kind: u32, cls: u32, s: u64): bool {
 // pasted text more than a request, and names nothing this way; nor does a clause with no digit,
 // capital or non-ASCII letter, which names no id, number or proper name (and costs its reading).
 const CLAUSE_BYTES: u32 = 512;
+const CLAUSES_READ: u32 = 4096; // clauses past a message's first bytes: a paste more than a request
 function collectClauses(p: usize, len: u32): bool {
   let k: u32 = 0;
   while (k < tokCount) {
@@ -365,6 +366,7 @@ function collectClauses(p: usize, len: u32): bool {
     k = max(ce, k + 1);
     if (ce <= cs) continue;
     const from = tStart(cs), to = tEnd(ce - 1);
+    if (from >= CLAUSES_READ) break;
     if (to <= from || to - from > CLAUSE_BYTES || to > len || !marked(p + from, to - from)) continue;
     readingAt(tStart(ce - 1));
     const a = objectAttributes(readingRole, readingMood);

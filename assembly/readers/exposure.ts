@@ -28,8 +28,9 @@ let tableSlots: u32 = 0;
 // What one message says: the same two arrays.
 const msgStated: usize = memory.data(8);
 const msgRuled: usize = memory.data(8);
-// Read in a message's first bytes only, as the binder reads objects (a long message is a paste).
-const READ_MAX: u32 = 16384;
+// Read in a message's first bytes only (a long message is a paste more than a request, and what
+// it would choose past them is asked about, never allowed).
+const READ_MAX: u32 = 4096;
 const PHRASE_WORDS: u32 = 4;   // a phrase is at most this many words
 const CJK_CHARS: u32 = 8;      // a word of a script without spaces: at most this many characters
 const PHRASE_MAX: u32 = 96;    // bytes
