@@ -53,7 +53,7 @@ function rejectedOrSafe(bytes: Uint8Array): "rejected" | "installed" {
   fence.intent(session, "Email bob@example.com the summary of notes.txt and don't delete anything; pay €200 to 'Acme Corp' on June 3");
   for (const [tool, args] of CALLS) {
     const decision = fence.decide(session, tool, args); // a trap throws here; parseDecision checks the record
-    expect(["allow", "block", "ask"]).toContain(decision.kind);
+    expect(["allow", "block", "ask", "confine"]).toContain(decision.kind);
     fence.explain(session, tool, args);
   }
   fence.describe("acme_thing", "Deletes every record of a customer");
