@@ -226,10 +226,15 @@ export function budgetRepeats(slot: i32, f: u32): bool {
   return false;
 }
 
+// Whether budget `b` caps sums of money (else it counts calls).
+export function budgetOfSums(b: u32): bool {
+  return budgetAmount(b) != NONE;
+}
+
 // The first budget of sums that covers class `cls`, or -1.
 export function budgetOfSumsFor(cls: u32): i32 {
   const start = classBudgetStart(cls), end = start + classBudgetCount(cls);
-  for (let k = start; k < end; k++) if (budgetAmount(budgetMember(k)) != NONE) return <i32>budgetMember(k);
+  for (let k = start; k < end; k++) if (budgetOfSums(budgetMember(k))) return <i32>budgetMember(k);
   return -1;
 }
 

@@ -18,7 +18,9 @@ import { sessionSlot, sessionStore } from "./session";
 import { classifyTool, leafRole, choiceFlags, mapRole, WORDS_OOM } from "./classify";
 import { nameWordRole } from "./describe";
 import { runClass, outOfMemory, setContaining } from "./eval";
-import { budgetExhausted, budgetReserve, budgetReserved, budgetRepeats, budgetOfSumsFor, callFingerprint, unmeasured } from "./budget";
+import {
+  budgetExhausted, budgetReserve, budgetReserved, budgetRepeats, budgetOfSums, budgetOfSumsFor, callFingerprint, unmeasured,
+} from "./budget";
 import {
   parseArgs, leafCount, leafValue, leafValueLen, leafIsString, leafPath, leafPathLen, JSON_OK, JSON_LIMIT, JSON_OOM,
 } from "../readers/json";
@@ -28,7 +30,7 @@ import {
 } from "../readers/targets";
 import { intentProhibits, intentAsks } from "../intent/intent";
 import {
-  faultBegin, faultEnd, fault, verdict, opaque, narrowed, prohibited, exhausted, overCap, repeated, budgetOfSums, uncountable, limit,
+  faultBegin, faultEnd, fault, verdict, opaque, narrowed, prohibited, exhausted, overCap, repeated, uncountable, limit,
   unconfinable,
 } from "./record";
 import { sandboxCovers, writeOutside } from "./sandbox";

@@ -20,7 +20,7 @@ import {
   decidedRule, decidedMaybe, witness, witnessLen, hasWitness, deltaCount, deltaSubject, deltaPtr, deltaLen,
   warnedCount, warnedRule,
 } from "./eval";
-import { budgetCancel, budgetSpent, budgetReserved, outCount } from "./budget";
+import { budgetCancel, budgetSpent, budgetReserved, budgetOfSums, outCount } from "./budget";
 import { targetCount, targetKind, targetEntryKind, targetPtr, targetLen } from "../readers/targets";
 import { movesDirectory } from "../readers/targettable";
 import { intentConditionOf, conditionLen, CONDITION_OF_CLASS } from "../intent/intent";
@@ -336,16 +336,20 @@ export function narrowed(slot: i32): u32 {
   return endRecord(slot);
 }
 
-// The same call of a class under a budget of sums already ran in the session, or is under way
-// (§8.2): asked. Its rule id is the class's first budget of sums.
-export function repeated(slot: i32, b: u32): u32 {
+// An ask a budget of sums makes (§8.2): reason, the budget's id as the rule, the class's fields;
+// then the message the caller writes, ended by budgetAskEnd with " [id]", the call's sums as the
+// witness, the warned rules and the targets.
+function budgetAskBegin(reason: Text, b: u32): void {
   begin(KIND_ASK);
-  outAscii("repeated_payment");
+  outAscii(reason);
   endField(AT_REASON, 1);
   outString(budgetId(b));
   endField(AT_RULE, 2);
   classFieldsAndLead(KIND_ASK);
-  outAscii("it repeats a payment this session already made or has under way: the same call, to the same payee, of the same sum [");
+}
+
+function budgetAskEnd(b: u32, slot: i32): u32 {
+  outAscii(" [");
   outString(budgetId(b));
   outAscii("]");
   endField(AT_MESSAGE, 4);
@@ -354,6 +358,14 @@ export function repeated(slot: i32, b: u32): u32 {
   outWarned();
   outTargets();
   return endRecord(slot);
+}
+
+// The same call of a class under a budget of sums already ran in the session, or is under way
+// (§8.2): asked. Its rule id is the class's first budget of sums.
+export function repeated(slot: i32, b: u32): u32 {
+  budgetAskBegin("repeated_payment", b);
+  outAscii("it repeats a payment this session already made or has under way: the same call, to the same payee, of the same sum");
+  return budgetAskEnd(b, slot);
 }
 
 export function prohibited(): u32 {
@@ -377,7 +389,7 @@ export function prohibited(): u32 {
 function budgetLead(b: u32): bool {
   outAscii("the policy's budget ");
   outString(budgetId(b));
-  const sum = budgetAmount(b) != NONE;
+  const sum = budgetOfSums(b);
   if (sum) {
     outAscii(" caps the sums of ");
     capabilityAndRisk();
@@ -424,55 +436,26 @@ export function exhausted(b: u32, slot: i32): u32 {
   return outFinish();
 }
 
-// Whether budget `b` caps sums of money (else it counts calls).
-export function budgetOfSums(b: u32): bool {
-  return budgetAmount(b) != NONE;
-}
-
 // The call's sum does not fit in what is left of budget of sums `b`: asked (§8.2). `underWay`:
 // what other calls had reserved of it.
 export function overCap(b: u32, slot: i32, underWay: u64): u32 {
-  begin(KIND_ASK);
-  outAscii("budget_exceeded");
-  endField(AT_REASON, 1);
-  outString(budgetId(b));
-  endField(AT_RULE, 2);
-  classFieldsAndLead(KIND_ASK);
+  budgetAskBegin("budget_exceeded", b);
   budgetLead(b);
   outAscii(", and this call's sum does not fit in what is left (");
   outCount(budgetSpent(slot, b), true);
   outAscii(" spent, ");
   outCount(underWay, true);
-  outAscii(" under way) [");
-  outString(budgetId(b));
-  outAscii("]");
-  endField(AT_MESSAGE, 4);
-  outSums();
-  endField(AT_WITNESS, 4);
-  outWarned();
-  outTargets();
-  return endRecord(slot);
+  outAscii(" under way)");
+  return budgetAskEnd(b, slot);
 }
 
 // An allow of a call whose sum budget `b` cannot count (a sum the fence could not read, or in
 // another currency than the budget's): asked, never allowed (§8.2).
 export function uncountable(b: u32, slot: i32): u32 {
-  begin(KIND_ASK);
-  outAscii("budget_unmeasured");
-  endField(AT_REASON, 1);
-  outString(budgetId(b));
-  endField(AT_RULE, 2);
-  classFieldsAndLead(KIND_ASK);
+  budgetAskBegin("budget_unmeasured", b);
   budgetLead(b);
-  outAscii(", and the fence cannot count this call's sum in it (it could not read it, or it is in another currency) [");
-  outString(budgetId(b));
-  outAscii("]");
-  endField(AT_MESSAGE, 4);
-  outSums();
-  endField(AT_WITNESS, 4);
-  outWarned();
-  outTargets();
-  return endRecord(slot);
+  outAscii(", and the fence cannot count this call's sum in it (it could not read it, or it is in another currency)");
+  return budgetAskEnd(b, slot);
 }
 
 export function limit(what: Text, n: u32): u32 {

@@ -330,6 +330,14 @@ function objectNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
   return either(whole, first == NO ? NO : MAYBE);
 }
 
+// Whether value [p, p+len) is a derived item of `kind` read from the task's own records, under a
+// reading that records can serve (not the exact or the ruled-out one, which name values).
+function inRecords(intent: usize, kind: u32, p: usize, len: u32): bool {
+  if (flavorNow == INTENT_EXACT || flavorNow == INTENT_RULED_OUT) return false;
+  const rec = findHashed(intent, kind, p, len, fnv1a(p, len));
+  return rec != 0 && (load<u32>(rec + 12) & A_RECORD) != 0;
+}
+
 // An object read from the task's own records (A_RECORD, §7.1) stands for what the user's words
 // point at ("my order", "the card on file"), under every reading but the exact and the ruled-out
 // ones, unless the user ruled it out or named another value of its shape: "cancel #W123" names
@@ -338,9 +346,7 @@ function objectNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
 // activities" says nothing of file 3.
 const NEIGHBOUR_MIN: u32 = 4;
 function objectFromRecord(intent: usize, p: usize, len: u32): u32 {
-  if (flavorNow == INTENT_EXACT || flavorNow == INTENT_RULED_OUT) return NO;
-  const rec = findHashed(intent, DERIVED + SUBJ_OBJECT, p, len, fnv1a(p, len));
-  if (rec == 0 || (load<u32>(rec + 12) & A_RECORD) == 0) return NO;
+  if (!inRecords(intent, DERIVED + SUBJ_OBJECT, p, len)) return NO;
   const own = findHashed(intent, SUBJ_OBJECT, p, len, fnv1a(p, len));
   if (own != 0 && vetoes(load<u32>(own + 12))) return NO;
   if (len < NEIGHBOUR_MIN) return YES;
@@ -365,9 +371,7 @@ function objectFromRecord(intent: usize, p: usize, len: u32): u32 {
 // channel, where they name none of its shape ("Add Charlie to the External channel": the channel
 // external_0 is no neighbour of Charlie; Bob would be).
 function recipientFromRecord(intent: usize, kind: u32, p: usize, len: u32): u32 {
-  if (flavorNow == INTENT_EXACT || flavorNow == INTENT_RULED_OUT) return NO;
-  const rec = findHashed(intent, kind, p, len, fnv1a(p, len));
-  if (rec == 0 || (load<u32>(rec + 12) & A_RECORD) == 0) return NO;
+  if (!inRecords(intent, kind, p, len)) return NO;
   const items = intent + field(intent, H_ITEMS);
   const bytes = field(intent, H_ITEMS_BYTES);
   let off: u32 = 0;
