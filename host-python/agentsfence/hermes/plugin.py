@@ -102,8 +102,11 @@ def register(ctx: Any, **kwargs: Any) -> None:
         ctx.register_hook("pre_tool_call", hook)
         move_first(ctx, hook)
         return
-    plugin = HermesFence(fence, settings, SessionStore(state.sessions), AuditLog(state.audit_log),
-                         lambda: plugin.order_hooks(ctx))
+    from ..shipping import start_shipping
+
+    audit = AuditLog(state.audit_log)
+    audit.shipper = start_shipping(settings, state.path)  # None unless settings name a collector
+    plugin = HermesFence(fence, settings, SessionStore(state.sessions), audit, lambda: plugin.order_hooks(ctx))
     plugin.policy.watch(policy_files, installed)
     for name, hook in plugin.hooks().items():
         ctx.register_hook(name, hook)
