@@ -13,6 +13,7 @@ from typing import Any
 from .intent import Intent
 from .records import TraceStep
 from .audit import add_cli as add_audit
+from .bundle import add_cli as add_bundle
 from .report import add_cli as add_report
 from .errors import FenceError
 
@@ -366,9 +367,9 @@ def _add_taubench(commands: argparse._SubParsersAction) -> None:
 
 
 # One function per command, in the order `agentsfence --help` lists them. A new command adds
-# its own `_add_*` here (audit: host-python/agentsfence/audit.py).
+# its own `_add_*` here (audit: host-python/agentsfence/audit.py; bundle: bundle.py).
 COMMANDS = [_add_compile, _add_check, _add_test, _add_explain, _add_decide, _add_run, _add_disasm, _add_hook,
-            _add_bench, _add_dojo, _add_taubench, add_audit, add_report]
+            _add_bench, _add_dojo, _add_taubench, add_audit, add_bundle, add_report]
 
 
 def build_parser() -> argparse.ArgumentParser:

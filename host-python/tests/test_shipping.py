@@ -253,3 +253,19 @@ def test_the_hermes_plugin_ships_its_decisions_when_its_settings_name_a_collecto
     decisions = [json.loads(line) for line in collected if b'"event":"decision"' in line]
     assert decisions and decisions[0]["kind"] == "block" and decisions[0]["tool"] == "terminal"
 
+
+def test_hermes_fence_status_shows_the_records_waiting_for_the_collector(tmp_path, monkeypatch, capsys):
+    from agentsfence.hermes.view import run_cli
+
+    home = tmp_path / "hermes-home"
+    home.mkdir()
+    address = f"tcp://127.0.0.1:{free_port()}"  # nothing listens
+    (home / "config.yaml").write_text(f"agentsfence:\n  audit_syslog: {address}\n")
+    monkeypatch.setenv("HERMES_HOME", str(home))
+    state = home / "agentsfence"
+    log = AuditLog(state / "audit.jsonl")
+    log.shipper = SyslogShipper(state / FOLDER, address)
+    log.event("outcome", "s", "terminal", "call-1")
+    assert run_cli(type("Options", (), {"fence_command": "status"})()) == 0
+    size = (state / "audit.jsonl").stat().st_size
+    assert f"audit shipping: to {address}; {size} bytes of records not yet confirmed sent" in capsys.readouterr().out

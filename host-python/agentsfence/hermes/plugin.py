@@ -69,6 +69,7 @@ from .view import SessionView, run_cli, setup_cli
 
 if TYPE_CHECKING:
     from ..api import Decision, Fence, Session
+    from ..bundle import BundleSource
     from ..installed import Installed, PolicyFiles
     from ..llm import IntentReader
     from ..settings import Settings
@@ -85,11 +86,11 @@ def register(ctx: Any, **kwargs: Any) -> None:
     home = hermes_home()
     state = hermes_state(home)
     try:
-        from ..installed import PolicyFiles
+        from ..bundle import policy_source
         from ..settings import load_settings
 
         settings = load_settings(home)
-        policy_files = PolicyFiles(state.path)
+        policy_files = policy_source(state.path, settings)
         from .confine import sandbox_support
 
         # Confined commands run through the tool_execution middleware: without it, no sandbox.
@@ -130,7 +131,7 @@ def register(ctx: Any, **kwargs: Any) -> None:
                 fence.policy_hash[:12], installed.origin, settings.mode, fence.module_source)
 
 
-def start_fence(policy_files: PolicyFiles, sandbox: bool = False) -> tuple[Fence, Installed]:
+def start_fence(policy_files: PolicyFiles | BundleSource, sandbox: bool = False) -> tuple[Fence, Installed]:
     """The fence with the state folder's policy. A policy.yaml that does not compile gives the
     shipped default here, which decides nothing: the plugin blocks every call with the error. A
     cached compilation the evaluator rejects is dropped and compiled again, once."""

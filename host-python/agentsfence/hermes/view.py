@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # argparse only names types here: Hermes hands in the parser 
     import argparse
 
     from ..api import Fence
+    from ..settings import Settings
     from .approvals import Approvals
     from .policy import PolicyWatch
     from .sessions import Sessions
@@ -109,14 +110,16 @@ def setup_cli(parser: argparse.ArgumentParser) -> None:
 
 def run_cli(options: argparse.Namespace) -> int:
     from ..api import Fence
-    from ..installed import PolicyFiles
+    from ..bundle import policy_source
     from ..layout import hermes_state
     from ..settings import load_settings
     from .homes import hermes_home, hermes_homes
 
     home = hermes_home()
     state = hermes_state(home)
-    installed = PolicyFiles(state.path).current()
+    settings = load_settings(home)
+    source = policy_source(state.path, settings)
+    installed = source.current()
     if installed.error is not None:
         print(f"policy: none in force, every tool call is blocked: {installed.error}")
         if options.fence_command != "status":
@@ -129,7 +132,8 @@ def run_cli(options: argparse.Namespace) -> int:
         if installed.error is None:
             print(f"policy: {fence.policy_name} ({fence.policy_hash[:12]}) from {installed.origin}"
                   + (" (compiled earlier, from the cache)" if installed.cached else ""))
-        settings = load_settings(home)
+        for line in _fleet_lines(source, settings, state.path):
+            print(line)
         print(f"mode: {settings.mode}" + (" (decisions are recorded, none is acted on)" if settings.mode == "observe" else ""))
         print(f"settings: {json.dumps(dataclasses.asdict(settings))}")
         from .confine import sandbox_support
@@ -144,3 +148,23 @@ def run_cli(options: argparse.Namespace) -> int:
     decision = session.decide(options.tool, json.loads(options.args))
     print(json.dumps(dataclasses.asdict(decision), ensure_ascii=False))
     return 0
+
+
+def _fleet_lines(source: object, settings: Settings, state_dir: Path) -> list[str]:
+    """The bundle in force (its revision, where and when it came from) and the audit shipping backlog."""
+    from ..bundle import BundleSource
+    from ..shipping import backlog
+
+    lines = []
+    if isinstance(source, BundleSource):
+        kept = source.status()
+        if kept["revision"] is None:
+            lines.append(f"bundle: none fetched yet from {kept['url']}")
+        else:
+            import time
+
+            lines.append(f"bundle: revision {kept['revision']} from {kept['url']}, signed by key {kept['keyid']}, fetched "
+                         f"{time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime(kept['fetched'] or 0))}")
+    if settings.audit_syslog:
+        lines.append(f"audit shipping: to {settings.audit_syslog}; {backlog(state_dir)} bytes of records not yet confirmed sent")
+    return lines
