@@ -146,24 +146,30 @@ class Collector:
     """rsyslogd in the foreground on 127.0.0.1:port, writing each message's MSG alone to `output`
     (the template docs/operators.md gives), with TLS (GnuTLS) when given certificates."""
 
-    def __init__(self, folder: Path, certificates: Certificates | None = None):
+    def __init__(self, folder: Path, certificates: Certificates | None = None, config: str = "", output: Path | None = None):
+        """config: a whole rsyslog config to run instead of this class's own (it must listen on
+        self.port and write to `output`)."""
         assert RSYSLOGD and RSYSLOG_MODULES, "rsyslogd is missing: scripts/install-fleet-servers.sh installs it"
         self.folder = folder
         folder.mkdir(parents=True, exist_ok=True)
         self.port = free_port()
-        self.output = folder / "collected.jsonl"
+        self.output = output or folder / "collected.jsonl"
         self.certificates = certificates
+        self.config = config
         self._process: subprocess.Popen | None = None
 
     def _config(self) -> Path:
+        config = self.folder / "rsyslog.conf"
+        if self.config:
+            config.write_text(self.config)
+            return config
         tls = self.certificates
         driver = (f' defaultNetstreamDriver="gtls" defaultNetstreamDriverCAFile="{tls.ca}"'
                   f' defaultNetstreamDriverCertFile="{tls.cert}" defaultNetstreamDriverKeyFile="{tls.key}"') if tls else ""
         listener = ('module(load="imtcp" streamDriver.name="gtls" streamDriver.mode="1" streamDriver.authMode="anon")'
                     if tls else 'module(load="imtcp")')
-        config = self.folder / "rsyslog.conf"
         config.write_text(
-            f'global(workDirectory="{self.folder}" maxMessageSize="64k" parser.escapeControlCharactersOnReceive="off"{driver})\n'
+            f'global(workDirectory="{self.folder}" maxMessageSize="64k"{driver})\n'
             f"{listener}\n"
             f'input(type="imtcp" port="{self.port}" address="127.0.0.1")\n'
             'template(name="AgentsFenceRecord" type="string" string="%msg%\\n")\n'

@@ -269,3 +269,40 @@ def test_hermes_fence_status_shows_the_records_waiting_for_the_collector(tmp_pat
     assert run_cli(type("Options", (), {"fence_command": "status"})()) == 0
     size = (state / "audit.jsonl").stat().st_size
     assert f"audit shipping: to {address}; {size} bytes of records not yet confirmed sent" in capsys.readouterr().out
+
+
+def test_the_collector_config_docs_operators_md_gives_keeps_a_verifiable_chain_per_host(tmp_path):
+    """The rsyslog config of docs/operators.md, run as written but for its paths and port."""
+    import re
+
+    from agentsfence.shipping import _hostname
+
+    from .conftest import REPO
+
+    docs = (REPO / "docs" / "operators.md").read_text()
+    (config,) = re.findall(r"For rsyslog \(8\.x\):\n\n```\n(.*?)```", docs, re.S)
+    certificates = make_certificates(tmp_path / "pki", "collector")
+    logs = tmp_path / "var-log"
+    for documented, local in [("/etc/rsyslog.d/ca.pem", certificates.ca), ("/etc/rsyslog.d/collector.pem", certificates.cert),
+                              ("/etc/rsyslog.d/collector.key", certificates.key), ("/var/log/agentsfence/", f"{logs}/")]:
+        assert documented in config
+        config = config.replace(documented, str(local))
+    port = free_port()
+    assert 'input(type="imtcp" port="6514"' in config
+    config = config.replace('input(type="imtcp" port="6514"', f'input(type="imtcp" address="127.0.0.1" port="{port}"')
+    documented = Collector(tmp_path / "collector", config=config, output=logs / f"{_hostname()}.jsonl")
+    documented.port = port
+    documented.start()
+    try:
+        log, shipper = shipped_log(tmp_path, f"tls://127.0.0.1:{port}", certificates.ca)
+        try:
+            for n in range(8):
+                log.event("outcome", "s", "terminal", f"call-{n}", note="\x7f é")
+            log.event("outcome", "s", "terminal", "long", note="x" * 20000)  # over rsyslog's default 8k
+            collected = documented.wait_for(9)
+        finally:
+            shipper.stop()
+    finally:
+        documented.stop()
+    assert in_order_once(collected) == local_lines(log)
+    assert verify(documented.output, collector=True).ok
