@@ -273,3 +273,19 @@ def test_the_bundle_commands(tmp_path, keys, capsys, monkeypatch):
     assert "ok: revision v7" in out and "src/extra.yaml" in out and "policy.afb" in out
     assert main(["bundle", "verify", "--key", str(keys / "team.pub.pem"), "b.tar.gz"]) == 1
     assert "no signature of the bundle verifies" in capsys.readouterr().err
+
+
+def test_the_settings_docs_operators_md_gives_are_read_as_written(tmp_path):
+    import re
+
+    from agentsfence.settings import load_settings
+
+    from .conftest import REPO
+
+    blocks = re.findall(r"```yaml\n(agentsfence:\n.*?)```", (REPO / "docs" / "operators.md").read_text(), re.S)
+    assert len(blocks) == 2
+    (tmp_path / "config.yaml").write_text(blocks[0])
+    bundles = load_settings(tmp_path)
+    assert bundles.bundle_url.startswith("https://") and bundles.bundle_keys == (str(tmp_path / "keys/team.pub.pem"),)
+    (tmp_path / "config.yaml").write_text(blocks[1])
+    assert load_settings(tmp_path).audit_syslog == "tls://logs.example.com:6514"
