@@ -311,29 +311,36 @@ def policy_of(bundle: Bundle) -> bytes:
 
 # ---- the source of a home's policy ----
 
-def policy_source(state_dir: Path, settings: Settings) -> PolicyFiles | BundleSource:
+def policy_source(state_dir: Path, settings: Settings, fetch_first: bool = False) -> PolicyFiles | BundleSource:
     """Where a home's policy comes from: the signed bundle its settings name, in place of the state
-    folder's files; else those files (installed.PolicyFiles). Both answer current() and changed()."""
-    return BundleSource(state_dir, settings) if settings.bundle_url else PolicyFiles(state_dir)
+    folder's files; else those files (installed.PolicyFiles). Both answer current() and changed().
+    fetch_first: a home that has never kept a bundle fetches one before its first current()."""
+    return BundleSource(state_dir, settings, fetch_first) if settings.bundle_url else PolicyFiles(state_dir)
 
 
 class BundleSource:
     """The policy of a home that takes it from a bundle URL: installed.PolicyFiles' counterpart."""
 
-    def __init__(self, state_dir: Path, settings: Settings):
+    def __init__(self, state_dir: Path, settings: Settings, fetch_first: bool = False):
+        """fetch_first: when no bundle was ever kept, the first current() fetches one (at start,
+        before any decision: else a new host blocks its first turns until the poller's fetch lands)."""
         self.state_dir = Path(state_dir)
+        self._fetch_first = fetch_first
         self.folder = self.state_dir / "bundle"
         self.url = settings.bundle_url
         self.poll_seconds = settings.bundle_poll
         self.ca_file = settings.bundle_ca or None
         self._key_specs = settings.bundle_keys
         self._lock = threading.Lock()
+        self._poll_lock = threading.Lock()
+        self._polls = 0
         self._current: Installed | None = None
         self._pending: Installed | None = None
         self._in_force: Bundle | None = None
         self._etag = ""  # of the last bundle seen, good or refused: If-None-Match
         self._unreachable = ""  # the last fetch error logged, so a server that stays down is logged once
-        self._record: Callable[..., None] = lambda *args, **kwargs: None
+        self._unrecorded: list[tuple[tuple[Any, ...], dict[str, Any]]] = []  # refusals before start() gave the audit log
+        self._record: Callable[..., None] = lambda *args, **details: self._unrecorded.append((args, details))
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -349,10 +356,14 @@ class BundleSource:
         """The policy in force: a newly fetched good bundle once changed() said so, else the one
         already in force, else the last good one on disk (checked again)."""
         with self._lock:
+            first = self._pending is None and self._current is None
+            if first:
+                self._current = self._load_kept()
+        if first and self._current.error is not None and self._fetch_first and not self.archive.exists():
+            self.poll()
+        with self._lock:
             if self._pending is not None:
                 self._current, self._pending = self._pending, None
-            elif self._current is None:
-                self._current = self._load_kept()
             return self._current
 
     def changed(self) -> bool:
@@ -397,6 +408,9 @@ class BundleSource:
         """Polls the URL in a background thread from now on; `record(event, session, tool, **details)`
         writes an audit record (a refused bundle)."""
         self._record = record
+        for args, details in self._unrecorded:
+            record(*args, **details)
+        self._unrecorded.clear()
         if self._thread is None:
             self._thread = threading.Thread(target=self._run, name="agentsfence-bundle", daemon=True)
             self._thread.start()
@@ -408,6 +422,8 @@ class BundleSource:
             self._thread = None
 
     def _run(self) -> None:
+        if self._polls:  # fetched at start: the next fetch is one interval away
+            self._stop.wait(self.poll_seconds)
         while not self._stop.is_set():
             try:
                 self.poll()
@@ -417,9 +433,15 @@ class BundleSource:
 
     def poll(self) -> str:
         """One fetch: `unchanged` (a 304, or the same bytes), `fetched` (a good bundle is waiting
-        for the next turn), `refused`, or `unreachable`."""
+        for the next turn), `refused`, or `unreachable`. One at a time: a second waits, then asks
+        with the first one's ETag."""
         if self._current is None:
             self.current()
+        with self._poll_lock:
+            self._polls += 1
+            return self._poll()
+
+    def _poll(self) -> str:
         try:
             status, etag, archive = self._fetch()
         except (OSError, http.client.HTTPException, ssl.SSLError, BundleError) as error:

@@ -93,13 +93,6 @@ def read_call() -> dict:
     return json.loads(model_tools.handle_function_call("read_file", {"path": "notes.txt"}, task_id="t1", session_id="s1"))
 
 
-def wait_until(condition, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.05)
-
-
 def audit_records(home: Path) -> list[dict]:
     return [json.loads(line) for line in (home / "agentsfence" / "audit.jsonl").read_text().splitlines()]
 
@@ -114,27 +107,45 @@ def signed(tmp_path: Path, keys: Path, name: str, signer: str = "team", revision
     return build(policy_dir(tmp_path, name), [keys / f"{signer}.pem"], revision or name)
 
 
-def test_a_bundle_is_fetched_put_in_place_at_the_next_turn_and_its_revision_shown(tmp_path, server, keys, home, monkeypatch, capsys):
+def test_a_new_host_fetches_the_bundle_at_start_and_shows_its_revision(tmp_path, server, keys, home, monkeypatch, capsys):
     server.served.body = signed(tmp_path, keys, "team-r1")
     plugin = start_plugin(monkeypatch)
-    source = plugin.policy.files
-    # No bundle yet: nothing weaker stands in; every call is blocked and says why.
-    assert plugin.policy.error is not None and "no good policy bundle" in plugin.policy.error
-    wait_until(source.changed)  # the first poll, in the poller's thread
-    user_turn()
     assert plugin.fence.policy_name == "team-r1" and plugin.policy.error is None
+    user_turn()
     assert "launch in October" in read_call()["content"]
     shown = status(capsys)
     assert f"from bundle team-r1 from {server.url}" in shown
     assert f"bundle: revision team-r1 from {server.url}, signed by key " in shown
-    reloads = [r for r in audit_records(home) if r["event"] == "policy" and r["why"] == "reload"]
-    assert reloads[-1]["origin"] == f"bundle team-r1 from {server.url}"
+    starts = [r for r in audit_records(home) if r["event"] == "policy"]
+    assert starts[-1]["origin"] == f"bundle team-r1 from {server.url}" and starts[-1]["why"] == "start"
+
+
+def test_a_new_host_with_the_server_down_blocks_every_call_until_a_bundle_arrives(tmp_path, server, keys, home, monkeypatch):
+    server.stop()
+    plugin = start_plugin(monkeypatch)
+    # No bundle: nothing weaker stands in; every call is blocked and says why.
+    assert "no good policy bundle has been fetched" in plugin.policy.error
+    user_turn()
+    assert "no good policy bundle has been fetched" in read_call()["error"]
+    server.start()
+    server.served.body = signed(tmp_path, keys, "team-r1")
+    assert plugin.policy.files.poll() == "fetched"  # the poller's next fetch, run here
+    user_turn()
+    assert plugin.fence.policy_name == "team-r1" and plugin.policy.error is None
+    assert "launch in October" in read_call()["content"]
+
+
+def test_a_bundle_refused_at_start_is_recorded_once_the_audit_log_is_there(tmp_path, server, keys, home, monkeypatch):
+    server.served.body = signed(tmp_path, keys, "team-r1", signer="stranger")
+    plugin = start_plugin(monkeypatch)
+    assert "no good policy bundle has been fetched" in plugin.policy.error
+    [refused] = [r for r in audit_records(home) if r["event"] == "bundle_refused"]
+    assert "no signature of the bundle verifies under a trusted key" in refused["why"]
 
 
 def test_an_unchanged_bundle_is_a_304_and_costs_no_body(tmp_path, server, keys, home, monkeypatch):
     server.served.body = signed(tmp_path, keys, "team-r1")
     source = start_plugin(monkeypatch).policy.files
-    wait_until(source.changed)
     assert source.poll() == "unchanged"
     assert server.served.requests == [(200, ""), (304, server.served.etag)]
 
@@ -144,7 +155,6 @@ def refuses(tmp_path, server, keys, home, monkeypatch, make: Callable[[], bytes]
     and the refused bundle is not fetched and refused again."""
     server.served.body = signed(tmp_path, keys, "team-r1")
     plugin = start_plugin(monkeypatch)
-    wait_until(plugin.policy.files.changed)
     user_turn()
     server.served.body = make()
     assert plugin.policy.files.poll() == "refused"
@@ -202,7 +212,6 @@ def test_an_older_bundle_is_not_put_back(tmp_path, server, keys, home, monkeypat
 def test_a_newer_good_bundle_replaces_the_one_in_force_at_the_next_turn(tmp_path, server, keys, home, monkeypatch):
     server.served.body = signed(tmp_path, keys, "team-r1")
     plugin = start_plugin(monkeypatch)
-    wait_until(plugin.policy.files.changed)
     user_turn()
     server.served.body = signed(tmp_path, keys, "team-r2")
     assert plugin.policy.files.poll() == "fetched"
@@ -216,7 +225,7 @@ def test_a_newer_good_bundle_replaces_the_one_in_force_at_the_next_turn(tmp_path
 def test_a_restart_with_the_server_down_uses_the_last_good_bundle(tmp_path, server, keys, home, monkeypatch, capsys):
     server.served.body = signed(tmp_path, keys, "team-r1")
     first = start_plugin(monkeypatch)
-    wait_until(first.policy.files.changed)
+    assert first.fence.policy_name == "team-r1"
     user_turn()
     server.stop()
     restarted = start_plugin(monkeypatch)
@@ -232,7 +241,7 @@ def test_a_kept_bundle_whose_key_is_no_longer_trusted_blocks_every_call(tmp_path
     not used, and no weaker policy stands in."""
     server.served.body = signed(tmp_path, keys, "team-r1")
     first = start_plugin(monkeypatch)
-    wait_until(first.policy.files.changed)
+    assert first.fence.policy_name == "team-r1"
     user_turn()
     server.stop()
     config = home / "config.yaml"

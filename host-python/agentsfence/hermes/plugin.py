@@ -90,7 +90,7 @@ def register(ctx: Any, **kwargs: Any) -> None:
         from ..settings import load_settings
 
         settings = load_settings(home)
-        policy_files = policy_source(state.path, settings)
+        policy_files = policy_source(state.path, settings, fetch_first=True)
         from .confine import sandbox_support
 
         # Confined commands run through the tool_execution middleware: without it, no sandbox.
