@@ -26,6 +26,7 @@ offset of the first unconfirmed byte, so a restart resends from there.
 """
 from __future__ import annotations
 
+import atexit
 import collections
 import fcntl
 import logging
@@ -50,6 +51,7 @@ SETTLE_SECONDS = 1.0
 CHUNK_BYTES = 256 * 1024  # read from the spool per send
 MAX_RETRY_SECONDS = 30.0
 CONNECT_TIMEOUT = 10.0
+DRAIN_SECONDS = 5.0
 _TIME = re.compile(rb'"time":([0-9]+(?:\.[0-9]+)?)')
 
 
@@ -90,6 +92,10 @@ class SyslogShipper:
         self._thread: threading.Thread | None = None
         self._lost_logged = False
         self.last_error = ""
+        self._confirmed_all = threading.Event()  # set while everything the sender saw in the spool is confirmed
+        self._confirmed_size = -1  # the spool's size when it was
+        self._sending = False  # this process holds sender.lock (another process of the home may)
+        self._lock_tried = threading.Event()
 
     # ---- the decision path: one append ----
 
@@ -116,10 +122,27 @@ class SyslogShipper:
     # ---- the sender ----
 
     def start(self) -> SyslogShipper:
+        """Starts the sender, and at the process's exit gives it DRAIN_SECONDS to finish (a
+        `hermes chat -q` exits right after its last record): what is left waits in the spool."""
         if self._thread is None:
             self._thread = threading.Thread(target=self._run, name="agentsfence-shipping", daemon=True)
             self._thread.start()
+            atexit.register(self.drain)
         return self
+
+    def drain(self, timeout: float = DRAIN_SECONDS) -> bool:
+        """Waits until every record spooled so far is confirmed, while the collector is reachable;
+        whether it was."""
+        deadline = time.monotonic() + timeout
+        self._wake.set()
+        self._lock_tried.wait(timeout)
+        while time.monotonic() < deadline and self._sending and self._thread is not None and self._thread.is_alive():
+            if self._confirmed_all.is_set() and self._confirmed_size == _size(self.spool):
+                return True
+            if self.last_error:
+                return False
+            time.sleep(0.05)
+        return False
 
     def stop(self, timeout: float = 10.0) -> None:
         self._stop.set()
@@ -134,9 +157,13 @@ class SyslogShipper:
             while not self._stop.is_set():  # another process of this home may be the sender
                 try:
                     fcntl.flock(lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
+                    self._sending = True
                 except BlockingIOError:
-                    self._stop.wait(1.0)
+                    pass
+                self._lock_tried.set()
+                if self._sending:
+                    break
+                self._stop.wait(1.0)
             else:
                 return
             self._send_loop()
@@ -169,6 +196,11 @@ class SyslogShipper:
                 if confirmed == size and size > 0 and self._trim(read_fd, confirmed):
                     confirmed = position = 0
                     size = 0
+                self._confirmed_size = confirmed
+                if confirmed == size:
+                    self._confirmed_all.set()
+                else:
+                    self._confirmed_all.clear()
                 if position < size:
                     if connection is None:
                         try:
@@ -247,6 +279,13 @@ class SyslogShipper:
         temporary = self.sent_file.with_name(f"{self.sent_file.name}.{os.getpid()}.tmp")
         temporary.write_text(f"{offset}\n")
         os.replace(temporary, self.sent_file)
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return -1
 
 
 def _still_open(connection: socket.socket) -> bool:

@@ -306,3 +306,23 @@ def test_the_collector_config_docs_operators_md_gives_keeps_a_verifiable_chain_p
         documented.stop()
     assert in_order_once(collected) == local_lines(log)
     assert verify(documented.output, collector=True).ok
+
+
+def test_drain_waits_for_the_collector_to_confirm_what_was_spooled(tmp_path, collector):
+    log, shipper = shipped_log(tmp_path, f"tcp://127.0.0.1:{collector.port}")
+    try:
+        for n in range(5):
+            log.event("outcome", "s", "terminal", f"call-{n}")
+        assert shipper.drain(timeout=10)
+        assert backlog(tmp_path / "state") == 0 and len(set(collector.lines())) == 5
+    finally:
+        shipper.stop()
+    down, idle = shipped_log(tmp_path / "down", f"tcp://127.0.0.1:{free_port()}")
+    try:
+        down.event("outcome", "s", "terminal", "never-sent")
+        time.sleep(0.3)
+        started = time.monotonic()
+        assert not idle.drain(timeout=10)  # the collector is down: nothing to wait for
+        assert time.monotonic() - started < 1
+    finally:
+        idle.stop()
