@@ -336,7 +336,7 @@ class BundleSource:
         self._polls = 0
         self._current: Installed | None = None
         self._pending: Installed | None = None
-        self._in_force: Bundle | None = None
+        self._newest: Bundle | None = None  # the newest good bundle: in force, or waiting for the next turn
         self._etag = ""  # of the last bundle seen, good or refused: If-None-Match
         self._unreachable = ""  # the last fetch error logged, so a server that stays down is logged once
         self._unrecorded: list[tuple[tuple[Any, ...], dict[str, Any]]] = []  # refusals before start() gave the audit log
@@ -396,7 +396,7 @@ class BundleSource:
             self._etag = str(json.loads(self.state_file.read_text(encoding="utf-8")).get("etag") or "")
         except (OSError, ValueError, AttributeError):
             self._etag = ""
-        self._in_force = bundle
+        self._newest = bundle
         return Installed(bytecode, self._origin(bundle))
 
     def _origin(self, bundle: Bundle) -> str:
@@ -455,15 +455,15 @@ class BundleSource:
         if status == 304:
             return "unchanged"
         sha256 = hashlib.sha256(archive).hexdigest()
-        in_force = self._in_force
-        if in_force is not None and sha256 == in_force.sha256:
+        newest = self._newest
+        if newest is not None and sha256 == newest.sha256:
             self._etag = etag
             return "unchanged"
         try:
             bundle = open_bundle(archive, load_public_keys(self._key_specs))
-            if in_force is not None and bundle.created < in_force.created:
+            if newest is not None and bundle.created < newest.created:
                 raise BundleError(f"the bundle (revision {bundle.revision}) was made before the one in force "
-                                  f"(revision {in_force.revision}): an older bundle is not put back in place")
+                                  f"(revision {newest.revision}): an older bundle is not put back in place")
             bytecode = policy_of(bundle)
         except FenceError as error:
             self._etag = etag  # the same refused bundle is not fetched and refused again
@@ -476,7 +476,7 @@ class BundleSource:
         self._keep(archive, bundle, etag)
         with self._lock:
             self._pending = Installed(bytecode, self._origin(bundle))
-            self._in_force = bundle
+            self._newest = bundle
             self._etag = etag
         logger.info("AgentsFence: policy bundle %s from %s is good; it is put in place at the next turn",
                     bundle.revision, self.url)
