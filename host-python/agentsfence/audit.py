@@ -472,7 +472,7 @@ def _tail_command(options: argparse.Namespace) -> int:
             continue
         stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(record.get("time", 0)))
         what = record.get("kind") or record.get("status") or ""
-        why = record.get("reason") or record.get("error_type") or ""
+        why = record.get("reason") or record.get("error_type") or record.get("why") or ""  # why: a refused bundle
         if record.get("event") in ("policy", "policy_changed"):  # the policy in force, and what it replaced
             what = f"{record.get('policy', '')} {str(record.get('policy_hash', ''))[:12]}"
             why = (f"(was {str(record['previous_hash'])[:12]}, {record.get('why', '')})" if "previous_hash" in record

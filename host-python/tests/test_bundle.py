@@ -298,3 +298,12 @@ def test_the_settings_docs_operators_md_gives_are_read_as_written(tmp_path):
     assert bundles.bundle_url.startswith("https://") and bundles.bundle_keys == (str(tmp_path / "keys/team.pub.pem"),)
     (tmp_path / "config.yaml").write_text(blocks[1])
     assert load_settings(tmp_path).audit_syslog == "tls://logs.example.com:6514"
+
+
+def test_audit_tail_says_why_a_bundle_was_refused(tmp_path, capsys):
+    from agentsfence.audit import AuditLog
+
+    log = AuditLog(tmp_path / "audit.jsonl")
+    log.event("bundle_refused", "", "", url="https://p.example.com/b", sha256="0" * 64, why="no signature verifies")
+    assert main(["audit", "tail", str(tmp_path / "audit.jsonl")]) == 0
+    assert "bundle_refused" in (out := capsys.readouterr().out) and "no signature verifies" in out
