@@ -218,6 +218,7 @@ def test_a_newer_good_bundle_replaces_the_one_in_force_at_the_next_turn(tmp_path
     assert plugin.fence.policy_name == "team-r1"  # not before the turn: no swap on the decision path
     user_turn()
     assert plugin.fence.policy_name == "team-r2"
+    assert f"from bundle team-r2 from {server.url})" in plugin.describe_session("s1").splitlines()[0]  # /fence
     changed = [r for r in audit_records(home) if r["event"] == "policy_changed"]
     assert changed[-1]["origin"] == f"bundle team-r2 from {server.url}"
 

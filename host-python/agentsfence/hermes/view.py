@@ -61,7 +61,7 @@ class SessionView:
     def describe(self, session_id: str) -> str:
         record, intent, recent, fault = self._sessions.view(session_id)
         fence, policy = self._fence, self._policy
-        lines = [f"AgentsFence, session {session_id} (policy {fence.policy_name}, {fence.policy_hash[:12]})"]
+        lines = [f"AgentsFence, session {session_id} (policy {fence.policy_name}, {fence.policy_hash[:12]}, from {policy.origin})"]
         if policy.change is not None:
             previous, current, why = policy.change
             lines.append(f"The policy changed ({'since the last start' if why == 'start' else 'while running'}): "
