@@ -148,6 +148,23 @@ def _disasm(options: argparse.Namespace) -> int:
     return 0
 
 
+def _init(options: argparse.Namespace) -> int:
+    from .layout import hermes_state, use_hermes_profile
+    from .starter import init
+
+    out = options.out if options.out is not None else hermes_state(use_hermes_profile(options.profile)).path
+    project, written = init(options.project, out, force=options.force)
+    print(f"Read: {', '.join(project.found) or 'no file a known tool reads'}")
+    for request, command in project.commands:
+        print(f"  {command}  ({request.lower()}): runs in the task's sandbox")
+    for programs, host in project.registries:
+        print(f"  {host}: reachable from the sandbox for {', '.join(programs)}")
+    print(f"Wrote {written[0]} and {written[1]}: `agentsfence check` and `agentsfence test` pass on them.")
+    if options.out is None:
+        print("Hermes uses the policy from its next user turn.")
+    return 0
+
+
 def _hook(options: argparse.Namespace) -> int:
     from .hooks import run
 
@@ -303,6 +320,26 @@ def _add_disasm(commands: argparse._SubParsersAction) -> None:
     _add_policy_arguments(disasm)
 
 
+def _add_init(commands: argparse._SubParsersAction) -> None:
+    init = _command(commands, "init", "write a starting policy and its tests for this project",
+                    "Read the project's files for the commands its people run (package.json scripts and its "
+                    "lockfile's package manager, pyproject.toml, tox.ini, Makefile targets, Cargo.toml, go.mod) "
+                    "and the package registries it names (.npmrc, .yarnrc.yml, pip.conf, pyproject.toml "
+                    "indexes, .cargo/config.toml); write policy.yaml, which extends the shipped policy so that "
+                    "these commands run in the task's sandbox and those registries are reachable from it, and "
+                    "policy.test.yaml, a case for each command and for what the shipped policy keeps out. Both "
+                    "pass `agentsfence check --strict` and `agentsfence test` before they are written." + NO_NODE,
+                    _init, "Exit status: 0 written, 1 a file is there already (see --force) or the project "
+                    "cannot be read, 2 a bad command line.")
+    init.add_argument("project", nargs="?", type=Path, default=Path("."), metavar="PROJECT",
+                      help="the project's folder (default: the working directory)")
+    init.add_argument("--out", type=Path, metavar="DIR",
+                      help="where to write policy.yaml and policy.test.yaml (default: $HERMES_HOME/agentsfence, "
+                           "where Hermes reads its policy)")
+    init.add_argument("-p", "--profile", metavar="NAME", help="write into this Hermes profile's home")
+    init.add_argument("--force", action="store_true", help="replace policy.yaml and policy.test.yaml if they exist")
+
+
 HOOK_EPILOG = """Hermes (config.yaml; a shell hook fires only for the events it is registered on):
   hooks:
     pre_llm_call:   [{command: "agentsfence hook hermes"}]
@@ -362,7 +399,7 @@ def _add_taubench(commands: argparse._SubParsersAction) -> None:
 
 # One function per command, in the order `agentsfence --help` lists them. A new command adds
 # its own `_add_*` here (audit: host-python/agentsfence/audit.py).
-COMMANDS = [_add_compile, _add_check, _add_test, _add_explain, _add_decide, _add_run, _add_disasm, _add_hook,
+COMMANDS = [_add_init, _add_compile, _add_check, _add_test, _add_explain, _add_decide, _add_run, _add_disasm, _add_hook,
             _add_bench, _add_dojo, _add_taubench, add_audit, add_report]
 
 
