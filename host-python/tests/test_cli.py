@@ -80,7 +80,7 @@ def test_a_corrupt_policy_is_an_error_not_a_trace(tmp_path):
     assert done.returncode == EXIT_ERROR and done.stderr.startswith("agentsfence: policy rejected") and "Traceback" not in done.stderr
 
 
-COMMANDS = ("compile", "check", "test", "explain", "decide", "run", "disasm", "hook", "bench", "dojo", "audit", "report")
+COMMANDS = ("init", "compile", "check", "test", "explain", "decide", "run", "disasm", "hook", "bench", "dojo", "audit", "report")
 
 
 def test_usage_errors_and_help():
