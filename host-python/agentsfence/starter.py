@@ -123,13 +123,19 @@ def _python(project: Project) -> None:
     if runner:
         project.command("Install the dependencies", f"{runner} sync" if runner == "uv" else "poetry install")
     project.found.append(("pyproject.toml" if text is not None else "setup.py") + (f" ({runner})" if runner else ""))
-    indexes = [*(index.get("url") for index in tool.get("uv", {}).get("index", []) if isinstance(index, dict)),
-               *(source.get("url") for source in tool.get("poetry", {}).get("source", []) if isinstance(source, dict))]
+    indexes = [entry.get("url") for entry in [*_entries(tool, "uv", "index"), *_entries(tool, "poetry", "source")]]
     for url in indexes:
         if isinstance(url, str):
             project.registry(("pip", "uv", "poetry"), url)
     for url in PIP_INDEX.findall(_read(project.root / "pip.conf") or ""):
         project.registry(("pip", "uv", "poetry"), url)
+
+
+def _entries(tool: dict[str, Any], name: str, key: str) -> list[dict[str, Any]]:
+    """The tables of `[[tool.NAME.KEY]]`, whatever else a hand-written file put there."""
+    table = tool.get(name)
+    entries = table.get(key) if isinstance(table, dict) else None
+    return [e for e in entries if isinstance(e, dict)] if isinstance(entries, list) else []
 
 
 def _make(project: Project) -> None:
