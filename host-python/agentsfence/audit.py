@@ -32,7 +32,8 @@ secret-shaped text in them (keys and tokens, passwords in URLs, `Authorization:`
 keys: `SECRET_PATTERNS`) replaced by `[secret]` and long text cut. Every argument value is
 written as its type and size only (`"args"`, see `argument_shapes`): message bodies, file
 content, patches and code never reach the log, and an argument the policy gives no role to
-leaves nothing of its value there.
+leaves nothing of its value there. An ask or a block also keeps its message (`"message"`, the
+question a person was asked or what the model was told), scrubbed the same way.
 
 This is tamper-evident, not tamper-proof: someone who can rewrite the whole file can rewrite
 the chain too. `verify` prints the head hash; keeping it elsewhere pins what came before.
@@ -145,8 +146,10 @@ def _decision_fields(decision: Decision) -> str:
     # The rules of effect `warn` that held: the call went on, and the record says so.
     warned = getattr(decision, "warned", ())
     warned_field = f',"warned":[{",".join(q(rule) for rule in warned)}]' if warned else ""
+    # What the person was asked, or the model told: the report lists it beside the targets.
+    message = f',"message":{q(scrub(decision.message))}' if decision.kind in ("ask", "block") else ""
     return (f'"kind":{q(decision.kind)},"reason":{q(decision.reason)},"rule":{q(decision.rule)},'
-            f'"capability":{q(decision.capability)},"risk":{q(decision.risk)},"targets":[{targets}]{warned_field}')
+            f'"capability":{q(decision.capability)},"risk":{q(decision.risk)},"targets":[{targets}]{warned_field}{message}')
 
 
 def _sha256(text: bytes) -> str:

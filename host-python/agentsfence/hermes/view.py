@@ -106,6 +106,7 @@ def setup_cli(parser: argparse.ArgumentParser) -> None:
     explain.add_argument("args", metavar="JSON", help="the call's arguments, a JSON object")
     explain.add_argument("--intent", action="append", default=[], metavar="TEXT",
                          help="a user message to decide against (repeat for later turns); none: an empty intent")
+    explain.add_argument("--json", action="store_true", help="print one JSON object instead of words")
 
 
 def run_cli(options: argparse.Namespace) -> int:
@@ -142,11 +143,10 @@ def run_cli(options: argparse.Namespace) -> int:
         print("sandbox: commands the fence cannot prove run confined (bubblewrap)" if can_confine else f"sandbox: none: {why}")
         print(f"saved sessions: {len(saved)} in {sessions}" + (f"; {len(corrupt)} corrupt kept aside" if corrupt else ""))
         return 0
-    session = fence.session("hermes-fence-explain")
-    for message in options.intent:
-        session.intent(message, str(Path.cwd()))
-    decision = session.decide(options.tool, json.loads(options.args))
-    print(json.dumps(dataclasses.asdict(decision), ensure_ascii=False))
+    from ..explaining import explain
+
+    explained = explain(fence, "hermes-fence-explain", options.intent, options.tool, json.loads(options.args), str(Path.cwd()))
+    print(json.dumps(explained.as_json(), ensure_ascii=False) if options.json else "\n".join(explained.lines()))
     return 0
 
 
