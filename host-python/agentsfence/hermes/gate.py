@@ -67,15 +67,17 @@ def move_first(ctx: Any, callback: Callable[..., Directive]) -> None:
 class Gate:
     """Asks as approve directives (with strict_yolo), and the fence's hook among the others."""
 
-    def __init__(self, approvals: Approvals, settings: Settings, decide: Callable[[str, Any, str, str], Decided],
+    def __init__(self, approvals: Approvals, settings: Settings, decide: Callable[[str, Any, str, str, str], Decided],
                  lets_through: Callable[[], bool]):
         self.approvals = approvals
         self._strict_yolo = settings.strict_yolo
         self._strict = settings.plugin_conflicts == "strict"
-        self._decide = decide  # the fence's decision of a call: (tool_name, args, task_id, session_id)
+        self._decide = decide  # the fence's decision of a call: (tool_name, args, task_id, session_id, tool_call_id)
         self._lets_through = lets_through  # observe mode with a usable policy: nothing is acted on
         self._lock = threading.Lock()
-        self._shared: dict[str, Decided] = {}  # call reference -> a decision the other reader needs
+        # (call reference, tool) -> a decision the other reader needs. The tool too: the calls a
+        # tool_call batch carries share its tool_call_id (bridge.py).
+        self._shared: dict[tuple[str, str], Decided] = {}
 
     # ---- asks ----
 
@@ -137,16 +139,16 @@ class Gate:
         """The decision of one call, made once for the fence's hook and the guards (so its budget
         unit is reserved once): the second of them takes it. One never taken is dropped by the
         call's post_tool_call (forget_shared)."""
-        key = call_reference(tool_call_id, session_id or task_id, tool_name, arguments_json(args))
+        key = (call_reference(tool_call_id, session_id or task_id, tool_name, arguments_json(args)), tool_name)
         with self._lock:
             shared = self._shared.pop(key, None)
         if shared is not None:
             return shared
-        decided = self._decide(tool_name, args, task_id, session_id)
+        decided = self._decide(tool_name, args, task_id, session_id, tool_call_id)
         with self._lock:
             self._shared[key] = decided
         return decided
 
-    def forget_shared(self, call_ref: str) -> None:
+    def forget_shared(self, call_ref: str, tool_name: str) -> None:
         with self._lock:
-            self._shared.pop(call_ref, None)
+            self._shared.pop((call_ref, tool_name), None)

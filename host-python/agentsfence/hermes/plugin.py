@@ -56,6 +56,7 @@ from ..errors import FenceError
 from ..layout import hermes_state
 from ..state import SessionStore
 from .approvals import Approvals, call_reference
+from .bridge import BATCH_TOOL, Bridge
 from .confine import Confiner, Pending
 from .environment import ToolSchemas, on_allowlist, working_directory
 from .gate import Directive, Gate, block, blocking_hook, fault_block, move_first
@@ -162,8 +163,10 @@ class HermesFence:
         self.sessions = Sessions(fence, store, self.approvals, lambda: self.intent_reader())
         self.ledger = Ledger(self.sessions.save)
         self.policy = PolicyWatch(fence, audit)
-        # Through the attribute: a test may stand in for _decide.
-        self.gate = Gate(self.approvals, settings, lambda *call: self._decide(*call),
+        # Through the attribute: a test may stand in for _decide. A tool_call batch is decided by its calls.
+        self.bridge = Bridge(lambda *call: self._decide(*call), lambda ref, session, units, session_id, task_id:
+                             self.ledger.hold(ref, Held(session, units, session_id, task_id)), self.audit.event)
+        self.gate = Gate(self.approvals, settings, self.bridge.decide,
                          lambda: self._observe and self.policy.error is None)
         self.view = SessionView(fence, self.sessions, self.policy, self.approvals, self._observe)
         self.tools = ToolSchemas(fence)
@@ -250,7 +253,7 @@ class HermesFence:
             if self.settings.plugin_conflicts == "strict":
                 session, decision, decided_json = self.gate.decide_shared(tool_name, args, task_id, session_id, tool_call_id)
             else:
-                session, decision, decided_json = self._decide(tool_name, args, task_id, session_id)
+                session, decision, decided_json = self.bridge.decide(tool_name, args, task_id, session_id, tool_call_id)
             elapsed_us = (time.perf_counter_ns() - started) / 1000
             observing = self._observe and decision.reason not in FAULTS
             try:
@@ -360,8 +363,10 @@ class HermesFence:
                 self.audit.event("args_changed", session_id or task_id, tool_name, tool_call_id)
                 changed = True
             call_ref = call_reference(tool_call_id, session_id or task_id, tool_name, ran_json)
-            self.gate.forget_shared(call_ref)
+            self.gate.forget_shared(call_ref, tool_name)
             self.confiner.forget(call_ref)
+            if tool_name == BATCH_TOOL:
+                self.bridge.finish(tool_call_id, session_id or task_id)
             spent = self.ledger.settle(call_ref, ran=status not in NOT_RUN)
             if spent is not None:
                 self.audit.event("budget", session_id or task_id, tool_name, tool_call_id,
