@@ -171,7 +171,7 @@ class HermesFence:
         self.view = SessionView(fence, self.sessions, self.policy, self.approvals, self._observe)
         self.tools = ToolSchemas(fence)
         self.sandbox_why = ""  # why confined calls are asked about instead (register() sets it)
-        self.confiner = Confiner(self.ledger.runs_as_decided, self.audit.event)
+        self.confiner = Confiner(self.ledger.runs_as_decided, self.audit.event, self.redecide)
         # Bound once (a Fence means api is loaded): an import statement per call costs more than the lookup.
         from ..api import encode_call, host_decision
         self._encode_call = encode_call
@@ -299,6 +299,45 @@ class HermesFence:
             return directive
         except Exception as error:
             return self._fault(tool_name, error)
+
+    def redecide(self, tool_name: str, args: Any, task_id: str, session_id: str,
+                 tool_call_id: str) -> tuple[str, str, Pending | None]:
+        """A call whose arguments changed after its decision, decided again on what would run
+        (the tool_execution middleware): ("run" | "confine" | "refuse", why refused, the
+        confined call). An ask goes to Hermes' own approval gate, as the hook's would."""
+        key = session_id or task_id
+        try:
+            if self.settings.plugin_conflicts == "strict":
+                return "refuse", "another plugin changed them (plugin_conflicts: strict) [args_changed]", None
+            session, decision, decided_json = self._decide(tool_name, args, task_id, session_id)
+            observing = self._observe and decision.reason not in FAULTS
+            self.audit.decision(key, tool_name, tool_call_id, args, decision, 0.0, "observe" if observing else "enforce")
+            call_ref = call_reference(tool_call_id, key, tool_name, decided_json)
+            self.ledger.settle(call_ref, ran=False)  # the first decision's units: that call does not run
+            if decision.reservation and session is not None:
+                self.ledger.hold(call_ref, Held(session, decision.reservation, session_id, task_id))
+            self.ledger.decided(tool_call_id, decided_json)  # post_tool_call compares with this decision now
+            kind = "allow" if observing else decision.kind
+            if kind == "allow":
+                return "run", "", None
+            if kind == "confine":
+                return "confine", "", Pending(session, tool_name, decided_json, working_directory(task_id))
+            directive = None if kind == "block" else \
+                self.gate.ask(decision, session.id if session is not None else "", tool_name, decided_json, call_ref)
+            if kind == "ask" and directive is None:
+                return "run", "", None  # a person granted this very call for the session
+            if kind == "ask" and directive["action"] == "approve":
+                from tools.approval import request_tool_approval
+
+                answer = request_tool_approval(tool_name, directive["message"], rule_key=directive["rule_key"])
+                if answer.get("approved"):
+                    return "run", "", None
+                directive = {"message": str(answer.get("message") or f"{decision.message} (not approved)")}
+            self.ledger.settle(call_ref, ran=False)
+            return "refuse", (directive or {}).get("message") or decision.message, None
+        except Exception as error:  # the middleware must not raise: Hermes would run the call
+            logger.error("AgentsFence failed deciding %s again", tool_name, exc_info=error)
+            return "refuse", f"the fence failed ({type(error).__name__}: {error}) [host_error]", None
 
     def _decide(self, tool_name: str, args: Any, task_id: str,
                 session_id: str) -> tuple[Session | None, Decision, bytes]:
