@@ -113,7 +113,7 @@ def register(ctx: Any, **kwargs: Any) -> None:
         ctx.register_middleware("tool_execution", plugin.confiner.middleware)
     if sandbox_why:
         logger.warning("AgentsFence: %s", sandbox_why)
-    ctx.register_command("fence", lambda raw_args="": plugin.view.command(raw_args),
+    ctx.register_command("fence", lambda raw_args="": plugin.fence_command(raw_args),
                          description="Show or change this session's AgentsFence policy", args_hint="[show|allow TEXT|deny TEXT]")
     ctx.register_cli_command("fence", "AgentsFence: status, and explain one decision", setup_cli, run_cli,
                              description="Show the installed policy and settings, or decide one call and say why.")
@@ -167,7 +167,7 @@ class HermesFence:
         self.bridge = Bridge(lambda *call: self._decide(*call), lambda ref, session, units, session_id, task_id:
                              self.ledger.hold(ref, Held(session, units, session_id, task_id)), self.audit.event)
         self.gate = Gate(self.approvals, settings, self.bridge.decide,
-                         lambda: self._observe and self.policy.error is None)
+                         lambda: self._observe and self.policy.error is None, self.audit.event)
         self.view = SessionView(fence, self.sessions, self.policy, self.approvals, self._observe)
         self.tools = ToolSchemas(fence)
         self.sandbox_why = ""  # why confined calls are asked about instead (register() sets it)
@@ -191,6 +191,11 @@ class HermesFence:
 
     def order_hooks(self, ctx: Any) -> None:
         self.gate.order_hooks(ctx, self.pre_tool_call)
+
+    def fence_command(self, raw_args: str = "") -> str:
+        """/fence, after a warning for each loaded plugin that runs tools no hook sees (gate.py)."""
+        text = self.view.command(raw_args)
+        return "\n".join([*(f"AgentsFence warning: {w}" for w in self.gate.warnings), text])
 
     def describe_session(self, session_id: str) -> str:
         return self.view.describe(session_id)
