@@ -56,6 +56,7 @@ from ..errors import FenceError
 from ..layout import hermes_state
 from ..state import SessionStore
 from .approvals import Approvals, call_reference
+from .bridge import BATCH_TOOL, Bridge
 from .confine import Confiner, Pending
 from .environment import ToolSchemas, on_allowlist, working_directory
 from .gate import Directive, Gate, block, blocking_hook, fault_block, move_first
@@ -116,7 +117,7 @@ def register(ctx: Any, **kwargs: Any) -> None:
         ctx.register_middleware("tool_execution", plugin.confiner.middleware)
     if sandbox_why:
         logger.warning("AgentsFence: %s", sandbox_why)
-    ctx.register_command("fence", lambda raw_args="": plugin.view.command(raw_args),
+    ctx.register_command("fence", lambda raw_args="": plugin.fence_command(raw_args),
                          description="Show or change this session's AgentsFence policy", args_hint="[show|allow TEXT|deny TEXT]")
     ctx.register_cli_command("fence", "AgentsFence: status, and explain one decision", setup_cli, run_cli,
                              description="Show the installed policy and settings, or decide one call and say why.")
@@ -166,13 +167,15 @@ class HermesFence:
         self.sessions = Sessions(fence, store, self.approvals, lambda: self.intent_reader())
         self.ledger = Ledger(self.sessions.save)
         self.policy = PolicyWatch(fence, audit)
-        # Through the attribute: a test may stand in for _decide.
-        self.gate = Gate(self.approvals, settings, lambda *call: self._decide(*call),
-                         lambda: self._observe and self.policy.error is None)
+        # Through the attribute: a test may stand in for _decide. A tool_call batch is decided by its calls.
+        self.bridge = Bridge(lambda *call: self._decide(*call), lambda ref, session, units, session_id, task_id:
+                             self.ledger.hold(ref, Held(session, units, session_id, task_id)), self.audit.event)
+        self.gate = Gate(self.approvals, settings, self.bridge.decide,
+                         lambda: self._observe and self.policy.error is None, self.audit.event)
         self.view = SessionView(fence, self.sessions, self.policy, self.approvals, self._observe)
         self.tools = ToolSchemas(fence)
         self.sandbox_why = ""  # why confined calls are asked about instead (register() sets it)
-        self.confiner = Confiner(self.ledger.runs_as_decided, self.audit.event)
+        self.confiner = Confiner(self.ledger.runs_as_decided, self.audit.event, self.redecide)
         # Bound once (a Fence means api is loaded): an import statement per call costs more than the lookup.
         from ..api import encode_call, host_decision
         self._encode_call = encode_call
@@ -192,6 +195,11 @@ class HermesFence:
 
     def order_hooks(self, ctx: Any) -> None:
         self.gate.order_hooks(ctx, self.pre_tool_call)
+
+    def fence_command(self, raw_args: str = "") -> str:
+        """/fence, after a warning for each loaded plugin that runs tools no hook sees (gate.py)."""
+        text = self.view.command(raw_args)
+        return "\n".join([*(f"AgentsFence warning: {w}" for w in self.gate.warnings), text])
 
     def describe_session(self, session_id: str) -> str:
         return self.view.describe(session_id)
@@ -254,7 +262,7 @@ class HermesFence:
             if self.settings.plugin_conflicts == "strict":
                 session, decision, decided_json = self.gate.decide_shared(tool_name, args, task_id, session_id, tool_call_id)
             else:
-                session, decision, decided_json = self._decide(tool_name, args, task_id, session_id)
+                session, decision, decided_json = self.bridge.decide(tool_name, args, task_id, session_id, tool_call_id)
             elapsed_us = (time.perf_counter_ns() - started) / 1000
             observing = self._observe and decision.reason not in FAULTS
             try:
@@ -300,6 +308,45 @@ class HermesFence:
             return directive
         except Exception as error:
             return self._fault(tool_name, error)
+
+    def redecide(self, tool_name: str, args: Any, task_id: str, session_id: str,
+                 tool_call_id: str) -> tuple[str, str, Pending | None]:
+        """A call whose arguments changed after its decision, decided again on what would run
+        (the tool_execution middleware): ("run" | "confine" | "refuse", why refused, the
+        confined call). An ask goes to Hermes' own approval gate, as the hook's would."""
+        key = session_id or task_id
+        try:
+            if self.settings.plugin_conflicts == "strict":
+                return "refuse", "another plugin changed them (plugin_conflicts: strict) [args_changed]", None
+            session, decision, decided_json = self._decide(tool_name, args, task_id, session_id)
+            observing = self._observe and decision.reason not in FAULTS
+            self.audit.decision(key, tool_name, tool_call_id, args, decision, 0.0, "observe" if observing else "enforce")
+            call_ref = call_reference(tool_call_id, key, tool_name, decided_json)
+            self.ledger.settle(call_ref, ran=False)  # the first decision's units: that call does not run
+            if decision.reservation and session is not None:
+                self.ledger.hold(call_ref, Held(session, decision.reservation, session_id, task_id))
+            self.ledger.decided(tool_call_id, decided_json)  # post_tool_call compares with this decision now
+            kind = "allow" if observing else decision.kind
+            if kind == "allow":
+                return "run", "", None
+            if kind == "confine":
+                return "confine", "", Pending(session, tool_name, decided_json, working_directory(task_id))
+            directive = None if kind == "block" else \
+                self.gate.ask(decision, session.id if session is not None else "", tool_name, decided_json, call_ref)
+            if kind == "ask" and directive is None:
+                return "run", "", None  # a person granted this very call for the session
+            if kind == "ask" and directive["action"] == "approve":
+                from tools.approval import request_tool_approval
+
+                answer = request_tool_approval(tool_name, directive["message"], rule_key=directive["rule_key"])
+                if answer.get("approved"):
+                    return "run", "", None
+                directive = {"message": str(answer.get("message") or f"{decision.message} (not approved)")}
+            self.ledger.settle(call_ref, ran=False)
+            return "refuse", (directive or {}).get("message") or decision.message, None
+        except Exception as error:  # the middleware must not raise: Hermes would run the call
+            logger.error("AgentsFence failed deciding %s again", tool_name, exc_info=error)
+            return "refuse", f"the fence failed ({type(error).__name__}: {error}) [host_error]", None
 
     def _decide(self, tool_name: str, args: Any, task_id: str,
                 session_id: str) -> tuple[Session | None, Decision, bytes]:
@@ -364,8 +411,10 @@ class HermesFence:
                 self.audit.event("args_changed", session_id or task_id, tool_name, tool_call_id)
                 changed = True
             call_ref = call_reference(tool_call_id, session_id or task_id, tool_name, ran_json)
-            self.gate.forget_shared(call_ref)
+            self.gate.forget_shared(call_ref, tool_name)
             self.confiner.forget(call_ref)
+            if tool_name == BATCH_TOOL:
+                self.bridge.finish(tool_call_id, session_id or task_id)
             spent = self.ledger.settle(call_ref, ran=status not in NOT_RUN)
             if spent is not None:
                 self.audit.event("budget", session_id or task_id, tool_name, tool_call_id,
