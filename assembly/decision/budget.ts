@@ -360,7 +360,9 @@ function tabIn(p: usize, end: usize): usize {
 }
 
 // Applies (apply) or checks the lines `id<TAB>spent` at [p, p+len): false on a malformed line.
-function restoreLines(slot: i32, p: usize, len: u32, apply: bool, s: usize): bool {
+// exact: the count becomes the given one (a store shared by several evaluators holds the truth),
+// else it only rises (a restored count never shrinks what this evaluator counted).
+function restoreLines(slot: i32, p: usize, len: u32, apply: bool, s: usize, exact: bool): bool {
   const end = p + len;
   let skipped = false;
   while (p < end) {
@@ -376,7 +378,7 @@ function restoreLines(slot: i32, p: usize, len: u32, apply: bool, s: usize): boo
         const v = countAt(tab + 1, eol, budgetAmount(b) != NONE);
         if (v < 0) return false;
         const c = counter(s, b);
-        if (apply && <u64>v > load<u64>(c)) store<u64>(c, <u64>v);
+        if (apply && (exact || <u64>v > load<u64>(c))) store<u64>(c, <u64>v);
       }
       if (apply && !found) {
         outAscii(skipped ? ", " : "; skipped ids the policy does not have: ");
@@ -389,8 +391,9 @@ function restoreLines(slot: i32, p: usize, len: u32, apply: bool, s: usize): boo
   return true;
 }
 
-// `budget_restore` (§8): raises spent counts to those given; all or nothing.
-export function restoreRecord(slot: i32, len: u32): u32 {
+// `budget_restore` (§8): raises spent counts to those given; `budget_set` (exact): sets them to
+// those given. All or nothing.
+export function restoreRecord(slot: i32, len: u32, exact: bool): u32 {
   status(false);
   if (slot < 0) {
     outAscii("unknown session");
@@ -400,7 +403,7 @@ export function restoreRecord(slot: i32, len: u32): u32 {
     outAscii("the lines do not fit the input buffer");
     return outFinish();
   }
-  if (!restoreLines(slot, inputPtr(), len, false, 0)) {
+  if (!restoreLines(slot, inputPtr(), len, false, 0, exact)) {
     outAscii("each line must be a budget id, a tab and a decimal count: nothing changed");
     return outFinish();
   }
@@ -410,7 +413,7 @@ export function restoreRecord(slot: i32, len: u32): u32 {
     return outFinish();
   }
   outPatchU8(0, 0);
-  outAscii("restored");
-  restoreLines(slot, inputPtr(), len, true, s);
+  outAscii(exact ? "set" : "restored");
+  restoreLines(slot, inputPtr(), len, true, s, exact);
   return outFinish();
 }

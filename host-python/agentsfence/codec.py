@@ -180,24 +180,26 @@ def parse_budgets(text: bytes) -> tuple[Budget, ...]:
     return tuple(budgets)
 
 
-def _restore_count(count: object) -> str | None:
-    """A count budget_restore reads (§8): a whole number of calls or a decimal sum, above zero."""
+def _restore_count(count: object, least: int) -> str | None:
+    """A count budget_restore reads (§8): a whole number of calls or a decimal sum, above zero
+    (least 1) or from zero (least 0)."""
     if isinstance(count, bool):
         return None
     if isinstance(count, int):
-        return str(count) if 0 < count <= 0xFFFFFFFF else None
+        return str(count) if least <= count <= 0xFFFFFFFF else None
     try:
         value = Decimal(str(count))
     except ArithmeticError:
         return None
-    return format(value, "f") if value.is_finite() and value > 0 else None
+    return format(value, "f") if value.is_finite() and (value > 0 if least else value >= 0) else None
 
 
-def restore_lines(spent: dict[str, int | str | Decimal]) -> bytes:
-    """budget_restore's input (§8): `id<TAB>count` lines; an id with a tab or newline names no budget."""
+def restore_lines(spent: dict[str, int | str | Decimal], zero: bool = False) -> bytes:
+    """budget_restore's input (§8): `id<TAB>count` lines; an id with a tab or newline names no budget.
+    Counts of 0 are left out, except for budget_set (zero), which lowers a count to them."""
     lines = []
     for budget_id, count in spent.items():
-        text = _restore_count(count)
+        text = _restore_count(count, 0 if zero else 1)
         if text is not None and "\t" not in budget_id and "\n" not in budget_id:
             lines.append(f"{budget_id}\t{text}\n")
     return "".join(lines).encode("utf-8")

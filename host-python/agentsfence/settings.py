@@ -53,6 +53,10 @@ class Settings:
     # auto: a command the fence confines runs in the task's sandbox where one can run here
     # (bubblewrap, the local terminal backend); off: it is asked about instead.
     sandbox: str = "auto"
+    # Where sessions, grants and budget counts are kept (docs/operators.md): "" for the SQLite
+    # file state.db in the state folder, which the processes of this Hermes home share; or a
+    # postgresql:// URL, which every gateway of a fleet shares.
+    state: str = ""
 
 
 def load_settings(hermes_home: Path) -> Settings:
@@ -82,6 +86,7 @@ def load_settings(hermes_home: Path) -> Settings:
         llm_intent=_flag(section, "llm_intent", False),
         llm_timeout=_seconds(section, "llm_timeout", 10.0),
         sandbox=_choice(section, "sandbox", ("auto", "off"), "auto"),
+        state=_state(section),
     )
 
 
@@ -102,6 +107,15 @@ def _section(text: str) -> Any:
         return None if value is None else loader.construct_document(value)
     finally:
         loader.dispose()
+
+
+def _state(section: dict[str, Any]) -> str:
+    value = section.get("state", "")
+    if value in ("", None, "sqlite"):
+        return ""
+    if not isinstance(value, str) or not value.startswith(("postgresql://", "postgres://")):
+        raise SettingsError(f"agentsfence.state must be sqlite (the default) or a postgresql:// URL, not {value!r}")
+    return value
 
 
 def _seconds(section: dict[str, Any], key: str, default: float) -> float:
