@@ -160,7 +160,7 @@ class Store:
                 return None
             moved = row[0]
             if moved not in (0, 1) or type(moved) is not int:
-                raise StateCorrupt(f"its row in {self.where} says moved={moved!r}, not 0 or 1")
+                raise StateCorrupt(f"its row in {self.where} cannot be read: moved is {moved!r}, not 0 or 1")
             return bool(moved), tx.items(session_id, 0), tx.units(session_id)
 
     def items_since(self, session_id: str, after: int) -> list[Item]:
@@ -287,7 +287,7 @@ class Transaction:
         for table in ("budget_spent", "reservations"):
             for budget_id, count in self.all(f"SELECT budget_id, units FROM {table} WHERE session_id = ?", (session_id,)):
                 if not isinstance(budget_id, str):
-                    raise StateCorrupt(f"a budget id saved for it in {where} is not text: {budget_id!r}")
+                    raise StateCorrupt(f"a budget id saved for it in {where} cannot be read: {budget_id!r} is not text")
                 units[budget_id] = units.get(budget_id, 0) + _units(count, where)
         return units
 
@@ -326,7 +326,7 @@ MAX_UNITS = (1 << 63) - 1
 
 def _units(value: Any, where: str) -> int:
     if type(value) is not int or not 0 <= value <= MAX_UNITS:
-        raise StateCorrupt(f"a budget count saved for it in {where} is not a whole number of units: {value!r}")
+        raise StateCorrupt(f"a budget count saved for it in {where} cannot be read: {value!r} is not a whole number of units")
     return value
 
 
