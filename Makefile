@@ -15,17 +15,17 @@ VENV_STAMP := $(VENV)/.installed
 
 WHEEL_DIR := build/wheel
 
-.PHONY: demo test build setup bench chromium bashdiff-tools fuzz wheel
+.PHONY: demo test build setup bench chromium bashdiff-tools state-servers fuzz wheel
 
 demo: setup
 	$(PY) tests/e2e/demo.py
 
 # tests/e2e/test_wheel.py installs the wheel into a clean virtualenv with no Node on its PATH.
-test: setup chromium bashdiff-tools wheel
+test: setup chromium bashdiff-tools state-servers wheel
 	npm run --silent typecheck
 	npx vitest run
 	npm run --silent test:as
-	$(PY) -m pytest -q host-python/tests tests/e2e tests/corpora
+	$(PY) -m pytest -q host-python/tests tests/e2e tests/corpora tests/state
 	$(VENV)/bin/agentsfence test policies/tests/*.test.yaml examples/*/*.test.yaml
 	$(PY) -m pytest -q tests/bashdiff
 
@@ -35,7 +35,11 @@ FUZZ_TESTS_PY := host-python/tests/test_fuzz_verifier.py
 
 # The bash differential draws FUZZ_RUNS new commands (BASHDIFF_SEED=N repeats a run) and fails
 # on any disagreement.
-fuzz: setup bashdiff-tools
+# The state store's kill test: STATE_KILLS gateways killed at random points (make test: 10).
+STATE_KILLS ?= 100
+
+fuzz: setup bashdiff-tools state-servers
+	STATE_KILLS=$(STATE_KILLS) $(PY) -m pytest -q -s tests/state/test_kills.py
 	FUZZ_RUNS=$(FUZZ_RUNS) npx vitest run $(FUZZ_TESTS_NODE)
 	FUZZ_RUNS=$(FUZZ_RUNS) $(PY) -m pytest -q -s $(FUZZ_TESTS_PY)
 	FUZZ_RUNS=$(FUZZ_RUNS) BASHDIFF_STRICT=1 $(PY) -m pytest -q tests/bashdiff/test_bashdiff.py -k generated
@@ -58,6 +62,10 @@ chromium:
 
 bashdiff-tools:
 	scripts/install-bashdiff-tools.sh
+
+# PostgreSQL, which the state store's tests (tests/state) start on 127.0.0.1 for themselves.
+state-servers:
+	scripts/install-state-servers.sh
 
 # The build precompiles fence.wasm with the package's pinned wasmtime: the venv comes first.
 build: $(NODE_STAMP) $(VENV_STAMP)

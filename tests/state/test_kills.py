@@ -25,15 +25,24 @@ def test_kill_9_at_random_points_never_sends_twice_nor_loses_a_record(tmp_path: 
     sends = tmp_path / "sends.log"
     runs: list[str] = []  # every call the fence let run, in any process
     turns = 0  # turns a process reported saved
-    killed = 0
+    killed = during_send = 0
     for kill in range(KILLS):
         worker = start(home, "one-send", 2, sends, SEND_SECONDS)
         assert worker.stdout is not None
         assert worker.stdout.readline().strip() == "READY", f"seed {seed}: the gateway did not start"
-        # Anywhere from the turn's binding through the first send and its outcome to the second attempt.
-        time.sleep(rng.uniform(0, 0.6))
+        seen = ""
+        if rng.random() < 0.5:
+            # Anywhere from the turn's binding through a send and its outcome to the second attempt.
+            time.sleep(rng.uniform(0, 0.6))
+        else:  # during a send: after the fence let it run, before its outcome is reported
+            while not seen.startswith(("RUN ", "{")) and worker.poll() is None:
+                seen = worker.stdout.readline() or "{"
+            if seen.startswith("RUN "):
+                during_send += 1
+                time.sleep(rng.uniform(0, SEND_SECONDS))
         worker.send_signal(signal.SIGKILL)
         out, _ = worker.communicate(timeout=60)
+        out = seen + out
         killed += worker.returncode == -signal.SIGKILL
         runs += [line.split()[1] for line in out.splitlines() if line.startswith("RUN ")]
         turns += sum(1 for line in out.splitlines() if line.startswith("TURN "))
@@ -48,5 +57,5 @@ def test_kill_9_at_random_points_never_sends_twice_nor_loses_a_record(tmp_path: 
     runs += [line.split()[1] for line in lines if line.startswith("RUN ")]
     assert len(runs) <= 1 and len(sent(sends)) <= 1, f"seed {seed}: {runs}"
     assert chain_ok(home)[0]
-    print(f"\n{KILLS} kills ({killed} by SIGKILL, the rest finished first; seed {seed}): "
+    print(f"\n{KILLS} kills ({killed} by SIGKILL, the rest finished first; {during_send} during a send; seed {seed}): "
           f"{len(runs)} send(s) let through, {len(sent(sends))} recorded, 0 records lost")
