@@ -16,11 +16,12 @@ without its newline; the next writer cuts that torn tail off (only it: every rec
 still verifies) and writes a `recovered` record that says how many bytes it dropped. `verify`
 reports a torn tail it finds as such, not as tampering.
 
-The chain's head: after each write, the writer saves the last record's seq and hash, with the
-file's size and inode, in the state store beside the log (state.db; store/). A writer that finds
-the file as the store says (another writer's last record, or its own before a restart) takes the
-head from there; otherwise (the store missing or behind, a crash between the two writes) it reads
-the last record back from the file, however long it is. `verify` also compares the file with
+The chain's head: after each write, the writer hands the last record's seq and hash, with the
+file's size and inode, to a thread that saves the latest it was handed in the SQLite store beside
+the log (state.db; store/), so no decision waits for that write. A writer that finds the file as
+the store says (another writer's last record, or its own before a restart) takes the head from
+there; otherwise (the store missing or behind: a crash came first) it reads the last record back
+from the file, however long it is. `verify` also compares the file with
 the store's head: records cut off the end of the log are named, which the chain alone cannot show.
 
 Several processes may share one Hermes home (a CLI and a gateway): each write holds an
@@ -171,14 +172,19 @@ class AuditLog:
                  heads: Store | None = None):
         self.path = Path(path)
         # Where the chain's head is saved: the SQLite store beside the log, whatever store the
-        # sessions use (the log is this host's file, and a fleet's database would put a round trip
-        # in every record). Writes to it are not synced: a crash can leave it behind, never wrong.
+        # sessions use (the log is this host's file). A crash can leave it behind, never wrong.
         if heads is None:
             from .store.sqlite import SQLiteStore
 
-            heads = SQLiteStore(self.path.parent / "state.db", durable=False)
+            heads = SQLiteStore(self.path.parent / "state.db")
         self._heads = heads
         self._heads_error: str | None = None  # the store's last failure, logged once
+        self._head_pending: tuple[int, str, int, int] | None = None  # the latest head not yet saved
+        self._head_wake = threading.Event()
+        self._head_stop = False
+        self._head_saver: threading.Thread | None = None
+        self._head_slot = threading.Lock()  # guards _head_pending; never held over a write
+        self._head_lock = threading.Lock()  # one write of a head at a time (the saver's, close's)
         self._head_key = os.path.abspath(self.path)
         self._path_text = str(self.path)  # os.stat of a str skips the Path conversion on every write
         self.max_bytes = max_bytes
@@ -246,18 +252,39 @@ class AuditLog:
         return self._fd
 
     def _save_head(self) -> None:
-        """Under the flock: the head as this write left it, for the next writer. A store that
-        cannot take it costs nothing but a read of the file's last record later."""
-        try:
-            self._heads.set_audit_head(self._head_key, self._seq, self._prev, self._size, self._inode or 0)
-            self._heads_error = None
-        except Exception as error:
-            if self._heads_error is None:
-                import logging
+        """Under the flock: hands the head as this write left it to the saver thread."""
+        with self._head_slot:
+            self._head_pending = (self._seq, self._prev, self._size, self._inode or 0)
+        if self._head_saver is None:
+            self._head_stop = False
+            self._head_saver = threading.Thread(target=self._save_heads, name="agentsfence-audit-head", daemon=True)
+            self._head_saver.start()
+        self._head_wake.set()
 
-                logging.getLogger("agentsfence").warning("AgentsFence: the audit chain's head cannot be saved in %s: %s",
-                                                         getattr(self._heads, "where", "the state store"), error)
-            self._heads_error = str(error)
+    def _save_heads(self) -> None:
+        """The saver thread: the latest head, whenever there is one (many records, one write)."""
+        while not self._head_stop:
+            self._head_wake.wait()
+            self._head_wake.clear()
+            self._write_head()
+
+    def _write_head(self) -> None:
+        """A store that cannot take the head costs nothing but a read of the file's last record later."""
+        with self._head_lock:
+            with self._head_slot:
+                head, self._head_pending = self._head_pending, None
+            if head is None:
+                return
+            try:
+                self._heads.set_audit_head(self._head_key, *head)
+                self._heads_error = None
+            except Exception as error:
+                if self._heads_error is None:
+                    import logging
+
+                    logging.getLogger("agentsfence").warning("AgentsFence: the audit chain's head cannot be saved in %s: %s",
+                                                             getattr(self._heads, "where", "the state store"), error)
+                self._heads_error = str(error)
 
     def _stored_head(self, size: int) -> tuple[int, str] | None:
         """The head the store holds, when it is of this file as it is now."""
@@ -329,10 +356,17 @@ class AuditLog:
         return fd
 
     def close(self) -> None:
+        """Closes the file; the last head is saved before this returns."""
         with self._lock:
             if self._fd is not None:
                 os.close(self._fd)
                 self._fd = None
+            saver, self._head_saver = self._head_saver, None
+        if saver is not None:
+            self._head_stop = True
+            self._head_wake.set()
+            saver.join()
+        self._write_head()
 
 
 # Redacted values are plain JSON (strings, finite numbers, lists, string-keyed objects).
@@ -471,7 +505,7 @@ def _compare_stored_head(path: Path, verdict: Verdict, last_seq: int) -> None:
         return
     from .store.sqlite import SQLiteStore
 
-    store = SQLiteStore(database, durable=False)
+    store = SQLiteStore(database)
     try:
         head = store.audit_head(os.path.abspath(path))
     except Exception as error:

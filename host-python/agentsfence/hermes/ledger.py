@@ -82,7 +82,7 @@ class Ledger:
             session.release(decision.reservation)  # made against this process's counters alone
         decision = None  # type: ignore[assignment]
         try:
-            with self._store.transaction(session.id) as tx:
+            with self._store.transaction(session.id, durable=True) as tx:
                 before = session.budgets()
                 used = tx.units(session.id)
                 session.set_budgets({b.id: from_units(max(0, used.get(b.id, 0) - to_units(b.reserved))) for b in before})

@@ -104,7 +104,7 @@ def register(ctx: Any, **kwargs: Any) -> None:
         move_first(ctx, hook)
         return
     store = open_store(settings.state, state.path)
-    plugin = HermesFence(fence, settings, SessionStore(state.sessions, store), AuditLog(state.audit_log, heads=store),
+    plugin = HermesFence(fence, settings, SessionStore(state.sessions, store), AuditLog(state.audit_log),
                          lambda: plugin.order_hooks(ctx))
     plugin.policy.watch(policy_files, installed)
     for name, hook in plugin.hooks().items():

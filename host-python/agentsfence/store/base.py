@@ -61,14 +61,17 @@ class Store:
     def _connect(self) -> Any:
         raise NotImplementedError
 
-    def _begin(self, connection: Any, session_id: str | None, write: bool) -> None:
+    def _begin(self, connection: Any, session_id: str | None, write: bool, durable: bool) -> None:
         """Starts a transaction; one that writes holds the session (None: the rows it writes)
-        against other writers until it ends."""
+        against other writers until it ends. durable: its commit is on disk when it returns."""
         raise NotImplementedError
 
     def _fault(self, error: Exception) -> Exception | None:
         """The error as StoreUnavailable or StateCorrupt, or None when it is not the driver's."""
         raise NotImplementedError
+
+    def _finish(self, write: bool) -> None:
+        """After a transaction's end, committed or not."""
 
     def _sql(self, text: str) -> str:
         return text
@@ -121,30 +124,37 @@ class Store:
                 pass
 
     @contextmanager
-    def transaction(self, session_id: str | None = None, write: bool = True) -> Iterator[Transaction]:
+    def transaction(self, session_id: str | None = None, write: bool = True, durable: bool = False) -> Iterator[Transaction]:
         """A transaction (one that writes holds the session against other writers); committed
-        when the block ends, rolled back when it raises."""
+        when the block ends, rolled back when it raises. durable: the commit waits for the disk;
+        only a budget's reservation needs that (a lost one would let a call run twice). Anything
+        else a crash of the machine may lose is safe to lose: a message or grant (the session
+        then asks more), a settlement (the reservation stays counted as spent), an audit head
+        (the log is read instead)."""
         try:
-            connection = self._connection()
-            self._begin(connection, session_id, write)
-        except (StoreUnavailable, StateCorrupt):
-            self._forget_connection()
-            raise
-        except Exception as error:
-            self._forget_connection()
-            raise self._translate(error) from error
-        try:
-            yield Transaction(self, connection)
-            self._run(connection, "COMMIT")
-        except (StoreUnavailable, StateCorrupt):
-            self._rollback(connection)
-            raise
-        except Exception as error:
-            self._rollback(connection)
-            fault = self._fault(error)
-            if fault is None:
+            try:
+                connection = self._connection()
+                self._begin(connection, session_id, write, durable)
+            except (StoreUnavailable, StateCorrupt):
+                self._forget_connection()
                 raise
-            raise fault from error
+            except Exception as error:
+                self._forget_connection()
+                raise self._translate(error) from error
+            try:
+                yield Transaction(self, connection)
+                self._run(connection, "COMMIT")
+            except (StoreUnavailable, StateCorrupt):
+                self._rollback(connection)
+                raise
+            except Exception as error:
+                self._rollback(connection)
+                fault = self._fault(error)
+                if fault is None:
+                    raise
+                raise fault from error
+        finally:
+            self._finish(write)
 
     def _translate(self, error: Exception) -> Exception:
         fault = self._fault(error)
@@ -218,7 +228,7 @@ class Store:
 
     def raise_spent(self, session_id: str, units: dict[str, int]) -> None:
         """Raises spent units to at least those given (a process that commits at once: shell hooks)."""
-        with self.transaction(session_id) as tx:
+        with self.transaction(session_id, durable=True) as tx:
             tx.session_row(session_id)
             for budget_id, count in units.items():
                 tx.run("INSERT INTO budget_spent (session_id, budget_id, units) VALUES (?, ?, ?) "
@@ -242,7 +252,8 @@ class Store:
         with self.transaction() as tx:
             tx.run("INSERT INTO audit_heads (log, seq, hash, size, inode) VALUES (?, ?, ?, ?, ?) "
                    "ON CONFLICT (log) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, size = excluded.size, "
-                   "inode = excluded.inode", (log, seq, digest, size, inode))
+                   "inode = excluded.inode WHERE audit_heads.seq <= excluded.seq",  # another writer's later head stays
+                   (log, seq, digest, size, inode))
 
     def close(self) -> None:
         self._forget_connection()

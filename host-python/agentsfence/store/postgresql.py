@@ -40,8 +40,10 @@ class PostgresStore(Store):
     def _sql(self, text: str) -> str:
         return text.replace("?", "%s")
 
-    def _begin(self, connection: Any, session_id: str | None, write: bool) -> None:
+    def _begin(self, connection: Any, session_id: str | None, write: bool, durable: bool) -> None:
         connection.execute("BEGIN")
+        if write and not durable:
+            connection.execute("SET LOCAL synchronous_commit TO OFF")
         if write and session_id is not None:
             connection.execute("INSERT INTO sessions (session_id, created) VALUES (%s, %s) ON CONFLICT (session_id) DO NOTHING",
                                (session_id, time.time()))

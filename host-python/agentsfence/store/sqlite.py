@@ -2,16 +2,20 @@
 process of the Hermes home (a CLI, a gateway or several) shares it.
 
 A transaction that writes begins IMMEDIATE: it takes the file's write lock at once, so two
-processes deciding budgeted calls take turns (a deferred one would fail where it upgrades).
-synchronous=FULL: a commit (a reservation made before its call runs) is on disk when it returns;
-a store opened with durable=False (the audit chain's head, a hint the log can always be read for)
-skips that sync, and a commit survives a crash of the process but maybe not of the machine.
+processes deciding budgeted calls take turns (a deferred one would fail where it upgrades). The
+threads of one process queue for it on a lock of their own first: SQLite has one writer at a
+time anyway, and its busy handler would have each waiter poll, sleeping up to 100 ms between
+tries. Reads take neither.
+A durable transaction (a reservation made before its call runs) commits with synchronous=FULL:
+on disk when it returns. Any other commits with synchronous=NORMAL, WAL's default: it survives a
+crash of the process, and the next durable commit syncs it too.
 A file that is not a SQLite database, or a damaged one, is never replaced: every call that needs
 it blocks, and the message says where it is.
 """
 from __future__ import annotations
 
 import sqlite3
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -24,11 +28,11 @@ class SQLiteStore(Store):
     identity = "INTEGER PRIMARY KEY AUTOINCREMENT"
     greatest = "MAX"
 
-    def __init__(self, path: Path, durable: bool = True):
+    def __init__(self, path: Path):
         super().__init__()
         self.path = Path(path)
         self.where = str(self.path)
-        self.durable = durable
+        self._writer = threading.Lock()  # this process's turn at the file's write lock
 
     def _connect(self) -> Any:
         try:
@@ -39,14 +43,26 @@ class SQLiteStore(Store):
         try:
             self.path.chmod(0o600)
             connection.execute("PRAGMA journal_mode=WAL")
-            connection.execute("PRAGMA synchronous=FULL" if self.durable else "PRAGMA synchronous=NORMAL")
+            connection.execute("PRAGMA synchronous=NORMAL")
+            self._local.durable = False
         except (OSError, sqlite3.Error) as error:
             connection.close()
             raise self._fault(error) or StoreUnavailable(str(error)) from error
         return connection
 
-    def _begin(self, connection: Any, session_id: str | None, write: bool) -> None:
+    def _begin(self, connection: Any, session_id: str | None, write: bool, durable: bool) -> None:
+        if write:
+            self._writer.acquire()  # released by _finish, whatever happens from here
+            self._local.writing = True
+        if write and durable != self._local.durable:  # per connection, and only outside a transaction
+            connection.execute("PRAGMA synchronous=FULL" if durable else "PRAGMA synchronous=NORMAL")
+            self._local.durable = durable
         connection.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+
+    def _finish(self, write: bool) -> None:
+        if getattr(self._local, "writing", False):
+            self._local.writing = False
+            self._writer.release()
 
     def _fault(self, error: Exception) -> Exception | None:
         if isinstance(error, sqlite3.OperationalError) or isinstance(error, OSError):
