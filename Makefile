@@ -6,7 +6,8 @@
 #   make wheel  the package a user installs: build/wheel/agentsfence-VERSION-py3-none-any.whl
 # Both install what they need first (npm ci, the build, a venv with the package and Hermes);
 # `make test` also installs Debian's Chromium for the playground's browser test, and strace,
-# bubblewrap, iproute2 and ripgrep for the bash differential test (tests/bashdiff).
+# bubblewrap, iproute2 and ripgrep for the bash differential test (tests/bashdiff), and
+# PostgreSQL, which the state store's tests start on 127.0.0.1 for themselves (tests/state).
 
 VENV := .venv
 PY := $(VENV)/bin/python
