@@ -1,9 +1,11 @@
 // Budgets (docs/bytecode.md §3.2, §8.2) of calls and of sums: per session and budget, the units
 // spent and the units reserved by calls decided but not yet settled. decide() checks and reserves in the same
 // call, so no interleaving of a host's calls can overshoot a limit.
-import { NONE, SUBJ_AMOUNT } from "../../bytecode/format";
 import {
-  budgetCount, budgetId, budgetLimit, budgetAmount, classBudgetStart, classBudgetCount, budgetMember, strPtr, strLen,
+  NONE, SUBJ_AMOUNT, BUDGET_PER_USER, BUDGET_PER_TEAM, BUDGET_PERIOD_DAY, BUDGET_PERIOD_WEEK,
+} from "../../bytecode/format";
+import {
+  budgetCount, budgetId, budgetLimit, budgetAmount, budgetScope, classBudgetStart, classBudgetCount, budgetMember, strPtr, strLen,
 } from "../policy/decode";
 import { alloc, free, realloc, scratchAlloc } from "../abi/mem";
 import { bytesEqual, sameBytes } from "../abi/bytes";
@@ -293,7 +295,9 @@ export function settleRecord(slot: i32, id: u32, commit: bool): u32 {
   return outFinish();
 }
 
-// `budgets` (§8): per budget, id, limit, spent and reserved.
+// `budgets` (§8): per budget, id, limit, spent and reserved, then `sum` for a budget of sums,
+// `user` or `team` for one that counts more than the session's calls, `day` or `week` for one
+// that restarts: the host keeps the count under that scope (§8.2).
 export function budgetsRecord(slot: i32): u32 {
   status(slot >= 0);
   if (slot < 0) {
@@ -312,6 +316,12 @@ export function budgetsRecord(slot: i32): u32 {
     outByte(9);
     outCount(budgetReserved(slot, b), sum);
     if (sum) outAscii("\tsum");
+    const scope = budgetScope(b);
+    const who = scope & 0xff, period = scope >> 8;
+    if (who == BUDGET_PER_USER) outAscii("\tuser");
+    else if (who == BUDGET_PER_TEAM) outAscii("\tteam");
+    if (period == BUDGET_PERIOD_DAY) outAscii("\tday");
+    else if (period == BUDGET_PERIOD_WEEK) outAscii("\tweek");
     outByte(10);
   }
   return outFinish();

@@ -171,12 +171,14 @@ def _warned(record: bytes, offset: int, end: int) -> tuple[str, ...]:
 def parse_budgets(text: bytes) -> tuple[Budget, ...]:
     budgets = []
     for line in text.decode("utf-8").splitlines():
-        budget_id, limit, spent, reserved, *kind = line.split("\t")
-        if kind == ["sum"]:  # a budget of sums: its cap ("500 EUR"), decimals spent and reserved
+        budget_id, limit, spent, reserved, *flags = line.split("\t")
+        per = "user" if "user" in flags else "team" if "team" in flags else "session"
+        period = "day" if "day" in flags else "week" if "week" in flags else ""
+        if "sum" in flags:  # a budget of sums: its cap ("500 EUR"), decimals spent and reserved
             cap, _, currency = limit.partition(" ")
-            budgets.append(Budget(budget_id, Decimal(cap), Decimal(spent), Decimal(reserved), True, currency))
+            budgets.append(Budget(budget_id, Decimal(cap), Decimal(spent), Decimal(reserved), True, currency, per, period))
         else:
-            budgets.append(Budget(budget_id, int(limit), int(spent), int(reserved)))
+            budgets.append(Budget(budget_id, int(limit), int(spent), int(reserved), per=per, period=period))
     return tuple(budgets)
 
 

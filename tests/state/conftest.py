@@ -26,8 +26,9 @@ budgets:
 """
 
 
-def make_home(folder: Path, limit: int, state: str = "") -> Path:
-    """A Hermes home with the fence enabled, a policy of `limit` sends per session and the store `state`."""
+def make_home(folder: Path, limit: int, state: str = "", budgets: str = "") -> Path:
+    """A Hermes home with the fence enabled, a policy of `limit` sends per session (and the
+    `budgets` entries given, YAML lines) and the store `state`."""
     from agentsfence.compiler import compile_policy
 
     home = folder / "hermes-home"
@@ -37,7 +38,7 @@ def make_home(folder: Path, limit: int, state: str = "") -> Path:
         config += f"agentsfence:\n  state: {state}\n"
     (home / "config.yaml").write_text(config)
     source = folder / "sends.yaml"
-    source.write_text(POLICY.format(limit=limit))
+    source.write_text(POLICY.format(limit=limit) + budgets)
     compile_policy([source], home / "agentsfence" / "policy.afb")
     return home
 

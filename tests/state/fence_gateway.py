@@ -34,7 +34,7 @@ def main() -> int:
     task = f"task-{uuid.uuid4().hex[:12]}"
     hermes_plugins.invoke_hook("pre_llm_call", session_id=session, task_id=task, turn_id=f"turn-{task}",
                                user_message=f"Email bob@example.com the report ({task})", conversation_history=[],
-                               is_first_turn=False, model="scripted", platform="telegram", sender_id="user-1")
+                               is_first_turn=False, model="scripted", platform="telegram", sender_id=f"user-of-{session}")
     print("TURN", task, flush=True)
     sent, blocked = 0, {}
     for attempt in range(attempts):

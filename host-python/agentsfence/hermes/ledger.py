@@ -11,17 +11,23 @@ post_tool_call can tell when another plugin changed the arguments after the deci
 
 Shared counts: the evaluator decides a budgeted call against the session's counters in its own
 memory. A call it reserved for (or refused for a budget) is decided again inside one store
-transaction that holds the session against every other process: the counters are first set to
+transaction that holds the counts against every other process: the counters are first set to
 what the store says every process spent and holds, and the reservation the evaluator then
 makes is written before the transaction ends, so it is on disk before the call runs. A process
 killed while the call runs leaves the reservation in the store, counted as spent. When the store
 cannot be reached, the call blocks.
+
+Where a count is kept follows the budget's scope and period, which the evaluator reports
+(docs/bytecode.md §3.2): under the session's id, the user's (`@user ID`, the platform's user id of
+the session's latest turn) or the team's (`@team`: everyone sharing the store), with the period's
+day or ISO week after it (` @day 2026-12-07`, ` @week 2026-W49`, UTC).
 """
 from __future__ import annotations
 
 import itertools
 import logging
 import threading
+import time
 import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
@@ -31,6 +37,7 @@ from ..state import SessionStore, StateCorrupt, StoreUnavailable, from_units, to
 
 if TYPE_CHECKING:
     from ..api import Session
+    from ..records import Budget
 
 logger = logging.getLogger("agentsfence")
 
@@ -52,8 +59,11 @@ class Held:
 class Ledger:
     """Reservations awaiting their call's outcome, and the arguments each call was decided on."""
 
-    def __init__(self, store: SessionStore):
+    def __init__(self, store: SessionStore, user_of: Callable[[str], str] = lambda session_id: "",
+                 clock: Callable[[], float] = time.time):
         self._store = store.store
+        self._user_of = user_of  # a session's user: the platform's user id of its latest turn
+        self._clock = clock
         self.owner = uuid.uuid4().hex  # this process's reservations in the store
         self._tickets = itertools.count(1)
         self._lock = threading.Lock()
@@ -82,16 +92,19 @@ class Ledger:
             session.release(decision.reservation)  # made against this process's counters alone
         decision = None  # type: ignore[assignment]
         try:
-            with self._store.transaction(session.id, durable=True) as tx:
-                before = session.budgets()
-                used = tx.units(session.id)
-                session.set_budgets({b.id: from_units(max(0, used.get(b.id, 0) - to_units(b.reserved))) for b in before})
+            before = session.budgets()
+            keys = {b.id: self.key(session.id, b) for b in before}
+            with self._store.transaction(session.id, durable=True, keys=sorted(set(keys.values()))) as tx:
+                used = {key: tx.units(key) for key in set(keys.values())}
+                session.set_budgets({b.id: from_units(max(0, used[keys[b.id]].get(b.id, 0) - to_units(b.reserved)))
+                                     for b in before})
                 decision = decide()
                 if decision.reservation:
                     after = {b.id: to_units(b.reserved) for b in session.budgets()}
-                    units = {b.id: after[b.id] - to_units(b.reserved) for b in before if after[b.id] > to_units(b.reserved)}
                     ticket = next(self._tickets)
-                    tx.reserve(session.id, self.owner, ticket, units)
+                    for b in before:
+                        if after[b.id] > to_units(b.reserved):
+                            tx.reserve(keys[b.id], self.owner, ticket, {b.id: after[b.id] - to_units(b.reserved)})
         except (StoreUnavailable, StateCorrupt) as error:
             if decision is not None and decision.reservation:
                 session.release(decision.reservation)
@@ -101,6 +114,14 @@ class Ledger:
             with self._lock:
                 self._stored[(session.id, decision.reservation)] = ticket
         return decision
+
+    def key(self, session_id: str, budget: Budget) -> str:
+        """Where the store keeps a budget's count for this session (the module's docstring)."""
+        key = f"@user {self._user_of(session_id)}" if budget.per == "user" else "@team" if budget.per == "team" else session_id
+        if budget.period:
+            now = time.gmtime(self._clock())
+            key += time.strftime(" @day %Y-%m-%d" if budget.period == "day" else " @week %G-W%V", now)
+        return key
 
     def cancel(self, session: Session, reservation: int) -> None:
         """A reservation whose decision was not acted on (it could not be recorded): released."""

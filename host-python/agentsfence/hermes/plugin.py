@@ -162,7 +162,7 @@ class HermesFence:
         self._observe = settings.mode == "observe"
         self.approvals = Approvals()
         self.sessions = Sessions(fence, store, self.approvals, lambda: self.intent_reader())
-        self.ledger = Ledger(store)
+        self.ledger = Ledger(store, self.sessions.user_of)
         self.policy = PolicyWatch(fence, audit)
         # Through the attribute: a test may stand in for _decide.
         self.gate = Gate(self.approvals, settings, lambda *call: self._decide(*call),

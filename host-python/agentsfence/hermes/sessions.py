@@ -49,6 +49,7 @@ class Sessions:
         self._intents: dict[str, Intent] = {}  # session_id -> what its messages named and ruled out
         self._recent: dict[str, deque[str]] = {}  # session_id -> its latest decision messages
         self._own: dict[str, set[int]] = {}  # session_id -> ids of the items this process saved
+        self._users: dict[str, str] = {}  # session_id -> the gateway user id of its latest turn
         self.current: str | None = None  # the top-level session of the latest user turn (for /fence)
 
     # ---- links ----
@@ -149,6 +150,8 @@ class Sessions:
         new: list[tuple[str, str, str]] = []  # (kind, value, directory) to save
         with self._lock:
             record = self._records[session_id]
+            if sender_id:
+                self._users[session_id] = sender_id
             if text:
                 record.messages.append((text, directory))
                 new.append(("message", text, directory))
@@ -161,6 +164,15 @@ class Sessions:
                 record.senders.append(sender_id)
                 new.append(("sender", sender_id, ""))
         self._append(session_id, new)
+
+    def user_of(self, session_id: str) -> str:
+        """The user a session's budgets per user count for: the sender of its latest turn (of the
+        last one saved, for a session resumed without a new turn); "" on the CLI."""
+        user = self._users.get(session_id)
+        if user is None:
+            record = self._records.get(session_id)
+            user = record.senders[-1] if record is not None and record.senders else ""
+        return user
 
     def save(self, session_id: str) -> None:
         """Saves the session's grants (a person granted one for the session)."""
@@ -195,6 +207,7 @@ class Sessions:
             self._intents.pop(session_id, None)
             self._recent.pop(session_id, None)
             self._own.pop(session_id, None)
+            self._users.pop(session_id, None)
             if self.current == session_id:
                 self.current = None
             for task_id in [k for k, s in self._tasks.items() if s.id == session_id]:

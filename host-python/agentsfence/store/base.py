@@ -61,9 +61,10 @@ class Store:
     def _connect(self) -> Any:
         raise NotImplementedError
 
-    def _begin(self, connection: Any, session_id: str | None, write: bool, durable: bool) -> None:
-        """Starts a transaction; one that writes holds the session (None: the rows it writes)
-        against other writers until it ends. durable: its commit is on disk when it returns."""
+    def _begin(self, connection: Any, session_id: str | None, write: bool, durable: bool, keys: list[str]) -> None:
+        """Starts a transaction; one that writes holds the session (None: the rows it writes),
+        and the counts kept under `keys`, against other writers until it ends. durable: its
+        commit is on disk when it returns."""
         raise NotImplementedError
 
     def _fault(self, error: Exception) -> Exception | None:
@@ -124,7 +125,8 @@ class Store:
                 pass
 
     @contextmanager
-    def transaction(self, session_id: str | None = None, write: bool = True, durable: bool = False) -> Iterator[Transaction]:
+    def transaction(self, session_id: str | None = None, write: bool = True, durable: bool = False,
+                    keys: list[str] | None = None) -> Iterator[Transaction]:
         """A transaction (one that writes holds the session against other writers); committed
         when the block ends, rolled back when it raises. durable: the commit waits for the disk;
         only a budget's reservation needs that (a lost one would let a call run twice). Anything
@@ -134,7 +136,7 @@ class Store:
         try:
             try:
                 connection = self._connection()
-                self._begin(connection, session_id, write, durable)
+                self._begin(connection, session_id, write, durable, keys or [])
             except (StoreUnavailable, StateCorrupt):
                 self._forget_connection()
                 raise
@@ -291,8 +293,9 @@ class Transaction:
         return items
 
     def units(self, session_id: str) -> dict[str, int]:
-        """Units by budget id: spent, and held by reservations (a call under way, or one whose
-        process died before its outcome was known, counts as spent)."""
+        """Units by budget id kept under a session's id (or another count's key, ledger.py):
+        spent, and held by reservations (a call under way, or one whose process died before its
+        outcome was known, counts as spent)."""
         units: dict[str, int] = {}
         where = self.store.where
         for table in ("budget_spent", "reservations"):
@@ -312,7 +315,6 @@ class Transaction:
         return int(row[0])
 
     def reserve(self, session_id: str, owner: str, ticket: int, units: dict[str, int]) -> None:
-        self.session_row(session_id)
         now = time.time()
         for budget_id, count in units.items():
             self.run("INSERT INTO reservations (owner, ticket, budget_id, session_id, units, created) VALUES (?, ?, ?, ?, ?, ?)",

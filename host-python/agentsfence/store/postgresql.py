@@ -40,7 +40,7 @@ class PostgresStore(Store):
     def _sql(self, text: str) -> str:
         return text.replace("?", "%s")
 
-    def _begin(self, connection: Any, session_id: str | None, write: bool, durable: bool) -> None:
+    def _begin(self, connection: Any, session_id: str | None, write: bool, durable: bool, keys: list[str]) -> None:
         connection.execute("BEGIN")
         if write and not durable:
             connection.execute("SET LOCAL synchronous_commit TO OFF")
@@ -48,6 +48,9 @@ class PostgresStore(Store):
             connection.execute("INSERT INTO sessions (session_id, created) VALUES (%s, %s) ON CONFLICT (session_id) DO NOTHING",
                                (session_id, time.time()))
             connection.execute("SELECT 1 FROM sessions WHERE session_id = %s FOR UPDATE", (session_id,))
+        for key in keys if write else ():  # a user's or the team's count: one holder at a time (sorted: no deadlock)
+            if key != session_id:
+                connection.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (key,))
 
     def _create(self, connection: Any) -> None:
         # Two processes creating the schema at once would race on the catalog: one at a time.

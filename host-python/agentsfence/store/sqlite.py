@@ -50,7 +50,8 @@ class SQLiteStore(Store):
             raise self._fault(error) or StoreUnavailable(str(error)) from error
         return connection
 
-    def _begin(self, connection: Any, session_id: str | None, write: bool, durable: bool) -> None:
+    def _begin(self, connection: Any, session_id: str | None, write: bool, durable: bool, keys: list[str]) -> None:
+        # A write takes the file's one write lock: it holds every session and count at once.
         if write:
             self._writer.acquire()  # released by _finish, whatever happens from here
             self._local.writing = True
