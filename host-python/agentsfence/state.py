@@ -236,6 +236,7 @@ def sessions_command(options: argparse.Namespace) -> int:
             return 0
         sessions._migrate()
         listed = sessions.store.sessions()
+        shared = sessions.store.shared_counts()
         unreadable = sorted(sessions.directory.glob("*.json")) if sessions.directory.is_dir() else []
     except (StoreUnavailable, StateCorrupt, OSError) as error:
         print(f"agentsfence sessions: {error}", file=sys.stderr)
@@ -245,6 +246,8 @@ def sessions_command(options: argparse.Namespace) -> int:
         stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(saved.created))
         state = f"UNREADABLE: {saved.fault}" if saved.fault else f"{saved.messages} messages" + (f"; spent {spent}" if spent else "")
         print(f"{saved.session_id}\t{stamp}\t{state}")
+    for key, units in shared.items():  # budgets per user or team
+        print(f"{key}\tspent " + ", ".join(f"{budget_id} {from_units(count)}" for budget_id, count in sorted(units.items())))
     for path in unreadable:
         print(f"(a record from before the store that cannot be read: {path}; its session blocks until reset)")
     print(f"{len(listed)} sessions in {sessions.store.where}")

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import hermes_cli.plugins as hermes_plugins
+from agentsfence.cli import main as agentsfence
 from conftest import make_home
 from gateways import result, sent, start
 
@@ -44,7 +45,7 @@ def send(session: str, call_id: str) -> str:
     return refused.rsplit("[", 1)[1].rstrip("]")
 
 
-def test_a_users_budget_spans_their_sessions_and_a_teams_restarts_each_day(tmp_path, monkeypatch):
+def test_a_users_budget_spans_their_sessions_and_a_teams_restarts_each_day(tmp_path, monkeypatch, capsys):
     home = make_home(tmp_path, 100, budgets=SCOPED)
     monkeypatch.setenv("HERMES_HOME", str(home))
     monkeypatch.setenv("HOME", str(tmp_path))
@@ -64,6 +65,10 @@ def test_a_users_budget_spans_their_sessions_and_a_teams_restarts_each_day(tmp_p
     plugin.ledger._clock = lambda: time.time() + 86400  # the next UTC day: the team's count starts again
     assert [send("e", "e2"), send("e", "e3")] == ["", ""]
     assert send("e", "e4") == "user-sends"  # dave's own two (a budget per user has no period here)
+    assert agentsfence(["sessions"]) == 0
+    listed = capsys.readouterr().out
+    assert "@user alice\tspent user-sends 2" in listed and "@user dave\tspent user-sends 2" in listed
+    assert f"@team @day {time.strftime('%Y-%m-%d', time.gmtime())}\tspent team-sends 3" in listed
 
 
 def test_a_teams_budget_holds_across_gateways_of_different_users_on_postgresql(tmp_path, database):

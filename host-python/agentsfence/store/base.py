@@ -218,6 +218,14 @@ class Store:
 
     # ---- budgets ----
 
+    def shared_counts(self) -> dict[str, dict[str, int]]:
+        """The counts kept for more than one session (budgets per user or team: hermes/ledger.py),
+        by key, then budget id: units spent and held."""
+        with self.transaction(write=False) as tx:
+            keys = {str(key) for table in ("budget_spent", "reservations")
+                    for (key,) in tx.all(f"SELECT DISTINCT session_id FROM {table} WHERE session_id LIKE '@%'")}
+            return {key: tx.units(key) for key in sorted(keys)}
+
     def settle(self, owner: str, ticket: int, commit: bool) -> None:
         """A reserved call's outcome: its units become spent (commit) or free."""
         with self.transaction() as tx:
