@@ -50,6 +50,7 @@ class Sessions:
         self._recent: dict[str, deque[str]] = {}  # session_id -> its latest decision messages
         self._own: dict[str, set[int]] = {}  # session_id -> ids of the items this process saved
         self._users: dict[str, str] = {}  # session_id -> the gateway user id of its latest turn
+        self._unreadable: set[str] = set()  # sessions whose saved state cannot be read: nothing is added to it
         self.current: str | None = None  # the top-level session of the latest user turn (for /fence)
 
     # ---- links ----
@@ -95,6 +96,7 @@ class Sessions:
                 record = self.store.load(session_id) or SessionRecord(session_id)
             except StateCorrupt as error:
                 record = SessionRecord(session_id)
+                self._unreadable.add(session_id)
                 self.set_fault(session_id, f"the session's saved state is unusable: {error}; it stays blocked until "
                                            f"a person runs `agentsfence sessions reset {session_id}`")
             session = self.fence.session(session_id)
@@ -118,8 +120,12 @@ class Sessions:
         try:
             items = self.store.refresh(record)
         except StateCorrupt as error:
+            self._unreadable.add(session_id)
             self.set_fault(session_id, f"the session's saved state is unusable: {error}; it stays blocked until "
                                        f"a person runs `agentsfence sessions reset {session_id}`")
+            return
+        except StoreUnavailable as error:  # the next turn looks again; this one's words still bind
+            logger.warning("AgentsFence could not read what other processes saved for session %s: %s", session_id, error)
             return
         own = self._own.get(session_id, set())
         session = self.fence.session(session_id)
@@ -187,7 +193,10 @@ class Sessions:
 
     def _append(self, session_id: str, items: list[tuple[str, str, str]]) -> None:
         """A session that cannot be saved still decides correctly now; only a resume, or another
-        gateway, would miss what was not saved."""
+        gateway, would miss what was not saved. A session whose saved state cannot be read gets
+        nothing added to it: it waits, as it is, for a person to reset it."""
+        if not items or session_id in self._unreadable:
+            return
         try:
             for kind, value, directory in items:
                 saved = self.store.append(session_id, kind, value, directory)
@@ -208,6 +217,7 @@ class Sessions:
             self._recent.pop(session_id, None)
             self._own.pop(session_id, None)
             self._users.pop(session_id, None)
+            self._unreadable.discard(session_id)
             if self.current == session_id:
                 self.current = None
             for task_id in [k for k, s in self._tasks.items() if s.id == session_id]:
