@@ -142,3 +142,44 @@ def test_sessions_lists_and_resets(tmp_path: Path, capsys: pytest.CaptureFixture
         [(rows,)] = db.execute("SELECT rows FROM resets WHERE session_id = 'broken'").fetchall()
     assert "rumour" in rows  # what was removed is kept
     assert agentsfence(["sessions", "--state", str(tmp_path), "reset"]) == 2
+
+
+def test_a_session_whose_save_is_stuck_on_the_disk_holds_up_no_other_session(tmp_path: Path, monkeypatch):
+    """One session's write to the store waits (a slow disk); another session's decision, and its
+    record, are made meanwhile: no lock all sessions share is held over a write."""
+    import threading
+
+    from agentsfence.hermes.plugin import HermesFence
+    from agentsfence.settings import Settings
+
+    monkeypatch.setenv("TERMINAL_CWD", str(tmp_path))
+    (tmp_path / "notes.txt").write_text("notes")
+    sessions = SessionStore(tmp_path / "sessions")
+    plugin = HermesFence(Fence(None, home=str(tmp_path), cwd=str(tmp_path)), Settings(), sessions,
+                         AuditLog(tmp_path / "audit.jsonl"), lambda: None)
+    plugin.pre_llm_call(session_id="b", task_id="tb", user_message="Summarize notes.txt")
+    entered, release = threading.Event(), threading.Event()
+    append = sessions.store.append
+
+    def stuck(*args, **kwargs):
+        entered.set()
+        release.wait(60)
+        return append(*args, **kwargs)
+
+    monkeypatch.setattr(sessions.store, "append", stuck)
+    writer = threading.Thread(target=plugin.pre_llm_call, kwargs={"session_id": "a", "task_id": "ta",
+                                                                  "user_message": "Write summary.md"})
+    writer.start()
+    assert entered.wait(30)
+    decided: list = []
+    other = threading.Thread(target=lambda: decided.append(plugin.pre_tool_call(
+        tool_name="read_file", args={"path": "notes.txt"}, task_id="tb", session_id="b", tool_call_id="c1")))
+    other.start()
+    other.join(30)  # a deadlock detector, not a speed measurement: it returns while a's write waits
+    try:
+        assert decided == [None] and writer.is_alive() and not release.is_set()
+    finally:
+        release.set()
+        writer.join()
+    assert [json.loads(line)["call"] for line in (tmp_path / "audit.jsonl").read_text().splitlines()
+            if json.loads(line)["event"] == "decision"] == ["c1"]
