@@ -40,7 +40,8 @@ def stored(home: Path, state: str, session: str) -> tuple[int, dict[str, int], i
     store = open_store(state, home / "agentsfence")
     try:
         loaded = store.load(session)
-        assert loaded is not None
+        if loaded is None:  # nothing saved yet (a gateway killed before its first turn was)
+            return 0, {}, 0
         _, items, units = loaded
         with store.transaction(write=False) as tx:
             (open_reservations,) = tx.one("SELECT count(*) FROM reservations WHERE session_id = ?", (session,))

@@ -306,11 +306,15 @@ class Transaction:
         outcome was known, counts as spent)."""
         units: dict[str, int] = {}
         where = self.store.where
-        for table in ("budget_spent", "reservations"):
-            for budget_id, count in self.all(f"SELECT budget_id, units FROM {table} WHERE session_id = ?", (session_id,)):
-                if not isinstance(budget_id, str):
-                    raise StateCorrupt(f"a budget id saved for it in {where} cannot be read: {budget_id!r} is not text")
-                units[budget_id] = units.get(budget_id, 0) + _units(count, where)
+        # One statement: PostgreSQL reads each statement as of its own start, and a settlement
+        # committed between two reads would move its units out of the one already read and into
+        # the one not yet read, counted in neither.
+        for budget_id, count in self.all("SELECT budget_id, units FROM budget_spent WHERE session_id = ? "
+                                         "UNION ALL SELECT budget_id, units FROM reservations WHERE session_id = ?",
+                                         (session_id, session_id)):
+            if not isinstance(budget_id, str):
+                raise StateCorrupt(f"a budget id saved for it in {where} cannot be read: {budget_id!r} is not text")
+            units[budget_id] = units.get(budget_id, 0) + _units(count, where)
         return units
 
     def append(self, session_id: str, kind: str, value: str, directory: str = "") -> int:
