@@ -97,7 +97,12 @@ export function budgets(h: i32): i32 {
 
 export function budget_restore(h: i32, len: i32): i32 {
   scratchReset();
-  return <i32>restoreRecord(sessionSlot(h), <u32>len);
+  return <i32>restoreRecord(sessionSlot(h), <u32>len, false);
+}
+
+export function budget_set(h: i32, len: i32): i32 {
+  scratchReset();
+  return <i32>restoreRecord(sessionSlot(h), <u32>len, true);
 }
 
 export function narrow(h: i32, len: i32): i32 {

@@ -16,6 +16,14 @@ without its newline; the next writer cuts that torn tail off (only it: every rec
 still verifies) and writes a `recovered` record that says how many bytes it dropped. `verify`
 reports a torn tail it finds as such, not as tampering.
 
+The chain's head: after each write, the writer hands the last record's seq and hash, with the
+file's size and inode, to a thread that saves the latest it was handed in the SQLite store beside
+the log (state.db; store/), so no decision waits for that write. A writer that finds the file as
+the store says (another writer's last record, or its own before a restart) takes the head from
+there; otherwise (the store missing or behind: a crash came first) it reads the last record back
+from the file, however long it is. `verify` also compares the file with
+the store's head: records cut off the end of the log are named, which the chain alone cannot show.
+
 Several processes may share one Hermes home (a CLI and a gateway): each write holds an
 exclusive flock on the file and re-reads the chain's head when the file changed under it. A
 writer learns that from the size of the file it holds (one lseek: an fstat after a write costs
@@ -59,6 +67,7 @@ if TYPE_CHECKING:
 
     from .records import Decision
     from .shipping import SyslogShipper
+    from .store import Store
 
 GENESIS = "0" * 64
 DEFAULT_MAX_BYTES = 16 * 1024 * 1024
@@ -163,8 +172,24 @@ class AuditError(OSError):
 class AuditLog:
     """Appends records to one chain; thread-safe, and safe beside other processes."""
 
-    def __init__(self, path: Path, max_bytes: int = DEFAULT_MAX_BYTES, link_check_seconds: float = LINK_CHECK_SECONDS):
+    def __init__(self, path: Path, max_bytes: int = DEFAULT_MAX_BYTES, link_check_seconds: float = LINK_CHECK_SECONDS,
+                 heads: Store | None = None):
         self.path = Path(path)
+        # Where the chain's head is saved: the SQLite store beside the log, whatever store the
+        # sessions use (the log is this host's file). A crash can leave it behind, never wrong.
+        if heads is None:
+            from .store.sqlite import SQLiteStore
+
+            heads = SQLiteStore(self.path.parent / "state.db")
+        self._heads = heads
+        self._heads_error: str | None = None  # the store's last failure, logged once
+        self._head_pending: tuple[int, str, int, int] | None = None  # the latest head not yet saved
+        self._head_wake = threading.Event()
+        self._head_stop = False
+        self._head_saver: threading.Thread | None = None
+        self._head_slot = threading.Lock()  # guards _head_pending; never held over a write
+        self._head_lock = threading.Lock()  # one write of a head at a time (the saver's, close's)
+        self._head_key = os.path.abspath(self.path)
         self._path_text = str(self.path)  # os.stat of a str skips the Path conversion on every write
         self.max_bytes = max_bytes
         self.link_check_seconds = link_check_seconds
@@ -180,12 +205,14 @@ class AuditLog:
     # ---- records ----
 
     def decision(self, session: str, tool: str, tool_call_id: str, args: Any, decision: Decision, elapsed_us: float,
-                 mode: str = "enforce") -> None:
-        """mode `observe`: the decision was recorded and not acted on; its kind is what enforce would have done."""
+                 mode: str = "enforce", error: str = "") -> None:
+        """mode `observe`: the decision was recorded and not acted on; its kind is what enforce would have done.
+        error: why the host blocked the call when deciding it failed (a fault, not the policy)."""
         q = encode_basestring
         observed = ',"mode":"observe"' if mode == "observe" else ""
+        failed = f',"error":{q(scrub(error))}' if error else ""
         self._append(f'"event":"decision","session":{q(session)},"tool":{q(tool)},"call":{q(tool_call_id)},'
-                     f'{_decision_fields(decision)}{observed},"args":{argument_shapes(args)},"us":{elapsed_us:.1f}')
+                     f'{_decision_fields(decision)}{observed}{failed},"args":{argument_shapes(args)},"us":{elapsed_us:.1f}')
 
     def event(self, event: str, session: str, tool: str, tool_call_id: str = "", **details: Any) -> None:
         q = encode_basestring
@@ -208,6 +235,7 @@ class AuditLog:
                     self._size += len(line)
                     self._seq += 1
                     self._prev = line[-67:-3].decode("ascii")
+                    self._save_head()
                 finally:
                     fcntl.flock(fd, fcntl.LOCK_UN)
             except OSError as error:
@@ -233,6 +261,51 @@ class AuditLog:
             self._size = -1
         return self._fd
 
+    def _save_head(self) -> None:
+        """Under the flock: hands the head as this write left it to the saver thread."""
+        with self._head_slot:
+            self._head_pending = (self._seq, self._prev, self._size, self._inode or 0)
+        if self._head_saver is None:
+            self._head_stop = False
+            self._head_saver = threading.Thread(target=self._save_heads, name="agentsfence-audit-head", daemon=True)
+            self._head_saver.start()
+        self._head_wake.set()
+
+    def _save_heads(self) -> None:
+        """The saver thread: the latest head, whenever there is one (many records, one write)."""
+        while not self._head_stop:
+            self._head_wake.wait()
+            self._head_wake.clear()
+            self._write_head()
+
+    def _write_head(self) -> None:
+        """A store that cannot take the head costs nothing but a read of the file's last record later."""
+        with self._head_lock:
+            with self._head_slot:
+                head, self._head_pending = self._head_pending, None
+            if head is None:
+                return
+            try:
+                self._heads.set_audit_head(self._head_key, *head)
+                self._heads_error = None
+            except Exception as error:
+                if self._heads_error is None:
+                    import logging
+
+                    logging.getLogger("agentsfence").warning("AgentsFence: the audit chain's head cannot be saved in %s: %s",
+                                                             getattr(self._heads, "where", "the state store"), error)
+                self._heads_error = str(error)
+
+    def _stored_head(self, size: int) -> tuple[int, str] | None:
+        """The head the store holds, when it is of this file as it is now."""
+        try:
+            head = self._heads.audit_head(self._head_key)
+        except Exception:
+            return None
+        if head is None or head[2] != size or head[3] != self._inode:
+            return None
+        return head[0], head[1]
+
     def _sync_head(self, fd: int) -> int:
         """Under the flock: follows a rotation by another process, and re-reads the last record
         when the file is not as we left it (another writer, or a torn tail)."""
@@ -251,6 +324,11 @@ class AuditLog:
             fcntl.flock(fd, fcntl.LOCK_EX)
             size = os.lseek(fd, 0, os.SEEK_END)
         if size == self._size:
+            return fd
+        stored = self._stored_head(size) if size else None
+        if stored is not None:  # the file ends where the head saved with it says: no read of the file
+            self._seq, self._prev = stored
+            self._size = size
             return fd
         tail, torn = _read_tail(fd, size)
         if torn:
@@ -288,10 +366,17 @@ class AuditLog:
         return fd
 
     def close(self) -> None:
+        """Closes the file; the last head is saved before this returns."""
         with self._lock:
             if self._fd is not None:
                 os.close(self._fd)
                 self._fd = None
+            saver, self._head_saver = self._head_saver, None
+        if saver is not None:
+            self._head_stop = True
+            self._head_wake.set()
+            saver.join()
+        self._write_head()
 
 
 # Redacted values are plain JSON (strings, finite numbers, lists, string-keyed objects).
@@ -309,12 +394,17 @@ TAIL_READ = 64 * 1024
 
 
 def _read_tail(fd: int, size: int) -> tuple[bytes, bytes]:
-    """(the last whole lines read, the torn bytes after the last newline)."""
+    """(the last whole line, from the file's start or the newline before it; the torn bytes after
+    the last newline). Reads back a window at a time until the line's start: a record of any
+    length is read whole."""
     start = max(0, size - TAIL_READ)
     data = os.pread(fd, size - start, start)
     end = data.rfind(b"\n") + 1
-    if end == 0 and start > 0:  # one line longer than the window: read it all
-        data = os.pread(fd, size, 0)
+    # The last whole line starts after a newline before `end - 1`, or at the file's start.
+    while start > 0 and (end == 0 or data.rfind(b"\n", 0, end - 1) < 0):
+        step = min(start, max(TAIL_READ, len(data)))
+        start -= step
+        data = os.pread(fd, step, start) + data
         end = data.rfind(b"\n") + 1
     return data[:end], data[end:]
 
@@ -428,7 +518,37 @@ def verify(path: Path, collector: bool = False) -> Verdict:
         verdict.records += 1
         last_seq, prev, prev_where = seq, own, where
     verdict.head = prev
+    _compare_stored_head(path, verdict, last_seq)
     return verdict
+
+
+def _compare_stored_head(path: Path, verdict: Verdict, last_seq: int) -> None:
+    """The head the writers saved in the state store beside the log, against the file's: records
+    cut off the end, or a last record rewritten with its hash, leave the file behind it."""
+    database = path.parent / "state.db"
+    if not database.exists():
+        return
+    from .store.sqlite import SQLiteStore
+
+    store = SQLiteStore(database)
+    try:
+        head = store.audit_head(os.path.abspath(path))
+    except Exception as error:
+        verdict.notes.append(f"{database}: the chain's saved head cannot be read ({error})")
+        return
+    finally:
+        store.close()
+    if head is None:
+        return
+    seq, digest = head[0], head[1]
+    if seq > last_seq:
+        verdict.problems.append(f"{path.name}: the log ends at record {last_seq}, and its writer saved record {seq} as the "
+                                f"head in {database}: records {last_seq + 1}-{seq} were cut off the end" if seq > last_seq + 1
+                                else f"{path.name}: the log ends at record {last_seq}, and its writer saved record {seq} "
+                                f"as the head in {database}: the last record was cut off the end")
+    elif seq == last_seq and digest != verdict.head:
+        verdict.problems.append(f"{path.name}: record {seq} is not the one its writer saved as the head in {database}: "
+                                "it was replaced")
 
 
 def _numbers(seqs: list[int]) -> str:

@@ -375,6 +375,21 @@ def _add_hook(commands: argparse._SubParsersAction) -> None:
                            "~/.claude/agentsfence (claude-code)")
 
 
+def _add_sessions(commands: argparse._SubParsersAction) -> None:
+    from .state import sessions_command
+
+    sessions = _command(commands, "sessions", "list saved sessions, or reset one whose state cannot be read",
+                        "List the sessions the state store holds (agentsfence.state in $HERMES_HOME/config.yaml: "
+                        "state.db in $HERMES_HOME/agentsfence, or PostgreSQL), with their budget counts and whether "
+                        "their state can be read; or reset one. A session whose saved state cannot be read blocks "
+                        "every call until it is reset: reset sets its rows aside (kept as text in the store's "
+                        "resets table) and the session starts again with no saved state.", sessions_command)
+    sessions.add_argument("action", nargs="?", choices=["list", "reset"], default="list", help="default: list")
+    sessions.add_argument("session_id", nargs="?", metavar="ID", help="the session to reset")
+    sessions.add_argument("--state", type=Path, metavar="DIR",
+                          help="the state folder; default: $HERMES_HOME/agentsfence (its store as config.yaml sets it)")
+
+
 def _add_bench(commands: argparse._SubParsersAction) -> None:
     bench = _command(commands, "bench", "run the benchmark (needs the repository checkout)",
                      "Run the benchmark beside Cedar, OPA and hand-written Python (bench/run.py), after "
@@ -401,7 +416,7 @@ def _add_taubench(commands: argparse._SubParsersAction) -> None:
 # One function per command, in the order `agentsfence --help` lists them. A new command adds
 # its own `_add_*` here (audit: host-python/agentsfence/audit.py; bundle: bundle.py).
 COMMANDS = [_add_init, _add_compile, _add_check, _add_test, _add_explain, _add_decide, _add_run, _add_disasm, _add_hook,
-            _add_bench, _add_dojo, _add_taubench, add_audit, add_bundle, add_report]
+            _add_sessions, _add_bench, _add_dojo, _add_taubench, add_audit, add_bundle, add_report]
 
 
 def build_parser() -> argparse.ArgumentParser:

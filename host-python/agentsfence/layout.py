@@ -9,7 +9,9 @@ The Hermes plugin, Hermes' shell hooks and the CLI's defaults use `$HERMES_HOME/
     compiled/     policy.yaml's compilation, cached by the content of its sources (installed.py)
     policy.last   the hash of the policy the last start or reload put in place (hermes/policy.py)
     audit.jsonl   the hash-chained audit log, rotated into audit.jsonl.<n> (audit.py)
-    sessions/     a record per top-level session, so a resumed one is fenced as before (state.py)
+    state.db      the state store: sessions, grants, budget counts, the audit head (state.py, store/)
+    sessions/     JSON session records of versions before the store (moved in, kept in migrated/),
+                  and the shell hooks' lock files
     subagents/    which session each subagent belongs to, for the shell hooks (hooks.py)
 """
 from __future__ import annotations

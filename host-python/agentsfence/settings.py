@@ -67,6 +67,10 @@ class Settings:
     # for tls:// (default: the system's).
     audit_syslog: str = ""
     audit_syslog_ca: str = ""
+    # Where sessions, grants and budget counts are kept (docs/operators.md): "" for the SQLite
+    # file state.db in the state folder, which the processes of this Hermes home share; or a
+    # postgresql:// URL, which every gateway of a fleet shares.
+    state: str = ""
 
 
 def load_settings(hermes_home: Path) -> Settings:
@@ -97,6 +101,7 @@ def load_settings(hermes_home: Path) -> Settings:
         llm_timeout=_seconds(section, "llm_timeout", 10.0),
         sandbox=_choice(section, "sandbox", ("auto", "off"), "auto"),
         **_fleet(section, hermes_home),
+        state=_state(section),
     )
 
 
@@ -156,6 +161,15 @@ def _section(text: str) -> Any:
         return None if value is None else loader.construct_document(value)
     finally:
         loader.dispose()
+
+
+def _state(section: dict[str, Any]) -> str:
+    value = section.get("state", "")
+    if value in ("", None, "sqlite"):
+        return ""
+    if not isinstance(value, str) or not value.startswith(("postgresql://", "postgres://")):
+        raise SettingsError(f"agentsfence.state must be sqlite (the default) or a postgresql:// URL, not {value!r}")
+    return value
 
 
 def _seconds(section: dict[str, Any], key: str, default: float) -> float:

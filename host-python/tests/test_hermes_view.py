@@ -11,7 +11,7 @@ import pytest
 import hermes_cli.plugins as hermes_plugins
 from . import test_hermes as th
 from .test_hermes import (EXFILTRATE, OTHER, REQUEST, SESSION, TASK, call, fence_plugin, fresh_ids, hermes_home,  # noqa: F401 (fixtures)
-                          manager, saved_sessions, slash, user_turn)
+                          manager, saved_record, slash, user_turn)
 
 
 @pytest.fixture(autouse=True)
@@ -78,8 +78,7 @@ def test_the_gateway_sender_is_recorded_on_the_session(manager, hermes_home):
         hermes_plugins.invoke_hook("pre_llm_call", session_id=SESSION, task_id=TASK, turn_id="t", user_message=REQUEST,
                                    conversation_history=[], is_first_turn=False, model="scripted", platform="telegram",
                                    sender_id=sender)
-    [saved] = saved_sessions(hermes_home)
-    assert json.loads(saved.read_text())["senders"] == ["alice", "bob"]
+    assert saved_record(hermes_home, SESSION).senders == ["alice", "bob"]
     assert "Senders: alice, bob" in fence_plugin(manager).describe_session(SESSION)
 
 

@@ -19,7 +19,7 @@ describe("module", () => {
     const m = new WebAssembly.Module(wasm);
     expect(WebAssembly.Module.imports(m)).toEqual([]);
     expect(WebAssembly.Module.exports(m).map((e) => `${e.name}:${e.kind}`).sort()).toEqual(
-      ["budget_restore", "budgets", "commit", "configure", "decide", "derive", "describe", "disasm", "explain", "fail_mode", "input",
+      ["budget_restore", "budget_set", "budgets", "commit", "configure", "decide", "derive", "describe", "disasm", "explain", "fail_mode", "input",
         "intent", "load", "memory", "narrow", "release", "sandbox", "sandbox_classify", "session_close", "session_open"]
         .map((n) => `${n}:${n === "memory" ? "memory" : "function"}`).sort(),
     );

@@ -54,7 +54,8 @@ from typing import TYPE_CHECKING, Any, Callable
 from ..audit import AuditLog
 from ..errors import FenceError
 from ..layout import hermes_state
-from ..state import SessionStore
+from ..state import SessionStore, StoreUnavailable
+from ..store import open_store
 from .approvals import Approvals, call_reference
 from .bridge import BATCH_TOOL, Bridge
 from .confine import Confiner, Pending
@@ -106,9 +107,10 @@ def register(ctx: Any, **kwargs: Any) -> None:
         return
     from ..shipping import start_shipping
 
+    store = open_store(settings.state, state.path)
     audit = AuditLog(state.audit_log)
     audit.shipper = start_shipping(settings, state.path)  # None unless settings name a collector
-    plugin = HermesFence(fence, settings, SessionStore(state.sessions), audit, lambda: plugin.order_hooks(ctx))
+    plugin = HermesFence(fence, settings, SessionStore(state.sessions, store), audit, lambda: plugin.order_hooks(ctx))
     plugin.policy.watch(policy_files, installed)
     for name, hook in plugin.hooks().items():
         ctx.register_hook(name, hook)
@@ -165,7 +167,7 @@ class HermesFence:
         self._observe = settings.mode == "observe"
         self.approvals = Approvals()
         self.sessions = Sessions(fence, store, self.approvals, lambda: self.intent_reader())
-        self.ledger = Ledger(self.sessions.save)
+        self.ledger = Ledger(store, self.sessions.user_of)
         self.policy = PolicyWatch(fence, audit)
         # Through the attribute: a test may stand in for _decide. A tool_call batch is decided by its calls.
         self.bridge = Bridge(lambda *call: self._decide(*call), lambda ref, session, units, session_id, task_id:
@@ -222,6 +224,7 @@ class HermesFence:
                 sessions.alias(task_id, parent)
                 return None
             session = sessions.top(key)
+            sessions.refresh(key)  # what another gateway saved for the session since
             sessions.alias(task_id, session)
             sessions.current = key
             # Only what the person typed: a turn Hermes wrote binds nothing, and the session
@@ -234,6 +237,11 @@ class HermesFence:
                 logger.info("AgentsFence: a turn of session %s has no words a person typed (Hermes wrote it); "
                             "it grants nothing", key)
             sessions.remember_turn(key, task_id, text, directory, sender_id if isinstance(sender_id, str) else "")
+        except StoreUnavailable as error:
+            # Not a fault of the session: its calls block while the store is down (loading it
+            # fails again), and it is loaded when the store is back, without this turn's words.
+            logger.error("AgentsFence could not load session %s, so its calls block until the state store is back: %s",
+                         key, error)
         except Exception as error:
             logger.error("AgentsFence could not bind the user's message: %s", error)
             for fault_key in (session_id, task_id):
@@ -272,7 +280,7 @@ class HermesFence:
                 # A decision that cannot be recorded is not acted on: the error blocks (see _fault),
                 # so a unit it reserved is free again.
                 if decision.reservation and session is not None:
-                    session.release(decision.reservation)
+                    self.ledger.cancel(session, decision.reservation)
                 raise
             kind = decision.kind
             if session is not None:
@@ -307,7 +315,7 @@ class HermesFence:
                 self.ledger.settle(call_ref, ran=False)  # the fence refused it after all: it will not run
             return directive
         except Exception as error:
-            return self._fault(tool_name, error)
+            return self._fault(tool_name, error, session_id or task_id, tool_call_id, args)
 
     def redecide(self, tool_name: str, args: Any, task_id: str, session_id: str,
                  tool_call_id: str) -> tuple[str, str, Pending | None]:
@@ -369,10 +377,15 @@ class HermesFence:
         if not isinstance(encoded, tuple):  # decide blocks them (bad_arguments) without reaching the evaluator
             return session, session.decide(tool_name, decided, directory), b""
         if decided is args:  # the evaluator reads the very bytes kept for post_tool_call
-            return session, session.decide_json(tool_name, encoded[1], directory), encoded[1]
-        return session, session.decide(tool_name, decided, directory), encoded[1]
+            def decide() -> Decision:
+                return session.decide_json(tool_name, encoded[1], directory)
+        else:
+            def decide() -> Decision:
+                return session.decide(tool_name, decided, directory)
+        with self.ledger.deciding(session.id):  # a budget's counts are set and read around the decision
+            return session, self.ledger.counted(session, tool_name, decide(), decide), encoded[1]
 
-    def _fault(self, tool_name: str, error: Exception) -> Directive:
+    def _fault(self, tool_name: str, error: Exception, session_key: str, tool_call_id: str, args: Any) -> Directive:
         """An internal error blocks the call, unless the policy lets its risk class fail open."""
         try:
             if self.policy.error is None and self.fence.fails_open(tool_name):
@@ -380,7 +393,13 @@ class HermesFence:
                 return None
         except Exception:
             pass  # the fail mode cannot be read either: closed
-        return fault_block(tool_name, error)
+        directive = fault_block(tool_name, error)
+        try:  # the block is on record like every other
+            self.audit.decision(session_key, tool_name, tool_call_id, args,
+                                self._host_decision(tool_name, "host_error", ""), 0.0, error=directive["message"])
+        except Exception as audit_error:
+            logger.error("AgentsFence could not record the block of %s: %s", tool_name, audit_error)
+        return directive
 
     def post_approval_response(self, pattern_key: str = "", choice: str = "", **kwargs: Any) -> None:
         try:

@@ -127,9 +127,8 @@ def run_cli(options: argparse.Namespace) -> int:
             return 1
     fence = Fence(installed.bytecode, hermes_homes=hermes_homes())
     if options.fence_command == "status":
-        sessions = state.sessions
-        saved = list(sessions.glob("*.json")) if sessions.is_dir() else []
-        corrupt = list(sessions.glob("*.corrupt-*")) if sessions.is_dir() else []
+        from ..state import StateCorrupt, StoreUnavailable
+        from ..store import open_store
         if installed.error is None:
             print(f"policy: {fence.policy_name} ({fence.policy_hash[:12]}) from {installed.origin}"
                   + (" (compiled earlier, from the cache)" if installed.cached else ""))
@@ -141,7 +140,16 @@ def run_cli(options: argparse.Namespace) -> int:
 
         can_confine, why = sandbox_support(settings.sandbox)
         print("sandbox: commands the fence cannot prove run confined (bubblewrap)" if can_confine else f"sandbox: none: {why}")
-        print(f"saved sessions: {len(saved)} in {sessions}" + (f"; {len(corrupt)} corrupt kept aside" if corrupt else ""))
+        store = open_store(settings.state, state.path)
+        try:
+            saved = store.sessions()
+            unreadable = sum(1 for s in saved if s.fault)
+            print(f"saved sessions: {len(saved)} in {store.where}" + (f"; {unreadable} unreadable, blocked until "
+                                                                     "`agentsfence sessions reset ID`" if unreadable else ""))
+        except (StoreUnavailable, StateCorrupt) as error:
+            print(f"saved sessions: the state store cannot be read: {error}")
+        finally:
+            store.close()
         return 0
     from ..explaining import explain
 
