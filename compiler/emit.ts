@@ -3,13 +3,14 @@
 import { createHash } from "node:crypto";
 import {
   DIR_ENTRY_SIZE, FORMAT_VERSION, HASH_OFFSET, HEADER_SIZE, MAGIC, NONE, OP_DECIDE, SEC_CLASSES,
-  SEC_BUDGETS, SEC_CLASSIFY, SEC_CODE, SEC_INTENT, SEC_RULES, SEC_SETS, SEC_SETTINGS, SEC_STRINGS, SEC_TOOLS,
+  SEC_BUDGETS, SEC_CLASSIFY, SEC_GLOB_INDEX, SEC_CODE, SEC_INTENT, SEC_RULES, SEC_SETS, SEC_SETTINGS, SEC_STRINGS, SEC_TOOLS,
   SET_MAX_ARGS_BYTES, SET_MAX_INTENT_BYTES, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES, SET_MAX_SESSIONS,
   SET_MAX_SHELL_DEPTH, SET_MAX_TARGETS, SET_POLICY_NAME, SET_SHELL_NETWORK, SET_SHELL_SHELLS,
   SET_SANDBOX_CAPABILITIES, SET_SANDBOX_HIDE, SET_SANDBOX_READ_ONLY, SET_SANDBOX_ENV, SET_SANDBOX_HOSTS, SET_SANDBOX_RULES,
   SET_SHELL_WRAPPERS, SET_SHELL_PROGRAMS, SET_FAIL_OPEN, SETKIND_HASH, SETKIND_KEYS, SECTION_COUNT,
 } from "../bytecode/format";
 import { formatPos } from "./diagnostic";
+import { fnv1a, globIndexWords } from "./globindex";
 import { EFFECT_CODES, type Operand, type Plan, type SetPlan } from "./optimize";
 
 const utf8 = new TextEncoder();
@@ -36,15 +37,10 @@ export function emit(plan: Plan): Emitted {
     [SEC_INTENT, intentSection(plan)],
     [SEC_SETTINGS, settingsSection(plan, strings)],
     [SEC_BUDGETS, budgetsSection(plan, strings)],
+    [SEC_GLOB_INDEX, wordsSection(globIndexWords(plan))],
   ]);
   sections.set(SEC_STRINGS, strings.section());
   return assemble(sections);
-}
-
-function fnv1a(bytes: Uint8Array): number {
-  let h = 0x811c9dc5;
-  for (const b of bytes) h = Math.imul(h ^ b, 0x01000193) >>> 0;
-  return h;
 }
 
 /** Smallest power of two that keeps the table at most two-thirds full (and so above the member
@@ -133,6 +129,12 @@ class Writer {
   finish(): Uint8Array {
     return this.buf.slice(0, this.length);
   }
+}
+
+function wordsSection(words: number[]): Uint8Array {
+  const w = new Writer();
+  for (const word of words) w.u32(word);
+  return w.finish();
 }
 
 // count, set_offset[count] relative to the section, then each set (§4).

@@ -3,13 +3,13 @@
 // They read the call's intent store and set outOfMemory, both eval.ts's.
 import {
   NONE, OP_TEST_EQUALS, OP_TEST_IN, OP_TEST_GLOB, OP_TEST_PREFIX, OP_TEST_DOMAIN, OP_TEST_UNDER,
-  OP_TEST_IN_INTENT, OP_TEST_IN_DERIVED, OP_TEST_AT_MOST, SUBJ_PATH, SUBJ_WRITE,
+  OP_TEST_IN_INTENT, OP_TEST_IN_DERIVED, OP_TEST_AT_MOST, SUBJ_PATH, SUBJ_WRITE, GLOB_KEY_MAX,
 } from "../../bytecode/format";
 import {
   strPtr, strLen, setFind, setFindHashed, setMemberCount, listKey, setBucketCount, setBucketKey, setCount,
-  policyGeneration,
+  policyGeneration, globIndexOf,
 } from "../policy/decode";
-import { bytesEqual, startsWith, indexOfByte, sameBytes } from "../abi/bytes";
+import { bytesEqual, startsWith, indexOfByte, sameBytes, fnv1a } from "../abi/bytes";
 import { alloc, free, scratchAlloc, scratchEpoch } from "../abi/mem";
 import { globMatch, globsMeet, literalHead, literalDir } from "../readers/glob";
 import { pathForms, constantForms, formAt, formsOutOfMemory, isWorkingDirectoryConstant } from "../readers/pathforms";
@@ -28,6 +28,67 @@ function inList(set: u32, p: usize, len: u32, glob: bool): bool {
     if (hit) return true;
   }
   return false;
+}
+
+// A pattern of LIST set `set` matches the value (§6.4). With the set's GLOB_INDEX (§3.6) only the
+// patterns filed under a key the value has are matched: a segment of it, a head or a tail of its
+// file name (the bytes after its last '/'), and those filed under none.
+function globListHolds(set: u32, p: usize, len: u32): bool {
+  const index = globIndexOf(set);
+  if (index == 0) return inList(set, p, len, true);
+  const segments = load<u32>(index), heads = load<u32>(index + 4), tails = load<u32>(index + 8);
+  const segmentList = index + 24;
+  const headList = segmentList + ((<usize>segments) << 3);
+  const tailList = headList + ((<usize>heads) << 3);
+  const restList = tailList + ((<usize>tails) << 3);
+  let name: u32 = 0; // where the file name starts
+  for (let i: u32 = 0; i <= len; i++) {
+    if (i < len && load<u8>(p + i) != 0x2f) continue;
+    if (i > name && segments > 0 && filedHolds(set, segmentList, segments, fnv1a(p + name, i - name), p, len)) return true;
+    if (i < len) name = i + 1;
+  }
+  const nameLen = len - name;
+  if (heads > 0) {
+    const lengths = load<u32>(index + 16);
+    let h: u32 = 0x811c9dc5;
+    for (let l: u32 = 1; l <= min(nameLen, GLOB_KEY_MAX); l++) {
+      h = (h ^ <u32>load<u8>(p + name + l - 1)) * 0x01000193;
+      if (((lengths >> (l - 1)) & 1) != 0 && filedHolds(set, headList, heads, h, p, len)) return true;
+    }
+  }
+  if (tails > 0) {
+    let lengths = load<u32>(index + 20);
+    while (lengths != 0) {
+      const l = ctz(lengths) + 1;
+      lengths &= lengths - 1;
+      if (l > nameLen) break;
+      if (filedHolds(set, tailList, tails, fnv1a(p + len - l, l), p, len)) return true;
+    }
+  }
+  const rest = load<u32>(index + 12);
+  for (let k: u32 = 0; k < rest; k++) {
+    if (memberHolds(set, load<u32>(restList + ((<usize>k) << 2)), p, len)) return true;
+  }
+  return false;
+}
+
+// A pattern filed under `hash` in a list of (hash, member) pairs in ascending order matches.
+function filedHolds(set: u32, list: usize, count: u32, hash: u32, p: usize, len: u32): bool {
+  let lo: u32 = 0, hi = count;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (load<u32>(list + ((<usize>mid) << 3)) < hash) lo = mid + 1;
+    else hi = mid;
+  }
+  for (let k = lo; k < count && load<u32>(list + ((<usize>k) << 3)) == hash; k++) {
+    if (memberHolds(set, load<u32>(list + ((<usize>k) << 3) + 4), p, len)) return true;
+  }
+  return false;
+}
+
+function memberHolds(set: u32, member: u32, p: usize, len: u32): bool {
+  const key = listKey(set, member);
+  return globHolds(strPtr(key), strLen(key), p, len);
 }
 
 // A glob written in a constant's form (`~/x/**`) matches the absolute paths it stands for (§6.5),
@@ -192,7 +253,7 @@ export function literalTest(op: u32, subject: u32, operand: u32, p: usize, len: 
   switch (op) {
     case OP_TEST_EQUALS: return tri(bytesEqual(p, len, strPtr(operand), strLen(operand)));
     case OP_TEST_IN: return tri(setFind(operand, p, len) >= 0);
-    case OP_TEST_GLOB: return tri(inList(operand, p, len, true));
+    case OP_TEST_GLOB: return tri(globListHolds(operand, p, len));
     case OP_TEST_PREFIX: return tri(inList(operand, p, len, false));
     case OP_TEST_DOMAIN: return tri(domainIn(operand, p, len));
     case OP_TEST_UNDER: return underIn(operand, p, len) ? YES : underUnknownDirectory(operand) ? MAYBE : NO;

@@ -1,6 +1,6 @@
 // The verifier's checks of each section (docs/bytecode.md §3-§5), in the order verify.ts runs
-// them after the header: strings, sets, rules, code, classes, tools, classify, intent, settings and
-// budgets. Each fails through verify.ts's fail, with the section and the offset.
+// them after the header: strings, sets, rules, code, classes, tools, classify, intent, settings,
+// budgets and the glob index. Each fails through verify.ts's fail, with the section and the offset.
 import {
   NONE, SEC_STRINGS, SEC_SETS, SEC_TOOLS, SEC_CLASSES, SEC_RULES, SEC_CODE, SEC_CLASSIFY, SEC_INTENT,
   SEC_SETTINGS, SEC_BUDGETS, SETTINGS_COUNT, SETKIND_HASH, SETKIND_LIST, SETKIND_KEYS, INSN_SIZE, OP_DECIDE,
@@ -10,10 +10,11 @@ import {
   SET_MAX_ARGS_BYTES, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES, SET_MAX_TARGETS, SET_MAX_INTENT_BYTES,
   SET_MAX_SESSIONS, SET_SHELL_WRAPPERS, SET_SHELL_NETWORK, SET_SHELL_SHELLS, SET_MAX_SHELL_DEPTH,
   SET_FAIL_OPEN, SET_SHELL_PROGRAMS, SHO_MAX, SHM_MAX, SET_SANDBOX_CAPABILITIES, SET_SANDBOX_HIDE, SET_SANDBOX_READ_ONLY,
-  SET_SANDBOX_ENV, SET_SANDBOX_HOSTS, SET_SANDBOX_RULES, EFFECT_CONFINE,
+  SET_SANDBOX_ENV, SET_SANDBOX_HOSTS, SET_SANDBOX_RULES, EFFECT_CONFINE, SEC_GLOB_INDEX, GLOB_KEY_MAX,
 } from "../../bytecode/format";
 import { validUtf8, fnv1a, bytesEqual, equalsAscii } from "../abi/bytes";
-import { section, strPtr, strLen, setAddr, setKind, ruleEffect } from "./decode";
+import { section, strPtr, strLen, setAddr, setKind, ruleEffect, setMemberCount, listKey } from "./decode";
+import { alloc, free } from "../abi/mem";
 import { amountSplit, decimalUnits } from "../readers/amount";
 import { outAscii, outDecimal, Text } from "../abi/out";
 import {
@@ -506,4 +507,102 @@ export function budgets(): bool {
     }
   }
   return true;
+}
+
+// GLOB_INDEX (§3.6): each index belongs to a LIST set, files each of its members exactly once,
+// and files a pattern only under a key that every value it matches has, so a test that matches
+// only the patterns filed under its value's keys finds every pattern that matches.
+export function globIndex(): bool {
+  const s = section(SEC_GLOB_INDEX);
+  if (short(SEC_GLOB_INDEX, 4)) return false;
+  const count = load<u32>(s);
+  let end: u64 = 4 + ((<u64>count) << 3);
+  if (short(SEC_GLOB_INDEX, end)) return false;
+  for (let i: u32 = 0; i < count; i++) {
+    const e = s + 4 + ((<usize>i) << 3);
+    if (!setOk(SEC_GLOB_INDEX, e, "indexed set", SETKIND_LIST)) return false;
+    if (i > 0 && load<u32>(e) <= load<u32>(e - 8)) return failNum(SEC_GLOB_INDEX, e, "indexed sets not strictly ascending, index", i);
+    if (<u64>load<u32>(e + 4) != end) return failNum(SEC_GLOB_INDEX, e + 4, "an index must start where the one before it ends, index", i);
+    if (short(SEC_GLOB_INDEX, end + 24)) return false;
+    const a = s + <usize>end;
+    const filed = <u64>load<u32>(a) + <u64>load<u32>(a + 4) + <u64>load<u32>(a + 8);
+    const size = 24 + (filed << 3) + ((<u64>load<u32>(a + 12)) << 2);
+    if (short(SEC_GLOB_INDEX, end + size)) return false;
+    if (filed + <u64>load<u32>(a + 12) != <u64>setMemberCount(load<u32>(e))) {
+      return failNum(SEC_GLOB_INDEX, a, "an index must file every member of its set once, index", i);
+    }
+    if (!indexFilesSoundly(load<u32>(e), a)) return false;
+    end += size;
+  }
+  return !sizeWrong(SEC_GLOB_INDEX, end);
+}
+
+const GLOB_SEGMENT: u32 = 0;
+const GLOB_HEAD: u32 = 1;
+const GLOB_TAIL: u32 = 2;
+
+function indexFilesSoundly(set: u32, a: usize): bool {
+  const members = setMemberCount(set);
+  const seen = alloc(max<usize>(<usize>((members + 7) >> 3), 1));
+  if (seen == 0) return fail(SEC_GLOB_INDEX, a, "out of memory to verify the index");
+  memory.fill(seen, 0, <usize>((members + 7) >> 3));
+  let at = a + 24;
+  let ok = true;
+  for (let kind: u32 = GLOB_SEGMENT; kind <= GLOB_TAIL + 1 && ok; kind++) {
+    const n = load<u32>(a + (<usize>kind << 2));
+    const lengths = kind == GLOB_HEAD ? load<u32>(a + 16) : kind == GLOB_TAIL ? load<u32>(a + 20) : 0;
+    const stride: usize = kind <= GLOB_TAIL ? 8 : 4;
+    for (let k: u32 = 0; k < n && ok; k++) {
+      const e = at + <usize>k * stride;
+      const member = load<u32>(e + stride - 4);
+      if (member >= members || (load<u8>(seen + (member >> 3)) & (1 << (member & 7))) != 0) {
+        ok = failNum(SEC_GLOB_INDEX, e, "member out of range or filed twice, set", set);
+      } else if (kind <= GLOB_TAIL && k > 0 && (load<u32>(e - 8) > load<u32>(e) || (load<u32>(e - 8) == load<u32>(e) && load<u32>(e - 4) >= member))) {
+        ok = failNum(SEC_GLOB_INDEX, e, "entries not in ascending order of hash and member, set", set);
+      } else if (kind <= GLOB_TAIL && !keyOfPattern(listKey(set, member), kind, load<u32>(e), lengths)) {
+        ok = failNum(SEC_GLOB_INDEX, e, "a pattern is filed under a key it does not have, set", set);
+      }
+      if (ok) store<u8>(seen + (member >> 3), <u32>load<u8>(seen + (member >> 3)) | (<u32>1 << (member & 7)));
+    }
+    at += <usize>n * stride;
+  }
+  free(seen);
+  return ok;
+}
+
+@inline function isWild(c: u32): bool {
+  return c == 0x2a || c == 0x3f;
+}
+
+// Whether pattern string `pattern` has the key of `kind` whose FNV-1a is `hash`: a segment without
+// wildcards, or a head or tail of its file name (the bytes after its last '/', holding no `**`)
+// of a length in `lengths` that lies before its first or after its last wildcard.
+function keyOfPattern(pattern: u32, kind: u32, hash: u32, lengths: u32): bool {
+  const p = strPtr(pattern), n = strLen(pattern);
+  if (n > 0 && (load<u8>(p) == 0x7e || load<u8>(p) == 0x24)) return false; // matched in its forms
+  if (kind == GLOB_SEGMENT) {
+    let start: u32 = 0, literal = true;
+    for (let i: u32 = 0; i <= n; i++) {
+      const c = i < n ? <u32>load<u8>(p + i) : 0x2f;
+      if (c != 0x2f) { if (isWild(c)) literal = false; continue; }
+      if (literal && i > start && fnv1a(p + start, i - start) == hash) return true;
+      start = i + 1;
+      literal = true;
+    }
+    return false;
+  }
+  let name = n;
+  while (name > 0 && load<u8>(p + name - 1) != 0x2f) name--;
+  const nameLen = n - name;
+  for (let i: u32 = 0; i + 1 < nameLen; i++) {
+    if (load<u8>(p + name + i) == 0x2a && load<u8>(p + name + i + 1) == 0x2a) return false;
+  }
+  let literal: u32 = 0; // the head's or the tail's length
+  if (kind == GLOB_HEAD) while (literal < nameLen && !isWild(load<u8>(p + name + literal))) literal++;
+  else while (literal < nameLen && !isWild(load<u8>(p + n - literal - 1))) literal++;
+  for (let l: u32 = 1; l <= min(literal, GLOB_KEY_MAX); l++) {
+    if (((lengths >> (l - 1)) & 1) == 0) continue;
+    if (fnv1a(kind == GLOB_HEAD ? p + name : p + n - l, l) == hash) return true;
+  }
+  return false;
 }
