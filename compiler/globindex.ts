@@ -22,16 +22,18 @@ interface SetIndex {
   heads: Entry[];
   tails: Entry[];
   rest: number[];
+  /** Bit L-1 set for a key of L bytes (a segment of 32 or more: bit 31). */
+  segmentLengths: number;
   headLengths: number;
   tailLengths: number;
 }
 
 /** The key a pattern is filed under: the longest wildcard-free segment between two '/' (or an
  *  end of the pattern), else the longer of its file name's literal head and tail (at most
- *  GLOB_KEY_MAX bytes of each), else none. A pattern in a constant's form (`~`, `$HERMES_HOME`)
- *  matches through its absolute forms and is filed under none. */
+ *  GLOB_KEY_MAX bytes of each), else none. A pattern in a constant's form (`~`, `$HERMES_HOME`,
+ *  `.`) matches through its absolute forms and is filed under none. */
 export function globKey(pattern: string): { kind: "segment" | "head" | "tail"; key: Uint8Array } | null {
-  if (pattern.startsWith("~") || pattern.startsWith("$")) return null;
+  if (/^[~$.]/.test(pattern)) return null;
   const bytes = utf8.encode(pattern);
   const parts: Uint8Array[] = [];
   let start = 0;
@@ -60,13 +62,14 @@ export function globKey(pattern: string): { kind: "segment" | "head" | "tail"; k
 }
 
 function indexOf(members: Array<[string, number]>): SetIndex {
-  const index: SetIndex = { segments: [], heads: [], tails: [], rest: [], headLengths: 0, tailLengths: 0 };
+  const index: SetIndex = { segments: [], heads: [], tails: [], rest: [], segmentLengths: 0, headLengths: 0, tailLengths: 0 };
   members.forEach(([pattern], member) => {
     const found = globKey(pattern);
     if (found === null) {
       index.rest.push(member);
     } else if (found.kind === "segment") {
       index.segments.push([fnv1a(found.key), member]);
+      index.segmentLengths |= 1 << (Math.min(found.key.length, GLOB_KEY_MAX) - 1);
     } else if (found.kind === "head") {
       index.heads.push([fnv1a(found.key), member]);
       index.headLengths |= 1 << (found.key.length - 1);
@@ -83,15 +86,17 @@ function indexOf(members: Array<[string, number]>): SetIndex {
 }
 
 /** count, indices × (set, offset), then each index: segment_count, head_count, tail_count,
- *  rest_count, head_lengths, tail_lengths, the three (hash, member) lists, the rest members. */
+ *  rest_count, segment_lengths, head_lengths, tail_lengths, the three (hash, member) lists, the
+ *  rest members. */
 export function globIndexWords(plan: Plan): number[] {
-  const globSets = new Set<number>();
+  // The sets the evaluator walks for a value: TEST_GLOB's, and the sandbox's path lists.
+  const globSets = new Set<number>([plan.tables.sandboxHide, plan.tables.sandboxReadOnly]);
   for (const cls of plan.classes) {
     for (const { tests } of cls.rules) {
       for (const t of tests) if (t.op === OP_TEST_GLOB && "set" in t.operand) globSets.add(t.operand.set);
     }
   }
-  const sets = [...globSets].sort((a, b) => a - b);
+  const sets = [...globSets].filter((set) => plan.sets[set].members.length > 0).sort((a, b) => a - b);
   const words: number[] = [sets.length];
   const offsetsAt = words.length;
   for (const set of sets) words.push(set, 0);
@@ -99,7 +104,7 @@ export function globIndexWords(plan: Plan): number[] {
     words[offsetsAt + 2 * i + 1] = 4 * words.length;
     const index = indexOf(plan.sets[set].members);
     words.push(index.segments.length, index.heads.length, index.tails.length, index.rest.length,
-      index.headLengths >>> 0, index.tailLengths >>> 0);
+      index.segmentLengths >>> 0, index.headLengths >>> 0, index.tailLengths >>> 0);
     for (const list of [index.segments, index.heads, index.tails]) for (const [hash, member] of list) words.push(hash, member);
     words.push(...index.rest);
   });

@@ -3,13 +3,14 @@
 // They read the call's intent store and set outOfMemory, both eval.ts's.
 import {
   NONE, OP_TEST_EQUALS, OP_TEST_IN, OP_TEST_GLOB, OP_TEST_PREFIX, OP_TEST_DOMAIN, OP_TEST_UNDER,
-  OP_TEST_IN_INTENT, OP_TEST_IN_DERIVED, OP_TEST_AT_MOST, SUBJ_PATH, SUBJ_WRITE, GLOB_KEY_MAX,
+  OP_TEST_IN_INTENT, OP_TEST_IN_DERIVED, OP_TEST_AT_MOST, SUBJ_PATH, SUBJ_WRITE,
 } from "../../bytecode/format";
 import {
   strPtr, strLen, setFind, setFindHashed, setMemberCount, listKey, setBucketCount, setBucketKey, setCount,
-  policyGeneration, globIndexOf,
+  policyGeneration,
 } from "../policy/decode";
-import { bytesEqual, startsWith, indexOfByte, sameBytes, fnv1a } from "../abi/bytes";
+import { someMemberHolds } from "../policy/globindex";
+import { bytesEqual, startsWith, indexOfByte, sameBytes } from "../abi/bytes";
 import { alloc, free, scratchAlloc, scratchEpoch } from "../abi/mem";
 import { globMatch, globsMeet, literalHead, literalDir } from "../readers/glob";
 import { pathForms, constantForms, formAt, formsOutOfMemory, isWorkingDirectoryConstant } from "../readers/pathforms";
@@ -20,73 +21,17 @@ import { amountAtMost } from "../readers/amount";
 import { intentStore, outOfMemory } from "./eval";
 
 // ---- per-value tests on literal values ----
-function inList(set: u32, p: usize, len: u32, glob: bool): bool {
+function prefixIn(set: u32, p: usize, len: u32): bool {
   const n = setMemberCount(set);
   for (let j: u32 = 0; j < n; j++) {
     const key = listKey(set, j);
-    const hit = glob ? globHolds(strPtr(key), strLen(key), p, len) : startsWith(p, len, strPtr(key), strLen(key));
-    if (hit) return true;
+    if (startsWith(p, len, strPtr(key), strLen(key))) return true;
   }
   return false;
 }
 
-// A pattern of LIST set `set` matches the value (§6.4). With the set's GLOB_INDEX (§3.6) only the
-// patterns filed under a key the value has are matched: a segment of it, a head or a tail of its
-// file name (the bytes after its last '/'), and those filed under none.
-function globListHolds(set: u32, p: usize, len: u32): bool {
-  const index = globIndexOf(set);
-  if (index == 0) return inList(set, p, len, true);
-  const segments = load<u32>(index), heads = load<u32>(index + 4), tails = load<u32>(index + 8);
-  const segmentList = index + 24;
-  const headList = segmentList + ((<usize>segments) << 3);
-  const tailList = headList + ((<usize>heads) << 3);
-  const restList = tailList + ((<usize>tails) << 3);
-  let name: u32 = 0; // where the file name starts
-  for (let i: u32 = 0; i <= len; i++) {
-    if (i < len && load<u8>(p + i) != 0x2f) continue;
-    if (i > name && segments > 0 && filedHolds(set, segmentList, segments, fnv1a(p + name, i - name), p, len)) return true;
-    if (i < len) name = i + 1;
-  }
-  const nameLen = len - name;
-  if (heads > 0) {
-    const lengths = load<u32>(index + 16);
-    let h: u32 = 0x811c9dc5;
-    for (let l: u32 = 1; l <= min(nameLen, GLOB_KEY_MAX); l++) {
-      h = (h ^ <u32>load<u8>(p + name + l - 1)) * 0x01000193;
-      if (((lengths >> (l - 1)) & 1) != 0 && filedHolds(set, headList, heads, h, p, len)) return true;
-    }
-  }
-  if (tails > 0) {
-    let lengths = load<u32>(index + 20);
-    while (lengths != 0) {
-      const l = ctz(lengths) + 1;
-      lengths &= lengths - 1;
-      if (l > nameLen) break;
-      if (filedHolds(set, tailList, tails, fnv1a(p + len - l, l), p, len)) return true;
-    }
-  }
-  const rest = load<u32>(index + 12);
-  for (let k: u32 = 0; k < rest; k++) {
-    if (memberHolds(set, load<u32>(restList + ((<usize>k) << 2)), p, len)) return true;
-  }
-  return false;
-}
-
-// A pattern filed under `hash` in a list of (hash, member) pairs in ascending order matches.
-function filedHolds(set: u32, list: usize, count: u32, hash: u32, p: usize, len: u32): bool {
-  let lo: u32 = 0, hi = count;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (load<u32>(list + ((<usize>mid) << 3)) < hash) lo = mid + 1;
-    else hi = mid;
-  }
-  for (let k = lo; k < count && load<u32>(list + ((<usize>k) << 3)) == hash; k++) {
-    if (memberHolds(set, load<u32>(list + ((<usize>k) << 3) + 4), p, len)) return true;
-  }
-  return false;
-}
-
-function memberHolds(set: u32, member: u32, p: usize, len: u32): bool {
+// A pattern of LIST set `set` matches the value (§6.4).
+function globMemberHolds(set: u32, member: u32, p: usize, len: u32): bool {
   const key = listKey(set, member);
   return globHolds(strPtr(key), strLen(key), p, len);
 }
@@ -95,12 +40,12 @@ function memberHolds(set: u32, member: u32, p: usize, len: u32): bool {
 // as a pattern target's constants do; any other glob matches as written.
 function globHolds(g: usize, gLen: u32, p: usize, len: u32): bool {
   const c = gLen > 0 ? <u32>load<u8>(g) : 0;
-  if (c != 0x7e && c != 0x24) return globMatch(g, gLen, p, len, true);
+  if (c != 0x7e && c != 0x24) return globMatch(g, gLen, p, len);
   const n = constantForms(g, gLen);
   if (formsOutOfMemory) { outOfMemory = true; return false; }
   for (let k: u32 = 0; k < n; k++) {
     const f = formAt(k);
-    if (globMatch(spanPtr(f), spanLen(f), p, len, true)) return true;
+    if (globMatch(spanPtr(f), spanLen(f), p, len)) return true;
   }
   return false;
 }
@@ -253,8 +198,8 @@ export function literalTest(op: u32, subject: u32, operand: u32, p: usize, len: 
   switch (op) {
     case OP_TEST_EQUALS: return tri(bytesEqual(p, len, strPtr(operand), strLen(operand)));
     case OP_TEST_IN: return tri(setFind(operand, p, len) >= 0);
-    case OP_TEST_GLOB: return tri(globListHolds(operand, p, len));
-    case OP_TEST_PREFIX: return tri(inList(operand, p, len, false));
+    case OP_TEST_GLOB: return tri(someMemberHolds(operand, p, len, globMemberHolds));
+    case OP_TEST_PREFIX: return tri(prefixIn(operand, p, len));
     case OP_TEST_DOMAIN: return tri(domainIn(operand, p, len));
     case OP_TEST_UNDER: return underIn(operand, p, len) ? YES : underUnknownDirectory(operand) ? MAYBE : NO;
     case OP_TEST_IN_INTENT: return intentHas(intentStore, subject, p, len, operand);
@@ -360,7 +305,7 @@ export function patternTest(op: u32, subject: u32, operand: u32, p: usize, len: 
     case OP_TEST_GLOB: return listMeets(operand, p, len, false) ? MAYBE : NO;
     case OP_TEST_PREFIX: {
       const head = literalHead(p, len);
-      if (inList(operand, p, head, false)) return YES;
+      if (prefixIn(operand, p, head)) return YES;
       return listMeets(operand, p, len, true) ? MAYBE : NO;
     }
     case OP_TEST_DOMAIN: return setMemberCount(operand) > 0 ? MAYBE : NO;

@@ -14,7 +14,7 @@ import {
 } from "../../bytecode/format";
 import { validUtf8, fnv1a, bytesEqual, equalsAscii } from "../abi/bytes";
 import { section, strPtr, strLen, setAddr, setKind, ruleEffect, setMemberCount, listKey } from "./decode";
-import { alloc, free } from "../abi/mem";
+import { scratchAlloc } from "../abi/mem";
 import { amountSplit, decimalUnits } from "../readers/amount";
 import { outAscii, outDecimal, Text } from "../abi/out";
 import {
@@ -521,12 +521,13 @@ export function globIndex(): bool {
   for (let i: u32 = 0; i < count; i++) {
     const e = s + 4 + ((<usize>i) << 3);
     if (!setOk(SEC_GLOB_INDEX, e, "indexed set", SETKIND_LIST)) return false;
-    if (i > 0 && load<u32>(e) <= load<u32>(e - 8)) return failNum(SEC_GLOB_INDEX, e, "indexed sets not strictly ascending, index", i);
-    if (<u64>load<u32>(e + 4) != end) return failNum(SEC_GLOB_INDEX, e + 4, "an index must start where the one before it ends, index", i);
-    if (short(SEC_GLOB_INDEX, end + 24)) return false;
+    if ((i > 0 && load<u32>(e) <= load<u32>(e - 8)) || <u64>load<u32>(e + 4) != end) {
+      return failNum(SEC_GLOB_INDEX, e, "indices not back to back in ascending order of set, index", i);
+    }
+    if (short(SEC_GLOB_INDEX, end + 28)) return false;
     const a = s + <usize>end;
     const filed = <u64>load<u32>(a) + <u64>load<u32>(a + 4) + <u64>load<u32>(a + 8);
-    const size = 24 + (filed << 3) + ((<u64>load<u32>(a + 12)) << 2);
+    const size = 28 + (filed << 3) + ((<u64>load<u32>(a + 12)) << 2);
     if (short(SEC_GLOB_INDEX, end + size)) return false;
     if (filed + <u64>load<u32>(a + 12) != <u64>setMemberCount(load<u32>(e))) {
       return failNum(SEC_GLOB_INDEX, a, "an index must file every member of its set once, index", i);
@@ -540,34 +541,28 @@ export function globIndex(): bool {
 const GLOB_SEGMENT: u32 = 0;
 const GLOB_HEAD: u32 = 1;
 const GLOB_TAIL: u32 = 2;
+const GLOB_REST: u32 = 3;
 
 function indexFilesSoundly(set: u32, a: usize): bool {
   const members = setMemberCount(set);
-  const seen = alloc(max<usize>(<usize>((members + 7) >> 3), 1));
-  if (seen == 0) return fail(SEC_GLOB_INDEX, a, "out of memory to verify the index");
+  const seen = scratchAlloc(<usize>((members + 7) >> 3));
+  if (seen == 0) return fail(SEC_GLOB_INDEX, a, "out of memory");
   memory.fill(seen, 0, <usize>((members + 7) >> 3));
-  let at = a + 24;
-  let ok = true;
-  for (let kind: u32 = GLOB_SEGMENT; kind <= GLOB_TAIL + 1 && ok; kind++) {
+  let e = a + 28;
+  for (let kind: u32 = GLOB_SEGMENT; kind <= GLOB_REST; kind++) {
+    const stride: usize = kind == GLOB_REST ? 4 : 8;
     const n = load<u32>(a + (<usize>kind << 2));
-    const lengths = kind == GLOB_HEAD ? load<u32>(a + 16) : kind == GLOB_TAIL ? load<u32>(a + 20) : 0;
-    const stride: usize = kind <= GLOB_TAIL ? 8 : 4;
-    for (let k: u32 = 0; k < n && ok; k++) {
-      const e = at + <usize>k * stride;
-      const member = load<u32>(e + stride - 4);
-      if (member >= members || (load<u8>(seen + (member >> 3)) & (1 << (member & 7))) != 0) {
-        ok = failNum(SEC_GLOB_INDEX, e, "member out of range or filed twice, set", set);
-      } else if (kind <= GLOB_TAIL && k > 0 && (load<u32>(e - 8) > load<u32>(e) || (load<u32>(e - 8) == load<u32>(e) && load<u32>(e - 4) >= member))) {
-        ok = failNum(SEC_GLOB_INDEX, e, "entries not in ascending order of hash and member, set", set);
-      } else if (kind <= GLOB_TAIL && !keyOfPattern(listKey(set, member), kind, load<u32>(e), lengths)) {
-        ok = failNum(SEC_GLOB_INDEX, e, "a pattern is filed under a key it does not have, set", set);
-      }
-      if (ok) store<u8>(seen + (member >> 3), <u32>load<u8>(seen + (member >> 3)) | (<u32>1 << (member & 7)));
+    for (let j: u32 = 0; j < n; j++, e += stride) {
+      const member = load<u32>(e + stride - 4), key = load<u32>(e);
+      const bit = seen + (member >> 3), mask: u32 = 1 << (member & 7);
+      const sound = member < members && (load<u8>(bit) & mask) == 0 && (kind == GLOB_REST ||
+        ((j == 0 || load<u32>(e - 8) < key || (load<u32>(e - 8) == key && load<u32>(e - 4) < member)) &&
+          keyOfPattern(listKey(set, member), kind, key, load<u32>(a + 16 + (<usize>kind << 2)))));
+      if (!sound) return failNum(SEC_GLOB_INDEX, e, "an entry files a member twice, out of order or under a key it lacks, set", set);
+      store<u8>(bit, <u32>load<u8>(bit) | mask);
     }
-    at += <usize>n * stride;
   }
-  free(seen);
-  return ok;
+  return true;
 }
 
 @inline function isWild(c: u32): bool {
@@ -579,13 +574,15 @@ function indexFilesSoundly(set: u32, a: usize): bool {
 // of a length in `lengths` that lies before its first or after its last wildcard.
 function keyOfPattern(pattern: u32, kind: u32, hash: u32, lengths: u32): bool {
   const p = strPtr(pattern), n = strLen(pattern);
-  if (n > 0 && (load<u8>(p) == 0x7e || load<u8>(p) == 0x24)) return false; // matched in its forms
+  const c0 = n > 0 ? <u32>load<u8>(p) : 0;
+  if (c0 == 0x7e || c0 == 0x24 || c0 == 0x2e) return false; // matched in its forms (§6.5)
   if (kind == GLOB_SEGMENT) {
     let start: u32 = 0, literal = true;
     for (let i: u32 = 0; i <= n; i++) {
       const c = i < n ? <u32>load<u8>(p + i) : 0x2f;
       if (c != 0x2f) { if (isWild(c)) literal = false; continue; }
-      if (literal && i > start && fnv1a(p + start, i - start) == hash) return true;
+      const l = min(i - start, GLOB_KEY_MAX);
+      if (literal && l > 0 && ((lengths >> (l - 1)) & 1) != 0 && fnv1a(p + start, i - start) == hash) return true;
       start = i + 1;
       literal = true;
     }
@@ -593,16 +590,18 @@ function keyOfPattern(pattern: u32, kind: u32, hash: u32, lengths: u32): bool {
   }
   let name = n;
   while (name > 0 && load<u8>(p + name - 1) != 0x2f) name--;
-  const nameLen = n - name;
-  for (let i: u32 = 0; i + 1 < nameLen; i++) {
-    if (load<u8>(p + name + i) == 0x2a && load<u8>(p + name + i + 1) == 0x2a) return false;
-  }
   let literal: u32 = 0; // the head's or the tail's length
-  if (kind == GLOB_HEAD) while (literal < nameLen && !isWild(load<u8>(p + name + literal))) literal++;
-  else while (literal < nameLen && !isWild(load<u8>(p + n - literal - 1))) literal++;
+  // A literal member may be read as a path with all below it, whose file name is another's.
+  let wildcards = false;
+  for (let i: u32 = 0; i < n; i++) {
+    const c = <u32>load<u8>(p + i);
+    if (isWild(c)) wildcards = true;
+    if (i >= name && c == 0x2a && i + 1 < n && load<u8>(p + i + 1) == 0x2a) return false; // `**` may hold a '/'
+  }
+  if (!wildcards) return false;
+  while (name + literal < n && !isWild(load<u8>(kind == GLOB_HEAD ? p + name + literal : p + n - literal - 1))) literal++;
   for (let l: u32 = 1; l <= min(literal, GLOB_KEY_MAX); l++) {
-    if (((lengths >> (l - 1)) & 1) == 0) continue;
-    if (fnv1a(kind == GLOB_HEAD ? p + name : p + n - l, l) == hash) return true;
+    if (((lengths >> (l - 1)) & 1) != 0 && fnv1a(kind == GLOB_HEAD ? p + name : p + n - l, l) == hash) return true;
   }
   return false;
 }
