@@ -1,7 +1,7 @@
-// The GLOB_INDEX section (docs/bytecode.md §3.6): for each LIST set a TEST_GLOB names, every
-// pattern filed under one key that each value it matches must have (a literal segment, or the
-// head or tail of the file name), so a test looks up the keys of its value and matches only the
-// patterns filed under them, not the whole list.
+// The GLOB_INDEX section (docs/bytecode.md §3.6): for each LIST set a TEST_GLOB names, and the
+// sandbox's path lists, every member filed under one key that each value it holds for must have
+// (a literal segment, or the head or tail of the file name), so a lookup reads the keys of its
+// value and tries only the members filed under them, not the whole list.
 import { GLOB_KEY_MAX, OP_TEST_GLOB } from "../bytecode/format";
 import type { Plan } from "./optimize";
 
