@@ -30,7 +30,30 @@ function prefixIn(set: u32, p: usize, len: u32): bool {
   return false;
 }
 
-// A pattern of LIST set `set` matches the value (§6.4).
+// A pattern of LIST set `set` matches the value (§6.4): looked up once per set and value in a
+// call, since a policy's rules test one list again on the same path (a write's PATH and WRITE
+// targets, a rule and its by-class twin). Entries: set, ptr, len, epoch + 1, answer.
+const GLOB_MEMO: u32 = 8;
+const globMemo: usize = memory.data(<i32>(GLOB_MEMO * 20));
+let nextGlobMemo: u32 = 0;
+
+function globIn(set: u32, p: usize, len: u32): bool {
+  for (let k: u32 = 0; k < GLOB_MEMO; k++) {
+    const e = globMemo + <usize>k * 20;
+    if (load<u32>(e + 12) == scratchEpoch + 1 && load<u32>(e) == set && load<u32>(e + 8) == len &&
+        sameBytes(<usize>load<u32>(e + 4), p, len)) return load<u32>(e + 16) != 0;
+  }
+  const holds = someMemberHolds(set, p, len, globMemberHolds);
+  const e = globMemo + <usize>nextGlobMemo * 20;
+  nextGlobMemo = (nextGlobMemo + 1) % GLOB_MEMO;
+  store<u32>(e, set);
+  store<u32>(e + 4, <u32>p);
+  store<u32>(e + 8, len);
+  store<u32>(e + 12, scratchEpoch + 1);
+  store<u32>(e + 16, holds ? 1 : 0);
+  return holds;
+}
+
 function globMemberHolds(set: u32, member: u32, p: usize, len: u32): bool {
   const key = listKey(set, member);
   return globHolds(strPtr(key), strLen(key), p, len);
@@ -198,7 +221,7 @@ export function literalTest(op: u32, subject: u32, operand: u32, p: usize, len: 
   switch (op) {
     case OP_TEST_EQUALS: return tri(bytesEqual(p, len, strPtr(operand), strLen(operand)));
     case OP_TEST_IN: return tri(setFind(operand, p, len) >= 0);
-    case OP_TEST_GLOB: return tri(someMemberHolds(operand, p, len, globMemberHolds));
+    case OP_TEST_GLOB: return tri(globIn(operand, p, len));
     case OP_TEST_PREFIX: return tri(prefixIn(operand, p, len));
     case OP_TEST_DOMAIN: return tri(domainIn(operand, p, len));
     case OP_TEST_UNDER: return underIn(operand, p, len) ? YES : underUnknownDirectory(operand) ? MAYBE : NO;
