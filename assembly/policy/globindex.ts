@@ -3,36 +3,7 @@
 // as a glob (§6.4) or as a path at or below which the value lies. A set with no index is walked whole.
 import { GLOB_KEY_MAX } from "../../bytecode/format";
 import { fnv1a } from "../abi/bytes";
-import { scratchEpoch } from "../abi/mem";
 import { globIndexOf, setMemberCount } from "./decode";
-
-// The lengths of a value's segments (bit L-1; 32 or more: bit 31), kept for the last few values of
-// a call by address, length and scratch epoch: a call tests one value against many sets, and a
-// set none of whose segment keys has a length the value's segments have is passed over at once.
-// Entries: ptr, len, epoch + 1, mask.
-const LENGTH_SLOTS: u32 = 4;
-const lengthSlots: usize = memory.data(<i32>(LENGTH_SLOTS << 4));
-let nextLengthSlot: u32 = 0;
-
-function segmentLengths(p: usize, len: u32): u32 {
-  for (let k: u32 = 0; k < LENGTH_SLOTS; k++) {
-    const e = lengthSlots + (<usize>k << 4);
-    if (load<u32>(e + 8) == scratchEpoch + 1 && <usize>load<u32>(e) == p && load<u32>(e + 4) == len) return load<u32>(e + 12);
-  }
-  let mask: u32 = 0, start: u32 = 0;
-  for (let i: u32 = 0; i <= len; i++) {
-    if (i < len && load<u8>(p + i) != 0x2f) continue;
-    if (i > start) mask |= 1 << (min(i - start, GLOB_KEY_MAX) - 1);
-    start = i + 1;
-  }
-  const e = lengthSlots + (<usize>nextLengthSlot << 4);
-  nextLengthSlot = (nextLengthSlot + 1) % LENGTH_SLOTS;
-  store<u32>(e, <u32>p);
-  store<u32>(e + 4, len);
-  store<u32>(e + 8, scratchEpoch + 1);
-  store<u32>(e + 12, mask);
-  return mask;
-}
 
 // Whether member `member` of LIST set `set` holds for the value [p, p+len).
 export type MemberTest = (set: u32, member: u32, p: usize, len: u32) => bool;
@@ -49,15 +20,13 @@ export function someMemberHolds(set: u32, p: usize, len: u32, holds: MemberTest)
   while (name > 0 && load<u8>(p + name - 1) != 0x2f) name--;
   // Only a segment of a length some key has is looked up.
   const keyLengths = load<u32>(index + 16);
-  if ((keyLengths & segmentLengths(p, len)) != 0) {
-    let start: u32 = 0;
-    for (let i: u32 = 0; i <= len; i++) {
-      if (i < len && load<u8>(p + i) != 0x2f) continue;
-      const l = min(i - start, GLOB_KEY_MAX);
-      if (l > 0 && ((keyLengths >> (l - 1)) & 1) != 0 &&
-          filedHolds(set, segmentList, segments, fnv1a(p + start, i - start), p, len, holds)) return true;
-      start = i + 1;
-    }
+  let start: u32 = 0;
+  for (let i: u32 = 0; i <= len; i++) {
+    if (i < len && load<u8>(p + i) != 0x2f) continue;
+    const l = min(i - start, GLOB_KEY_MAX);
+    if (l > 0 && ((keyLengths >> (l - 1)) & 1) != 0 &&
+        filedHolds(set, segmentList, segments, fnv1a(p + start, i - start), p, len, holds)) return true;
+    start = i + 1;
   }
   // Heads, then tails: for each length filed, the first or last bytes of the file name.
   for (let kind: u32 = 1; kind <= 2; kind++) {
