@@ -25,6 +25,7 @@ from cold import measure_cold, print_cold  # noqa: E402
 from peers import CedarPeer, OpaPeer, opa_binary  # noqa: E402
 from sandbox import measure_sandbox, print_sandbox  # noqa: E402
 from startup import measure_startup, print_startup  # noqa: E402
+from state import measure_state, print_state  # noqa: E402
 from timing import measure, measure_one, timer_floor_us  # noqa: E402
 
 from agentsfence.api import Fence  # noqa: E402
@@ -252,6 +253,8 @@ def main() -> None:
     print_startup(report["startup"])
     report["sandbox"] = measure_sandbox(5 if options.quick else 40)
     print_sandbox(report["sandbox"])
+    report["state"] = measure_state(5 if options.quick else 50)
+    print_state(report["state"])
     report["memory"] = memory_rows()
     report["sizes"] = {"fence_wasm_bytes": _size("build/fence.wasm"), "default_policy_bytes": _size("build/policies/defaults.afb")}
     print(f"\n## Sizes: fence.wasm {report['sizes']['fence_wasm_bytes']} B, default policy "

@@ -2,7 +2,7 @@
 // AssemblyScript evaluator and the TypeScript compiler can both import this file.
 
 export const MAGIC = 0x43424641; // "AFBC" read as a little-endian u32
-export const FORMAT_VERSION = 11;
+export const FORMAT_VERSION = 12;
 export const HEADER_SIZE = 48;
 export const DIR_ENTRY_SIZE = 12;
 export const HASH_OFFSET = 16;
@@ -21,6 +21,15 @@ export const SEC_SETTINGS = 9;
 export const SEC_BUDGETS = 10;
 export const SEC_GLOB_INDEX = 11;
 export const SECTION_COUNT = 11;
+
+// A budget's scope (§3.2): whose calls its counter adds up, in its entry's `scope` field (low
+// byte), and the period it restarts after (the next byte).
+export const BUDGET_PER_SESSION = 0; // one session's calls
+export const BUDGET_PER_USER = 1;    // the calls of every session of one user (the platform's user id)
+export const BUDGET_PER_TEAM = 2;    // the calls of every session sharing the host's state store
+export const BUDGET_PERIOD_NONE = 0; // never restarts
+export const BUDGET_PERIOD_DAY = 1;  // restarts each UTC day
+export const BUDGET_PERIOD_WEEK = 2; // restarts each ISO week (Monday, UTC)
 
 // Settings keys (§3.1).
 export const SET_POLICY_NAME = 1;

@@ -348,7 +348,7 @@ function settingsSection({ ir, tables }: Plan, strings: StringTable): Uint8Array
   return w.finish();
 }
 
-// count, budgets × (id, limit, source, amount), then per class its budget indices as ranges (§3.2).
+// count, budgets × (id, limit, source, amount, scope), then per class its budget indices as ranges (§3.2).
 function budgetsSection({ ir }: Plan, strings: StringTable): Uint8Array {
   const w = new Writer();
   w.u32(ir.budgets.length);
@@ -357,6 +357,7 @@ function budgetsSection({ ir }: Plan, strings: StringTable): Uint8Array {
     w.u32(budget.limit);
     w.u32(strings.intern(formatPos(budget.at)));
     w.u32(budget.amount === null ? NONE : strings.intern(budget.amount));
+    w.u32(budget.scope);
   }
   const perClass = ir.classes.map((_, c) => ir.budgets.flatMap((b, i) => (b.classes.includes(c) ? [i] : [])));
   w.u32(perClass.length);

@@ -80,6 +80,8 @@ export interface BudgetIR {
   limit: number;
   /** The cap of a budget of sums (an AMOUNT in normal form, §6.10), else null. */
   amount: string | null;
+  /** Whose calls count and when the count restarts (§3.2): BUDGET_PER_* | BUDGET_PERIOD_* << 8. */
+  scope: number;
   at: SourcePos;
   idAt: SourcePos;
   /** The classes whose calls this budget counts, ascending. */

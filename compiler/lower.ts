@@ -13,6 +13,7 @@ import {
   G_PHRASE_HEAD, GRAMMAR_OBJECT_SHIFT, G_DEST, G_SOURCE, G_MENTION, G_RELATIVE, G_AUX, G_DEST_AFTER, G_SOURCE_AFTER,
   G_DEST_BEFORE, G_QUESTION, G_POLITE, G_ADDRESSEE, G_CONDITION, G_CONDITION_AFTER, G_SUBJECT, G_DETERMINER, G_BARRIER,
   G_LEAD, G_CONJ, G_ONLY, G_INSTEAD, G_REVOKE, G_EXCLUDE, G_RESTORE, G_QUOTE_MARKER, G_HEADER, G_VERB, G_NEGATION, G_NOTHING, OBJECT_DESTINATION, OBJECT_WRITTEN, OBJECT_SOURCE, OBJECT_INCLUDED, OBJECT_CONVERTED, OBJECT_DELEGATED,
+  BUDGET_PER_SESSION, BUDGET_PER_USER, BUDGET_PER_TEAM, BUDGET_PERIOD_NONE, BUDGET_PERIOD_DAY, BUDGET_PERIOD_WEEK,
 } from "../bytecode/format";
 import type { CheckedFile } from "./check";
 import { globMatches, isGlob } from "./glob";
@@ -270,6 +271,7 @@ export function lowerPolicy(files: CheckedFile[], name: string): PolicyIR {
     id: value.id,
     limit: value.amount === undefined ? value.limit! : 0,
     amount: value.amount === undefined ? null : normalizeAmount(value.amount)!,
+    scope: budgetScope(value.per, value.period),
     at: file.locate(path),
     idAt: file.locate([...path, "id"]),
     classes: selectClasses(classList, byCapability, value.capability, (c) => !value.risk || value.risk.includes(c.risk)),
@@ -567,6 +569,13 @@ function lowerSandbox(sandbox: Sandbox, classes: ClassIR[]): SandboxIR {
       programs.map((program) => [program, unique(hosts.map((h) => asciiLower(h)))] as [string, string[]]))),
     enforces: unique(sandbox.enforces ?? []),
   };
+}
+
+// A budget's scope field (§3.2): whose calls count, and the period after which the count restarts.
+function budgetScope(per: "session" | "user" | "team" | undefined, period: "day" | "week" | undefined): number {
+  const who = per === "user" ? BUDGET_PER_USER : per === "team" ? BUDGET_PER_TEAM : BUDGET_PER_SESSION;
+  const when = period === "day" ? BUDGET_PERIOD_DAY : period === "week" ? BUDGET_PERIOD_WEEK : BUDGET_PERIOD_NONE;
+  return who | (when << 8);
 }
 
 function unique(values: string[]): string[] {

@@ -230,6 +230,14 @@ export const Budget = z.strictObject({
     .union([z.number().positive(), nonEmpty])
     .optional()
     .describe('instead of limit: the most the covered calls\' sums may add up to per session, 1000 or "1000 EUR"'),
+  per: z
+    .enum(["session", "user", "team"])
+    .optional()
+    .describe("whose calls count: one session's (the default), every session of one user (the platform's user id), or every session sharing the state store"),
+  period: z
+    .enum(["day", "week"])
+    .optional()
+    .describe("the count restarts each UTC day or ISO week; none: it never does"),
 });
 
 const OBJECTS = ["destination", "written", "source", "included", "converted", "delegated"] as const;

@@ -1,9 +1,11 @@
 // Budgets (docs/bytecode.md §3.2, §8.2) of calls and of sums: per session and budget, the units
 // spent and the units reserved by calls decided but not yet settled. decide() checks and reserves in the same
 // call, so no interleaving of a host's calls can overshoot a limit.
-import { NONE, SUBJ_AMOUNT } from "../../bytecode/format";
 import {
-  budgetCount, budgetId, budgetLimit, budgetAmount, classBudgetStart, classBudgetCount, budgetMember, strPtr, strLen,
+  NONE, SUBJ_AMOUNT, BUDGET_PER_USER, BUDGET_PER_TEAM, BUDGET_PERIOD_DAY, BUDGET_PERIOD_WEEK,
+} from "../../bytecode/format";
+import {
+  budgetCount, budgetId, budgetLimit, budgetAmount, budgetScope, classBudgetStart, classBudgetCount, budgetMember, strPtr, strLen,
 } from "../policy/decode";
 import { alloc, free, realloc, scratchAlloc } from "../abi/mem";
 import { bytesEqual, sameBytes } from "../abi/bytes";
@@ -293,7 +295,9 @@ export function settleRecord(slot: i32, id: u32, commit: bool): u32 {
   return outFinish();
 }
 
-// `budgets` (§8): per budget, id, limit, spent and reserved.
+// `budgets` (§8): per budget, id, limit, spent and reserved, then `sum` for a budget of sums,
+// `user` or `team` for one that counts more than the session's calls, `day` or `week` for one
+// that restarts: the host keeps the count under that scope (§8.2).
 export function budgetsRecord(slot: i32): u32 {
   status(slot >= 0);
   if (slot < 0) {
@@ -312,6 +316,12 @@ export function budgetsRecord(slot: i32): u32 {
     outByte(9);
     outCount(budgetReserved(slot, b), sum);
     if (sum) outAscii("\tsum");
+    const scope = budgetScope(b);
+    const who = scope & 0xff, period = scope >> 8;
+    if (who == BUDGET_PER_USER) outAscii("\tuser");
+    else if (who == BUDGET_PER_TEAM) outAscii("\tteam");
+    if (period == BUDGET_PERIOD_DAY) outAscii("\tday");
+    else if (period == BUDGET_PERIOD_WEEK) outAscii("\tweek");
     outByte(10);
   }
   return outFinish();
@@ -360,7 +370,9 @@ function tabIn(p: usize, end: usize): usize {
 }
 
 // Applies (apply) or checks the lines `id<TAB>spent` at [p, p+len): false on a malformed line.
-function restoreLines(slot: i32, p: usize, len: u32, apply: bool, s: usize): bool {
+// exact: the count becomes the given one (a store shared by several evaluators holds the truth),
+// else it only rises (a restored count never shrinks what this evaluator counted).
+function restoreLines(slot: i32, p: usize, len: u32, apply: bool, s: usize, exact: bool): bool {
   const end = p + len;
   let skipped = false;
   while (p < end) {
@@ -376,7 +388,7 @@ function restoreLines(slot: i32, p: usize, len: u32, apply: bool, s: usize): boo
         const v = countAt(tab + 1, eol, budgetAmount(b) != NONE);
         if (v < 0) return false;
         const c = counter(s, b);
-        if (apply && <u64>v > load<u64>(c)) store<u64>(c, <u64>v);
+        if (apply && (exact || <u64>v > load<u64>(c))) store<u64>(c, <u64>v);
       }
       if (apply && !found) {
         outAscii(skipped ? ", " : "; skipped ids the policy does not have: ");
@@ -389,8 +401,9 @@ function restoreLines(slot: i32, p: usize, len: u32, apply: bool, s: usize): boo
   return true;
 }
 
-// `budget_restore` (§8): raises spent counts to those given; all or nothing.
-export function restoreRecord(slot: i32, len: u32): u32 {
+// `budget_restore` (§8): raises spent counts to those given; `budget_set` (exact): sets them to
+// those given. All or nothing.
+export function restoreRecord(slot: i32, len: u32, exact: bool): u32 {
   status(false);
   if (slot < 0) {
     outAscii("unknown session");
@@ -400,7 +413,7 @@ export function restoreRecord(slot: i32, len: u32): u32 {
     outAscii("the lines do not fit the input buffer");
     return outFinish();
   }
-  if (!restoreLines(slot, inputPtr(), len, false, 0)) {
+  if (!restoreLines(slot, inputPtr(), len, false, 0, exact)) {
     outAscii("each line must be a budget id, a tab and a decimal count: nothing changed");
     return outFinish();
   }
@@ -410,7 +423,7 @@ export function restoreRecord(slot: i32, len: u32): u32 {
     return outFinish();
   }
   outPatchU8(0, 0);
-  outAscii("restored");
-  restoreLines(slot, inputPtr(), len, true, s);
+  outAscii(exact ? "set" : "restored");
+  restoreLines(slot, inputPtr(), len, true, s, exact);
   return outFinish();
 }

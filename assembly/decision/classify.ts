@@ -240,8 +240,12 @@ export function nameEntry(p: usize, len: u32): i32 {
 
 // Where a tool's own name starts in `name` (§3): after `mcp__<server>__` or `mcp_<server>_`,
 // with the server as the host gives it (Hermes' spelling: bytes outside [A-Za-z0-9_] are `_`),
-// else after the first `__` (`_`) that follows `mcp__` (`mcp_`); 0 for any other name.
+// else after the first `__` (`_`) that follows `mcp__` (`mcp_`); after the first `__` that
+// follows `connectors__` (newer Hermes' connector tools, `connectors__<connector>__<tool>`,
+// split as Hermes splits them); 0 for any other name.
 export function ownNameStart(name: usize, len: u32, server: usize, serverLen: u32): u32 {
+  const connectors = connectorNameStart(name, len);
+  if (connectors != 0) return connectors;
   if (len < 5 || load<u8>(name) != 0x6d || load<u8>(name + 1) != 0x63 || load<u8>(name + 2) != 0x70 || load<u8>(name + 3) != 0x5f) return 0;
   const prefix: u32 = load<u8>(name + 4) == 0x5f ? 5 : 4; // "mcp__" or "mcp_"
   const delimiter: u32 = prefix - 3;
@@ -258,6 +262,22 @@ export function ownNameStart(name: usize, len: u32, server: usize, serverLen: u3
   // The server's name is at least one byte long.
   for (let j = prefix + 1; j + delimiter < len; j++) {
     if (load<u8>(name + j) == 0x5f && (delimiter == 1 || load<u8>(name + j + 1) == 0x5f)) return j + delimiter;
+  }
+  return 0;
+}
+
+const CONNECTORS_PREFIX = "connectors__";
+
+// The own name's start in `connectors__<connector>__<tool>` (the connector at least one byte
+// long), 0 when `name` is not such a name.
+function connectorNameStart(name: usize, len: u32): u32 {
+  const prefix = <u32>CONNECTORS_PREFIX.length;
+  if (len <= prefix + 3) return 0;
+  for (let k: u32 = 0; k < prefix; k++) {
+    if (<u32>load<u8>(name + k) != <u32>CONNECTORS_PREFIX.charCodeAt(k)) return 0;
+  }
+  for (let j = prefix + 1; j + 2 < len; j++) {
+    if (load<u8>(name + j) == 0x5f && load<u8>(name + j + 1) == 0x5f) return j + 2;
   }
   return 0;
 }

@@ -386,13 +386,13 @@ export function settingValueAt(k: u32): u32 {
   return load<u32>(section(9) + 8 + ((<usize>k) << 3));
 }
 
-// ---- BUDGETS (§3.2): count, budgets × (id, limit, source, amount), class_count, classes × (start, count), member_total, members ----
+// ---- BUDGETS (§3.2): count, budgets × (id, limit, source, amount, scope), class_count, classes × (start, count), member_total, members ----
 export function budgetCount(): u32 {
   return load<u32>(section(10));
 }
 
 function budgetAddr(b: u32): usize {
-  return section(10) + 4 + <usize>b * 16;
+  return section(10) + 4 + <usize>b * BUDGET_ENTRY;
 }
 
 export function budgetId(b: u32): u32 {
@@ -411,6 +411,13 @@ export function budgetSource(b: u32): u32 {
 export function budgetAmount(b: u32): u32 {
   return load<u32>(budgetAddr(b) + 12);
 }
+
+// Whose calls the budget counts (BUDGET_PER_*, low byte) and its period (BUDGET_PERIOD_*, next byte).
+export function budgetScope(b: u32): u32 {
+  return load<u32>(budgetAddr(b) + 16);
+}
+
+export const BUDGET_ENTRY: usize = 20;
 
 function budgetClassAddr(c: u32): usize {
   return budgetAddr(budgetCount()) + 4 + ((<usize>c) << 3);

@@ -4,6 +4,7 @@ import {
   OP_TEST_INTENT_ANY, OP_TEST_AT_MOST, FLAG_NEGATE, FLAG_ALL, SUBJ_ARG, INTENT_NAMED, INTENT_SOURCE, INTENT_EXACT, INTENT_RULED_OUT, SETKIND_HASH, SETKIND_KEYS, SETKIND_LIST, SETTINGS_COUNT, SET_POLICY_NAME,
   SET_SHELL_WRAPPERS, SET_FAIL_OPEN, SET_SHELL_PROGRAMS,
   SET_SHELL_NETWORK, SET_SHELL_SHELLS, SET_SANDBOX_CAPABILITIES, EFFECT_ALLOW, EFFECT_BLOCK, EFFECT_ASK, EFFECT_CONFINE,
+  BUDGET_PER_USER, BUDGET_PER_TEAM, BUDGET_PERIOD_DAY, BUDGET_PERIOD_WEEK,
 } from "../../bytecode/format";
 import {
   policyBase, strCount, strPtr, strLen, section, setAddr, setKind, setMemberCount, listKey,
@@ -13,7 +14,7 @@ import {
   insnFlags, insnArg, insnOperand, insnJump, classifyWordSet, classifyEntryCount,
   classifyEntryClass, classifyRoleSet, intentNegationSet, intentNothingSet, intentExtensionSet,
   intentVerbSet, intentCancelSet, intentVerbCount, intentDeriveCount, intentDeriveClass, intentVerbClassStart, intentVerbClassCount, intentClass,
-  settingKeyAt, settingValueAt, budgetCount, budgetId, budgetLimit, budgetAmount, budgetSource, classBudgetStart,
+  settingKeyAt, settingValueAt, budgetCount, budgetId, budgetLimit, budgetAmount, budgetScope, budgetSource, classBudgetStart,
   classBudgetCount, budgetMember,
 } from "./decode";
 import { outBegin, outByte, outAscii, outBytes, outDecimal, outHexByte, outFinish, Text } from "../abi/out";
@@ -356,6 +357,11 @@ function budgets(): void {
     raw(budgetId(b));
     if (budgetAmount(b) != NONE) { outAscii(" cap "); quoted(budgetAmount(b)); }
     else { outAscii(" limit "); outDecimal(budgetLimit(b)); }
+    const scope = budgetScope(b);
+    if ((scope & 0xff) == BUDGET_PER_USER) outAscii(" per user");
+    else if ((scope & 0xff) == BUDGET_PER_TEAM) outAscii(" per team");
+    if ((scope >> 8) == BUDGET_PERIOD_DAY) outAscii(" a day");
+    else if ((scope >> 8) == BUDGET_PERIOD_WEEK) outAscii(" a week");
     outAscii(" source ");
     raw(budgetSource(b));
     outAscii(" counts");

@@ -10,10 +10,11 @@ import {
   SET_MAX_ARGS_BYTES, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES, SET_MAX_TARGETS, SET_MAX_INTENT_BYTES,
   SET_MAX_SESSIONS, SET_SHELL_WRAPPERS, SET_SHELL_NETWORK, SET_SHELL_SHELLS, SET_MAX_SHELL_DEPTH,
   SET_FAIL_OPEN, SET_SHELL_PROGRAMS, SHO_MAX, SHM_MAX, SET_SANDBOX_CAPABILITIES, SET_SANDBOX_HIDE, SET_SANDBOX_READ_ONLY,
-  SET_SANDBOX_ENV, SET_SANDBOX_HOSTS, SET_SANDBOX_RULES, EFFECT_CONFINE, SEC_GLOB_INDEX, GLOB_KEY_MAX,
+  SET_SANDBOX_ENV, SET_SANDBOX_HOSTS, SET_SANDBOX_RULES, EFFECT_CONFINE, BUDGET_PER_TEAM, BUDGET_PERIOD_WEEK,
+  SEC_GLOB_INDEX, GLOB_KEY_MAX,
 } from "../../bytecode/format";
 import { validUtf8, fnv1a, bytesEqual, equalsAscii } from "../abi/bytes";
-import { section, strPtr, strLen, setAddr, setKind, ruleEffect, setMemberCount, listKey } from "./decode";
+import { section, strPtr, strLen, setAddr, setKind, ruleEffect, BUDGET_ENTRY, setMemberCount, listKey } from "./decode";
 import { scratchAlloc } from "../abi/mem";
 import { amountSplit, decimalUnits } from "../readers/amount";
 import { outAscii, outDecimal, Text } from "../abi/out";
@@ -463,13 +464,13 @@ function shellProgramsOk(at: usize): bool {
 }
 
 // Budgets (§3.2): a budget of calls with a limit ≥ 1, or one of sums with limit 0 and a
-// positive cap; one member range per class, each strictly ascending.
+// positive cap, each with a known scope and period; one member range per class, each strictly ascending.
 export function budgets(): bool {
   const s = section(SEC_BUDGETS);
   if (short(SEC_BUDGETS, 4)) return false;
   const count = load<u32>(s);
-  const classTable = s + 4 + <usize>count * 16;
-  if (short(SEC_BUDGETS, 8 + <u64>count * 16)) return false;
+  const classTable = s + 4 + <usize>count * BUDGET_ENTRY;
+  if (short(SEC_BUDGETS, 8 + <u64>count * <u64>BUDGET_ENTRY)) return false;
   const classesListed = load<u32>(classTable);
   if (classesListed != classCount) {
     failNum(SEC_BUDGETS, classTable, "class_count", classesListed);
@@ -478,11 +479,11 @@ export function budgets(): bool {
     return false;
   }
   const memberTable = classTable + 4 + ((<usize>classesListed) << 3);
-  if (short(SEC_BUDGETS, 12 + <u64>count * 16 + ((<u64>classesListed) << 3))) return false;
+  if (short(SEC_BUDGETS, 12 + <u64>count * <u64>BUDGET_ENTRY + ((<u64>classesListed) << 3))) return false;
   const total = load<u32>(memberTable);
-  if (sizeWrong(SEC_BUDGETS, 12 + <u64>count * 16 + ((<u64>classesListed) << 3) + ((<u64>total) << 2))) return false;
+  if (sizeWrong(SEC_BUDGETS, 12 + <u64>count * <u64>BUDGET_ENTRY + ((<u64>classesListed) << 3) + ((<u64>total) << 2))) return false;
   for (let b: u32 = 0; b < count; b++) {
-    const e = s + 4 + <usize>b * 16;
+    const e = s + 4 + <usize>b * BUDGET_ENTRY;
     if (!shortStringOk(SEC_BUDGETS, e, "budget id", 0xffff)) return false;
     const sums = load<u32>(e + 12) != NONE;
     if (!sums && load<u32>(e + 4) == 0) return failNum(SEC_BUDGETS, e + 4, "limit must be at least 1, budget", b);
@@ -493,6 +494,8 @@ export function budgets(): bool {
       const cap = load<u32>(e + 12);
       if (decimalUnits(strPtr(cap), <u32>amountSplit(strPtr(cap), strLen(cap)), false) == 0) return failNum(SEC_BUDGETS, e + 12, "the cap must be above 0, budget", b);
     }
+    const scope = load<u32>(e + 16);
+    if ((scope & 0xff) > <u32>BUDGET_PER_TEAM || (scope >> 8) > <u32>BUDGET_PERIOD_WEEK) return failNum(SEC_BUDGETS, e + 16, "unknown scope or period, budget", b);
   }
   for (let c: u32 = 0; c < classesListed; c++) {
     const e = classTable + 4 + ((<usize>c) << 3);

@@ -22,8 +22,12 @@ describe("budgets", () => {
     expect(errorsOf(`${TOOLS}budgets:\n  - {id: one, capability: [email.send], limit: 0}\n`)).toEqual([
       "policies/b.yaml:7:48: limit must be at least 1 (got 0)",
     ]);
-    expect(errorsOf(`${TOOLS}budgets:\n  - {id: one, per: task, limit: 1}\n`)).toEqual([
-      'policies/b.yaml:7:15: unknown key "per" (expected one of id, capability, risk, limit, amount)',
+    expect(errorsOf(`${TOOLS}budgets:\n  - {id: one, every: task, limit: 1}\n`)).toEqual([
+      'policies/b.yaml:7:15: unknown key "every" (expected one of id, capability, risk, limit, amount, per, period)',
+    ]);
+    expect(errorsOf(`${TOOLS}budgets:\n  - {id: one, per: task, period: month, limit: 1}\n`)).toEqual([
+      'policies/b.yaml:7:20: per must be one of session, user, team (got "task")',
+      'policies/b.yaml:7:34: period must be one of day, week (got "month")',
     ]);
     expect(errorsOf(`${TOOLS}budgets:\n  - {id: One Email, limit: 1}\n`)).toEqual([
       'policies/b.yaml:7:10: id must be lower-case letters, digits, _ . - (like one-email) (got "One Email")',
@@ -54,6 +58,7 @@ describe("budgets", () => {
     const result = compileText(`${TOOLS}budgets:\n  - {id: none, capability: [calendar.*], limit: 1}\n`);
     expect(result.ok && result.warnings.map(formatDiagnostic)).toEqual([
       'policies/b.yaml:7:5: budget "none" counts nothing: no tool class of this policy matches its capability and risk selectors',
+      'policies/b.yaml:7:29: capability "calendar.*" matches no tool class of this policy',
     ]);
   });
 
@@ -62,7 +67,8 @@ describe("budgets", () => {
   - {id: one-email, capability: ["email.*"], limit: 1}
   - {id: sends, risk: [send], limit: 5}
   - {id: anything, limit: 100}
-  - {id: spend, capability: ["email.*"], amount: "EUR 250.50"}
+  - {id: spend, capability: ["email.*"], amount: "EUR 250.50", per: user, period: week}
+  - {id: team-day, limit: 200, per: team, period: day}
 `);
     if (!result.ok) throw new Error(result.errors.map(formatDiagnostic).join("\n"));
     const classOf = (capability: string) => result.ir.classes.findIndex((c) => c.capability === capability);
@@ -71,24 +77,27 @@ describe("budgets", () => {
       ["sends", 5, [classOf("email.send"), classOf("message.send")].sort()],
       ["anything", 100, result.ir.classes.map((_, i) => i)],
       ["spend", 0, [classOf("email.send")]],
+      ["team-day", 200, result.ir.classes.map((_, i) => i)],
     ]);
-    expect(result.ir.budgets.map((b) => b.amount)).toEqual([null, null, null, "250.5 EUR"]);
+    expect(result.ir.budgets.map((b) => b.amount)).toEqual([null, null, null, "250.5 EUR", null]);
     const afb = readAfb(result.bytes);
     expect(afb.sections.map((s) => s.kind)).toEqual(Array.from({ length: SECTION_COUNT }, (_, i) => i + 1));
     const { budgets, classes, members } = afb.budgets;
     const cap = (i: number) => (i === 0xffffffff ? null : afb.strings[i]);
-    expect(budgets.map((b) => [afb.strings[b.id], b.limit, afb.strings[b.source], cap(b.amount)])).toEqual([
-      ["one-email", 1, "policies/b.yaml:7:5", null],
-      ["sends", 5, "policies/b.yaml:8:5", null],
-      ["anything", 100, "policies/b.yaml:9:5", null],
-      ["spend", 0, "policies/b.yaml:10:5", "250.5 EUR"],
+    // scope: BUDGET_PER_* in the low byte, BUDGET_PERIOD_* in the next (session 0, user 1, team 2; day 1, week 2).
+    expect(budgets.map((b) => [afb.strings[b.id], b.limit, afb.strings[b.source], cap(b.amount), b.scope])).toEqual([
+      ["one-email", 1, "policies/b.yaml:7:5", null, 0],
+      ["sends", 5, "policies/b.yaml:8:5", null, 0],
+      ["anything", 100, "policies/b.yaml:9:5", null, 0],
+      ["spend", 0, "policies/b.yaml:10:5", "250.5 EUR", 1 | (2 << 8)],
+      ["team-day", 200, "policies/b.yaml:11:5", null, 2 | (1 << 8)],
     ]);
     expect(classes.length).toBe(afb.classes.length);
     const budgetsOf = (c: number) => members.slice(classes[c].start, classes[c].start + classes[c].count);
-    expect(budgetsOf(classOf("email.send"))).toEqual([0, 1, 2, 3]);
-    expect(budgetsOf(classOf("message.send"))).toEqual([1, 2]);
-    expect(budgetsOf(classOf("file.read"))).toEqual([2]);
-    expect(budgetsOf(0)).toEqual([2]);
+    expect(budgetsOf(classOf("email.send"))).toEqual([0, 1, 2, 3, 4]);
+    expect(budgetsOf(classOf("message.send"))).toEqual([1, 2, 4]);
+    expect(budgetsOf(classOf("file.read"))).toEqual([2, 4]);
+    expect(budgetsOf(0)).toEqual([2, 4]);
   });
 
   it("concatenates budgets across extends, the base's first", () => {

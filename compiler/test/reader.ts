@@ -58,7 +58,7 @@ export interface Afb {
   };
   settings: Array<[number, number]>;
   budgets: {
-    budgets: Array<{ id: number; limit: number; source: number; amount: number }>;
+    budgets: Array<{ id: number; limit: number; source: number; amount: number; scope: number }>;
     classes: Array<{ start: number; count: number }>;
     members: number[];
   };
@@ -152,7 +152,7 @@ export function readAfb(bytes: Uint8Array): Afb {
   const settings = times(g(), (): [number, number] => [g(), g()]);
 
   const b = cursor(10);
-  const budgetList = times(b(), () => ({ id: b(), limit: b(), source: b(), amount: b() }));
+  const budgetList = times(b(), () => ({ id: b(), limit: b(), source: b(), amount: b(), scope: b() }));
   const budgetClasses = times(b(), () => ({ start: b(), count: b() }));
   const budgetMembers = times(b(), b);
 

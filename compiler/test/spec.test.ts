@@ -60,6 +60,13 @@ describe("docs/bytecode.md tables match bytecode/format.ts", () => {
     expectConstant("DIR_ENTRY_SIZE", Number(directory[1].match(/^(\d+)·N$/)![1]));
   });
 
+  it("§3.2: a budget's scope and period", () => {
+    const rows = sectionText("### 3.2").split("\n").filter((l) => /^\| \d+ \|/.test(l))
+      .map((l) => l.slice(1, -1).split("|").map((cell) => cell.trim()));
+    for (const [number, name] of rows) expectConstant("BUDGET_" + name, Number(number));
+    expect(Object.keys(constants).filter((k) => k.startsWith("BUDGET_")).sort()).toEqual(rows.map(([, n]) => "BUDGET_" + n).sort());
+  });
+
   it("§3.3: classify entry flags, §8: describe's annotation bits", () => {
     expectTable("### 3.3", "CLASSIFY_");
     expect(sectionText("### 3.3")).toContain(`\`CLASSIFY_FLAG_MAX\` (${format.CLASSIFY_FLAG_MAX})`);

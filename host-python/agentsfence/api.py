@@ -107,6 +107,11 @@ class Session(SessionLog):
         decimal); ids the policy lacks are skipped."""
         self._fence._restore_budgets(self, spent)
 
+    def set_budgets(self, spent: dict[str, int | str | Decimal]) -> None:
+        """Sets spent counts to those given, lower or higher (0 too): what a store shared with
+        other processes says every process spent. The session's open reservations stay."""
+        self._fence._restore_budgets(self, spent, exact=True)
+
 
 _CLASSIFY_BATCH = 16
 
@@ -289,13 +294,13 @@ class Fence(Evaluator):
             raise FenceError(f"cannot read the budgets of session {session.id!r}: {record[1:].decode('utf-8', 'replace')}")
         return parse_budgets(record[1:])
 
-    def _restore_budgets(self, session: Session, spent: dict[str, int | str | Decimal]) -> None:
-        lines = restore_lines(spent)
+    def _restore_budgets(self, session: Session, spent: dict[str, int | str | Decimal], exact: bool = False) -> None:
+        lines = restore_lines(spent, zero=exact)
         if not lines:
             return
         with self._lock:
             require_live(session)
-            status, text = self._status_call("budget_restore", (session._handle, len(lines)), lines)
+            status, text = self._status_call("budget_set" if exact else "budget_restore", (session._handle, len(lines)), lines)
         if status != 0:
             raise FenceError(f"cannot restore the budgets of session {session.id!r}: {text}")
 

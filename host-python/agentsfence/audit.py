@@ -16,6 +16,14 @@ without its newline; the next writer cuts that torn tail off (only it: every rec
 still verifies) and writes a `recovered` record that says how many bytes it dropped. `verify`
 reports a torn tail it finds as such, not as tampering.
 
+The chain's head: after each write, the writer hands the last record's seq and hash, with the
+file's size and inode, to a thread that saves the latest it was handed in the SQLite store beside
+the log (state.db; store/), so no decision waits for that write. A writer that finds the file as
+the store says (another writer's last record, or its own before a restart) takes the head from
+there; otherwise (the store missing or behind: a crash came first) it reads the last record back
+from the file, however long it is. `verify` also compares the file with
+the store's head: records cut off the end of the log are named, which the chain alone cannot show.
+
 Several processes may share one Hermes home (a CLI and a gateway): each write holds an
 exclusive flock on the file and re-reads the chain's head when the file changed under it. A
 writer learns that from the size of the file it holds (one lseek: an fstat after a write costs
@@ -32,7 +40,8 @@ secret-shaped text in them (keys and tokens, passwords in URLs, `Authorization:`
 keys: `SECRET_PATTERNS`) replaced by `[secret]` and long text cut. Every argument value is
 written as its type and size only (`"args"`, see `argument_shapes`): message bodies, file
 content, patches and code never reach the log, and an argument the policy gives no role to
-leaves nothing of its value there.
+leaves nothing of its value there. An ask or a block also keeps its message (`"message"`, the
+question a person was asked or what the model was told), scrubbed the same way.
 
 This is tamper-evident, not tamper-proof: someone who can rewrite the whole file can rewrite
 the chain too. `verify` prints the head hash; keeping it elsewhere pins what came before.
@@ -57,6 +66,8 @@ if TYPE_CHECKING:
     import argparse  # the audit commands' types; the CLI that parses them imports it
 
     from .records import Decision
+    from .shipping import SyslogShipper
+    from .store import Store
 
 GENESIS = "0" * 64
 DEFAULT_MAX_BYTES = 16 * 1024 * 1024
@@ -144,8 +155,10 @@ def _decision_fields(decision: Decision) -> str:
     # The rules of effect `warn` that held: the call went on, and the record says so.
     warned = getattr(decision, "warned", ())
     warned_field = f',"warned":[{",".join(q(rule) for rule in warned)}]' if warned else ""
+    # What the person was asked, or the model told: the report lists it beside the targets.
+    message = f',"message":{q(scrub(decision.message))}' if decision.kind in ("ask", "block") else ""
     return (f'"kind":{q(decision.kind)},"reason":{q(decision.reason)},"rule":{q(decision.rule)},'
-            f'"capability":{q(decision.capability)},"risk":{q(decision.risk)},"targets":[{targets}]{warned_field}')
+            f'"capability":{q(decision.capability)},"risk":{q(decision.risk)},"targets":[{targets}]{warned_field}{message}')
 
 
 def _sha256(text: bytes) -> str:
@@ -159,8 +172,24 @@ class AuditError(OSError):
 class AuditLog:
     """Appends records to one chain; thread-safe, and safe beside other processes."""
 
-    def __init__(self, path: Path, max_bytes: int = DEFAULT_MAX_BYTES, link_check_seconds: float = LINK_CHECK_SECONDS):
+    def __init__(self, path: Path, max_bytes: int = DEFAULT_MAX_BYTES, link_check_seconds: float = LINK_CHECK_SECONDS,
+                 heads: Store | None = None):
         self.path = Path(path)
+        # Where the chain's head is saved: the SQLite store beside the log, whatever store the
+        # sessions use (the log is this host's file). A crash can leave it behind, never wrong.
+        if heads is None:
+            from .store.sqlite import SQLiteStore
+
+            heads = SQLiteStore(self.path.parent / "state.db")
+        self._heads = heads
+        self._heads_error: str | None = None  # the store's last failure, logged once
+        self._head_pending: tuple[int, str, int, int] | None = None  # the latest head not yet saved
+        self._head_wake = threading.Event()
+        self._head_stop = False
+        self._head_saver: threading.Thread | None = None
+        self._head_slot = threading.Lock()  # guards _head_pending; never held over a write
+        self._head_lock = threading.Lock()  # one write of a head at a time (the saver's, close's)
+        self._head_key = os.path.abspath(self.path)
         self._path_text = str(self.path)  # os.stat of a str skips the Path conversion on every write
         self.max_bytes = max_bytes
         self.link_check_seconds = link_check_seconds
@@ -171,16 +200,19 @@ class AuditLog:
         self._size = -1  # the file's size after our last write; another size means re-read the head
         self._seq = 0
         self._prev = GENESIS
+        self.shipper: SyslogShipper | None = None  # audit off the box (shipping.py): each line also goes to its spool
 
     # ---- records ----
 
     def decision(self, session: str, tool: str, tool_call_id: str, args: Any, decision: Decision, elapsed_us: float,
-                 mode: str = "enforce") -> None:
-        """mode `observe`: the decision was recorded and not acted on; its kind is what enforce would have done."""
+                 mode: str = "enforce", error: str = "") -> None:
+        """mode `observe`: the decision was recorded and not acted on; its kind is what enforce would have done.
+        error: why the host blocked the call when deciding it failed (a fault, not the policy)."""
         q = encode_basestring
         observed = ',"mode":"observe"' if mode == "observe" else ""
+        failed = f',"error":{q(scrub(error))}' if error else ""
         self._append(f'"event":"decision","session":{q(session)},"tool":{q(tool)},"call":{q(tool_call_id)},'
-                     f'{_decision_fields(decision)}{observed},"args":{argument_shapes(args)},"us":{elapsed_us:.1f}')
+                     f'{_decision_fields(decision)}{observed}{failed},"args":{argument_shapes(args)},"us":{elapsed_us:.1f}')
 
     def event(self, event: str, session: str, tool: str, tool_call_id: str = "", **details: Any) -> None:
         q = encode_basestring
@@ -199,10 +231,11 @@ class AuditLog:
                     if self._size >= self.max_bytes:
                         fd = self._sync_head(self._rotate(fd))
                     line = self._line(fields)
-                    _write_all(fd, line)
+                    self._write(fd, line)
                     self._size += len(line)
                     self._seq += 1
                     self._prev = line[-67:-3].decode("ascii")
+                    self._save_head()
                 finally:
                     fcntl.flock(fd, fcntl.LOCK_UN)
             except OSError as error:
@@ -215,6 +248,11 @@ class AuditLog:
         body = f'{{"seq":{self._seq + 1},"time":{time.time():.6f},"prev":"{self._prev}",{fields}'.encode("utf-8", "backslashreplace")
         return body + b',"hash":"' + _sha256(body + b"}").encode("ascii") + b'"}\n'
 
+    def _write(self, fd: int, line: bytes) -> None:
+        _write_all(fd, line)
+        if self.shipper is not None:  # still under the flock, so the spool holds the chain's order
+            self.shipper.enqueue(line)
+
     def _open(self) -> int:
         if self._fd is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -222,6 +260,51 @@ class AuditLog:
             self._inode = os.fstat(self._fd).st_ino
             self._size = -1
         return self._fd
+
+    def _save_head(self) -> None:
+        """Under the flock: hands the head as this write left it to the saver thread."""
+        with self._head_slot:
+            self._head_pending = (self._seq, self._prev, self._size, self._inode or 0)
+        if self._head_saver is None:
+            self._head_stop = False
+            self._head_saver = threading.Thread(target=self._save_heads, name="agentsfence-audit-head", daemon=True)
+            self._head_saver.start()
+        self._head_wake.set()
+
+    def _save_heads(self) -> None:
+        """The saver thread: the latest head, whenever there is one (many records, one write)."""
+        while not self._head_stop:
+            self._head_wake.wait()
+            self._head_wake.clear()
+            self._write_head()
+
+    def _write_head(self) -> None:
+        """A store that cannot take the head costs nothing but a read of the file's last record later."""
+        with self._head_lock:
+            with self._head_slot:
+                head, self._head_pending = self._head_pending, None
+            if head is None:
+                return
+            try:
+                self._heads.set_audit_head(self._head_key, *head)
+                self._heads_error = None
+            except Exception as error:
+                if self._heads_error is None:
+                    import logging
+
+                    logging.getLogger("agentsfence").warning("AgentsFence: the audit chain's head cannot be saved in %s: %s",
+                                                             getattr(self._heads, "where", "the state store"), error)
+                self._heads_error = str(error)
+
+    def _stored_head(self, size: int) -> tuple[int, str] | None:
+        """The head the store holds, when it is of this file as it is now."""
+        try:
+            head = self._heads.audit_head(self._head_key)
+        except Exception:
+            return None
+        if head is None or head[2] != size or head[3] != self._inode:
+            return None
+        return head[0], head[1]
 
     def _sync_head(self, fd: int) -> int:
         """Under the flock: follows a rotation by another process, and re-reads the last record
@@ -242,6 +325,11 @@ class AuditLog:
             size = os.lseek(fd, 0, os.SEEK_END)
         if size == self._size:
             return fd
+        stored = self._stored_head(size) if size else None
+        if stored is not None:  # the file ends where the head saved with it says: no read of the file
+            self._seq, self._prev = stored
+            self._size = size
+            return fd
         tail, torn = _read_tail(fd, size)
         if torn:
             os.ftruncate(fd, size - len(torn))
@@ -252,7 +340,7 @@ class AuditLog:
         self._size = size - len(torn)
         if torn:
             line = self._line(f'"event":"recovered","dropped_bytes":{len(torn)},"dropped_sha256":"{_sha256(torn)}"')
-            _write_all(fd, line)
+            self._write(fd, line)
             self._size += len(line)
             self._seq += 1
             self._prev = line[-67:-3].decode("ascii")
@@ -278,10 +366,17 @@ class AuditLog:
         return fd
 
     def close(self) -> None:
+        """Closes the file; the last head is saved before this returns."""
         with self._lock:
             if self._fd is not None:
                 os.close(self._fd)
                 self._fd = None
+            saver, self._head_saver = self._head_saver, None
+        if saver is not None:
+            self._head_stop = True
+            self._head_wake.set()
+            saver.join()
+        self._write_head()
 
 
 # Redacted values are plain JSON (strings, finite numbers, lists, string-keyed objects).
@@ -299,12 +394,17 @@ TAIL_READ = 64 * 1024
 
 
 def _read_tail(fd: int, size: int) -> tuple[bytes, bytes]:
-    """(the last whole lines read, the torn bytes after the last newline)."""
+    """(the last whole line, from the file's start or the newline before it; the torn bytes after
+    the last newline). Reads back a window at a time until the line's start: a record of any
+    length is read whole."""
     start = max(0, size - TAIL_READ)
     data = os.pread(fd, size - start, start)
     end = data.rfind(b"\n") + 1
-    if end == 0 and start > 0:  # one line longer than the window: read it all
-        data = os.pread(fd, size, 0)
+    # The last whole line starts after a newline before `end - 1`, or at the file's start.
+    while start > 0 and (end == 0 or data.rfind(b"\n", 0, end - 1) < 0):
+        step = min(start, max(TAIL_READ, len(data)))
+        start -= step
+        data = os.pread(fd, step, start) + data
         end = data.rfind(b"\n") + 1
     return data[:end], data[end:]
 
@@ -355,14 +455,18 @@ def _records(files: list[Path]) -> Iterator[tuple[Path, int, bytes, bool]]:
             yield path, len(lines) + 1, torn, index == len(files) - 1
 
 
-def verify(path: Path) -> Verdict:
-    """Checks the chain of `path` and the files rotated out of it, oldest first."""
-    files = [*rotated_files(path), path] if path.exists() else rotated_files(path)
+def verify(path: Path, collector: bool = False) -> Verdict:
+    """Checks the chain of `path` and the files rotated out of it, oldest first. collector: `path`
+    is a collector's copy (shipping.py), alone: a record delivered twice (the same seq and hash)
+    is noted, not a problem, and the copy may start after record 1 (when shipping began)."""
+    files = [path] if collector and path.exists() else [*rotated_files(path), path] if path.exists() else rotated_files(path)
     verdict = Verdict()
     if not files:
         verdict.problems.append(f"{path}: no audit log here")
         return verdict
     parsed: list[tuple[str, int, str, str, bool]] = []  # where, seq, prev, hash, whether the hash holds
+    delivered: set[tuple[int, str]] = set()
+    twice = 0
     for file, number, line, torn in _records(files):
         where = f"{file.name}:{number}"
         if torn:
@@ -377,9 +481,20 @@ def verify(path: Path) -> Verdict:
             verdict.problems.append(f"{where}: not a record (unreadable JSON or fields missing)")
             continue
         holds = match is not None and _sha256((text[:match.start()] + "}").encode("utf-8")) == match.group(1)
+        if collector and holds and (seq, match.group(1)) in delivered:
+            twice += 1
+            continue
+        delivered.add((seq, match.group(1) if match else ""))
         parsed.append((where, seq, claimed_prev, match.group(1) if match else "", holds))
     found_at = {seq: where for where, seq, _, _, _ in parsed}
     expected, last_seq, prev, prev_where = 1, 0, GENESIS, "the start of the chain"
+    if twice:
+        verdict.notes.append(f"{twice} record(s) arrived twice (shipping resends what the collector had not confirmed); "
+                             "each copy has the same hash and was counted once")
+    if collector and parsed and parsed[0][1] > 1:
+        where, expected, prev = parsed[0][0], parsed[0][1], parsed[0][2]
+        last_seq, prev_where = expected - 1, f"record {expected - 1} (before this copy)"
+        verdict.notes.append(f"{where}: the copy starts at record {expected}, after record {expected - 1} with hash {prev}")
     for where, seq, claimed_prev, own, holds in parsed:
         if not holds:
             verdict.problems.append(f"{where}: record {seq} was edited (its content does not match its hash)")
@@ -403,7 +518,37 @@ def verify(path: Path) -> Verdict:
         verdict.records += 1
         last_seq, prev, prev_where = seq, own, where
     verdict.head = prev
+    _compare_stored_head(path, verdict, last_seq)
     return verdict
+
+
+def _compare_stored_head(path: Path, verdict: Verdict, last_seq: int) -> None:
+    """The head the writers saved in the state store beside the log, against the file's: records
+    cut off the end, or a last record rewritten with its hash, leave the file behind it."""
+    database = path.parent / "state.db"
+    if not database.exists():
+        return
+    from .store.sqlite import SQLiteStore
+
+    store = SQLiteStore(database)
+    try:
+        head = store.audit_head(os.path.abspath(path))
+    except Exception as error:
+        verdict.notes.append(f"{database}: the chain's saved head cannot be read ({error})")
+        return
+    finally:
+        store.close()
+    if head is None:
+        return
+    seq, digest = head[0], head[1]
+    if seq > last_seq:
+        verdict.problems.append(f"{path.name}: the log ends at record {last_seq}, and its writer saved record {seq} as the "
+                                f"head in {database}: records {last_seq + 1}-{seq} were cut off the end" if seq > last_seq + 1
+                                else f"{path.name}: the log ends at record {last_seq}, and its writer saved record {seq} "
+                                f"as the head in {database}: the last record was cut off the end")
+    elif seq == last_seq and digest != verdict.head:
+        verdict.problems.append(f"{path.name}: record {seq} is not the one its writer saved as the head in {database}: "
+                                "it was replaced")
 
 
 def _numbers(seqs: list[int]) -> str:
@@ -421,8 +566,8 @@ def default_path() -> Path:
 
 
 def _verify_command(options: argparse.Namespace) -> int:
-    path = Path(options.path) if options.path else default_path()
-    verdict = verify(path)
+    path = Path(options.collector or options.path or default_path())
+    verdict = verify(path, collector=options.collector is not None)
     for note in verdict.notes:
         print(f"note: {note}")
     for problem in verdict.problems:
@@ -450,7 +595,7 @@ def _tail_command(options: argparse.Namespace) -> int:
             continue
         stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(record.get("time", 0)))
         what = record.get("kind") or record.get("status") or ""
-        why = record.get("reason") or record.get("error_type") or ""
+        why = record.get("reason") or record.get("error_type") or record.get("why") or ""  # why: a refused bundle
         if record.get("event") in ("policy", "policy_changed"):  # the policy in force, and what it replaced
             what = f"{record.get('policy', '')} {str(record.get('policy_hash', ''))[:12]}"
             why = (f"(was {str(record['previous_hash'])[:12]}, {record.get('why', '')})" if "previous_hash" in record
@@ -468,6 +613,8 @@ def add_cli(commands: Any) -> None:
     check = actions.add_parser("verify", help="check that no record was edited, removed or moved",
                                description="Exit status 0 when the chain verifies, 1 when a record was edited, removed or moved.")
     check.add_argument("path", nargs="?", metavar="PATH", help="the audit log; default: $HERMES_HOME/agentsfence/audit.jsonl")
+    check.add_argument("--collector", metavar="FILE", help="check a collector's copy instead (audit shipping, "
+                       "docs/operators.md): FILE alone, one record per line as shipped")
     check.set_defaults(run=_verify_command, passes_on=False)
     tail = actions.add_parser("tail", help="print the latest records", description="Print the latest records, one line each.")
     tail.add_argument("path", nargs="?", metavar="PATH", help="the audit log; default: $HERMES_HOME/agentsfence/audit.jsonl")

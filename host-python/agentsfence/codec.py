@@ -171,33 +171,37 @@ def _warned(record: bytes, offset: int, end: int) -> tuple[str, ...]:
 def parse_budgets(text: bytes) -> tuple[Budget, ...]:
     budgets = []
     for line in text.decode("utf-8").splitlines():
-        budget_id, limit, spent, reserved, *kind = line.split("\t")
-        if kind == ["sum"]:  # a budget of sums: its cap ("500 EUR"), decimals spent and reserved
+        budget_id, limit, spent, reserved, *flags = line.split("\t")
+        per = "user" if "user" in flags else "team" if "team" in flags else "session"
+        period = "day" if "day" in flags else "week" if "week" in flags else ""
+        if "sum" in flags:  # a budget of sums: its cap ("500 EUR"), decimals spent and reserved
             cap, _, currency = limit.partition(" ")
-            budgets.append(Budget(budget_id, Decimal(cap), Decimal(spent), Decimal(reserved), True, currency))
+            budgets.append(Budget(budget_id, Decimal(cap), Decimal(spent), Decimal(reserved), True, currency, per, period))
         else:
-            budgets.append(Budget(budget_id, int(limit), int(spent), int(reserved)))
+            budgets.append(Budget(budget_id, int(limit), int(spent), int(reserved), per=per, period=period))
     return tuple(budgets)
 
 
-def _restore_count(count: object) -> str | None:
-    """A count budget_restore reads (§8): a whole number of calls or a decimal sum, above zero."""
+def _restore_count(count: object, least: int) -> str | None:
+    """A count budget_restore reads (§8): a whole number of calls or a decimal sum, above zero
+    (least 1) or from zero (least 0)."""
     if isinstance(count, bool):
         return None
     if isinstance(count, int):
-        return str(count) if 0 < count <= 0xFFFFFFFF else None
+        return str(count) if least <= count <= 0xFFFFFFFF else None
     try:
         value = Decimal(str(count))
     except ArithmeticError:
         return None
-    return format(value, "f") if value.is_finite() and value > 0 else None
+    return format(value, "f") if value.is_finite() and (value > 0 if least else value >= 0) else None
 
 
-def restore_lines(spent: dict[str, int | str | Decimal]) -> bytes:
-    """budget_restore's input (§8): `id<TAB>count` lines; an id with a tab or newline names no budget."""
+def restore_lines(spent: dict[str, int | str | Decimal], zero: bool = False) -> bytes:
+    """budget_restore's input (§8): `id<TAB>count` lines; an id with a tab or newline names no budget.
+    Counts of 0 are left out, except for budget_set (zero), which lowers a count to them."""
     lines = []
     for budget_id, count in spent.items():
-        text = _restore_count(count)
+        text = _restore_count(count, 0 if zero else 1)
         if text is not None and "\t" not in budget_id and "\n" not in budget_id:
             lines.append(f"{budget_id}\t{text}\n")
     return "".join(lines).encode("utf-8")

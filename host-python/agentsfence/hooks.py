@@ -159,7 +159,7 @@ def _decide(policy: Path | bytes, state: HookState, session_id: str, tool_name: 
         decision = session.decide(tool_name, with_patch_paths(tool_name, args))
         if decision.reservation:
             (session.commit if spends(decision.kind) else session.release)(decision.reservation)
-            record.budgets = {budget.id: budget.saved for budget in session.budgets() if budget.spent}
+            state.sessions.raise_spent(owner, {budget.id: budget.saved for budget in session.budgets() if budget.spent})
         record.moved = record.moved or (decision.moves and spends(decision.kind))
     return decision
 

@@ -53,6 +53,10 @@ class Budget:
     reserved: int | Decimal
     sums: bool = False
     currency: str = ""
+    # Whose calls the count adds up (docs/bytecode.md §3.2): session, user or team; and the period
+    # it restarts after: "", day or week. A host with a state store keeps the count under them.
+    per: str = "session"
+    period: str = ""
 
     @property
     def remaining(self) -> int | Decimal:

@@ -66,13 +66,16 @@ def test_rotation_keeps_one_chain_across_files(log_path):
     assert first_of_current["prev"] == last_of_previous["hash"]
     verdict = verify(log_path)
     assert verdict.ok and verdict.records == 30
-    # A writer that finds no current file picks the head up from the newest rotated one. (So a
-    # deleted current file goes unnoticed by the chain alone: the head verify prints, kept
-    # elsewhere, is what pins the end.)
+    # A writer that finds no current file picks the head up from the newest rotated one. The
+    # chain alone cannot tell a deleted current file; the head its writers saved in the state
+    # store beside the log can.
     log_path.unlink()
     write_records(AuditLog(log_path, max_bytes=2000), 1)
     assert json.loads(lines_of(log_path)[0])["prev"] == json.loads(lines_of(rotated[-1])[-1])["hash"]
-    assert verify(log_path).ok and verify(log_path).head != verdict.head
+    after = verify(log_path)
+    assert after.head != verdict.head and [p for p in after.problems if "were cut off the end" in p] == after.problems != []
+    (log_path.parent / "state.db").unlink()  # with no saved head, the chain alone verifies
+    assert verify(log_path).ok
 
 
 def test_writers_follow_a_rotation_another_writer_made(log_path):

@@ -208,25 +208,34 @@ def test_restore_lines_take_whole_calls_and_decimal_sums_only():
 
 
 def test_a_session_record_keeps_a_sum_as_decimal_text(tmp_path: Path):
+    import sqlite3
+
     from agentsfence.state import SessionRecord, SessionStore, StateCorrupt
 
-    store = SessionStore(tmp_path)
-    store.save(SessionRecord("s", [("Pay Acme Corp", CWD)], budgets={"euros": "120.5", "three": 2}))
+    store = SessionStore(tmp_path / "sessions")
+    store.save(SessionRecord("s", [("Pay Acme Corp", CWD)]))
+    store.raise_spent("s", {"euros": "120.5", "three": 2})
     loaded = store.load("s")
     assert loaded is not None and loaded.budgets == {"euros": "120.5", "three": 2}
-    for bad in ("-1", "1e3", "twelve", 1.5):
-        store.save(SessionRecord("t", [], budgets={"euros": bad}))  # type: ignore[dict-item]
+    for bad in ("-1", b"\x01", "twelve", 1.5, -1):
+        store.raise_spent("t", {"euros": 1})
+        with sqlite3.connect(tmp_path / "state.db") as db:
+            db.execute("UPDATE budget_spent SET units = ? WHERE session_id = 't'", (bad,))
         with pytest.raises(StateCorrupt):
             store.load("t")
 
 
 def test_a_session_record_keeps_whether_the_terminal_moved(tmp_path: Path):
+    import sqlite3
+
     from agentsfence.state import SessionRecord, SessionStore, StateCorrupt
 
-    store = SessionStore(tmp_path)
+    store = SessionStore(tmp_path / "sessions")
     store.save(SessionRecord("s", [("Find the TODO comments", CWD)], moved=True))
     loaded = store.load("s")
     assert loaded is not None and loaded.moved
-    store.save(SessionRecord("t", [], moved="yes"))  # type: ignore[arg-type]
+    store.save(SessionRecord("t", []))
+    with sqlite3.connect(tmp_path / "state.db") as db:
+        db.execute("UPDATE sessions SET moved = 'yes' WHERE session_id = 't'")
     with pytest.raises(StateCorrupt):
         store.load("t")

@@ -553,11 +553,20 @@ def test_a_subagents_task_is_aliased_to_its_parents_session(manager):
     assert "AgentsFence" in ran["output"]
 
 
-# ---- lifecycle and saved state ($HERMES_HOME/agentsfence/sessions) ----
+# ---- lifecycle and saved state ($HERMES_HOME/agentsfence/state.db) ----
 
-def saved_sessions(hermes_home: Path) -> list[Path]:
-    directory = hermes_home / "agentsfence" / "sessions"
-    return sorted(directory.iterdir()) if directory.exists() else []
+def saved_sessions(hermes_home: Path) -> list[str]:
+    """The ids of the sessions the state store holds."""
+    from agentsfence.store.sqlite import SQLiteStore
+
+    database = hermes_home / "agentsfence" / "state.db"
+    return [saved.session_id for saved in SQLiteStore(database).sessions()] if database.exists() else []
+
+
+def saved_record(hermes_home: Path, session_id: str):
+    from agentsfence.state import SessionStore
+
+    return SessionStore(hermes_home / "agentsfence" / "sessions").load(session_id)
 
 
 def test_a_session_ended_by_shutdown_resumes_with_its_intent_and_grants(hermes_home, monkeypatch, cli_prompt):
@@ -567,8 +576,8 @@ def test_a_session_ended_by_shutdown_resumes_with_its_intent_and_grants(hermes_h
     answers.append("session")
     assert "error" not in call("write_file", OTHER)
     hermes_plugins.invoke_hook("on_session_finalize", session_id=SESSION, platform="cli", reason="shutdown")
-    [saved] = saved_sessions(hermes_home)
-    assert json.loads(saved.read_text())["messages"][0][0] == REQUEST and not list(saved.parent.glob("*.tmp"))
+    assert saved_sessions(hermes_home) == [SESSION]
+    assert saved_record(hermes_home, SESSION).messages[0][0] == REQUEST
     load(monkeypatch)  # `hermes --resume`: a new process, no new turn yet
     assert "error" not in call("write_file", OTHER) and len(prompts) == 1  # the session grant, not asked again
     assert "error" not in call("write_file", {"path": "summary.md", "content": "x"}, session_id="")  # the old task alias
@@ -589,13 +598,18 @@ def test_a_session_ended_for_good_is_dropped_with_its_state(hermes_home, monkeyp
     assert ask_directive(manager, {"path": ".summary.md", "content": "x"})["action"] == "approve"  # nothing named it now
 
 
-def test_a_corrupt_state_file_blocks_and_is_kept_aside(hermes_home, monkeypatch):
+def test_an_unreadable_saved_message_blocks_until_reset(hermes_home, monkeypatch):
+    import sqlite3
+
     load(monkeypatch)
     user_turn()
-    [saved] = saved_sessions(hermes_home)
-    saved.write_text('{"format": 1, "session_id": ')
-    load(monkeypatch)
-    result = call("read_file", {"path": "notes.txt"})
-    assert "the session's saved state is unusable: its state file is corrupt" in result["error"] and "content" not in result
-    [aside] = saved_sessions(hermes_home)
-    assert aside.name.startswith(saved.name + ".corrupt-") and aside.read_text() == '{"format": 1, "session_id": '
+    database = hermes_home / "agentsfence" / "state.db"
+    with sqlite3.connect(database) as db:
+        db.execute("UPDATE session_items SET value = x'00ff' WHERE kind = 'message'")  # a blob, not text
+    for _ in range(2):  # a restart does not make it a fresh session
+        load(monkeypatch)
+        result = call("read_file", {"path": "notes.txt"})
+        assert "the session's saved state is unusable" in result["error"] and "content" not in result
+        assert f"agentsfence sessions reset {SESSION}" in result["error"]
+    with sqlite3.connect(database) as db:
+        assert db.execute("SELECT typeof(value) FROM session_items WHERE kind = 'message'").fetchall() == [("blob",)]

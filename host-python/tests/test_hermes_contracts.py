@@ -106,8 +106,7 @@ def test_a_shutdown_keeps_the_spent_units_for_resume_and_new_session_drops_them(
     th.user_turn()
     th.call("write_file", SUMMARY)
     hermes_plugins.invoke_hook("on_session_finalize", session_id=th.SESSION, platform="cli", reason="shutdown")
-    [saved] = th.saved_sessions(hermes_home)
-    assert json.loads(saved.read_text())["budgets"] == {"one-write": 1}
+    assert th.saved_record(hermes_home, th.SESSION).budgets == {"one-write": 1}
     resumed = th.load(monkeypatch)  # `hermes --resume`: a new process
     assert "budget one-write" in th.call("write_file", SUMMARY)["error"]
     assert counters(resumed) == [("one-write", 1, 0)]
@@ -118,13 +117,15 @@ def test_a_shutdown_keeps_the_spent_units_for_resume_and_new_session_drops_them(
 def test_a_saved_budget_count_that_is_not_a_number_blocks_the_session(budgeted, hermes_home, monkeypatch):
     th.user_turn()
     th.call("write_file", SUMMARY)
-    [saved] = th.saved_sessions(hermes_home)
-    record = json.loads(saved.read_text())
-    saved.write_text(json.dumps({**record, "budgets": {"one-write": "none"}}))
+    import sqlite3
+
+    with sqlite3.connect(hermes_home / "agentsfence" / "state.db") as db:
+        db.execute("UPDATE budget_spent SET units = 'none'")
     th.load(monkeypatch)
     result = th.call("write_file", SUMMARY)
     assert "saved state is unusable" in result["error"] and "budget count" in result["error"]
-    assert list(saved.parent.glob("*.corrupt-*"))
+    with sqlite3.connect(hermes_home / "agentsfence" / "state.db") as db:
+        assert db.execute("SELECT units FROM budget_spent").fetchall() == [("none",)]  # kept for a person to see
 
 
 # ---- 2. approvals keyed on the witness, through Hermes' own gate ----

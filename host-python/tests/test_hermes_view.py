@@ -11,7 +11,7 @@ import pytest
 import hermes_cli.plugins as hermes_plugins
 from . import test_hermes as th
 from .test_hermes import (EXFILTRATE, OTHER, REQUEST, SESSION, TASK, call, fence_plugin, fresh_ids, hermes_home,  # noqa: F401 (fixtures)
-                          manager, saved_sessions, slash, user_turn)
+                          manager, saved_record, slash, user_turn)
 
 
 @pytest.fixture(autouse=True)
@@ -65,9 +65,12 @@ def test_hermes_fence_status_and_explain(manager, capsys):
     found = probe()
     assert ("sandbox: commands the fence cannot prove run confined" in status) == found.ok
     assert found.ok or f"sandbox: none: {found.why}" in status
+    words = hermes_fence(manager, "explain", "terminal", json.dumps({"command": EXFILTRATE}), "--intent", REQUEST, capsys=capsys)
+    assert "Decision: block [" in words and "it does not run, and the model is told why" in words
+    assert "Policy: hermes-defaults (" in words and "attacker.example" in words
     explained = json.loads(hermes_fence(manager, "explain", "terminal", json.dumps({"command": EXFILTRATE}),
-                                        "--intent", REQUEST, capsys=capsys))
-    assert explained["kind"] == "block" and "attacker.example" in explained["message"]
+                                        "--intent", REQUEST, "--json", capsys=capsys))
+    assert explained["decision"]["kind"] == "block" and "attacker.example" in explained["decision"]["message"]
 
 
 def test_the_gateway_sender_is_recorded_on_the_session(manager, hermes_home):
@@ -75,8 +78,7 @@ def test_the_gateway_sender_is_recorded_on_the_session(manager, hermes_home):
         hermes_plugins.invoke_hook("pre_llm_call", session_id=SESSION, task_id=TASK, turn_id="t", user_message=REQUEST,
                                    conversation_history=[], is_first_turn=False, model="scripted", platform="telegram",
                                    sender_id=sender)
-    [saved] = saved_sessions(hermes_home)
-    assert json.loads(saved.read_text())["senders"] == ["alice", "bob"]
+    assert saved_record(hermes_home, SESSION).senders == ["alice", "bob"]
     assert "Senders: alice, bob" in fence_plugin(manager).describe_session(SESSION)
 
 

@@ -108,11 +108,12 @@ def test_hermes_faults_block(home):
     assert garbage.returncode == 2
     assert json.loads(garbage.stdout)["action"] == "block" and "not JSON" in json.loads(garbage.stdout)["message"]
     hermes_hook("pre_llm_call", session_id="s1", user_message="Email bob@example.com the report")
-    sessions = home / ".hermes" / "agentsfence" / "sessions"
-    (record,) = sessions.glob("*.json")
-    record.write_text("{broken")
+    import sqlite3
+
+    with sqlite3.connect(home / ".hermes" / "agentsfence" / "state.db") as db:
+        db.execute("UPDATE session_items SET directory = x'2f'")  # bytes, not text
     corrupt = hermes_hook("pre_tool_call", tool_name="read_file", args={"path": "notes.txt"}, session_id="s1")
-    assert corrupt["returncode"] == 2 and "corrupt" in corrupt["parsed"]["message"]
+    assert corrupt["returncode"] == 2 and "cannot be read" in corrupt["parsed"]["message"]
     no_args = hook("hermes", {"hook_event_name": "pre_tool_call", "tool_name": "read_file", "tool_input": None, "session_id": "s3"})
     assert no_args.returncode == 2 and "[bad_arguments]" in json.loads(no_args.stdout)["message"]
 

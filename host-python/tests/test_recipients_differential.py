@@ -79,8 +79,12 @@ def delivered(value: str) -> set[str]:
         pass
     # sendmail's RCPT TO: the first address parseaddr reads, or the string as given when it reads
     # none, which a server can take for no more than one of the addresses written in it.
-    rcpt = smtplib.quoteaddr(value)[1:-1]
-    found |= set(re.findall(r'[^\s<>,;:"()\[\]]+@[^\s<>,;:"()\[\]]+', rcpt)) if parseaddr(value) == ("", "") else {rcpt}
+    # quoteaddr wraps in <> what it read; a string it cannot read (Python 3.14's stricter
+    # parseaddr reads none in a list) that starts with "<" goes as given.
+    unread = parseaddr(value) == ("", "")
+    quoted = smtplib.quoteaddr(value)
+    rcpt = quoted if unread and value.strip().startswith("<") else quoted[1:-1]
+    found |= set(re.findall(r'[^\s<>,;:"()\[\]]+@[^\s<>,;:"()\[\]]+', rcpt)) if unread else {rcpt}
     return {a for a in found if a.strip() and a.strip() != "<>"}
 
 

@@ -72,15 +72,17 @@ def test_a_batch_of_concurrent_writes_cannot_overshoot_the_budget_and_resume_kee
         ("allow", "rule_allow"), ("allow", "rule_allow"), ("block", "budget_exhausted"), ("block", "budget_exhausted")]
     written = [name for name in FILES if (tmp_path / "work" / name).exists()]
     assert len(written) == 2
-    [record] = [json.loads(p.read_text()) for p in (hermes_home / "agentsfence" / "sessions").glob("*.json")]
-    assert record["budgets"] == {"two-writes": 2}  # committed by post_tool_call, saved at shutdown
+    from agentsfence.store.sqlite import SQLiteStore
+
+    [saved] = SQLiteStore(hermes_home / "agentsfence" / "state.db").sessions()
+    assert saved.spent == {"two-writes": 2_000_000}  # two calls, committed by post_tool_call (store units)
     from agentsfence.report import build
 
     budget = build(hermes_home / "agentsfence" / "audit.jsonl").as_json()["budgets"]["two-writes"]
     assert budget == {"limit": 2, "units_spent": 2, "sessions": 1, "most_in_one_session": 2, "blocked": 2}
 
     resumed = run_hermes(tmp_path, [("write_file", {"path": "e.md", "content": "e\n"}), None],
-                         "--resume", record["session_id"], "-q", "Also write e.md")
+                         "--resume", saved.session_id, "-q", "Also write e.md")
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     later = read_decisions(hermes_home / "agentsfence" / "audit.jsonl")[4:]
     # (Hermes 0.19 may ask the model twice on a resumed turn; every attempt is refused.)

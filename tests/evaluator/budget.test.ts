@@ -193,8 +193,8 @@ describe("the verifier on BUDGETS", () => {
     expect(r.ok).toBe(false);
     expect(r.text).toMatch(reason);
   };
-  // count, budgets × 16 bytes, class_count, classes × 8 bytes, member_total, members.
-  const classTable = (b: Uint8Array) => at(b) + 4 + 16 * u32(b, at(b));
+  // count, budgets × 20 bytes, class_count, classes × 8 bytes, member_total, members.
+  const classTable = (b: Uint8Array) => at(b) + 4 + 20 * u32(b, at(b));
   const memberTable = (b: Uint8Array) => classTable(b) + 4 + 8 * u32(b, classTable(b));
 
   test("rejects a zero limit, a wrong class count, a range out of bounds and members out of order", () => {
@@ -204,6 +204,9 @@ describe("the verifier on BUDGETS", () => {
     rejects((b) => setU32(b, at(b) + 16, 0), /^BUDGETS at offset \d+: a budget of sums has limit 0, budget 0$/);
     rejects((b) => { setU32(b, at(b) + 8, 0); setU32(b, at(b) + 16, u32(b, at(b) + 4)); }, /^BUDGETS at offset \d+: budget cap is not a sum in normal form/);
     rejects((b) => setU32(b, classTable(b), 2), /^BUDGETS at offset \d+: class_count 2 differs from the CLASSES count 4$/);
+    // Whose calls it counts (session, user, team) and its period (none, day, week): nothing else.
+    rejects((b) => setU32(b, at(b) + 20, 3), /^BUDGETS at offset \d+: unknown scope or period, budget 0$/);
+    rejects((b) => setU32(b, at(b) + 20, 3 << 8), /^BUDGETS at offset \d+: unknown scope or period, budget 0$/);
     const emailClass = (b: Uint8Array) => {
       for (let c = 0; c < u32(b, classTable(b)); c++) if (u32(b, classTable(b) + 8 + 8 * c) === 2) return classTable(b) + 4 + 8 * c;
       throw new Error("no class with two budgets");

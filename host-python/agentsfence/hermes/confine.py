@@ -3,7 +3,9 @@
 fence decided `confine` runs there with its command wrapped in the task's sandbox
 (agentsfence.sandbox), through Hermes' own terminal, so its working directory tracking, timeouts,
 background processes and output stay Hermes'. The same middleware checks that every call runs
-with the arguments the fence decided.
+with the arguments the fence decided: a call whose arguments changed after its decision (another
+plugin's `modify` directive in newer Hermes, an in-place change, another middleware) is decided
+again on what would run, and runs on that decision (plugin_conflicts: strict refuses it instead).
 
 A middleware that raises lets Hermes run the tool anyway (`_run_execution_chain` goes on to the
 next callback), so nothing here raises: every failure answers the call with a block instead of
@@ -82,13 +84,17 @@ class Confiner:
     """The pending confined calls by call reference (the tool_call_id, else session, tool and
     arguments: approvals.call_reference), and the middleware that runs them."""
 
-    def __init__(self, decided: Callable[[str, bytes], bool], audit: Callable[..., None]):
+    def __init__(self, decided: Callable[[str, bytes], bool], audit: Callable[..., None],
+                 redecide: Callable[[str, Any, str, str, str], tuple[str, str, Pending | None]]):
         self._pending: dict[str, Pending] = {}
         self._ran_on: dict[str, tuple[Any, str, str | None]] = {}  # call reference -> (session, kind, directory)
         self._waiting: dict[tuple[str, str], int] = {}  # (session key, tool) -> confined calls not yet run
         self._lock = threading.Lock()
         self._decided = decided  # (tool_call_id, ran_json) -> the call runs with what was decided
         self._audit = audit
+        # A changed call decided again: (tool_name, args, task_id, session_id, tool_call_id) ->
+        # ("run" | "confine" | "refuse", why it is refused, the confined call).
+        self._redecide = redecide
         self._background: list[Confinement] = []
 
     def hold(self, call_ref: str, session_key: str, pending: Pending) -> None:
@@ -135,10 +141,12 @@ class Confiner:
                                 "what would run was never decided [args_changed]")
             if tool_call_id and not self._decided(tool_call_id, ran_json):
                 # Changed after the decision (another plugin's middleware, an in-place change, a
-                # newer Hermes' modify): what would run was never decided.
+                # newer Hermes' modify): what runs is decided again, and runs on that decision.
                 self._audit("args_changed", session_id or task_id, tool_name, tool_call_id)
-                return _refused(tool_name, "its arguments changed after the fence decided it, so what would run was "
-                                "never decided [args_changed]")
+                verdict, why, pending = self._redecide(tool_name, args, task_id, session_id, tool_call_id)
+                if verdict == "refuse":
+                    return _refused(tool_name, f"its arguments changed after the fence decided it, and what would "
+                                    f"run now is refused: {why}")
             if pending is None:
                 if ran_on is not None and tool_name not in CONFINABLE_TOOLS and isinstance(args, dict):
                     refusal = self._linked(tool_name, args, *ran_on)

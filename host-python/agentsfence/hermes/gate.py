@@ -15,10 +15,18 @@ plugin_conflicts: strict, every other plugin's pre_tool_call is also guarded: it
 into a block when the fence would ask or block the same call (for dispatchers that look past
 the first directive). The fence's hook and a guard then need the decision of one call, in
 either order: it is made once and shared.
+
+Calls no hook sees: a plugin can run a tool itself with `ctx.dispatch_tool` (Hermes 0.19:
+straight to tools.registry's dispatch, no hook, no middleware) or, in newer Hermes,
+`ctx.call_mcp` (an MCP server's handler, past the registry too). The fence decides none of
+them, and cannot without replacing Hermes' own code: a loaded plugin whose code calls either is
+recorded (`undecided_call`) and named in /fence's warnings.
 """
 from __future__ import annotations
 
+import ast
 import logging
+import os
 import threading
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -64,18 +72,56 @@ def move_first(ctx: Any, callback: Callable[..., Directive]) -> None:
         logger.warning("AgentsFence could not move its pre_tool_call hook first: %s", error)
 
 
+# PluginContext's methods that run a tool with no pre_tool_call: 0.19's dispatch_tool, newer call_mcp.
+UNDECIDED_CALLS = frozenset({"dispatch_tool", "call_mcp"})
+_SCAN_FILES = 500  # a plugin's Python files read for them, at most
+_SCAN_BYTES = 1 << 20  # per file
+
+
+def undecided_calls(module: Any) -> list[str]:
+    """Where a plugin module's code (its package's files, for a package) names one of
+    UNDECIDED_CALLS, as an attribute or a string (getattr): "file:line name"."""
+    origin = getattr(module, "__file__", None)
+    if not isinstance(origin, str):
+        return []
+    root = os.path.dirname(origin)
+    if os.path.basename(origin) == "__init__.py":
+        files = sorted(os.path.join(folder, name) for folder, _, names in os.walk(root) for name in names
+                       if name.endswith(".py"))[:_SCAN_FILES]
+    else:
+        files = [origin]
+    found: list[str] = []
+    for path in files:
+        try:
+            with open(path, "rb") as source:
+                tree = ast.parse(source.read(_SCAN_BYTES))
+        except (OSError, SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            name = node.attr if isinstance(node, ast.Attribute) else \
+                node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+            if name in UNDECIDED_CALLS:
+                found.append(f"{os.path.relpath(path, root)}:{node.lineno} {name}")
+    return found
+
+
 class Gate:
     """Asks as approve directives (with strict_yolo), and the fence's hook among the others."""
 
-    def __init__(self, approvals: Approvals, settings: Settings, decide: Callable[[str, Any, str, str], Decided],
-                 lets_through: Callable[[], bool]):
+    def __init__(self, approvals: Approvals, settings: Settings, decide: Callable[[str, Any, str, str, str], Decided],
+                 lets_through: Callable[[], bool], audit: Callable[..., None]):
         self.approvals = approvals
         self._strict_yolo = settings.strict_yolo
         self._strict = settings.plugin_conflicts == "strict"
-        self._decide = decide  # the fence's decision of a call: (tool_name, args, task_id, session_id)
+        self._decide = decide  # the fence's decision of a call: (tool_name, args, task_id, session_id, tool_call_id)
         self._lets_through = lets_through  # observe mode with a usable policy: nothing is acted on
+        self._audit = audit
+        self._scanned: set[str] = set()  # the loaded plugins read for calls no hook sees
+        self.warnings: list[str] = []  # one per plugin that makes such calls, for /fence
         self._lock = threading.Lock()
-        self._shared: dict[str, Decided] = {}  # call reference -> a decision the other reader needs
+        # (call reference, tool) -> a decision the other reader needs. The tool too: the calls a
+        # tool_call batch carries share its tool_call_id (bridge.py).
+        self._shared: dict[tuple[str, str], Decided] = {}
 
     # ---- asks ----
 
@@ -97,8 +143,10 @@ class Gate:
 
     def order_hooks(self, ctx: Any, own: Callable[..., Directive]) -> None:
         """Keeps the fence's pre_tool_call (`own`) first and, with plugin_conflicts: strict, every
-        other plugin's pre_tool_call guarded (see guard)."""
+        other plugin's pre_tool_call guarded (see guard); and reads each newly loaded plugin for
+        tool calls no hook sees (undecided_calls)."""
         move_first(ctx, own)
+        self._scan_plugins(ctx)
         if self._strict:
             try:
                 callbacks = ctx._manager._hooks["pre_tool_call"]
@@ -108,6 +156,24 @@ class Gate:
                         callbacks[index] = self.guard(callback)
             except Exception as error:
                 logger.warning("AgentsFence could not guard the other pre_tool_call hooks: %s", error)
+
+    def _scan_plugins(self, ctx: Any) -> None:
+        try:
+            for key, plugin in list(getattr(ctx._manager, "_plugins", {}).items()):
+                if key in self._scanned or not getattr(plugin, "enabled", False) or plugin.module is None:
+                    continue
+                self._scanned.add(key)
+                if plugin.module.__name__.split(".")[0] == __name__.split(".")[0]:
+                    continue  # the fence itself
+                found = undecided_calls(plugin.module)
+                if found:
+                    warning = (f"plugin {key!r} runs tools with no pre_tool_call ({', '.join(found[:5])}"
+                               f"{', ...' if len(found) > 5 else ''}): the fence decides none of those calls")
+                    self.warnings.append(warning)
+                    logger.warning("AgentsFence: %s", warning)
+                    self._audit("undecided_call", "", "", plugin=key, calls=found)
+        except Exception as error:
+            logger.warning("AgentsFence could not read the loaded plugins for calls no hook sees: %s", error)
 
     def guard(self, callback: Callable[..., Any]) -> Callable[..., Any]:
         """Another plugin's approve turns into a block when the fence would ask or block the same
@@ -137,16 +203,16 @@ class Gate:
         """The decision of one call, made once for the fence's hook and the guards (so its budget
         unit is reserved once): the second of them takes it. One never taken is dropped by the
         call's post_tool_call (forget_shared)."""
-        key = call_reference(tool_call_id, session_id or task_id, tool_name, arguments_json(args))
+        key = (call_reference(tool_call_id, session_id or task_id, tool_name, arguments_json(args)), tool_name)
         with self._lock:
             shared = self._shared.pop(key, None)
         if shared is not None:
             return shared
-        decided = self._decide(tool_name, args, task_id, session_id)
+        decided = self._decide(tool_name, args, task_id, session_id, tool_call_id)
         with self._lock:
             self._shared[key] = decided
         return decided
 
-    def forget_shared(self, call_ref: str) -> None:
+    def forget_shared(self, call_ref: str, tool_name: str) -> None:
         with self._lock:
-            self._shared.pop(call_ref, None)
+            self._shared.pop((call_ref, tool_name), None)

@@ -54,8 +54,10 @@ from typing import TYPE_CHECKING, Any, Callable
 from ..audit import AuditLog
 from ..errors import FenceError
 from ..layout import hermes_state
-from ..state import SessionStore
+from ..state import SessionStore, StoreUnavailable
+from ..store import open_store
 from .approvals import Approvals, call_reference
+from .bridge import BATCH_TOOL, Bridge
 from .confine import Confiner, Pending
 from .environment import ToolSchemas, on_allowlist, working_directory
 from .gate import Directive, Gate, block, blocking_hook, fault_block, move_first
@@ -69,6 +71,7 @@ from .view import SessionView, run_cli, setup_cli
 
 if TYPE_CHECKING:
     from ..api import Decision, Fence, Session
+    from ..bundle import BundleSource
     from ..installed import Installed, PolicyFiles
     from ..llm import IntentReader
     from ..settings import Settings
@@ -85,11 +88,11 @@ def register(ctx: Any, **kwargs: Any) -> None:
     home = hermes_home()
     state = hermes_state(home)
     try:
-        from ..installed import PolicyFiles
+        from ..bundle import policy_source
         from ..settings import load_settings
 
         settings = load_settings(home)
-        policy_files = PolicyFiles(state.path)
+        policy_files = policy_source(state.path, settings, fetch_first=True)
         from .confine import sandbox_support
 
         # Confined commands run through the tool_execution middleware: without it, no sandbox.
@@ -102,8 +105,12 @@ def register(ctx: Any, **kwargs: Any) -> None:
         ctx.register_hook("pre_tool_call", hook)
         move_first(ctx, hook)
         return
-    plugin = HermesFence(fence, settings, SessionStore(state.sessions), AuditLog(state.audit_log),
-                         lambda: plugin.order_hooks(ctx))
+    from ..shipping import start_shipping
+
+    store = open_store(settings.state, state.path)
+    audit = AuditLog(state.audit_log)
+    audit.shipper = start_shipping(settings, state.path)  # None unless settings name a collector
+    plugin = HermesFence(fence, settings, SessionStore(state.sessions, store), audit, lambda: plugin.order_hooks(ctx))
     plugin.policy.watch(policy_files, installed)
     for name, hook in plugin.hooks().items():
         ctx.register_hook(name, hook)
@@ -112,7 +119,7 @@ def register(ctx: Any, **kwargs: Any) -> None:
         ctx.register_middleware("tool_execution", plugin.confiner.middleware)
     if sandbox_why:
         logger.warning("AgentsFence: %s", sandbox_why)
-    ctx.register_command("fence", lambda raw_args="": plugin.view.command(raw_args),
+    ctx.register_command("fence", lambda raw_args="": plugin.fence_command(raw_args),
                          description="Show or change this session's AgentsFence policy", args_hint="[show|allow TEXT|deny TEXT]")
     ctx.register_cli_command("fence", "AgentsFence: status, and explain one decision", setup_cli, run_cli,
                              description="Show the installed policy and settings, or decide one call and say why.")
@@ -127,7 +134,7 @@ def register(ctx: Any, **kwargs: Any) -> None:
                 fence.policy_hash[:12], installed.origin, settings.mode, fence.module_source)
 
 
-def start_fence(policy_files: PolicyFiles, sandbox: bool = False) -> tuple[Fence, Installed]:
+def start_fence(policy_files: PolicyFiles | BundleSource, sandbox: bool = False) -> tuple[Fence, Installed]:
     """The fence with the state folder's policy. A policy.yaml that does not compile gives the
     shipped default here, which decides nothing: the plugin blocks every call with the error. A
     cached compilation the evaluator rejects is dropped and compiled again, once."""
@@ -160,15 +167,17 @@ class HermesFence:
         self._observe = settings.mode == "observe"
         self.approvals = Approvals()
         self.sessions = Sessions(fence, store, self.approvals, lambda: self.intent_reader())
-        self.ledger = Ledger(self.sessions.save)
+        self.ledger = Ledger(store, self.sessions.user_of)
         self.policy = PolicyWatch(fence, audit)
-        # Through the attribute: a test may stand in for _decide.
-        self.gate = Gate(self.approvals, settings, lambda *call: self._decide(*call),
-                         lambda: self._observe and self.policy.error is None)
+        # Through the attribute: a test may stand in for _decide. A tool_call batch is decided by its calls.
+        self.bridge = Bridge(lambda *call: self._decide(*call), lambda ref, session, units, session_id, task_id:
+                             self.ledger.hold(ref, Held(session, units, session_id, task_id)), self.audit.event)
+        self.gate = Gate(self.approvals, settings, self.bridge.decide,
+                         lambda: self._observe and self.policy.error is None, self.audit.event)
         self.view = SessionView(fence, self.sessions, self.policy, self.approvals, self._observe)
         self.tools = ToolSchemas(fence)
         self.sandbox_why = ""  # why confined calls are asked about instead (register() sets it)
-        self.confiner = Confiner(self.ledger.runs_as_decided, self.audit.event)
+        self.confiner = Confiner(self.ledger.runs_as_decided, self.audit.event, self.redecide)
         # Bound once (a Fence means api is loaded): an import statement per call costs more than the lookup.
         from ..api import encode_call, host_decision
         self._encode_call = encode_call
@@ -188,6 +197,11 @@ class HermesFence:
 
     def order_hooks(self, ctx: Any) -> None:
         self.gate.order_hooks(ctx, self.pre_tool_call)
+
+    def fence_command(self, raw_args: str = "") -> str:
+        """/fence, after a warning for each loaded plugin that runs tools no hook sees (gate.py)."""
+        text = self.view.command(raw_args)
+        return "\n".join([*(f"AgentsFence warning: {w}" for w in self.gate.warnings), text])
 
     def describe_session(self, session_id: str) -> str:
         return self.view.describe(session_id)
@@ -210,6 +224,7 @@ class HermesFence:
                 sessions.alias(task_id, parent)
                 return None
             session = sessions.top(key)
+            sessions.refresh(key)  # what another gateway saved for the session since
             sessions.alias(task_id, session)
             sessions.current = key
             # Only what the person typed: a turn Hermes wrote binds nothing, and the session
@@ -222,6 +237,11 @@ class HermesFence:
                 logger.info("AgentsFence: a turn of session %s has no words a person typed (Hermes wrote it); "
                             "it grants nothing", key)
             sessions.remember_turn(key, task_id, text, directory, sender_id if isinstance(sender_id, str) else "")
+        except StoreUnavailable as error:
+            # Not a fault of the session: its calls block while the store is down (loading it
+            # fails again), and it is loaded when the store is back, without this turn's words.
+            logger.error("AgentsFence could not load session %s, so its calls block until the state store is back: %s",
+                         key, error)
         except Exception as error:
             logger.error("AgentsFence could not bind the user's message: %s", error)
             for fault_key in (session_id, task_id):
@@ -250,7 +270,7 @@ class HermesFence:
             if self.settings.plugin_conflicts == "strict":
                 session, decision, decided_json = self.gate.decide_shared(tool_name, args, task_id, session_id, tool_call_id)
             else:
-                session, decision, decided_json = self._decide(tool_name, args, task_id, session_id)
+                session, decision, decided_json = self.bridge.decide(tool_name, args, task_id, session_id, tool_call_id)
             elapsed_us = (time.perf_counter_ns() - started) / 1000
             observing = self._observe and decision.reason not in FAULTS
             try:
@@ -260,7 +280,7 @@ class HermesFence:
                 # A decision that cannot be recorded is not acted on: the error blocks (see _fault),
                 # so a unit it reserved is free again.
                 if decision.reservation and session is not None:
-                    session.release(decision.reservation)
+                    self.ledger.cancel(session, decision.reservation)
                 raise
             kind = decision.kind
             if session is not None:
@@ -295,7 +315,46 @@ class HermesFence:
                 self.ledger.settle(call_ref, ran=False)  # the fence refused it after all: it will not run
             return directive
         except Exception as error:
-            return self._fault(tool_name, error)
+            return self._fault(tool_name, error, session_id or task_id, tool_call_id, args)
+
+    def redecide(self, tool_name: str, args: Any, task_id: str, session_id: str,
+                 tool_call_id: str) -> tuple[str, str, Pending | None]:
+        """A call whose arguments changed after its decision, decided again on what would run
+        (the tool_execution middleware): ("run" | "confine" | "refuse", why refused, the
+        confined call). An ask goes to Hermes' own approval gate, as the hook's would."""
+        key = session_id or task_id
+        try:
+            if self.settings.plugin_conflicts == "strict":
+                return "refuse", "another plugin changed them (plugin_conflicts: strict) [args_changed]", None
+            session, decision, decided_json = self._decide(tool_name, args, task_id, session_id)
+            observing = self._observe and decision.reason not in FAULTS
+            self.audit.decision(key, tool_name, tool_call_id, args, decision, 0.0, "observe" if observing else "enforce")
+            call_ref = call_reference(tool_call_id, key, tool_name, decided_json)
+            self.ledger.settle(call_ref, ran=False)  # the first decision's units: that call does not run
+            if decision.reservation and session is not None:
+                self.ledger.hold(call_ref, Held(session, decision.reservation, session_id, task_id))
+            self.ledger.decided(tool_call_id, decided_json)  # post_tool_call compares with this decision now
+            kind = "allow" if observing else decision.kind
+            if kind == "allow":
+                return "run", "", None
+            if kind == "confine":
+                return "confine", "", Pending(session, tool_name, decided_json, working_directory(task_id))
+            directive = None if kind == "block" else \
+                self.gate.ask(decision, session.id if session is not None else "", tool_name, decided_json, call_ref)
+            if kind == "ask" and directive is None:
+                return "run", "", None  # a person granted this very call for the session
+            if kind == "ask" and directive["action"] == "approve":
+                from tools.approval import request_tool_approval
+
+                answer = request_tool_approval(tool_name, directive["message"], rule_key=directive["rule_key"])
+                if answer.get("approved"):
+                    return "run", "", None
+                directive = {"message": str(answer.get("message") or f"{decision.message} (not approved)")}
+            self.ledger.settle(call_ref, ran=False)
+            return "refuse", (directive or {}).get("message") or decision.message, None
+        except Exception as error:  # the middleware must not raise: Hermes would run the call
+            logger.error("AgentsFence failed deciding %s again", tool_name, exc_info=error)
+            return "refuse", f"the fence failed ({type(error).__name__}: {error}) [host_error]", None
 
     def _decide(self, tool_name: str, args: Any, task_id: str,
                 session_id: str) -> tuple[Session | None, Decision, bytes]:
@@ -318,10 +377,15 @@ class HermesFence:
         if not isinstance(encoded, tuple):  # decide blocks them (bad_arguments) without reaching the evaluator
             return session, session.decide(tool_name, decided, directory), b""
         if decided is args:  # the evaluator reads the very bytes kept for post_tool_call
-            return session, session.decide_json(tool_name, encoded[1], directory), encoded[1]
-        return session, session.decide(tool_name, decided, directory), encoded[1]
+            def decide() -> Decision:
+                return session.decide_json(tool_name, encoded[1], directory)
+        else:
+            def decide() -> Decision:
+                return session.decide(tool_name, decided, directory)
+        with self.ledger.deciding(session.id):  # a budget's counts are set and read around the decision
+            return session, self.ledger.counted(session, tool_name, decide(), decide), encoded[1]
 
-    def _fault(self, tool_name: str, error: Exception) -> Directive:
+    def _fault(self, tool_name: str, error: Exception, session_key: str, tool_call_id: str, args: Any) -> Directive:
         """An internal error blocks the call, unless the policy lets its risk class fail open."""
         try:
             if self.policy.error is None and self.fence.fails_open(tool_name):
@@ -329,7 +393,13 @@ class HermesFence:
                 return None
         except Exception:
             pass  # the fail mode cannot be read either: closed
-        return fault_block(tool_name, error)
+        directive = fault_block(tool_name, error)
+        try:  # the block is on record like every other
+            self.audit.decision(session_key, tool_name, tool_call_id, args,
+                                self._host_decision(tool_name, "host_error", ""), 0.0, error=directive["message"])
+        except Exception as audit_error:
+            logger.error("AgentsFence could not record the block of %s: %s", tool_name, audit_error)
+        return directive
 
     def post_approval_response(self, pattern_key: str = "", choice: str = "", **kwargs: Any) -> None:
         try:
@@ -360,8 +430,10 @@ class HermesFence:
                 self.audit.event("args_changed", session_id or task_id, tool_name, tool_call_id)
                 changed = True
             call_ref = call_reference(tool_call_id, session_id or task_id, tool_name, ran_json)
-            self.gate.forget_shared(call_ref)
+            self.gate.forget_shared(call_ref, tool_name)
             self.confiner.forget(call_ref)
+            if tool_name == BATCH_TOOL:
+                self.bridge.finish(tool_call_id, session_id or task_id)
             spent = self.ledger.settle(call_ref, ran=status not in NOT_RUN)
             if spent is not None:
                 self.audit.event("budget", session_id or task_id, tool_name, tool_call_id,

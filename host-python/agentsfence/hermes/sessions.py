@@ -3,10 +3,13 @@
 A top-level Hermes session (its session_id) is one fence session; each turn's task_id is an
 alias of it (execute_code's nested calls carry a task id only), and a subagent's session is
 bound to its parent's at subagent_start, so the parent's intent is the child's ceiling. What a
-top-level session was told is saved (state.py): a resumed session (`hermes --resume`) is
-restored, messages, task ids, grants and budget units, the first time this process sees its id.
+top-level session was told is saved in the state store (state.py): a resumed session (`hermes
+--resume`), or one another gateway continues, is restored, messages, task ids, grants and budget
+units, the first time this process sees its id, and each turn adds what other processes saved
+for it since.
 
-Reads take no lock (a dict read is atomic); writes hold the registry's lock.
+Reads take no lock (a dict read is atomic); writes hold the registry's lock, which no write to
+the store is made under: one slow disk holds up no other session.
 """
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ from collections import deque
 from typing import TYPE_CHECKING, Callable
 
 from ..errors import FenceError
-from ..state import SessionRecord, SessionStore, StateCorrupt
+from ..state import SessionRecord, SessionStore, StateCorrupt, StoreUnavailable
 from .approvals import Approvals
 
 if TYPE_CHECKING:
@@ -45,6 +48,9 @@ class Sessions:
         self._faults: dict[str, str] = {}  # session or task id -> why its user message could not be bound
         self._intents: dict[str, Intent] = {}  # session_id -> what its messages named and ruled out
         self._recent: dict[str, deque[str]] = {}  # session_id -> its latest decision messages
+        self._own: dict[str, set[int]] = {}  # session_id -> ids of the items this process saved
+        self._users: dict[str, str] = {}  # session_id -> the gateway user id of its latest turn
+        self._unreadable: set[str] = set()  # sessions whose saved state cannot be read: nothing is added to it
         self.current: str | None = None  # the top-level session of the latest user turn (for /fence)
 
     # ---- links ----
@@ -83,13 +89,16 @@ class Sessions:
 
     def top(self, session_id: str) -> Session:
         """The fence session of a top-level Hermes session, restored from its saved record the
-        first time this process sees it (a resumed session keeps its intent and grants)."""
+        first time this process sees it (a resumed session keeps its intent and grants). Raises
+        StoreUnavailable when the store cannot be read: the call blocks, and the next one tries again."""
         if session_id not in self._records:  # an atomic read; the record is added under the lock
             try:
                 record = self.store.load(session_id) or SessionRecord(session_id)
             except StateCorrupt as error:
                 record = SessionRecord(session_id)
-                self.set_fault(session_id, f"the session's saved state is unusable: {error}")
+                self._unreadable.add(session_id)
+                self.set_fault(session_id, f"the session's saved state is unusable: {error}; it stays blocked until "
+                                           f"a person runs `agentsfence sessions reset {session_id}`")
             session = self.fence.session(session_id)
             for text, directory in record.messages:
                 self._intents[session_id] = session.intent(text, directory)
@@ -101,6 +110,35 @@ class Sessions:
             with self._lock:
                 self._records.setdefault(session_id, record)
         return self.fence.session(session_id)
+
+    def refresh(self, session_id: str) -> None:
+        """What other processes saved for a session this one holds (another gateway's turn, a
+        grant a person gave there): bound and restored here too."""
+        record = self._records.get(session_id)
+        if record is None or self.fault(session_id) is not None:
+            return
+        try:
+            items = self.store.refresh(record)
+        except StateCorrupt as error:
+            self._unreadable.add(session_id)
+            self.set_fault(session_id, f"the session's saved state is unusable: {error}; it stays blocked until "
+                                       f"a person runs `agentsfence sessions reset {session_id}`")
+            return
+        except StoreUnavailable as error:  # the next turn looks again; this one's words still bind
+            logger.warning("AgentsFence could not read what other processes saved for session %s: %s", session_id, error)
+            return
+        own = self._own.get(session_id, set())
+        session = self.fence.session(session_id)
+        for item in items:
+            if item.id in own:
+                continue
+            if item.kind == "message":
+                self._intents[session_id] = session.intent(item.value, item.directory)
+                self._narrow_by_model(session_id, session, item.value)
+            elif item.kind == "task":
+                self.alias(item.value, session)
+            elif item.kind == "grant":
+                self._approvals.restore(session_id, [item.value])
 
     def bind(self, key: str, session: Session, text: str, directory: str) -> None:
         """The user's own message, bound into the session's intent (and read by the model, with
@@ -115,30 +153,58 @@ class Sessions:
         self.remember_turn(session_id, "", text, directory)
 
     def remember_turn(self, session_id: str, task_id: str, text: str, directory: str, sender_id: str = "") -> None:
+        new: list[tuple[str, str, str]] = []  # (kind, value, directory) to save
         with self._lock:
             record = self._records[session_id]
+            if sender_id:
+                self._users[session_id] = sender_id
             if text:
                 record.messages.append((text, directory))
+                new.append(("message", text, directory))
             if task_id and task_id not in record.tasks:
                 record.tasks.append(task_id)
+                new.append(("task", task_id, ""))
             if sender_id and sender_id not in record.senders:
                 # A gateway session shared by several people (group_sessions_per_user: false) binds
                 # every sender's messages into one intent: each is on record.
                 record.senders.append(sender_id)
-        self.save(session_id)
+                new.append(("sender", sender_id, ""))
+        self._append(session_id, new)
+
+    def user_of(self, session_id: str) -> str:
+        """The user a session's budgets per user count for: the sender of its latest turn (of the
+        last one saved, for a session resumed without a new turn); "" on the CLI."""
+        user = self._users.get(session_id)
+        if user is None:
+            record = self._records.get(session_id)
+            user = record.senders[-1] if record is not None and record.senders else ""
+        return user
 
     def save(self, session_id: str) -> None:
-        """A session that cannot be saved still decides correctly now; only a resume would lose it."""
+        """Saves the session's grants (a person granted one for the session)."""
+        record = self._records.get(session_id)
+        if record is None:
+            return
+        grants = self._approvals.session_grants(session_id)
         with self._lock:
-            record = self._records.get(session_id)
-            if record is None:
-                return
-            record.grants = self._approvals.session_grants(session_id)
-            try:
-                record.budgets = {b.id: b.saved for b in self.fence.session(session_id).budgets() if b.spent}
-                self.store.save(record)
-            except (OSError, FenceError) as error:
-                logger.error("AgentsFence could not save session %s: %s", session_id, error)
+            new = [g for g in grants if g not in record.grants]
+            record.grants.extend(new)
+        self._append(session_id, [("grant", g, "") for g in new])
+
+    def _append(self, session_id: str, items: list[tuple[str, str, str]]) -> None:
+        """A session that cannot be saved still decides correctly now; only a resume, or another
+        gateway, would miss what was not saved. A session whose saved state cannot be read gets
+        nothing added to it: it waits, as it is, for a person to reset it."""
+        if not items or session_id in self._unreadable:
+            return
+        try:
+            for kind, value, directory in items:
+                saved = self.store.append(session_id, kind, value, directory)
+                if saved:
+                    with self._lock:
+                        self._own.setdefault(session_id, set()).add(saved)
+        except (StoreUnavailable, StateCorrupt, OSError) as error:
+            logger.error("AgentsFence could not save session %s: %s", session_id, error)
 
     def drop(self, session_id: str) -> None:
         """Forgets a session: its links, intent and faults, the fence session, its grants and its
@@ -149,6 +215,9 @@ class Sessions:
             self._records.pop(session_id, None)
             self._intents.pop(session_id, None)
             self._recent.pop(session_id, None)
+            self._own.pop(session_id, None)
+            self._users.pop(session_id, None)
+            self._unreadable.discard(session_id)
             if self.current == session_id:
                 self.current = None
             for task_id in [k for k, s in self._tasks.items() if s.id == session_id]:

@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # argparse only names types here: Hermes hands in the parser 
     import argparse
 
     from ..api import Fence
+    from ..settings import Settings
     from .approvals import Approvals
     from .policy import PolicyWatch
     from .sessions import Sessions
@@ -60,7 +61,7 @@ class SessionView:
     def describe(self, session_id: str) -> str:
         record, intent, recent, fault = self._sessions.view(session_id)
         fence, policy = self._fence, self._policy
-        lines = [f"AgentsFence, session {session_id} (policy {fence.policy_name}, {fence.policy_hash[:12]})"]
+        lines = [f"AgentsFence, session {session_id} (policy {fence.policy_name}, {fence.policy_hash[:12]}, from {policy.origin})"]
         if policy.change is not None:
             previous, current, why = policy.change
             lines.append(f"The policy changed ({'since the last start' if why == 'start' else 'while running'}): "
@@ -105,42 +106,73 @@ def setup_cli(parser: argparse.ArgumentParser) -> None:
     explain.add_argument("args", metavar="JSON", help="the call's arguments, a JSON object")
     explain.add_argument("--intent", action="append", default=[], metavar="TEXT",
                          help="a user message to decide against (repeat for later turns); none: an empty intent")
+    explain.add_argument("--json", action="store_true", help="print one JSON object instead of words")
 
 
 def run_cli(options: argparse.Namespace) -> int:
     from ..api import Fence
-    from ..installed import PolicyFiles
+    from ..bundle import policy_source
     from ..layout import hermes_state
     from ..settings import load_settings
     from .homes import hermes_home, hermes_homes
 
     home = hermes_home()
     state = hermes_state(home)
-    installed = PolicyFiles(state.path).current()
+    settings = load_settings(home)
+    source = policy_source(state.path, settings)
+    installed = source.current()
     if installed.error is not None:
         print(f"policy: none in force, every tool call is blocked: {installed.error}")
         if options.fence_command != "status":
             return 1
     fence = Fence(installed.bytecode, hermes_homes=hermes_homes())
     if options.fence_command == "status":
-        sessions = state.sessions
-        saved = list(sessions.glob("*.json")) if sessions.is_dir() else []
-        corrupt = list(sessions.glob("*.corrupt-*")) if sessions.is_dir() else []
+        from ..state import StateCorrupt, StoreUnavailable
+        from ..store import open_store
         if installed.error is None:
             print(f"policy: {fence.policy_name} ({fence.policy_hash[:12]}) from {installed.origin}"
                   + (" (compiled earlier, from the cache)" if installed.cached else ""))
-        settings = load_settings(home)
+        for line in _fleet_lines(source, settings, state.path):
+            print(line)
         print(f"mode: {settings.mode}" + (" (decisions are recorded, none is acted on)" if settings.mode == "observe" else ""))
         print(f"settings: {json.dumps(dataclasses.asdict(settings))}")
         from .confine import sandbox_support
 
         can_confine, why = sandbox_support(settings.sandbox)
         print("sandbox: commands the fence cannot prove run confined (bubblewrap)" if can_confine else f"sandbox: none: {why}")
-        print(f"saved sessions: {len(saved)} in {sessions}" + (f"; {len(corrupt)} corrupt kept aside" if corrupt else ""))
+        store = open_store(settings.state, state.path)
+        try:
+            saved = store.sessions()
+            unreadable = sum(1 for s in saved if s.fault)
+            print(f"saved sessions: {len(saved)} in {store.where}" + (f"; {unreadable} unreadable, blocked until "
+                                                                     "`agentsfence sessions reset ID`" if unreadable else ""))
+        except (StoreUnavailable, StateCorrupt) as error:
+            print(f"saved sessions: the state store cannot be read: {error}")
+        finally:
+            store.close()
         return 0
-    session = fence.session("hermes-fence-explain")
-    for message in options.intent:
-        session.intent(message, str(Path.cwd()))
-    decision = session.decide(options.tool, json.loads(options.args))
-    print(json.dumps(dataclasses.asdict(decision), ensure_ascii=False))
+    from ..explaining import explain
+
+    explained = explain(fence, "hermes-fence-explain", options.intent, options.tool, json.loads(options.args), str(Path.cwd()))
+    print(json.dumps(explained.as_json(), ensure_ascii=False) if options.json else "\n".join(explained.lines()))
     return 0
+
+
+def _fleet_lines(source: object, settings: Settings, state_dir: Path) -> list[str]:
+    """The bundle in force (its revision, where and when it came from) and the audit shipping backlog."""
+    from ..bundle import BundleSource
+    from ..shipping import backlog
+
+    lines = []
+    if isinstance(source, BundleSource):
+        kept = source.status()
+        if kept["revision"] is None:
+            lines.append(f"bundle: none fetched yet from {kept['url']}")
+        else:
+            import time
+
+            lines.append(f"bundle: revision {kept['revision']} from {kept['url']}, signed by key {kept['keyid']}, fetched "
+                         f"{time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime(kept['fetched'] or 0))}")
+    if settings.audit_syslog:
+        lines.append(f"audit shipping: to {settings.audit_syslog}; {backlog(state_dir)} bytes of records not yet confirmed sent")
+    return lines
