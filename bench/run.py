@@ -21,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import plain  # noqa: E402
 import workloads  # noqa: E402
+from cold import measure_cold, print_cold  # noqa: E402
 from peers import CedarPeer, OpaPeer, opa_binary  # noqa: E402
 from sandbox import measure_sandbox, print_sandbox  # noqa: E402
 from startup import measure_startup, print_startup  # noqa: E402
@@ -245,6 +246,8 @@ def main() -> None:
                                             workloads.scaled_rule_calls(n), max(20, rounds // 10)))
     if options.only:
         return
+    report["cold"] = measure_cold(20 if options.quick else 200)
+    print_cold(report["cold"])
     report["intent"] = intent_rows(20 if options.quick else 500)
     report["startup"] = measure_startup(2 if options.quick else 7)
     print_startup(report["startup"])

@@ -2,7 +2,7 @@
 // AssemblyScript evaluator and the TypeScript compiler can both import this file.
 
 export const MAGIC = 0x43424641; // "AFBC" read as a little-endian u32
-export const FORMAT_VERSION = 11;
+export const FORMAT_VERSION = 12;
 export const HEADER_SIZE = 48;
 export const DIR_ENTRY_SIZE = 12;
 export const HASH_OFFSET = 16;
@@ -19,7 +19,8 @@ export const SEC_CLASSIFY = 7;
 export const SEC_INTENT = 8;
 export const SEC_SETTINGS = 9;
 export const SEC_BUDGETS = 10;
-export const SECTION_COUNT = 10;
+export const SEC_GLOB_INDEX = 11;
+export const SECTION_COUNT = 11;
 
 // A budget's scope (§3.2): whose calls its counter adds up, in its entry's `scope` field (low
 // byte), and the period it restarts after (the next byte).
@@ -106,6 +107,9 @@ export const SHM_MAX = 1048576; // the highest operand flag
 export const SETKIND_HASH = 1;
 export const SETKIND_LIST = 2;
 export const SETKIND_KEYS = 3;
+
+// The GLOB_INDEX section (§3.6): a head or tail key is at most this many bytes long.
+export const GLOB_KEY_MAX = 32;
 
 // Instructions (§5).
 export const INSN_SIZE = 16;

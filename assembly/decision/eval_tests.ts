@@ -9,6 +9,7 @@ import {
   strPtr, strLen, setFind, setFindHashed, setMemberCount, listKey, setBucketCount, setBucketKey, setCount,
   policyGeneration,
 } from "../policy/decode";
+import { someMemberHolds } from "../policy/globindex";
 import { bytesEqual, startsWith, indexOfByte, sameBytes } from "../abi/bytes";
 import { alloc, free, scratchAlloc, scratchEpoch } from "../abi/mem";
 import { globMatch, globsMeet, literalHead, literalDir } from "../readers/glob";
@@ -20,26 +21,54 @@ import { amountAtMost } from "../readers/amount";
 import { intentStore, outOfMemory } from "./eval";
 
 // ---- per-value tests on literal values ----
-function inList(set: u32, p: usize, len: u32, glob: bool): bool {
+function prefixIn(set: u32, p: usize, len: u32): bool {
   const n = setMemberCount(set);
   for (let j: u32 = 0; j < n; j++) {
     const key = listKey(set, j);
-    const hit = glob ? globHolds(strPtr(key), strLen(key), p, len) : startsWith(p, len, strPtr(key), strLen(key));
-    if (hit) return true;
+    if (startsWith(p, len, strPtr(key), strLen(key))) return true;
   }
   return false;
+}
+
+// A pattern of LIST set `set` matches the value (§6.4): looked up once per set and value in a
+// call, since a policy's rules test one list again on the same path (a write's PATH and WRITE
+// targets, a rule and its by-class twin). Entries: set, ptr, len, epoch + 1, answer.
+const GLOB_MEMO: u32 = 8;
+const globMemo: usize = memory.data(<i32>(GLOB_MEMO * 20));
+let nextGlobMemo: u32 = 0;
+
+function globIn(set: u32, p: usize, len: u32): bool {
+  for (let k: u32 = 0; k < GLOB_MEMO; k++) {
+    const e = globMemo + <usize>k * 20;
+    if (load<u32>(e + 12) == scratchEpoch + 1 && load<u32>(e) == set && load<u32>(e + 8) == len &&
+        sameBytes(<usize>load<u32>(e + 4), p, len)) return load<u32>(e + 16) != 0;
+  }
+  const holds = someMemberHolds(set, p, len, globMemberHolds);
+  const e = globMemo + <usize>nextGlobMemo * 20;
+  nextGlobMemo = (nextGlobMemo + 1) % GLOB_MEMO;
+  store<u32>(e, set);
+  store<u32>(e + 4, <u32>p);
+  store<u32>(e + 8, len);
+  store<u32>(e + 12, scratchEpoch + 1);
+  store<u32>(e + 16, holds ? 1 : 0);
+  return holds;
+}
+
+function globMemberHolds(set: u32, member: u32, p: usize, len: u32): bool {
+  const key = listKey(set, member);
+  return globHolds(strPtr(key), strLen(key), p, len);
 }
 
 // A glob written in a constant's form (`~/x/**`) matches the absolute paths it stands for (§6.5),
 // as a pattern target's constants do; any other glob matches as written.
 function globHolds(g: usize, gLen: u32, p: usize, len: u32): bool {
   const c = gLen > 0 ? <u32>load<u8>(g) : 0;
-  if (c != 0x7e && c != 0x24) return globMatch(g, gLen, p, len, true);
+  if (c != 0x7e && c != 0x24) return globMatch(g, gLen, p, len);
   const n = constantForms(g, gLen);
   if (formsOutOfMemory) { outOfMemory = true; return false; }
   for (let k: u32 = 0; k < n; k++) {
     const f = formAt(k);
-    if (globMatch(spanPtr(f), spanLen(f), p, len, true)) return true;
+    if (globMatch(spanPtr(f), spanLen(f), p, len)) return true;
   }
   return false;
 }
@@ -192,8 +221,8 @@ export function literalTest(op: u32, subject: u32, operand: u32, p: usize, len: 
   switch (op) {
     case OP_TEST_EQUALS: return tri(bytesEqual(p, len, strPtr(operand), strLen(operand)));
     case OP_TEST_IN: return tri(setFind(operand, p, len) >= 0);
-    case OP_TEST_GLOB: return tri(inList(operand, p, len, true));
-    case OP_TEST_PREFIX: return tri(inList(operand, p, len, false));
+    case OP_TEST_GLOB: return tri(globIn(operand, p, len));
+    case OP_TEST_PREFIX: return tri(prefixIn(operand, p, len));
     case OP_TEST_DOMAIN: return tri(domainIn(operand, p, len));
     case OP_TEST_UNDER: return underIn(operand, p, len) ? YES : underUnknownDirectory(operand) ? MAYBE : NO;
     case OP_TEST_IN_INTENT: return intentHas(intentStore, subject, p, len, operand);
@@ -299,7 +328,7 @@ export function patternTest(op: u32, subject: u32, operand: u32, p: usize, len: 
     case OP_TEST_GLOB: return listMeets(operand, p, len, false) ? MAYBE : NO;
     case OP_TEST_PREFIX: {
       const head = literalHead(p, len);
-      if (inList(operand, p, head, false)) return YES;
+      if (prefixIn(operand, p, head)) return YES;
       return listMeets(operand, p, len, true) ? MAYBE : NO;
     }
     case OP_TEST_DOMAIN: return setMemberCount(operand) > 0 ? MAYBE : NO;

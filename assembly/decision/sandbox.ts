@@ -5,9 +5,10 @@ import {
   SET_SANDBOX_CAPABILITIES, SET_SANDBOX_HIDE, SET_SANDBOX_READ_ONLY, SUBJ_WRITE, SUBJ_PATH, TARGET_PATTERN, INTENT_DESTINATION, INTENT_EXACT,
   SANDBOX_PLAIN, SANDBOX_READ_ONLY, SANDBOX_HIDDEN,
 } from "../../bytecode/format";
-import { settingValue, setFind, strPtr, strLen, classCapability, setMemberCount, listKey } from "../policy/decode";
+import { settingValue, setFind, strPtr, strLen, classCapability, listKey } from "../policy/decode";
 import { startsWith, indexOfByte } from "../abi/bytes";
 import { globMatch } from "../readers/glob";
+import { someMemberHolds } from "../policy/globindex";
 import { constantForms, formAt, formsOutOfMemory } from "../readers/pathforms";
 import { spanPtr, spanLen } from "../readers/normalize";
 import { cwd, cwdLength, home, homeLength } from "../readers/normalize_path";
@@ -53,21 +54,22 @@ export function holdsTask(fp: usize, fl: u32): bool {
 // A member of LIST set `set` holds for an absolute path: a literal member (no glob character)
 // for the path and everything below it, a glob as rules match globs, each in its absolute forms.
 export function listHolds(set: u32, p: usize, len: u32): bool {
-  const n = setMemberCount(set);
-  for (let j: u32 = 0; j < n; j++) {
-    const key = listKey(set, j);
-    const k = strPtr(key), kLen = strLen(key);
-    const glob = isGlob(k, kLen);
-    // Most members are `~/...` paths: one that cannot hold for the path is passed over before
-    // its absolute form is built (the host's walk asks about thousands of paths).
-    if (!glob && !mayBeBelowHome(p, len, k, kLen)) continue;
-    const forms = constantForms(k, kLen);
-    if (formsOutOfMemory) return true; // cannot tell: the narrower answer
-    for (let f: u32 = 0; f < forms; f++) {
-      const form = formAt(f);
-      const fp = spanPtr(form), fl = spanLen(form);
-      if (glob ? globMatch(fp, fl, p, len, true) : below(p, len, fp, fl) && !holdsTask(fp, fl)) return true;
-    }
+  return someMemberHolds(set, p, len, sandboxMemberHolds);
+}
+
+function sandboxMemberHolds(set: u32, member: u32, p: usize, len: u32): bool {
+  const key = listKey(set, member);
+  const k = strPtr(key), kLen = strLen(key);
+  const glob = isGlob(k, kLen);
+  // Most members are `~/...` paths: one that cannot hold for the path is passed over before
+  // its absolute form is built (the host's walk asks about thousands of paths).
+  if (!glob && !mayBeBelowHome(p, len, k, kLen)) return false;
+  const forms = constantForms(k, kLen);
+  if (formsOutOfMemory) return true; // cannot tell: the narrower answer
+  for (let f: u32 = 0; f < forms; f++) {
+    const form = formAt(f);
+    const fp = spanPtr(form), fl = spanLen(form);
+    if (glob ? globMatch(fp, fl, p, len) : below(p, len, fp, fl) && !holdsTask(fp, fl)) return true;
   }
   return false;
 }

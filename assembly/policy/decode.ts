@@ -435,3 +435,19 @@ export function classBudgetCount(c: u32): u32 {
 export function budgetMember(k: u32): u32 {
   return load<u32>(budgetClassAddr(classCount()) + 4 + ((<usize>k) << 2));
 }
+
+// ---- GLOB_INDEX (§3.6) ----
+// The address of LIST set `set`'s index, or 0 when it has none (indices are sorted by set).
+export function globIndexOf(set: u32): usize {
+  const s = section(11);
+  let lo: u32 = 0, hi = load<u32>(s);
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    const e = s + 4 + ((<usize>mid) << 3);
+    const indexed = load<u32>(e);
+    if (indexed == set) return s + <usize>load<u32>(e + 4);
+    if (indexed < set) lo = mid + 1;
+    else hi = mid;
+  }
+  return 0;
+}

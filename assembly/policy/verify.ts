@@ -7,7 +7,7 @@
 // to the current record through out.ts.
 import {
   MAGIC, FORMAT_VERSION, HEADER_SIZE, DIR_ENTRY_SIZE, HASH_OFFSET, SECTION_COUNT, SEC_STRINGS, SEC_SETS,
-  SEC_TOOLS, SEC_CLASSES, SEC_RULES, SEC_CODE, SEC_CLASSIFY, SEC_INTENT, SEC_SETTINGS, SEC_BUDGETS,
+  SEC_TOOLS, SEC_CLASSES, SEC_RULES, SEC_CODE, SEC_CLASSIFY, SEC_INTENT, SEC_SETTINGS, SEC_BUDGETS, SEC_GLOB_INDEX,
   SETKIND_HASH, SETKIND_KEYS,
 } from "../../bytecode/format";
 import { sameBytes } from "../abi/bytes";
@@ -16,7 +16,7 @@ import { sha256 } from "./sha256";
 import { amountSplit } from "../readers/amount";
 import { outAscii, outDecimal, Text } from "../abi/out";
 import {
-  strings, sets, rules, code, classes, tools, classify, intent, settings, budgets,
+  strings, sets, rules, code, classes, tools, classify, intent, settings, budgets, globIndex,
 } from "./verify_sections";
 
 // Per §5.1: for each subject, bit (op - 0x10) is set when the test applies to it.
@@ -46,6 +46,7 @@ function sectionName(kind: u32): Text {
     case SEC_INTENT: return "INTENT";
     case SEC_SETTINGS: return "SETTINGS";
     case SEC_BUDGETS: return "BUDGETS";
+    case SEC_GLOB_INDEX: return "GLOB_INDEX";
   }
   return "header";
 }
@@ -227,5 +228,5 @@ export function verifyPolicy(at: usize, length: u32): bool {
   base = at;
   stringCount = setCount = ruleCount = codeCount = classCount = 0;
   return header(length) && strings() && sets() && rules() && code() && classes() && tools()
-    && classify() && intent() && settings() && budgets();
+    && classify() && intent() && settings() && budgets() && globIndex();
 }

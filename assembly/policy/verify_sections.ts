@@ -1,6 +1,6 @@
 // The verifier's checks of each section (docs/bytecode.md §3-§5), in the order verify.ts runs
-// them after the header: strings, sets, rules, code, classes, tools, classify, intent, settings and
-// budgets. Each fails through verify.ts's fail, with the section and the offset.
+// them after the header: strings, sets, rules, code, classes, tools, classify, intent, settings,
+// budgets and the glob index. Each fails through verify.ts's fail, with the section and the offset.
 import {
   NONE, SEC_STRINGS, SEC_SETS, SEC_TOOLS, SEC_CLASSES, SEC_RULES, SEC_CODE, SEC_CLASSIFY, SEC_INTENT,
   SEC_SETTINGS, SEC_BUDGETS, SETTINGS_COUNT, SETKIND_HASH, SETKIND_LIST, SETKIND_KEYS, INSN_SIZE, OP_DECIDE,
@@ -11,9 +11,11 @@ import {
   SET_MAX_SESSIONS, SET_SHELL_WRAPPERS, SET_SHELL_NETWORK, SET_SHELL_SHELLS, SET_MAX_SHELL_DEPTH,
   SET_FAIL_OPEN, SET_SHELL_PROGRAMS, SHO_MAX, SHM_MAX, SET_SANDBOX_CAPABILITIES, SET_SANDBOX_HIDE, SET_SANDBOX_READ_ONLY,
   SET_SANDBOX_ENV, SET_SANDBOX_HOSTS, SET_SANDBOX_RULES, EFFECT_CONFINE, BUDGET_PER_TEAM, BUDGET_PERIOD_WEEK,
+  SEC_GLOB_INDEX, GLOB_KEY_MAX,
 } from "../../bytecode/format";
 import { validUtf8, fnv1a, bytesEqual, equalsAscii } from "../abi/bytes";
-import { section, strPtr, strLen, setAddr, setKind, ruleEffect, BUDGET_ENTRY } from "./decode";
+import { section, strPtr, strLen, setAddr, setKind, ruleEffect, BUDGET_ENTRY, setMemberCount, listKey } from "./decode";
+import { scratchAlloc } from "../abi/mem";
 import { amountSplit, decimalUnits } from "../readers/amount";
 import { outAscii, outDecimal, Text } from "../abi/out";
 import {
@@ -508,4 +510,101 @@ export function budgets(): bool {
     }
   }
   return true;
+}
+
+// GLOB_INDEX (§3.6): each index belongs to a LIST set, files each of its members exactly once,
+// and files a pattern only under a key that every value it matches has, so a test that matches
+// only the patterns filed under its value's keys finds every pattern that matches.
+export function globIndex(): bool {
+  const s = section(SEC_GLOB_INDEX);
+  if (short(SEC_GLOB_INDEX, 4)) return false;
+  const count = load<u32>(s);
+  let end: u64 = 4 + ((<u64>count) << 3);
+  if (short(SEC_GLOB_INDEX, end)) return false;
+  for (let i: u32 = 0; i < count; i++) {
+    const e = s + 4 + ((<usize>i) << 3);
+    if (!setOk(SEC_GLOB_INDEX, e, "indexed set", SETKIND_LIST)) return false;
+    if ((i > 0 && load<u32>(e) <= load<u32>(e - 8)) || <u64>load<u32>(e + 4) != end) {
+      return failNum(SEC_GLOB_INDEX, e, "indices not back to back in ascending order of set, index", i);
+    }
+    if (short(SEC_GLOB_INDEX, end + 28)) return false;
+    const a = s + <usize>end;
+    const filed = <u64>load<u32>(a) + <u64>load<u32>(a + 4) + <u64>load<u32>(a + 8);
+    const size = 28 + (filed << 3) + ((<u64>load<u32>(a + 12)) << 2);
+    if (short(SEC_GLOB_INDEX, end + size)) return false;
+    if (filed + <u64>load<u32>(a + 12) != <u64>setMemberCount(load<u32>(e))) {
+      return failNum(SEC_GLOB_INDEX, a, "an index must file every member of its set once, index", i);
+    }
+    if (!indexFilesSoundly(load<u32>(e), a)) return false;
+    end += size;
+  }
+  return !sizeWrong(SEC_GLOB_INDEX, end);
+}
+
+const GLOB_SEGMENT: u32 = 0;
+const GLOB_HEAD: u32 = 1;
+const GLOB_TAIL: u32 = 2;
+const GLOB_REST: u32 = 3;
+
+function indexFilesSoundly(set: u32, a: usize): bool {
+  const members = setMemberCount(set);
+  const seen = scratchAlloc(<usize>((members + 7) >> 3));
+  if (seen == 0) return fail(SEC_GLOB_INDEX, a, "out of memory");
+  memory.fill(seen, 0, <usize>((members + 7) >> 3));
+  let e = a + 28;
+  for (let kind: u32 = GLOB_SEGMENT; kind <= GLOB_REST; kind++) {
+    const stride: usize = kind == GLOB_REST ? 4 : 8;
+    const n = load<u32>(a + (<usize>kind << 2));
+    for (let j: u32 = 0; j < n; j++, e += stride) {
+      const member = load<u32>(e + stride - 4), key = load<u32>(e);
+      const bit = seen + (member >> 3), mask: u32 = 1 << (member & 7);
+      const sound = member < members && (load<u8>(bit) & mask) == 0 && (kind == GLOB_REST ||
+        ((j == 0 || load<u32>(e - 8) < key || (load<u32>(e - 8) == key && load<u32>(e - 4) < member)) &&
+          keyOfPattern(listKey(set, member), kind, key, load<u32>(a + 16 + (<usize>kind << 2)))));
+      if (!sound) return failNum(SEC_GLOB_INDEX, e, "an entry files a member twice, out of order or under a key it lacks, set", set);
+      store<u8>(bit, <u32>load<u8>(bit) | mask);
+    }
+  }
+  return true;
+}
+
+@inline function isWild(c: u32): bool {
+  return c == 0x2a || c == 0x3f;
+}
+
+// Whether pattern string `pattern` has the key of `kind` whose FNV-1a is `hash`: a segment without
+// wildcards, or a head or tail of its file name (the bytes after its last '/', holding no `**`)
+// of a length in `lengths` that lies before its first or after its last wildcard.
+function keyOfPattern(pattern: u32, kind: u32, hash: u32, lengths: u32): bool {
+  const p = strPtr(pattern), n = strLen(pattern);
+  const c0 = n > 0 ? <u32>load<u8>(p) : 0;
+  if (c0 == 0x7e || c0 == 0x24 || c0 == 0x2e) return false; // matched in its forms (§6.5)
+  if (kind == GLOB_SEGMENT) {
+    let start: u32 = 0, literal = true;
+    for (let i: u32 = 0; i <= n; i++) {
+      const c = i < n ? <u32>load<u8>(p + i) : 0x2f;
+      if (c != 0x2f) { if (isWild(c)) literal = false; continue; }
+      const l = min(i - start, GLOB_KEY_MAX);
+      if (literal && l > 0 && ((lengths >> (l - 1)) & 1) != 0 && fnv1a(p + start, i - start) == hash) return true;
+      start = i + 1;
+      literal = true;
+    }
+    return false;
+  }
+  let name = n;
+  while (name > 0 && load<u8>(p + name - 1) != 0x2f) name--;
+  let literal: u32 = 0; // the head's or the tail's length
+  // A literal member may be read as a path with all below it, whose file name is another's.
+  let wildcards = false;
+  for (let i: u32 = 0; i < n; i++) {
+    const c = <u32>load<u8>(p + i);
+    if (isWild(c)) wildcards = true;
+    if (i >= name && c == 0x2a && i + 1 < n && load<u8>(p + i + 1) == 0x2a) return false; // `**` may hold a '/'
+  }
+  if (!wildcards) return false;
+  while (name + literal < n && !isWild(load<u8>(kind == GLOB_HEAD ? p + name + literal : p + n - literal - 1))) literal++;
+  for (let l: u32 = 1; l <= min(literal, GLOB_KEY_MAX); l++) {
+    if (((lengths >> (l - 1)) & 1) != 0 && fnv1a(kind == GLOB_HEAD ? p + name : p + n - l, l) == hash) return true;
+  }
+  return false;
 }

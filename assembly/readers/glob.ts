@@ -3,8 +3,7 @@
 // directories), `?` one byte other than '/'; every other byte is literal. The pattern runs as an automaton over the value with one bit per pattern
 // position, so no pattern or value costs more than O(|pattern| · |value|): there is no
 // backtracking to blow up.
-import { alloc, scratchAlloc, scratchEpoch } from "../abi/mem";
-import { inPolicy, policyGeneration } from "../policy/decode";
+import { scratchAlloc } from "../abi/mem";
 import { sameBytes } from "../abi/bytes";
 
 const STAR: u32 = 0x2a;
@@ -61,7 +60,7 @@ function enter(pat: usize, patLen: u32, set: usize, i: u32): void {
 }
 
 // For the prefilter: a wildcard, or the '/' closing a `/**/`, which a match may skip.
-@inline function isWildcardAt(pat: usize, i: u32): bool {
+function isWildcardAt(pat: usize, i: u32): bool {
   const c = <u32>load<u8>(pat + i);
   if (c == STAR || c == QUESTION) return true;
   if (c != SLASH || i < 3) return false;
@@ -86,128 +85,32 @@ function occursIn(lit: usize, litLen: u32, s: usize, sLen: u32): bool {
   return false;
 }
 
-// The segments of a value (the runs between its '/'), as a 512-bit fingerprint: a literal run
-// of a pattern holds whole segments (`/venv/`, `/.github/workflows/`), and where the run occurs
-// in a value each of them is a segment of the value, so a segment whose bit is clear rules the
-// run out without scanning the value. A policy lists many `**/DIR/**` patterns and each decision
-// matches every one of them against the same few values: the fingerprints of the last
-// FINGERPRINTS values of this call are kept by address and length within one scratch epoch, so a
-// value is read once for all of them. Only a caller whose values do not change within a call (a
-// call's targets and leaves, as the evaluator's ancestors of a path are kept too) asks for it.
-const FINGERPRINT_WORDS: u32 = 16;
-const FINGERPRINTS: u32 = 4;
-const fingerprints: usize = memory.data(<i32>(FINGERPRINTS * (12 + (FINGERPRINT_WORDS << 2)))); // ptr, len, epoch + 1, bits
-let nextFingerprint: u32 = 0;
-
-function segmentBit(p: usize, len: u32): u32 {
-  let h: u32 = 2166136261;
-  for (let i: u32 = 0; i < len; i++) h = (h ^ <u32>load<u8>(p + i)) * 16777619;
-  return (h ^ (h >> 15)) & (FINGERPRINT_WORDS * 32 - 1);
-}
-
-function fingerprintOf(s: usize, sLen: u32): usize {
-  const size: usize = 12 + (<usize>FINGERPRINT_WORDS << 2);
-  for (let k: u32 = 0; k < FINGERPRINTS; k++) {
-    const e = fingerprints + <usize>k * size;
-    if (load<u32>(e + 8) == scratchEpoch + 1 && <usize>load<u32>(e) == s && load<u32>(e + 4) == sLen) return e + 12;
-  }
-  const e = fingerprints + <usize>nextFingerprint * size;
-  nextFingerprint = (nextFingerprint + 1) % FINGERPRINTS;
-  const bits = e + 12;
-  memory.fill(bits, 0, <usize>FINGERPRINT_WORDS << 2);
-  let start: u32 = 0;
-  for (let i: u32 = 0; i <= sLen; i++) {
-    if (i == sLen || load<u8>(s + i) == SLASH) {
-      setBit(bits, segmentBit(s + start, i - start));
-      start = i + 1;
-    }
-  }
-  store<u32>(e, <u32>s);
-  store<u32>(e + 4, sLen);
-  store<u32>(e + 8, scratchEpoch + 1);
-  return bits;
-}
-
-// False when a whole segment of literal run [lit, lit+litLen) (bytes between two of its '/') is
-// certainly no segment of the value: the run then occurs nowhere in it.
-function segmentsMayOccur(lit: usize, litLen: u32, s: usize, sLen: u32): bool {
-  let bits: usize = 0;
-  let slash: i32 = -1;
-  for (let i: u32 = 0; i < litLen; i++) {
-    if (load<u8>(lit + i) != SLASH) continue;
-    if (slash >= 0) {
-      if (bits == 0) bits = fingerprintOf(s, sLen);
-      const bit = segmentBit(lit + <usize>(slash + 1), i - <u32>(slash + 1));
-      if ((load<u32>(bits + ((<usize>(bit >> 5)) << 2)) & (1 << (bit & 31))) == 0) return false;
-    }
-    slash = <i32>i;
-  }
-  return true;
-}
-
-// The shape of a pattern literalsFit needs: where its literal head ends, where its literal tail
-// starts, and whether literals lie between. Patterns of the installed policy are matched again
-// and again, so their shapes are kept by address and policy generation; a pattern elsewhere (an
-// input, scratch memory, whose bytes change between calls) is measured every time.
-// The table is taken from the heap when a policy's pattern is first measured: the shipped policy
-// holds hundreds of path globs, more than a table in static memory could keep apart, and one
-// decision matches most of them.
-const SHAPES: u32 = 4096;
-let shapes: usize = 0; // SHAPES × (ptr, len, generation, head, tailStart | middle << 31)
-const transient: usize = memory.data(20); // the shape of a pattern outside the policy
-
-function shapeOf(pat: usize, patLen: u32): usize {
-  let kept = inPolicy(pat, patLen);
-  if (kept && shapes == 0) {
-    shapes = alloc(<usize>SHAPES * 20);
-    if (shapes != 0) memory.fill(shapes, 0, <usize>SHAPES * 20);
-  }
-  if (shapes == 0) kept = false;
-  const e = kept ? shapes + <usize>((<u32>pat >> 2) & (SHAPES - 1)) * 20 : transient;
-  if (kept && <usize>load<u32>(e) == pat && load<u32>(e + 4) == patLen && load<u32>(e + 8) == policyGeneration) return e + 4;
-  let head: u32 = 0;
-  while (head < patLen && !isWildcardAt(pat, head)) head++;
-  let tailStart = patLen;
-  if (head < patLen) while (!isWildcardAt(pat, tailStart - 1)) tailStart--;
-  let middle = false;
-  for (let i = head; i < tailStart && !middle; i++) middle = !isWildcardAt(pat, i);
-  store<u32>(e, <u32>pat);
-  store<u32>(e + 4, patLen);
-  store<u32>(e + 8, policyGeneration);
-  store<u32>(e + 12, head);
-  store<u32>(e + 16, tailStart | (middle ? 0x80000000 : 0));
-  return e + 4;
-}
-
 // A necessary condition, cheap to test: the literal bytes before the first wildcard start the
 // value, those after the last one end it, and every literal run between lies in what is left.
 // Most values fail it, so the automaton below only runs on near-matches; it decides alone.
-function literalsFit(pat: usize, patLen: u32, s: usize, sLen: u32, stable: bool): bool {
-  const e = shapeOf(pat, patLen);
-  const head = load<u32>(e + 8);
+function literalsFit(pat: usize, patLen: u32, s: usize, sLen: u32): bool {
+  let head: u32 = 0;
+  while (head < patLen && !isWildcardAt(pat, head)) head++;
   if (head == patLen) return sLen == patLen && sameBytes(pat, s, patLen);
-  const word = load<u32>(e + 12);
-  const tailStart = word & 0x7fffffff;
+  let tailStart = patLen;
+  while (!isWildcardAt(pat, tailStart - 1)) tailStart--;
   const tail = patLen - tailStart;
   if (<u64>head + <u64>tail > <u64>sLen) return false;
   if (!sameBytes(pat + tailStart, s + sLen - tail, tail)) return false;
   if (!sameBytes(pat, s, head)) return false;
-  if ((word & 0x80000000) == 0) return true;
   const middle = s + head, middleLen = sLen - head - tail;
   let i = head;
   while (i < tailStart) {
     while (i < tailStart && isWildcardAt(pat, i)) i++;
     const start = i;
     while (i < tailStart && !isWildcardAt(pat, i)) i++;
-    if (i > start && stable && !segmentsMayOccur(pat + start, i - start, s, sLen)) return false;
     if (i > start && !occursIn(pat + start, i - start, middle, middleLen)) return false;
   }
   return true;
 }
 
-// `stable`: the value's bytes stay as they are for the rest of this call (see fingerprintOf).
-export function globMatch(pat: usize, patLen: u32, s: usize, sLen: u32, stable: bool = false): bool {
-  if (!literalsFit(pat, patLen, s, sLen, stable)) return false;
+export function globMatch(pat: usize, patLen: u32, s: usize, sLen: u32): bool {
+  if (!literalsFit(pat, patLen, s, sLen)) return false;
   const words = (patLen >> 5) + 1; // positions 0..patLen, patLen meaning "matched"
   let cur: usize;
   if (words <= STATIC_WORDS) {

@@ -1,6 +1,7 @@
 // Call budgets in the compiler: the schema's errors, ids shared with rules, the classes each
 // budget counts, and the BUDGETS section as docs/bytecode.md §3.2 lays it out.
 import { describe, expect, it } from "vitest";
+import { SECTION_COUNT } from "../../bytecode/format";
 import { compilePolicy, formatDiagnostic } from "../index";
 import { compileText as compileWith, errorsOf as errorsWith } from "./compile";
 import { readAfb } from "./reader";
@@ -80,7 +81,7 @@ describe("budgets", () => {
     ]);
     expect(result.ir.budgets.map((b) => b.amount)).toEqual([null, null, null, "250.5 EUR", null]);
     const afb = readAfb(result.bytes);
-    expect(afb.sections.map((s) => s.kind)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(afb.sections.map((s) => s.kind)).toEqual(Array.from({ length: SECTION_COUNT }, (_, i) => i + 1));
     const { budgets, classes, members } = afb.budgets;
     const cap = (i: number) => (i === 0xffffffff ? null : afb.strings[i]);
     // scope: BUDGET_PER_* in the low byte, BUDGET_PERIOD_* in the next (session 0, user 1, team 2; day 1, week 2).

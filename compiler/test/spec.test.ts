@@ -82,6 +82,11 @@ describe("docs/bytecode.md tables match bytecode/format.ts", () => {
     checked.add("ANNOTATION_MAX");
   });
 
+  it("§3.6: the glob index's key length", () => {
+    expect(sectionText("### 3.6")).toContain(`\`GLOB_KEY_MAX\` (${format.GLOB_KEY_MAX})`);
+    checked.add("GLOB_KEY_MAX");
+  });
+
   it("§3: section kinds", () => {
     const rows = expectTable("## 3.", "SEC_");
     expectConstant("SECTION_COUNT", rows.length);
