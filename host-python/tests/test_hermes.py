@@ -159,7 +159,9 @@ def test_an_ask_becomes_an_approval_request_that_fails_closed_without_a_human(ma
     user_turn()
     directive = fence_plugin(manager).pre_tool_call(tool_name="write_file", args={"path": ".other.md", "content": "x"},
                                                    task_id=TASK, session_id=SESSION)
-    assert directive["action"] == "approve" and directive["message"].startswith("AgentsFence asks about write_file")
+    # The question names the call (the file it writes) and what answers allow, in words.
+    assert directive["action"] == "approve" and directive["message"].startswith("AgentsFence asks: write_file writes ")
+    assert ".other.md" in directive["message"] and "Once: this call only." in directive["message"]
     assert directive["rule_key"].startswith(f"agentsfence:{SESSION}:write_file:file.write:")
     result = call("write_file", {"path": ".other.md", "content": "x"})
     assert "error" in result and not Path(".other.md").exists()
@@ -414,7 +416,7 @@ def test_a_once_answer_at_the_cli_prompt_is_used_once(manager, cli_prompt):
     assert "error" not in call("write_file", OTHER) and Path(".other.md").exists()
     Path(".other.md").unlink()
     assert "denied" in call("write_file", OTHER)["error"] and not Path(".other.md").exists()
-    assert len(prompts) == 2 and prompts[0].startswith("AgentsFence asks about write_file")
+    assert len(prompts) == 2 and prompts[0].startswith("AgentsFence asks: write_file writes ")
     history = fence_plugin(manager).approvals.history[SESSION]
     assert [(a.choice, a.scope) for a in history] == [("approved", "once"), ("refused", None)]
 
