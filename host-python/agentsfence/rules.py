@@ -62,15 +62,13 @@ class LearnedRule:
                 "when": {subject: {"in": list(values)} for subject, values in self.when.items()}}
 
     def describe(self) -> str:
-        """What the rule allows, in words."""
-        parts = []
-        for subject, values in self.when.items():
-            shown = ", ".join(values)
-            if subject.startswith("args."):
-                parts.append(f"{subject[5:]} exactly {shown}")
-            else:
-                parts.append(f"{subject}{'s' if len(values) > 1 else ''} only {shown}")
-        return f"{self.tool}, when {'; '.join(parts)}"
+        """What the rule allows, in words: the program text it pins, else the values it lists."""
+        for name in PROGRAM_TEXTS:
+            if f"args.{name}" in self.when:
+                return f"{self.tool} running exactly `{self.when[f'args.{name}'][0]}`"
+        parts = [f"{subject}{'s' if len(values) > 1 else ''} {', '.join(values)}" for subject, values in self.when.items()
+                 if not subject.startswith("args.")]
+        return f"{self.tool} with only {'; '.join(parts)}"
 
 
 def rules_path(state_dir: Path) -> Path:

@@ -63,7 +63,7 @@ class Answer:
     rule_key: str
     choice: str  # once / session / always / deny / timeout, or how post_tool_call inferred it
     scope: Scope | None  # None: nothing was granted
-    lasting: LearnedRule | None = None  # an [a]lways answer's rule, to be kept
+    lasting: LearnedRule | None = None  # the rule an [a]lways answer to this ask makes (kept when it was one)
 
 
 class Approvals:
@@ -105,10 +105,10 @@ class Approvals:
             elif choice in ("session", "always") or (choice is None and on_allowlist(pending.rule_key)):
                 always = choice == "always" or (choice is None and permanent(pending.rule_key))
                 answer = Answer(pending.session_key, pending.rule_key, choice or ("always" if always else "allowlisted"),
-                                "session", pending.lasting if always else None)
+                                "session", pending.lasting)
                 self._grants.setdefault(pending.session_key, set()).add(pending.rule_key)
             else:
-                answer = Answer(pending.session_key, pending.rule_key, choice or "approved", "once")
+                answer = Answer(pending.session_key, pending.rule_key, choice or "approved", "once", pending.lasting)
             self.history.setdefault(pending.session_key, []).append(answer)
             return answer
 
@@ -116,11 +116,11 @@ class Approvals:
         with self._lock:
             return sorted(self._grants.get(session_key, ()))
 
-    def withdraw(self, session_key: str) -> int:
+    def withdraw(self, session_key: str) -> list[str]:
         """Drops the session's grants (a /fence deny: a grant made earlier must not outvote it);
-        how many there were."""
+        their rule keys, for Hermes' allowlist to drop them too."""
         with self._lock:
-            return len(self._grants.pop(session_key, ()))
+            return sorted(self._grants.pop(session_key, ()))
 
     def restore(self, session_key: str, keys: list[str]) -> None:
         """Grants saved with a session that is being resumed."""

@@ -171,6 +171,17 @@ def forget_permanent(key: str) -> None:
     gate.save_permanent_allowlist(remaining)
 
 
+def forget_granted(keys: list[str]) -> None:
+    """Takes `plugin_rule:<key>` for each key out of Hermes' session allowlists: a grant the
+    fence withdrew must be asked again, not approved by the gate on its own (each key names the
+    fence's session, so no other approval is touched)."""
+    gate = hermes_gate()
+    patterns = {RULE_PREFIX + key for key in keys}
+    with gate._lock:
+        for approved in gate._session_approved.values():
+            approved -= patterns
+
+
 def in_gateway_process() -> bool:
     """Whether this process is Hermes' gateway, which serves every chat through one handler."""
     return hermes_gate()._is_gateway_approval_context()

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .environment import in_gateway_process, working_directory
+from .environment import forget_granted, in_gateway_process, working_directory
 
 if TYPE_CHECKING:  # argparse only names types here: Hermes hands in the parser (not imported at start-up)
     import argparse
@@ -67,7 +67,9 @@ class SessionView:
                     f"change. Name an action or a target, as in `/fence {verb} {example}`.")
         lines = [f"AgentsFence: this session now {'allows' if verb == 'allow' else 'rules out'} what you said (\"{text}\")."]
         if verb == "deny":
-            withdrawn = self._approvals.withdraw(session_id)
+            keys = self._approvals.withdraw(session_id)
+            forget_granted(keys)
+            withdrawn = len(keys)
             if withdrawn:
                 lines.append(f"{withdrawn} approval{'s' if withdrawn != 1 else ''} given earlier in this session "
                              f"{'are' if withdrawn != 1 else 'is'} withdrawn: {'they are' if withdrawn != 1 else 'it is'} asked again.")
