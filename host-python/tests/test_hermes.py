@@ -366,11 +366,24 @@ def test_strict_plugin_conflicts_block_what_another_plugin_approved(hermes_home,
 
 
 @pytest.mark.parametrize("setting", ["plugin_conflicts: loose", "strict_yolo: maybe", "colour: blue"])
-def test_a_setting_the_fence_cannot_read_blocks_every_call(hermes_home, monkeypatch, setting):
+def test_a_setting_the_fence_cannot_read_blocks_every_call(hermes_home, monkeypatch, setting, capsys):
     (hermes_home / "config.yaml").write_text(f"plugins:\n  enabled: [agentsfence]\nagentsfence:\n  {setting}\n")
     load(monkeypatch)
     result = call("read_file", {"path": "notes.txt"})
     assert result["error"].startswith("AgentsFence could not start (SettingsError") and "content" not in result
+    # The block is on the record, and the way out stays open: `hermes fence status` says what to fix.
+    [record] = [json.loads(line) for line in (hermes_home / "agentsfence" / "audit.jsonl").read_text().splitlines()]
+    assert (record["event"], record["tool"], record["kind"], record["reason"]) == ("decision", "read_file", "block", "host_error")
+    import argparse
+
+    command = hermes_plugins.get_plugin_manager()._cli_commands["fence"]
+    parser = argparse.ArgumentParser(prog="hermes fence")
+    command["setup_fn"](parser)
+    assert command["handler_fn"](parser.parse_args(["status"])) == 1
+    said = capsys.readouterr().out
+    assert said.startswith("settings: unusable, so AgentsFence blocks every tool call: ") and "\nfix: " in said
+    assert ("hermes config set agentsfence." in said) == (setting != "colour: blue")
+    assert "every tool call is blocked" in hermes_plugins.resolve_plugin_command_result(hermes_plugins.get_plugin_command_handler("fence")(""))
 
 
 # ---- approvals, through Hermes' own gate (tools.approval.request_tool_approval) ----
