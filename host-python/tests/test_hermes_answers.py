@@ -4,6 +4,7 @@ that the next session uses; a /fence deny withdraws the grants made before it.""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -99,3 +100,21 @@ def test_fence_words_it_does_not_read_change_nothing_and_it_says_so(manager):
     assert slash("forget everything").startswith("AgentsFence did not understand `/fence forget everything`")
     assert "Prohibited: nothing" in before and "Prohibited: nothing" in slash("")
     assert "no learned rules" in slash("rules")
+
+
+def test_a_call_approved_again_and_again_is_suggested_by_the_report(no_sandbox, manager, cli_prompt, capsys):
+    from agentsfence.rules import SUGGEST_AFTER
+
+    answers, prompts = cli_prompt
+    user_turn(REQUEST)
+    answers += ["once"] * SUGGEST_AFTER
+    for _ in range(SUGGEST_AFTER):
+        assert call("terminal", {"command": "touch made.txt"})["error"] is None
+    assert len(prompts) == SUGGEST_AFTER
+    capsys.readouterr()
+    assert main(["report", str(manager_home() / "agentsfence" / "audit.jsonl")]) == 0
+    said = capsys.readouterr().out
+    assert f"approved {SUGGEST_AFTER} times: terminal running exactly `touch made.txt`" in said
+    [rule_id] = re.findall(r"agentsfence rules adopt (learned-[0-9a-f]{12})", said)
+    assert main(["rules", "--state", str(no_sandbox / "agentsfence"), "adopt", rule_id]) == 0
+    assert [r.id for r in read_rules(rules_path(no_sandbox / "agentsfence"))] == [rule_id]

@@ -164,6 +164,10 @@ def test_a_call_approved_again_and_again_is_suggested_and_can_be_adopted(tmp_pat
     assert suggestions(records, existing=[rule.id]) == []
     audit = tmp_path / "audit.jsonl"
     audit.write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert main(["report", str(audit)]) == 0
+    said = capsys.readouterr().out
+    assert f"approved {SUGGEST_AFTER} times: terminal running exactly `npm test`" in said
+    assert f"keep it: agentsfence rules adopt {rule.id}" in said and learned_for("make").id not in said
     assert main(["rules", "--state", str(tmp_path), "adopt", rule.id]) == 0
     assert [r.id for r in read_rules(rules_path(tmp_path))] == [rule.id]
     assert main(["rules", "--state", str(tmp_path), "adopt", learned_for("make").id]) == 1
