@@ -48,6 +48,7 @@ hook order), policy.py (the policy in force), view.py (/fence), payloads.py and 
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
@@ -178,6 +179,7 @@ class HermesFence:
         self.fence = fence
         self.notices = notices or Notices(None)
         self.state_dir = state_dir  # where learned rules are kept (None: [a]lways answers make none)
+        self._rules_lock = threading.Lock()  # [a]lways answers on Hermes' worker threads each rewrite rules.yaml
         self.settings = settings
         self.audit = audit
         self._reorder = reorder
@@ -326,6 +328,8 @@ class HermesFence:
                                       question(tool_name, args, decision, directory, lasting), lasting)
             if directive is not None and directive["action"] == "block":
                 self.ledger.settle(call_ref, ran=False)  # the fence refused it after all: it will not run
+                self.notices.show(f"AgentsFence blocked: {call_words(tool_name, args, decision, directory)}: it needs your "
+                                  "approval, and nobody would be asked (strict_yolo)")
             return directive
         except Exception as error:
             return self._fault(tool_name, error, session_id or task_id, tool_call_id, args)
@@ -437,7 +441,8 @@ class HermesFence:
                               "holds for this session only")
             return
         try:
-            added = add_rule(rules_path(self.state_dir), rule)
+            with self._rules_lock:
+                added = add_rule(rules_path(self.state_dir), rule)
         except (RulesError, OSError) as error:
             self.notices.show(f"AgentsFence could not keep your answer as a rule, so it holds for this session only: {error}")
             return

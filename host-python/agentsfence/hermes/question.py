@@ -23,8 +23,8 @@ RISK_WORDS = {"exec": "running a program", "egress": "reaching the network", "wr
               "send": "sending a message", "read": "reading", "delete": "deleting", "pay": "paying",
               "publish": "publishing", "admin": "changing settings or accounts", "code": "running code"}
 # What a call reaches, by the subject of its targets (docs/bytecode.md §5.1), as a verb.
-TARGET_WORDS = (("write", "writes"), ("recipient", "sends to"), ("email", "addresses"), ("domain", "reaches"),
-                ("amount", "for"), ("object", "acts on"))
+TARGET_WORDS = (("write", "writes"), ("recipient", "sends to"), ("email", "addresses"), ("url", "opens"),
+                ("domain", "reaches"), ("amount", "for"), ("object", "acts on"))
 PROGRAM_TEXTS = ("command", "code", "expression")
 
 
@@ -57,6 +57,8 @@ def call_words(tool_name: str, args: Any, decision: Decision, directory: str = "
     if read:
         parts.append(f"reads {_listed(read)}")
     for subject, verb in TARGET_WORDS:
+        if subject == "domain" and by_subject.get("url"):
+            continue  # the URLs shown name their hosts
         values = by_subject.get(subject, []) if subject == "write" else [v for v in by_subject.get(subject, ()) if v not in shown]
         shown.update(values)
         if values:
@@ -95,9 +97,13 @@ def established(tool_name: str, decision: Decision) -> str:
 
 def question(tool_name: str, args: Any, decision: Decision, directory: str, rule: LearnedRule | None) -> str:
     """The description of an ask at Hermes' gate: the call, why it is asked, what answers allow."""
-    always = (f"Always: from now on, allow {rule.describe()} (a rule you can list and remove with "
-              "`agentsfence rules`)." if rule is not None else
-              "Always: the same as session; the policy itself asks about this, so no lasting rule can allow it.")
+    if rule is not None:
+        always = f"Always: from now on, allow {rule.describe()} (a rule you can list and remove with `agentsfence rules`)."
+    else:
+        why_not = ("the policy itself asks about this" if decision.rule else
+                   "the fence cannot read all of this call" if decision.opaque or any(k == "opaque" for k, _ in decision.targets)
+                   else "the call names nothing a rule could be kept to")
+        always = f"Always: the same as session; {why_not}, so no lasting rule can allow it."
     return (f"AgentsFence asks: {call_words(tool_name, args, decision, directory)}. "
             f"Why: {established(tool_name, decision)}. "
             f"Once: this call only. Session: this same call until the session ends. {always}")
