@@ -118,3 +118,44 @@ def test_a_call_approved_again_and_again_is_suggested_by_the_report(no_sandbox, 
     [rule_id] = re.findall(r"agentsfence rules adopt (learned-[0-9a-f]{12})", said)
     assert main(["rules", "--state", str(no_sandbox / "agentsfence"), "adopt", rule_id]) == 0
     assert [r.id for r in read_rules(rules_path(no_sandbox / "agentsfence"))] == [rule_id]
+
+
+def test_a_corrupt_rules_file_is_reported_and_never_overwritten(no_sandbox, monkeypatch, cli_prompt, capsys):
+    import hermes_cli.plugins as hermes_plugins
+
+    rules = rules_path(no_sandbox / "agentsfence")
+    rules.parent.mkdir()
+    rules.write_text("version: 1\nrules: [\n")
+    fresh = hermes_plugins.PluginManager()
+    monkeypatch.setattr(hermes_plugins, "_plugin_manager", fresh)
+    fresh.discover_and_load()
+    answers, prompts = cli_prompt
+    user_turn(REQUEST)  # the start's notices, at the first turn
+    assert "AgentsFence: your learned rules are not in force, their calls are asked about:" in capsys.readouterr().err
+    answers.append("always")
+    assert call("terminal", {"command": "touch made.txt"})["error"] is None
+    assert "could not keep your answer as a rule, so it holds for this session only" in capsys.readouterr().err
+    assert rules.read_text() == "version: 1\nrules: [\n"  # nothing lost
+    import argparse
+
+    command = fresh._cli_commands["fence"]
+    parser = argparse.ArgumentParser(prog="hermes fence")
+    command["setup_fn"](parser)
+    assert command["handler_fn"](parser.parse_args(["status"])) == 0
+    assert "learned rules: not in force (their calls are asked about): " in capsys.readouterr().out
+
+
+def test_a_notice_goes_through_the_cli_agents_warning_line_else_to_stderr(capsys):
+    from types import SimpleNamespace
+
+    from agentsfence.hermes.notices import Notices
+
+    shown: list[str] = []
+    agent = SimpleNamespace(_emit_warning=shown.append, suppress_status_output=False)
+    manager = SimpleNamespace(_cli_ref=SimpleNamespace(agent=agent))
+    Notices(manager).show("AgentsFence blocked: terminal runs `x`:\n a reason")
+    assert shown == ["AgentsFence blocked: terminal runs `x`: a reason"] and capsys.readouterr().err == ""
+    agent.suppress_status_output = True  # a one-shot `hermes chat -q`: stdout is the answer's
+    Notices(manager).show("one")
+    Notices(None).show("two")  # no CLI: a gateway, or before the CLI started
+    assert capsys.readouterr().err == "one\ntwo\n" and len(shown) == 1

@@ -171,3 +171,12 @@ def test_a_call_approved_again_and_again_is_suggested_and_can_be_adopted(tmp_pat
     assert main(["rules", "--state", str(tmp_path), "adopt", rule.id]) == 0
     assert [r.id for r in read_rules(rules_path(tmp_path))] == [rule.id]
     assert main(["rules", "--state", str(tmp_path), "adopt", learned_for("make").id]) == 1
+
+
+def test_the_sessions_own_deny_outvotes_a_learned_rule(tmp_path: Path):
+    add_rule(rules_path(tmp_path), learned_for("npm test"))
+    session = Fence(PolicyFiles(tmp_path).current().bytecode, sandbox=False).session("s")
+    session.intent("Run the tests", PROJECT)
+    assert session.decide("terminal", {"command": "npm test"}, PROJECT).kind == "allow"
+    session.intent("do not run anything", PROJECT)  # as /fence deny run anything says it
+    assert session.decide("terminal", {"command": "npm test"}, PROJECT).reason == "intent_prohibited"
