@@ -147,8 +147,10 @@ def rule_for(tool_name: str, args: Any, targets: Iterable[tuple[str, str]], ques
         subject = kind.split(":", 1)[0]
         if subject in SUBJECTS and value not in when.setdefault(subject, []):
             when[subject].append(value)
-        elif subject == "opaque":
-            return None  # what the fence could not read is never allowed, by a rule least of all
+        elif subject in ("opaque", "amount"):
+            # What the fence could not read is never allowed, by a rule least of all; and a sum
+            # is asked about each time (a rule listing its payee would allow any sum to them).
+            return None
     when = {subject: sorted(values) for subject, values in when.items() if values}
     arguments = args if isinstance(args, dict) else {}
     for name in PROGRAM_TEXTS:

@@ -69,4 +69,4 @@ def test_a_long_command_is_cut_and_a_call_with_no_targets_shows_its_arguments(se
     words = call_words("terminal", long, decision)
     assert len(words) < 330 and words.endswith("…`")
     bare = dataclasses.replace(decision, targets=())
-    assert call_words("todo", {"merge": True}, bare) == 'todo {"merge": true}'
+    assert call_words("todo", {"merge": True, "items": [1], "note": "x"}, bare) == 'todo with merge=true, items=<list>, note="x"'

@@ -47,11 +47,14 @@ def test_a_host_is_kept_by_its_name_not_its_url():
     assert rule is not None and rule.when == {"domain": ["docs.example.com"]}
 
 
-def test_no_rule_for_what_the_fence_could_not_read_or_a_call_that_names_nothing():
+def test_no_rule_for_what_the_fence_could_not_read_a_sum_or_a_call_that_names_nothing():
     opaque = decided("FOO=1 npm test")
     assert any(kind == "opaque" for kind, _ in opaque.targets)
     assert rule_for("terminal", {"command": "FOO=1 npm test"}, opaque.targets, "q", MADE) is None
     assert rule_for("todo", {}, (), "q", MADE) is None  # it would be a blanket over the tool
+    # A sum: a rule listing the payee would allow any sum to them.
+    assert rule_for("mcp__bank__pay", {"to": "bob@x.example", "amount": 20},
+                    [("recipient", "bob@x.example"), ("amount", "20")], "q", MADE) is None
 
 
 def test_braces_in_the_question_are_not_read_as_placeholders():

@@ -28,7 +28,8 @@ class Notices:
         self._started: list[str] = []  # start-up notices not shown yet
 
     def show(self, text: str) -> None:
-        line = " ".join(text.split())
+        # One line, and one any terminal can print (a lone surrogate in a command would not encode).
+        line = " ".join(text.split()).encode("utf-8", "backslashreplace").decode("utf-8")
         logger.info("%s", line)
         agent = getattr(getattr(self._manager, "_cli_ref", None), "agent", None)
         emit = getattr(agent, "_emit_warning", None)

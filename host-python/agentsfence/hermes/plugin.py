@@ -56,9 +56,9 @@ from typing import TYPE_CHECKING, Any, Callable
 from ..audit import AuditLog, scrub
 from ..errors import FenceError
 from ..layout import hermes_state
+from ..records import host_decision
 from ..rules import LearnedRule, RulesError, add_rule, rule_for, rules_path
 from ..state import SessionStore
-from ..records import host_decision
 from .approvals import Approvals, call_reference
 from .confine import Confiner, Pending
 from .environment import ToolSchemas, forget_permanent, on_allowlist, on_permanent_allowlist, working_directory
@@ -115,9 +115,13 @@ def register(ctx: Any, **kwargs: Any) -> None:
         ctx.register_hook("pre_tool_call", stopped.pre_tool_call)
         ctx.register_hook("pre_llm_call", stopped.pre_llm_call)
         move_first(ctx, stopped.pre_tool_call)
-        # The way out stays open: `hermes fence` and /fence say what is wrong.
-        ctx.register_command("fence", lambda raw_args="": stopped.why, description="Show why AgentsFence blocks every call")
-        ctx.register_cli_command(*FENCE_CLI, description=FENCE_CLI_DESCRIPTION)
+        # The way out stays open: `hermes fence` and /fence say what is wrong (best effort: the
+        # blocking hook is in place whatever this Hermes lacks).
+        try:
+            ctx.register_command("fence", lambda raw_args="": stopped.why, description="Show why AgentsFence blocks every call")
+            ctx.register_cli_command(*FENCE_CLI, description=FENCE_CLI_DESCRIPTION)
+        except Exception as command_error:
+            logger.error("AgentsFence could not register its commands: %s", command_error)
         return
     plugin = HermesFence(fence, settings, SessionStore(state.sessions), AuditLog(state.audit_log),
                          lambda: plugin.order_hooks(ctx), notices, state.path)
@@ -303,7 +307,7 @@ class HermesFence:
                     self.ledger.hold(call_ref, Held(session, decision.reservation, session_id, task_id))
                 return None
             if kind == "block":
-                self.notices.show(block_notice(tool_name, args, decision, working_directory(task_id)))
+                self._notice(lambda: block_notice(tool_name, args, decision, working_directory(task_id)))
                 return block(decision.message)
             call_ref = call_reference(tool_call_id, session_id or task_id, tool_name, decided_json) \
                 if decision.reservation or decision.kind == "ask" else ""
@@ -328,11 +332,18 @@ class HermesFence:
                                       question(tool_name, args, decision, directory, lasting), lasting)
             if directive is not None and directive["action"] == "block":
                 self.ledger.settle(call_ref, ran=False)  # the fence refused it after all: it will not run
-                self.notices.show(f"AgentsFence blocked: {call_words(tool_name, args, decision, directory)}: it needs your "
-                                  "approval, and nobody would be asked (strict_yolo)")
+                self._notice(lambda: f"AgentsFence blocked: {call_words(tool_name, args, decision, directory)}: it needs "
+                                     "your approval, and nobody would be asked (strict_yolo)")
             return directive
         except Exception as error:
             return self._fault(tool_name, error, session_id or task_id, tool_call_id, args)
+
+    def _notice(self, words: Callable[[], str]) -> None:
+        """A notice whose wording fails is logged: it changes no decision."""
+        try:
+            self.notices.show(words())
+        except Exception as error:
+            logger.warning("AgentsFence could not word a notice: %s", error)
 
     def _decide(self, tool_name: str, args: Any, task_id: str,
                 session_id: str) -> tuple[Session | None, Decision, bytes]:
@@ -437,8 +448,8 @@ class HermesFence:
         forget_permanent(answer.rule_key)
         rule = answer.lasting
         if rule is None:
-            self.notices.show(f"AgentsFence: the policy itself asks about this {tool_name} call, so \"always\" "
-                              "holds for this session only")
+            self.notices.show(f"AgentsFence: no lasting rule can allow this {tool_name} call (its question said why), "
+                              "so \"always\" holds for this session only")
             return
         try:
             with self._rules_lock:

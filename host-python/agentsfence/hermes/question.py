@@ -65,8 +65,20 @@ def call_words(tool_name: str, args: Any, decision: Decision, directory: str = "
             parts.append(f"{verb} {_listed(values)}")
     if parts:
         return f"{tool_name} " + ", ".join(parts)
-    shown = json.dumps(arguments, ensure_ascii=False, sort_keys=True) if arguments else "with no arguments"
-    return f"{tool_name} {_shorten(shown)}"
+    if not arguments:
+        return f"{tool_name} with no arguments"
+    return f"{tool_name} with " + _shorten(", ".join(f"{key if isinstance(key, str) else _scalar(key)}={_scalar(value)}"
+                                                     for key, value in arguments.items()))
+
+
+def _scalar(value: Any) -> str:
+    """An argument as a question shows it: text and numbers as they are, anything else by its
+    type (what Hermes hands over can be any object, even one whose repr raises)."""
+    if isinstance(value, str):
+        return json.dumps(_shorten(value, 80), ensure_ascii=False)
+    if isinstance(value, (bool, int, float)) or value is None:
+        return json.dumps(value)
+    return f"<{type(value).__name__}>"
 
 
 def _sentence(tool_name: str, decision: Decision) -> str:
