@@ -134,7 +134,7 @@ def register(ctx: Any, **kwargs: Any) -> None:
     if sandbox_why:
         logger.warning("AgentsFence: %s", sandbox_why)
     ctx.register_command("fence", lambda raw_args="": plugin.view.command(raw_args),
-                         description="Show or change this session's AgentsFence policy", args_hint="[show|allow TEXT|deny TEXT]")
+                         description="Show or change this session's AgentsFence policy", args_hint="[show|allow TEXT|deny TEXT|rules]")
     ctx.register_cli_command(*FENCE_CLI, description=FENCE_CLI_DESCRIPTION)
     if settings.llm_intent:  # off, the class's reader is none (agentsfence.llm is not imported)
         from ..llm import reader_for
