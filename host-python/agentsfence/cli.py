@@ -366,7 +366,7 @@ def _add_taubench(commands: argparse._SubParsersAction) -> None:
 
 
 def _add_rules(commands: argparse._SubParsersAction) -> None:
-    from .rules import add_cli as add_rules
+    from .rules_cli import add_cli as add_rules
 
     add_rules(commands)
 

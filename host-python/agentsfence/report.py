@@ -397,7 +397,7 @@ def _command(options: argparse.Namespace) -> int:
         sys.stdout.write(report.as_text())
         from .rules import suggestion_lines  # calls approved again and again: rules to keep
 
-        sys.stdout.write(suggestion_lines(path, path.parent))
+        sys.stdout.write(suggestion_lines(records(path), path.parent))
     else:
         print(f"{options.html}: {report.records} records, {sum(report.decisions.values())} decisions")
     return 0
