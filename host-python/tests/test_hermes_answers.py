@@ -159,3 +159,22 @@ def test_a_notice_goes_through_the_cli_agents_warning_line_else_to_stderr(capsys
     Notices(manager).show("one")
     Notices(None).show("two")  # no CLI: a gateway, or before the CLI started
     assert capsys.readouterr().err == "one\ntwo\n" and len(shown) == 1
+
+
+def test_hermes_fence_says_how_to_fix_a_policy_the_evaluator_rejects(hermes_home, monkeypatch, capsys):
+    import argparse
+
+    import hermes_cli.plugins as hermes_plugins
+
+    (hermes_home / "agentsfence").mkdir()
+    (hermes_home / "agentsfence" / "policy.afb").write_bytes(b"AFBC" + b"\x00" * 60)
+    fresh = hermes_plugins.PluginManager()
+    monkeypatch.setattr(hermes_plugins, "_plugin_manager", fresh)
+    fresh.discover_and_load()
+    command = fresh._cli_commands["fence"]
+    parser = argparse.ArgumentParser(prog="hermes fence")
+    command["setup_fn"](parser)
+    assert command["handler_fn"](parser.parse_args(["status"])) == 1
+    said = capsys.readouterr().out
+    assert said.startswith(f"policy: {hermes_home / 'agentsfence' / 'policy.afb'} cannot be used, so every tool call is blocked: ")
+    assert "\nfix: compile it again" in said

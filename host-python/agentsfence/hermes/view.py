@@ -147,6 +147,7 @@ def setup_cli(parser: argparse.ArgumentParser) -> None:
 
 def run_cli(options: argparse.Namespace) -> int:
     from ..api import Fence
+    from ..errors import FenceError
     from ..installed import PolicyFiles
     from ..layout import hermes_state
     from ..settings import SettingsError, load_settings
@@ -170,7 +171,12 @@ def run_cli(options: argparse.Namespace) -> int:
             return 1
     if installed.learned_error is not None:
         print(f"learned rules: not in force (their calls are asked about): {installed.learned_error}")
-    fence = Fence(installed.bytecode, hermes_homes=hermes_homes())
+    try:
+        fence = Fence(installed.bytecode, hermes_homes=hermes_homes())
+    except FenceError as error:
+        print(f"policy: {installed.origin} cannot be used, so every tool call is blocked: {error}")
+        print("fix: compile it again (agentsfence compile POLICY.yaml -o FILE), or move it aside to use the shipped policy")
+        return 1
     if options.fence_command == "status":
         sessions = state.sessions
         saved = list(sessions.glob("*.json")) if sessions.is_dir() else []
