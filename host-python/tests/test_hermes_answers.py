@@ -157,7 +157,8 @@ def test_a_notice_goes_through_the_cli_agents_warning_line_else_to_stderr(capsys
     assert shown == ["AgentsFence blocked: terminal runs `x`: a reason"] and capsys.readouterr().err == ""
     agent.suppress_status_output = True  # a one-shot `hermes chat -q`: stdout is the answer's
     Notices(manager).show("one")
-    Notices(None).show("two")  # no CLI: a gateway, or before the CLI started
+    Notices(SimpleNamespace(_cli_ref=None)).show("two")  # no CLI: a gateway, or before the CLI started
+    Notices(None).show("three")  # no Hermes at all: logged only
     assert capsys.readouterr().err == "one\ntwo\n" and len(shown) == 1
 
 

@@ -23,7 +23,7 @@ logger = logging.getLogger("agentsfence")
 
 class Notices:
     def __init__(self, manager: Any):
-        self._manager = manager  # Hermes' PluginManager (ctx._manager), or None
+        self._manager = manager  # Hermes' PluginManager (ctx._manager); None outside Hermes
         self._lock = threading.Lock()
         self._started: list[str] = []  # start-up notices not shown yet
 
@@ -31,6 +31,8 @@ class Notices:
         # One line, and one any terminal can print (a lone surrogate in a command would not encode).
         line = " ".join(text.split()).encode("utf-8", "backslashreplace").decode("utf-8")
         logger.info("%s", line)
+        if self._manager is None:  # a fence outside Hermes (a benchmark, a test): the log is all
+            return
         agent = getattr(getattr(self._manager, "_cli_ref", None), "agent", None)
         emit = getattr(agent, "_emit_warning", None)
         try:
