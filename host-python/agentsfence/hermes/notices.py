@@ -27,11 +27,16 @@ class Notices:
         self._lock = threading.Lock()
         self._started: list[str] = []  # start-up notices not shown yet
 
+    @property
+    def wanted(self) -> bool:
+        """Whether there is a Hermes to show notices in."""
+        return self._manager is not None
+
     def show(self, text: str) -> None:
         # One line, and one any terminal can print (a lone surrogate in a command would not encode).
         line = " ".join(text.split()).encode("utf-8", "backslashreplace").decode("utf-8")
         logger.info("%s", line)
-        if self._manager is None:  # a fence outside Hermes (a benchmark, a test): the log is all
+        if not self.wanted:  # a fence outside Hermes (a benchmark, a test): the log is all
             return
         agent = getattr(getattr(self._manager, "_cli_ref", None), "agent", None)
         emit = getattr(agent, "_emit_warning", None)

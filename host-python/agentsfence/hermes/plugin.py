@@ -339,7 +339,10 @@ class HermesFence:
             return self._fault(tool_name, error, session_id or task_id, tool_call_id, args)
 
     def _notice(self, words: Callable[[], str]) -> None:
-        """A notice whose wording fails is logged: it changes no decision."""
+        """A notice whose wording fails is logged: it changes no decision. Outside Hermes (a
+        benchmark) none is worded: a block costs what it did."""
+        if not self.notices.wanted:
+            return
         try:
             self.notices.show(words())
         except Exception as error:
