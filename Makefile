@@ -6,7 +6,8 @@
 #   make wheel  the package a user installs: build/wheel/agentsfence-VERSION-py3-none-any.whl
 # Both install what they need first (npm ci, the build, a venv with the package and Hermes);
 # `make test` also installs Debian's Chromium for the playground's browser test, and strace,
-# bubblewrap, iproute2 and ripgrep for the bash differential test (tests/bashdiff).
+# bubblewrap, iproute2 and ripgrep for the bash differential test (tests/bashdiff), and rsyslog,
+# the audit collector the shipping tests start (host-python/tests/test_shipping.py).
 
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -15,13 +16,13 @@ VENV_STAMP := $(VENV)/.installed
 
 WHEEL_DIR := build/wheel
 
-.PHONY: demo test build setup bench chromium bashdiff-tools fuzz wheel
+.PHONY: demo test build setup bench chromium bashdiff-tools fleet-servers fuzz wheel
 
 demo: setup
 	$(PY) tests/e2e/demo.py
 
 # tests/e2e/test_wheel.py installs the wheel into a clean virtualenv with no Node on its PATH.
-test: setup chromium bashdiff-tools wheel
+test: setup chromium bashdiff-tools fleet-servers wheel
 	npm run --silent typecheck
 	npx vitest run
 	npm run --silent test:as
@@ -58,6 +59,9 @@ chromium:
 
 bashdiff-tools:
 	scripts/install-bashdiff-tools.sh
+
+fleet-servers:
+	scripts/install-fleet-servers.sh
 
 # The build precompiles fence.wasm with the package's pinned wasmtime: the venv comes first.
 build: $(NODE_STAMP) $(VENV_STAMP)

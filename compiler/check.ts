@@ -380,15 +380,29 @@ function subjectLabel(condition: ConditionIRItem): string {
 
 // ---- zod issues -> diagnostics ----
 
+/** What kind of file a schema checks, for messages about the file as a whole. */
+export interface DocumentKind {
+  name: string; // "the policy"
+  empty: string; // what the smallest such file holds
+  notMapping?: string; // what to do instead, when the file is not a mapping
+}
+
+const POLICY_DOCUMENT: DocumentKind = { name: "the policy", empty: "a policy needs at least version: 1" };
+
 /** One zod issue as diagnostics at its YAML node; `schema` lists the keys an unknown key could have been. */
-export function issueDiagnostics(issue: z.core.$ZodIssue, parsed: ParsedFile, schema: z.ZodType = PolicyFile): Diagnostic[] {
+export function issueDiagnostics(issue: z.core.$ZodIssue, parsed: ParsedFile, schema: z.ZodType = PolicyFile,
+  document: DocumentKind = POLICY_DOCUMENT): Diagnostic[] {
   const at = issue.path;
-  const label = labelOf(at);
+  const labelAt = (path: YamlPath) => (path.length === 0 ? document.name : labelOf(path));
+  const label = labelAt(at);
   const got = describeValue(issue.input);
   const here = (message: string, where: YamlPath = at, part: "key" | "value" = "value") =>
     diagnostic(parsed.locate(where, part), message);
   if (at.length === 0 && (issue.input === undefined || issue.input === null)) {
-    return [here("the file is empty: a policy needs at least version: 1")];
+    return [here(`the file is empty: ${document.empty}`)];
+  }
+  if (at.length === 0 && issue.code === "invalid_type" && document.notMapping !== undefined) {
+    return [here(`${label} must be a mapping (got ${got}): ${document.notMapping}`)];
   }
   if (issue.input === undefined && (issue.code === "invalid_type" || issue.code === "invalid_value")) {
     return [here(`missing key ${String(at[at.length - 1])}`, at.slice(0, -1))];
@@ -413,7 +427,7 @@ export function issueDiagnostics(issue: z.core.$ZodIssue, parsed: ParsedFile, sc
     }
     case "invalid_key": {
       const reasons = issue.issues.map((i) => i.message).join("; ");
-      return [here(`invalid key ${got} in ${labelOf(at.slice(0, -1))}: expected ${reasons}`, at, "key")];
+      return [here(`invalid key ${got} in ${labelAt(at.slice(0, -1))}: expected ${reasons}`, at, "key")];
     }
     case "invalid_union": {
       const expected = issue.errors.flat().flatMap((i) => (i.code === "invalid_type" ? [expectedPhrase(i.expected)] : []));
@@ -426,7 +440,6 @@ export function issueDiagnostics(issue: z.core.$ZodIssue, parsed: ParsedFile, sc
 
 // "effect", "capability[0]", "defaults.read": the path below the innermost list item.
 function labelOf(at: YamlPath): string {
-  if (at.length === 0) return "the policy";
   let start = 0;
   for (let i = 0; i < at.length - 1; i++) if (typeof at[i] === "number") start = i + 1;
   let label = "";

@@ -9,7 +9,7 @@ import { runPolicyTests, type TestFileResult } from "./policytest";
 
 export const USAGE = [
   "usage: agentsfence-compile FILE... -o OUT.afb [--defaults PATH] [--json]",
-  "       agentsfence-compile check FILE... [--defaults PATH] [--json]",
+  "       agentsfence-compile check FILE... [--defaults PATH] [--json] [--strict]",
   "       agentsfence-compile test TESTFILE... [--policy FILE] [--wasm PATH] [--defaults PATH]",
 ].join("\n");
 
@@ -28,6 +28,8 @@ interface CliArgs {
   policy?: string;
   wasm?: string;
   json: boolean;
+  /** check: warnings fail the check too. */
+  strict: boolean;
 }
 
 const processOutput: CliOutput = {
@@ -52,7 +54,7 @@ export function runCli(argv: string[], out: CliOutput = processOutput): number {
     }
   }
   const errors = result.ok ? [] : result.errors;
-  const ok = result.ok && writeError === undefined;
+  const ok = result.ok && writeError === undefined && !(args.strict && result.warnings.length > 0);
   if (args.json) {
     const report = {
       ok,
@@ -69,9 +71,10 @@ export function runCli(argv: string[], out: CliOutput = processOutput): number {
     if (writeError) out.stderr(`error: ${writeError}\n`);
     if (ok && args.output !== undefined) {
       out.stdout(`${args.output}: ${result.bytes.length} bytes, policy ${result.ir.name}, sha256 ${result.hash}\n`);
-    } else if (ok) {
+    } else if (result.ok && writeError === undefined) {
       const count = result.warnings.length;
-      out.stdout(`${args.files.join(" ")}: policy ${result.ir.name} has no errors, ${count} warning${count === 1 ? "" : "s"}\n`);
+      const strict = !ok ? " (--strict: warnings fail the check)" : "";
+      out.stdout(`${args.files.join(" ")}: policy ${result.ir.name} has no errors, ${count} warning${count === 1 ? "" : "s"}${strict}\n`);
     }
   }
   return ok ? 0 : 1;
@@ -133,7 +136,7 @@ const VALUE_OPTIONS: Record<string, { key: "output" | "defaultsPath" | "policy" 
 // The parsed arguments, or what is wrong with them.
 function parseArgs(argv: string[]): CliArgs | string {
   const mode: Mode = argv[0] === "check" || argv[0] === "test" ? argv[0] : "compile";
-  const args: CliArgs = { mode, files: [], json: false };
+  const args: CliArgs = { mode, files: [], json: false, strict: false };
   for (let i = mode === "compile" ? 0 : 1; i < argv.length; i++) {
     const arg = argv[i];
     const option = VALUE_OPTIONS[arg];
@@ -143,6 +146,8 @@ function parseArgs(argv: string[]): CliArgs | string {
       args[option.key] = value;
     } else if (arg === "--json" && mode !== "test") {
       args.json = true;
+    } else if (arg === "--strict" && mode === "check") {
+      args.strict = true;
     } else if (arg.startsWith("-") && arg !== "-") {
       return `unknown option ${arg}${mode === "compile" ? "" : ` for ${mode}`}`;
     } else {

@@ -4,6 +4,7 @@ import * as path from "node:path";
 import { checkPolicy } from "./check";
 import type { Diagnostic } from "./diagnostic";
 import { emit } from "./emit";
+import { knownOf, lintFiles } from "./lint";
 import type { PolicyIR } from "./ir";
 import { loadPolicies, type LoadOptions, type PolicyInput } from "./load";
 import { lowerPolicy } from "./lower";
@@ -30,7 +31,7 @@ export function compilePolicy(inputs: PolicyInput[], opts: LoadOptions = {}): Co
   const lastFile = loaded.files.find((f) => f.absPath === path.resolve(last));
   const ir = lowerPolicy(loaded.files, lastFile?.policy.name ?? path.basename(last, path.extname(last)));
   const checked = checkPolicy(ir);
-  const warnings = [...loaded.warnings, ...checked.warnings];
+  const warnings = [...loaded.warnings, ...checked.warnings, ...lintFiles(loaded.files, knownOf(ir))];
   if (checked.errors.length > 0) return { ok: false, errors: checked.errors, warnings };
   const { bytes, hash } = emit(optimize(ir));
   return { ok: true, bytes, hash, warnings, ir };

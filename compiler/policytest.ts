@@ -42,6 +42,12 @@ export interface TestOptions {
 const CHECKED_FIELDS = ["kind", "reason", "rule", "capability", "risk"] as const;
 const SPENDS: Record<Outcome, boolean> = { ran: true, failed: true, blocked: false, cancelled: false };
 
+const TEST_FILE = {
+  name: "a test file",
+  empty: "a test file needs policy: (the file it tests) and cases: (docs/policy-tests.md)",
+  notMapping: "it holds policy: (the file it tests) and cases: (a list like this one) (docs/policy-tests.md)",
+};
+
 export function runPolicyTests(file: string, opts: TestOptions): TestFileResult {
   const result: TestFileResult = { file, errors: [], warnings: [], cases: [] };
   let text: string;
@@ -56,7 +62,7 @@ export function runPolicyTests(file: string, opts: TestOptions): TestFileResult 
   if (parsed.errors.length > 0) return result;
   const checked = PolicyTestFile.safeParse(parsed.value, { reportInput: true });
   if (!checked.success) {
-    const errors = checked.error.issues.flatMap((issue) => issueDiagnostics(issue, parsed, PolicyTestFile));
+    const errors = checked.error.issues.flatMap((issue) => issueDiagnostics(issue, parsed, PolicyTestFile, TEST_FILE));
     // In file order, as an editor lists them.
     result.errors.push(...errors.sort((a, b) => a.line - b.line || a.col - b.col));
     return result;

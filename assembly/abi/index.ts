@@ -1,7 +1,7 @@
 // The exports of fence.wasm (docs/bytecode.md §8). Each is thin: it resets the per-call scratch
 // arena and hands over to the module that does the work.
 import { SET_MAX_SESSIONS, SET_MAX_INTENT_BYTES, CONFIGURE_NO_SANDBOX } from "../../bytecode/format";
-import { scratchReset, takeGrewFlag } from "./mem";
+import { scratchReset, grewThisCall } from "./mem";
 import { settingValue } from "../policy/decode";
 import { outBegin, outByte, outAscii, outPatchU8, outFinish } from "./out";
 import { inputReserve, inputPtr, inputHolds } from "./input";
@@ -26,7 +26,7 @@ export function input(size: i32): i32 {
   scratchReset();
   const p = inputReserve(<u32>size);
   if (p == 0) return 0;
-  return <i32>(<u32>p | (takeGrewFlag() ? 1 : 0));
+  return <i32>(<u32>p | (grewThisCall() ? 1 : 0));
 }
 
 export function load(len: i32): i32 {

@@ -16,11 +16,11 @@ let top: usize = 0;   // next unclaimed byte of the region this allocator grew
 let limit: usize = 0; // end of that region
 let grew: bool = false;
 
-// Reports (and clears) whether memory grew since the last call; the ABI tells the host.
-@inline export function takeGrewFlag(): bool {
-  const g = grew;
-  grew = false;
-  return g;
+// Whether memory grew during this call (every export starts with scratchReset, which clears
+// it); the ABI tells the host. Reading it does not clear it: a record one export builds inside
+// another (explain decides first) must not take the news from the record the host reads.
+@inline export function grewThisCall(): bool {
+  return grew;
 }
 
 function sizeClass(size: usize): u32 {
@@ -102,6 +102,7 @@ let retired: usize = 0; // chunks outgrown during this call, linked through thei
 export let scratchEpoch: u32 = 0;
 
 export function scratchReset(): void {
+  grew = false;
   scratchEpoch++;
   while (retired != 0) {
     const next = <usize>load<u32>(retired);

@@ -1,6 +1,6 @@
 // The answer of an ABI call: one record, `u32 length` then the bytes (docs/bytecode.md §8).
 // A record lives until the next call begins another.
-import { alloc, blockSize, realloc, takeGrewFlag } from "./mem";
+import { alloc, blockSize, realloc, grewThisCall } from "./mem";
 
 let buf: usize = 0; // the record's length word; bytes follow
 let cap: usize = 0; // buf's usable size: most writes fit and skip realloc
@@ -118,7 +118,7 @@ export function outPatchU32(offset: u32, v: u32): void {
 
 // Closes the record and returns its address, bit 0 set when memory grew during the call.
 export function outFinish(): u32 {
-  const grew: u32 = takeGrewFlag() ? 1 : 0;
+  const grew: u32 = grewThisCall() ? 1 : 0;
   if (failed) return <u32>OOM_RECORD | grew;
   store<u32>(buf, len);
   return <u32>buf | grew;

@@ -53,6 +53,7 @@ describe("budgets", () => {
     const result = compileText(`${TOOLS}budgets:\n  - {id: none, capability: [calendar.*], limit: 1}\n`);
     expect(result.ok && result.warnings.map(formatDiagnostic)).toEqual([
       'policies/b.yaml:7:5: budget "none" counts nothing: no tool class of this policy matches its capability and risk selectors',
+      'policies/b.yaml:7:29: capability "calendar.*" matches no tool class of this policy',
     ]);
   });
 

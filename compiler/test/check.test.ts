@@ -227,6 +227,8 @@ describe("warnings", () => {
       'policies/x.yaml:5:5: rule "never" can never apply: no tool class of this policy matches its capability, risk and tool selectors',
       'policies/x.yaml:9:5: rule "wrong-tool" can never apply: no tool class of this policy matches its capability, risk and tool selectors',
       'policies/x.yaml:16:46: intent capability "zzz.*" matches no capability of this policy',
+      'policies/x.yaml:8:12: no tool class of this policy has the risk class "read" (risk classes: send)',
+      "policies/x.yaml:12:12: no tool of Hermes 0.19.0 or of this policy is named \"some_other_tool\" (a tool of another plugin: map it under tools: to keep this warning away)",
     ]);
   });
 });

@@ -111,6 +111,17 @@ describe("test", () => {
     expect(run("test", file, "--wasm", wasmPath, "--policy", afb).stdout).toBe("ok: 2 passed, 0 failed\n");
   });
 
+  it("says what a test file holds when given a bare list of cases, or nothing", () => {
+    const bare = write("bare.test.yaml", "- name: x\n  tool: read_file\n  args: {path: a}\n  expect: {kind: allow}\n");
+    const { status, stderr } = run("test", bare, "--wasm", wasmPath);
+    expect(status).toBe(1);
+    expect(stderr).toBe(`${bare}:1:1: error: a test file must be a mapping (got a list): it holds policy: (the file it tests) `
+      + "and cases: (a list like this one) (docs/policy-tests.md)\n");
+    const empty = write("empty.test.yaml", "");
+    expect(run("test", empty, "--wasm", wasmPath).stderr).toBe(
+      `${empty}:1:1: error: the file is empty: a test file needs policy: (the file it tests) and cases: (docs/policy-tests.md)\n`);
+  });
+
   it("reports a malformed test file, or a policy that does not compile, at file:line:col", () => {
     const bad = write("bad.test.yaml", "policy: mail.yaml\ncases:\n  - name: x\n    tool: send_mail\n    args: {}\n    expect: {kind: deny}\n    extra: 1\n");
     const { status, stdout, stderr } = run("test", bad, "--wasm", wasmPath);

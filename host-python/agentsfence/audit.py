@@ -32,7 +32,8 @@ secret-shaped text in them (keys and tokens, passwords in URLs, `Authorization:`
 keys: `SECRET_PATTERNS`) replaced by `[secret]` and long text cut. Every argument value is
 written as its type and size only (`"args"`, see `argument_shapes`): message bodies, file
 content, patches and code never reach the log, and an argument the policy gives no role to
-leaves nothing of its value there.
+leaves nothing of its value there. An ask or a block also keeps its message (`"message"`, the
+question a person was asked or what the model was told), scrubbed the same way.
 
 This is tamper-evident, not tamper-proof: someone who can rewrite the whole file can rewrite
 the chain too. `verify` prints the head hash; keeping it elsewhere pins what came before.
@@ -57,6 +58,7 @@ if TYPE_CHECKING:
     import argparse  # the audit commands' types; the CLI that parses them imports it
 
     from .records import Decision
+    from .shipping import SyslogShipper
 
 GENESIS = "0" * 64
 DEFAULT_MAX_BYTES = 16 * 1024 * 1024
@@ -144,8 +146,10 @@ def _decision_fields(decision: Decision) -> str:
     # The rules of effect `warn` that held: the call went on, and the record says so.
     warned = getattr(decision, "warned", ())
     warned_field = f',"warned":[{",".join(q(rule) for rule in warned)}]' if warned else ""
+    # What the person was asked, or the model told: the report lists it beside the targets.
+    message = f',"message":{q(scrub(decision.message))}' if decision.kind in ("ask", "block") else ""
     return (f'"kind":{q(decision.kind)},"reason":{q(decision.reason)},"rule":{q(decision.rule)},'
-            f'"capability":{q(decision.capability)},"risk":{q(decision.risk)},"targets":[{targets}]{warned_field}')
+            f'"capability":{q(decision.capability)},"risk":{q(decision.risk)},"targets":[{targets}]{warned_field}{message}')
 
 
 def _sha256(text: bytes) -> str:
@@ -171,6 +175,7 @@ class AuditLog:
         self._size = -1  # the file's size after our last write; another size means re-read the head
         self._seq = 0
         self._prev = GENESIS
+        self.shipper: SyslogShipper | None = None  # audit off the box (shipping.py): each line also goes to its spool
 
     # ---- records ----
 
@@ -199,7 +204,7 @@ class AuditLog:
                     if self._size >= self.max_bytes:
                         fd = self._sync_head(self._rotate(fd))
                     line = self._line(fields)
-                    _write_all(fd, line)
+                    self._write(fd, line)
                     self._size += len(line)
                     self._seq += 1
                     self._prev = line[-67:-3].decode("ascii")
@@ -214,6 +219,11 @@ class AuditLog:
         # so the record is still valid JSON and the call is still recorded.
         body = f'{{"seq":{self._seq + 1},"time":{time.time():.6f},"prev":"{self._prev}",{fields}'.encode("utf-8", "backslashreplace")
         return body + b',"hash":"' + _sha256(body + b"}").encode("ascii") + b'"}\n'
+
+    def _write(self, fd: int, line: bytes) -> None:
+        _write_all(fd, line)
+        if self.shipper is not None:  # still under the flock, so the spool holds the chain's order
+            self.shipper.enqueue(line)
 
     def _open(self) -> int:
         if self._fd is None:
@@ -252,7 +262,7 @@ class AuditLog:
         self._size = size - len(torn)
         if torn:
             line = self._line(f'"event":"recovered","dropped_bytes":{len(torn)},"dropped_sha256":"{_sha256(torn)}"')
-            _write_all(fd, line)
+            self._write(fd, line)
             self._size += len(line)
             self._seq += 1
             self._prev = line[-67:-3].decode("ascii")
@@ -355,14 +365,18 @@ def _records(files: list[Path]) -> Iterator[tuple[Path, int, bytes, bool]]:
             yield path, len(lines) + 1, torn, index == len(files) - 1
 
 
-def verify(path: Path) -> Verdict:
-    """Checks the chain of `path` and the files rotated out of it, oldest first."""
-    files = [*rotated_files(path), path] if path.exists() else rotated_files(path)
+def verify(path: Path, collector: bool = False) -> Verdict:
+    """Checks the chain of `path` and the files rotated out of it, oldest first. collector: `path`
+    is a collector's copy (shipping.py), alone: a record delivered twice (the same seq and hash)
+    is noted, not a problem, and the copy may start after record 1 (when shipping began)."""
+    files = [path] if collector and path.exists() else [*rotated_files(path), path] if path.exists() else rotated_files(path)
     verdict = Verdict()
     if not files:
         verdict.problems.append(f"{path}: no audit log here")
         return verdict
     parsed: list[tuple[str, int, str, str, bool]] = []  # where, seq, prev, hash, whether the hash holds
+    delivered: set[tuple[int, str]] = set()
+    twice = 0
     for file, number, line, torn in _records(files):
         where = f"{file.name}:{number}"
         if torn:
@@ -377,9 +391,20 @@ def verify(path: Path) -> Verdict:
             verdict.problems.append(f"{where}: not a record (unreadable JSON or fields missing)")
             continue
         holds = match is not None and _sha256((text[:match.start()] + "}").encode("utf-8")) == match.group(1)
+        if collector and holds and (seq, match.group(1)) in delivered:
+            twice += 1
+            continue
+        delivered.add((seq, match.group(1) if match else ""))
         parsed.append((where, seq, claimed_prev, match.group(1) if match else "", holds))
     found_at = {seq: where for where, seq, _, _, _ in parsed}
     expected, last_seq, prev, prev_where = 1, 0, GENESIS, "the start of the chain"
+    if twice:
+        verdict.notes.append(f"{twice} record(s) arrived twice (shipping resends what the collector had not confirmed); "
+                             "each copy has the same hash and was counted once")
+    if collector and parsed and parsed[0][1] > 1:
+        where, expected, prev = parsed[0][0], parsed[0][1], parsed[0][2]
+        last_seq, prev_where = expected - 1, f"record {expected - 1} (before this copy)"
+        verdict.notes.append(f"{where}: the copy starts at record {expected}, after record {expected - 1} with hash {prev}")
     for where, seq, claimed_prev, own, holds in parsed:
         if not holds:
             verdict.problems.append(f"{where}: record {seq} was edited (its content does not match its hash)")
@@ -421,8 +446,8 @@ def default_path() -> Path:
 
 
 def _verify_command(options: argparse.Namespace) -> int:
-    path = Path(options.path) if options.path else default_path()
-    verdict = verify(path)
+    path = Path(options.collector or options.path or default_path())
+    verdict = verify(path, collector=options.collector is not None)
     for note in verdict.notes:
         print(f"note: {note}")
     for problem in verdict.problems:
@@ -450,7 +475,7 @@ def _tail_command(options: argparse.Namespace) -> int:
             continue
         stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(record.get("time", 0)))
         what = record.get("kind") or record.get("status") or ""
-        why = record.get("reason") or record.get("error_type") or ""
+        why = record.get("reason") or record.get("error_type") or record.get("why") or ""  # why: a refused bundle
         if record.get("event") in ("policy", "policy_changed"):  # the policy in force, and what it replaced
             what = f"{record.get('policy', '')} {str(record.get('policy_hash', ''))[:12]}"
             why = (f"(was {str(record['previous_hash'])[:12]}, {record.get('why', '')})" if "previous_hash" in record
@@ -468,6 +493,8 @@ def add_cli(commands: Any) -> None:
     check = actions.add_parser("verify", help="check that no record was edited, removed or moved",
                                description="Exit status 0 when the chain verifies, 1 when a record was edited, removed or moved.")
     check.add_argument("path", nargs="?", metavar="PATH", help="the audit log; default: $HERMES_HOME/agentsfence/audit.jsonl")
+    check.add_argument("--collector", metavar="FILE", help="check a collector's copy instead (audit shipping, "
+                       "docs/operators.md): FILE alone, one record per line as shipped")
     check.set_defaults(run=_verify_command, passes_on=False)
     tail = actions.add_parser("tail", help="print the latest records", description="Print the latest records, one line each.")
     tail.add_argument("path", nargs="?", metavar="PATH", help="the audit log; default: $HERMES_HOME/agentsfence/audit.jsonl")

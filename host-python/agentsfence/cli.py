@@ -10,9 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .intent import Intent
-from .records import TraceStep
 from .audit import add_cli as add_audit
+from .bundle import add_cli as add_bundle
 from .report import add_cli as add_report
 from .errors import FenceError
 
@@ -41,17 +40,28 @@ def _call_arguments(options: argparse.Namespace) -> dict[str, Any] | None:
 
 
 def _decide(options: argparse.Namespace) -> int:
-    from .api import Fence
-
     args = _call_arguments(options)
     if args is None:
         return EXIT_ERROR
-    session = Fence(options.policy).session("cli")
+    session = _fence(options).session("cli")
     for message in options.intent:
         session.intent(message)
     decision = session.decide(options.tool, args)
     print(json.dumps(dataclasses.asdict(decision), ensure_ascii=False))
     return _EXIT_FOR_KIND[decision.kind]
+
+
+def _fence(options: argparse.Namespace, **settings: Any) -> Any:
+    """The fence with the policy of --policy, else the one Hermes uses (installed.policy_in_use),
+    after one line on stderr naming it."""
+    from .api import Fence
+    from .hermes.homes import hermes_homes
+    from .installed import policy_in_use
+
+    in_use = policy_in_use(options.policy, options.profile)
+    fence = Fence(in_use.policy, hermes_homes=hermes_homes(), **settings)
+    print(f"agentsfence: policy {fence.policy_name} ({fence.policy_hash[:12]}) from {in_use.origin}", file=sys.stderr)
+    return fence
 
 
 RUN_EPILOG = f"""\
@@ -64,17 +74,14 @@ or the sandbox could not be set up, {EXIT_USAGE} a bad command line."""
 def _run(options: argparse.Namespace) -> int:
     import subprocess
 
-    from .api import Fence
     from .sandbox import probe, run as run_confined
 
     command = " ".join(options.command[1:] if options.command[:1] == ["--"] else options.command)
     if not command.strip():
         print("agentsfence run: no command given (agentsfence run --intent TEXT -- COMMAND)", file=sys.stderr)
         return EXIT_USAGE
-    from .hermes.homes import hermes_homes
-
     found = probe()
-    fence = Fence(options.policy, cwd=os.getcwd(), sandbox=found.ok, hermes_homes=hermes_homes())
+    fence = _fence(options, cwd=os.getcwd(), sandbox=found.ok)
     session = fence.session("run")
     for message in options.intent:
         session.intent(message)
@@ -98,50 +105,18 @@ def _run(options: argparse.Namespace) -> int:
     return result.returncode
 
 
-_SOURCE_WORDS = {
-    "mapped": "mapped by the policy",
-    "name": "classified by the words of its name",
-    "inferred": "inferred from its description",
-    "unknown": "unknown: nothing maps or classifies it",
-}
-
-
-def _intent_lines(intent: Intent) -> list[str]:
-    return intent.describe()
-
-
-def _step_line(step: TraceStep) -> str:
-    if step.predicate == "decide":
-        if step.maybe:
-            return f"  .. {step.subject} by {step.rule} held only maybe (or warns): the run goes on"
-        return f"  -> {step.subject} by {step.rule}"
-    test = f"{step.subject}: {'not ' if step.negated else ''}{step.predicate}"
-    return f"  {step.rule:<28} {test:<34} {'held' if step.held else 'maybe' if step.maybe else 'failed'}"
-
-
 def _explain(options: argparse.Namespace) -> int:
-    from .api import Fence
+    from .explaining import explain
 
     args = _call_arguments(options)
     if args is None:
         return EXIT_ERROR
-    session = Fence(options.policy).session("cli")
-    intent = Intent()
-    for message in options.intent:
-        intent = session.intent(message)  # each summary holds every message so far
-    trace = session.explain(options.tool, args)
-    decision = session.decide(options.tool, args)
-    lines = ["The request, as the fence reads it:", *_intent_lines(intent),
-             f"The tool {options.tool}: {trace.capability or '?'} ({trace.risk or '?'}), "
-             f"{_SOURCE_WORDS.get(trace.source, trace.source)}"]
-    if trace.steps:
-        lines.append("Rules tested, in order (a failed test skips to the next rule):")
-        lines += [_step_line(step) for step in trace.steps]
+    explained = explain(_fence(options), "cli", options.intent, options.tool, args)
+    if options.json:
+        print(json.dumps(explained.as_json(), ensure_ascii=False))
     else:
-        lines.append("No rule ran: the call was decided before the rules.")
-    lines.append(f"Decision: {decision.kind} [{decision.reason}] {decision.message}")
-    print("\n".join(lines))
-    return _EXIT_FOR_KIND[decision.kind]
+        print("\n".join(explained.lines()))
+    return _EXIT_FOR_KIND[explained.decision.kind]
 
 
 def _compile(options: argparse.Namespace) -> int:
@@ -153,7 +128,8 @@ def _compile(options: argparse.Namespace) -> int:
 def _check(options: argparse.Namespace) -> int:
     from .compiler import run_compiler
 
-    return run_compiler(["check", *map(str, options.sources), *(["--json"] if options.json else [])])
+    flags = [*(["--json"] if options.json else []), *(["--strict"] if options.strict else [])]
+    return run_compiler(["check", *map(str, options.sources), *flags])
 
 
 def _test(options: argparse.Namespace) -> int:
@@ -165,9 +141,28 @@ def _test(options: argparse.Namespace) -> int:
 
 
 def _disasm(options: argparse.Namespace) -> int:
-    from .api import Fence
+    if options.file is not None:
+        if options.policy is not None:
+            raise FenceError("disasm takes a policy as FILE or as --policy, not both")
+        options.policy = options.file
+    sys.stdout.write(_fence(options).disasm())
+    return 0
 
-    sys.stdout.write(Fence(options.policy).disasm())
+
+def _init(options: argparse.Namespace) -> int:
+    from .layout import hermes_state, use_hermes_profile
+    from .starter import init
+
+    out = options.out if options.out is not None else hermes_state(use_hermes_profile(options.profile)).path
+    project, written = init(options.project, out, force=options.force)
+    print(f"Read: {', '.join(project.found) or 'no file a known tool reads'}")
+    for request, command in project.commands:
+        print(f"  {command}  ({request.lower()}): runs in the task's sandbox")
+    for programs, host in project.registries:
+        print(f"  {host}: reachable from the sandbox for {', '.join(programs)}")
+    print(f"Wrote {written[0]} and {written[1]}: `agentsfence check` and `agentsfence test` pass on them.")
+    if options.out is None:
+        print("Hermes uses the policy from its next user turn.")
     return 0
 
 
@@ -235,8 +230,18 @@ def _add_call_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the user's message (repeat for later turns); none: an empty intent")
     parser.add_argument("--tool", required=True, metavar="NAME", help="the tool's name, e.g. write_file")
     parser.add_argument("--args", required=True, metavar="JSON", help="the call's arguments, a JSON object")
-    parser.add_argument("--policy", metavar="FILE",
-                        help="a .afb or a .yaml (compiled first); default: the shipped policy")
+    _add_policy_arguments(parser)
+
+
+POLICY_HELP = ("a .afb or a .yaml (compiled first); default: the policy Hermes uses, from "
+               "$HERMES_HOME/agentsfence (policy.yaml, else policy.afb, else the shipped one)")
+
+
+def _add_policy_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--policy", metavar="FILE", help=POLICY_HELP)
+    parser.add_argument("-p", "--profile", metavar="NAME",
+                        help="the Hermes profile whose policy to use, as `hermes -p NAME` (default: the one "
+                             "Hermes would use: HERMES_HOME, or the profile `hermes profile use` chose)")
 
 
 def _add_decide(commands: argparse._SubParsersAction) -> None:
@@ -253,7 +258,7 @@ def _add_run(commands: argparse._SubParsersAction) -> None:
                    "when confined, not at all when blocked or asked about.", _run, RUN_EPILOG)
     run.add_argument("--intent", action="append", default=[], metavar="TEXT",
                      help="the user's message (repeat for later turns); none: an empty intent")
-    run.add_argument("--policy", metavar="FILE", help="a .afb or a .yaml (compiled first); default: the shipped policy")
+    _add_policy_arguments(run)
     run.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS", help="kill the command after this long")
     run.add_argument("command", nargs=argparse.REMAINDER, metavar="-- COMMAND", help="the command line, after --")
 
@@ -261,8 +266,11 @@ def _add_run(commands: argparse._SubParsersAction) -> None:
 def _add_explain(commands: argparse._SubParsersAction) -> None:
     explain = _command(commands, "explain", "say how a call is decided",
                        "Print the compiled intent in plain words, the tool's class, the rules the evaluator "
-                       "tested and which one decided.", _explain, "Exit status as for decide.")
+                       "tested and which one decided, and what the decision means.", _explain,
+                       "Exit status as for decide.")
     _add_call_arguments(explain)
+    explain.add_argument("--json", action="store_true",
+                         help="print one JSON object: policy, tool, intent, class, steps, decision")
 
 
 NO_NODE = ("\n\nThe compiler is the project's TypeScript compiler, bundled, run in this process on "
@@ -282,11 +290,15 @@ def _add_check(commands: argparse._SubParsersAction) -> None:
     check = _command(commands, "check", "validate policies without compiling them",
                      "Validate YAML policy files, merged in order, and print each error and warning as "
                      "FILE:LINE:COL: error|warning: MESSAGE. Warnings name rules that can never apply (no "
-                     "tool class matches them, or their conditions contradict) and rules that can never "
-                     "decide because a rule that runs before them holds whenever they do." + NO_NODE,
-                     _check, "Exit status: 0 no errors (warnings allowed), 1 errors, 2 a bad command line.")
+                     "tool class matches them, or their conditions contradict), rules that can never "
+                     "decide because a rule that runs before them holds whenever they do, tool names no tool "
+                     "of Hermes or of the policy has, risk classes and capabilities no tool class has, and "
+                     "globs with a { or [ (the fence's globs have neither), with the nearest known name." + NO_NODE,
+                     _check, "Exit status: 0 no errors (warnings allowed, unless --strict), 1 errors (or warnings "
+                     "with --strict), 2 a bad command line.")
     check.add_argument("sources", nargs="+", type=Path, metavar="POLICY.yaml")
     check.add_argument("--json", action="store_true", help="print one JSON object: ok, errors, warnings")
+    check.add_argument("--strict", action="store_true", help="warnings fail the check too (exit status 1)")
 
 
 def _add_test(commands: argparse._SubParsersAction) -> None:
@@ -305,7 +317,28 @@ def _add_test(commands: argparse._SubParsersAction) -> None:
 def _add_disasm(commands: argparse._SubParsersAction) -> None:
     disasm = _command(commands, "disasm", "print a policy's bytecode as text",
                       "Print the policy as the evaluator installed it: tables, classes, rules, code.", _disasm)
-    disasm.add_argument("policy", nargs="?", metavar="FILE", help="a .afb or .yaml; default: the shipped policy")
+    disasm.add_argument("file", nargs="?", metavar="FILE", help="a .afb or .yaml (as --policy)")
+    _add_policy_arguments(disasm)
+
+
+def _add_init(commands: argparse._SubParsersAction) -> None:
+    init = _command(commands, "init", "write a starting policy and its tests for this project",
+                    "Read the project's files for the commands its people run (package.json scripts and its "
+                    "lockfile's package manager, pyproject.toml, tox.ini, Makefile targets, Cargo.toml, go.mod) "
+                    "and the package registries it names (.npmrc, .yarnrc.yml, pip.conf, pyproject.toml "
+                    "indexes, .cargo/config.toml); write policy.yaml, which extends the shipped policy so that "
+                    "these commands run in the task's sandbox and those registries are reachable from it, and "
+                    "policy.test.yaml, a case for each command and for what the shipped policy keeps out. Both "
+                    "pass `agentsfence check --strict` and `agentsfence test` before they are written." + NO_NODE,
+                    _init, "Exit status: 0 written, 1 a file is there already (see --force) or the project "
+                    "cannot be read, 2 a bad command line.")
+    init.add_argument("project", nargs="?", type=Path, default=Path("."), metavar="PROJECT",
+                      help="the project's folder (default: the working directory)")
+    init.add_argument("--out", type=Path, metavar="DIR",
+                      help="where to write policy.yaml and policy.test.yaml (default: $HERMES_HOME/agentsfence, "
+                           "where Hermes reads its policy)")
+    init.add_argument("-p", "--profile", metavar="NAME", help="write into this Hermes profile's home")
+    init.add_argument("--force", action="store_true", help="replace policy.yaml and policy.test.yaml if they exist")
 
 
 HOOK_EPILOG = """Hermes (config.yaml; a shell hook fires only for the events it is registered on):
@@ -372,9 +405,9 @@ def _add_rules(commands: argparse._SubParsersAction) -> None:
 
 
 # One function per command, in the order `agentsfence --help` lists them. A new command adds
-# its own `_add_*` here (audit: host-python/agentsfence/audit.py).
-COMMANDS = [_add_compile, _add_check, _add_test, _add_explain, _add_decide, _add_run, _add_disasm, _add_hook,
-            _add_bench, _add_dojo, _add_taubench, add_audit, add_report, _add_rules]
+# its own `_add_*` here (audit: host-python/agentsfence/audit.py; bundle: bundle.py).
+COMMANDS = [_add_init, _add_compile, _add_check, _add_test, _add_explain, _add_decide, _add_run, _add_disasm, _add_hook,
+            _add_bench, _add_dojo, _add_taubench, add_audit, add_bundle, add_report, _add_rules]
 
 
 def build_parser() -> argparse.ArgumentParser:

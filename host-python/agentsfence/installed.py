@@ -238,3 +238,29 @@ class PolicyFiles:
             except OSError as error:
                 logger.warning("AgentsFence: cannot remove %s: %s", self.cache / MANIFEST, error)
             self._failed = None
+
+
+@dataclass(frozen=True)
+class InUse:
+    """The policy a command of this package decides with: what `Fence()` takes, and in words
+    where it came from."""
+
+    policy: bytes | str | None
+    origin: str
+
+
+def policy_in_use(given: str | os.PathLike[str] | None, profile: str | None = None) -> InUse:
+    """`given` (a .yaml or .afb) when there is one; else the policy Hermes would use, from the
+    state folder of the home Hermes runs in (layout.use_hermes_profile): policy.yaml, policy.afb
+    or the shipped default. A policy.yaml that does not compile is an error, as it is to Hermes,
+    which blocks every call until it does."""
+    from .layout import hermes_state, use_hermes_profile
+
+    if given is not None:
+        return InUse(str(given), f"{given} (given with --policy)")
+    home = use_hermes_profile(profile)
+    installed = PolicyFiles(hermes_state(home).path).current()
+    if installed.error is not None:
+        raise FenceError(f"{installed.error}\nHermes blocks every tool call until it compiles; "
+                         "fix it, or decide with another policy: --policy FILE")
+    return InUse(installed.bytecode, f"{installed.origin}, which Hermes uses (HERMES_HOME {home})")

@@ -15,10 +15,12 @@ The Hermes plugin, Hermes' shell hooks and the CLI's defaults use `$HERMES_HOME/
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .hermes.homes import hermes_home
+from .errors import FenceError
+from .hermes.homes import hermes_home, hermes_root
 
 FOLDER = "agentsfence"
 
@@ -59,6 +61,44 @@ class StateFolder:
 def hermes_state(home: Path | None = None) -> StateFolder:
     """The state folder in a Hermes home (default: HERMES_HOME as Hermes resolves it)."""
     return StateFolder((home if home is not None else hermes_home()) / FOLDER)
+
+
+def use_hermes_profile(profile: str | None = None) -> Path:
+    """Points HERMES_HOME at the home `hermes` would use when started from this shell, and returns
+    it: the profile `hermes -p NAME` names (`profile`), else HERMES_HOME when it is a profile's
+    folder, else the profile `hermes profile use` made sticky (`active_profile` in the root), else
+    HERMES_HOME or the default. That is hermes_cli/main.py's `_apply_profile_override` (0.19),
+    which sets HERMES_HOME the same way before Hermes reads it, so a command of this package reads
+    the policy and the records of the profile Hermes runs in."""
+    if profile is None:
+        given = os.environ.get("HERMES_HOME", "")
+        if given and Path(given).parent.name == "profiles":
+            return Path(given)
+        try:
+            sticky = (hermes_root() / "active_profile").read_text().strip()
+        except (OSError, UnicodeDecodeError):
+            sticky = ""
+        if sticky and sticky != "default":
+            profile = sticky
+    if profile is None:
+        return hermes_home()
+    home = _profile_home(profile)
+    os.environ["HERMES_HOME"] = str(home)
+    return home
+
+
+def _profile_home(name: str) -> Path:
+    try:
+        from hermes_cli.profiles import resolve_profile_env
+    except ImportError:  # no Hermes in this Python: its layout, ~/.hermes/profiles/NAME
+        home = hermes_root() if name == "default" else hermes_root() / "profiles" / name
+        if not home.is_dir():
+            raise FenceError(f"Hermes has no profile {name!r} (no folder {home})") from None
+        return home
+    try:
+        return Path(resolve_profile_env(name))
+    except (FileNotFoundError, ValueError) as error:
+        raise FenceError(f"Hermes has no profile {name!r}: {error}") from None
 
 
 def claude_code_state() -> StateFolder:

@@ -29,6 +29,10 @@ COLOURS = {"allow": "#2e7d32", "confine": "#1565c0", "ask": "#f9a825", "block": 
 FAULT_REASONS = {"host_error", "engine_fault", "policy_error", "unknown_task", "bad_arguments", "no_tool_call_id",
                  "unattended_approval", "plugin_conflict"}
 TOP = 10  # rows of the "most" tables
+LISTED_CALLS = 200  # the latest blocked and asked calls a report keeps; the text shows the last 2 * TOP
+# How a target's subject (docs/bytecode.md §5.1) is named in the table of blocked and asked calls.
+TARGET_WORDS = {"program": "runs", "path": "path", "write": "writes", "email": "to", "recipient": "to",
+                "domain": "host", "url": "url", "amount": "sum", "object": "object"}
 _RELATIVE = re.compile(r"^(\d+(?:\.\d+)?)\s*([smhdw])$")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 BUCKETS = (60, 300, 900, 3600, 6 * 3600, 86400, 7 * 86400)  # chart bar widths, seconds: the first giving <= 60 bars
@@ -95,7 +99,9 @@ class Report:
     args_changed: int = 0
     sessions: set[str] = field(default_factory=set)
     timeline: list[tuple[float, str, bool]] = field(default_factory=list)  # (time, kind, observed) of each decision
+    stopped: list[dict[str, Any]] = field(default_factory=list)  # the latest blocked and asked calls, oldest first
     chain: dict[str, Any] = field(default_factory=dict)
+    now: float = field(default_factory=time.time)  # the end of a period asked with --since alone
 
     # ---- reading ----
 
@@ -135,6 +141,12 @@ class Report:
         self.timeline.append((moment, kind, mode == "observe"))
         if mode == "observe" and kind not in ("allow", "confine"):  # what enforce would not have run
             self.observed[(kind, tool, rule or reason)] += 1
+        if kind in ("block", "ask"):
+            self.stopped.append({"time": moment, "kind": kind, "observed": mode == "observe", "tool": tool,
+                                 "by": rule or reason, "targets": _target_words(record.get("targets")),
+                                 "message": str(record.get("message") or "")})
+            if len(self.stopped) > 2 * LISTED_CALLS:  # keep the latest, without a copy per record
+                del self.stopped[:-LISTED_CALLS]
         for warned in record.get("warned") or ():
             self.warned[(str(warned), tool)] += 1
         if reason in FAULT_REASONS:
@@ -189,6 +201,7 @@ class Report:
                                  "most_in_one_session": _number(max(e["sessions"].values(), default=0)),
                                  "blocked": e["blocked"]}
                         for budget, e in sorted(self.budgets.items())},
+            "blocked_and_asked": [{**call, "time": stamp(call["time"])} for call in self.stopped[-LISTED_CALLS:]],
             "outcomes": dict(self.outcomes.most_common()),
             "faults": dict(self.faults.most_common()),
             "args_changed": self.args_changed,
@@ -221,6 +234,8 @@ class Report:
             lines += _table("Observe mode let these through; enforce would have", ["would", "tool", "by", "calls"],
                             [[o["would"], o["tool"], o["by"], o["calls"]] for o in j["observed"][:TOP * 2]],
                             empty="nothing: every observed call would have been allowed")
+        lines += _table("Blocked and asked calls, latest last", ["time", "decision", "tool", "targets", "by", "message"],
+                        [_stopped_row(call) for call in j["blocked_and_asked"][-TOP * 2:]], empty="none")
         lines += _table("Warned (allowed and recorded)", ["rule", "tool", "calls"],
                         [[f"warned by rule {w['rule']}", w["tool"], w["calls"]] for w in j["warned"][:TOP]], empty="none")
         lines += _table("Approvals answered", ["answer", "granted", "count"],
@@ -261,6 +276,8 @@ class Report:
                                [[o["would"], o["tool"], o["by"], o["calls"]] for o in j["observed"]],
                                "nothing: every observed call would have been allowed"))
         parts += [
+            table("Blocked and asked calls, latest last", ["time", "decision", "tool", "targets", "by", "message"],
+                  [_stopped_row(call) for call in j["blocked_and_asked"]]),
             table("Warned (allowed and recorded)", ["rule", "tool", "calls"], [[f"warned by rule {w['rule']}", w["tool"], w["calls"]] for w in j["warned"]]),
             table("Approvals answered", ["answer", "granted", "count"], [[a["choice"], a["granted"], a["answers"]] for a in j["approvals"]]),
             table("Budgets", ["budget", "limit", "units spent", "sessions", "most in one session", "blocked"],
@@ -281,8 +298,9 @@ class Report:
         """Decisions over time as stacked bars (allow, ask, block) in inline SVG."""
         if not self.timeline:
             return "<p>No decisions in this period.</p>"
+        # The period asked for, where one was: `--since 1h` spans the hour up to now.
         start = self.since if self.since is not None else min(t for t, _, _ in self.timeline)
-        end = self.until if self.until is not None else max(t for t, _, _ in self.timeline)
+        end = self.until if self.until is not None else self.now if self.since is not None else max(t for t, _, _ in self.timeline)
         span = max(end - start, 1.0)
         bucket = next((b for b in BUCKETS if span / b <= 60), BUCKETS[-1])
         origin = start - start % bucket
@@ -332,6 +350,26 @@ class Report:
         return "".join(out)
 
 
+def _target_words(targets: Any) -> str:
+    """A decision record's targets ([subject, value] pairs) as `runs curl; host example.com`."""
+    words: list[str] = []
+    for target in targets if isinstance(targets, list) else ():
+        if isinstance(target, list) and len(target) == 2:
+            subject, value = str(target[0]), str(target[1])
+            if subject == "write" and f"path {value}" in words:
+                words[words.index(f"path {value}")] = f"writes {value}"
+                continue
+            word = f"{TARGET_WORDS.get(subject, subject)} {value}"
+            if word not in words:
+                words.append(word)
+    return "; ".join(words) or "-"
+
+
+def _stopped_row(call: dict[str, Any]) -> list[Any]:
+    kind = call["kind"] + (" (observed)" if call["observed"] else "")
+    return [_short(call["time"]), kind, call["tool"], call["targets"], call["by"], call["message"] or "-"]
+
+
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
@@ -377,6 +415,15 @@ def build(path: Path, since: float | None = None, until: float | None = None) ->
 
 
 def _command(options: argparse.Namespace) -> int:
+    from .errors import FenceError
+    from .layout import use_hermes_profile
+
+    try:
+        if not options.path:
+            use_hermes_profile(options.profile)
+    except FenceError as error:
+        print(f"agentsfence report: {error}", file=sys.stderr)
+        return 1
     path = Path(options.path) if options.path else default_path()
     try:
         since = parse_time(options.since) if options.since else None
@@ -410,10 +457,13 @@ back from now: 90m, 24h, 7d, 2w. Exit status 0, or 1 when the log cannot be read
 def add_cli(commands: Any) -> None:
     report = commands.add_parser(
         "report", help="what the fence did over a period, from the audit log",
-        description="Summarize the audit log: calls per tool and per decision, the rules that decided most, what "
-                    "observe mode would have blocked or asked about, warnings, approvals answered, budget use.",
+        description="Summarize the audit log: calls per tool and per decision, the rules that decided most, the "
+                    "blocked and asked calls with their targets and messages, what observe mode would have blocked "
+                    "or asked about, warnings, approvals answered, budget use.",
         epilog=REPORT_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     report.add_argument("path", nargs="?", metavar="AUDIT", help="the audit log; default: $HERMES_HOME/agentsfence/audit.jsonl")
+    report.add_argument("-p", "--profile", metavar="NAME",
+                        help="the Hermes profile whose log to read (default: the one Hermes would use)")
     report.add_argument("--since", metavar="TIME", help="only records at or after TIME")
     report.add_argument("--until", metavar="TIME", help="only records before TIME")
     report.add_argument("--json", action="store_true", help="print the report as one JSON object")

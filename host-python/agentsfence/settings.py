@@ -23,7 +23,8 @@ Mode = Literal["enforce", "observe"]
 
 
 class SettingsError(Exception):
-    def __init__(self, message: str, fix: str):
+    def __init__(self, message: str, fix: str = "correct it in the agentsfence section of $HERMES_HOME/config.yaml "
+                                                "(hermes config set agentsfence.KEY VALUE), or remove the key for its default"):
         super().__init__(message)
         self.fix = fix
 
@@ -56,6 +57,20 @@ class Settings:
     # auto: a command the fence confines runs in the task's sandbox where one can run here
     # (bubblewrap, the local terminal backend); off: it is asked about instead.
     sandbox: str = "auto"
+    # Policy from one place (agentsfence/bundle.py, docs/operators.md): the https:// URL of a
+    # signed policy bundle; set, it is the policy of this home (policy.yaml and policy.afb are not
+    # read). bundle_keys: the Ed25519 public keys (PEM files, relative to HERMES_HOME, or PEM text)
+    # whose signature makes a bundle good; bundle_poll: seconds between polls; bundle_ca: a CA file
+    # for the server's certificate (default: the system's).
+    bundle_url: str = ""
+    bundle_keys: tuple[str, ...] = ()
+    bundle_poll: float = 60.0
+    bundle_ca: str = ""
+    # Audit off the box (agentsfence/shipping.py): each audit record sent as RFC 5424 syslog to
+    # tcp://HOST:PORT or tls://HOST:PORT (RFC 6587 octet counting); audit_syslog_ca: the CA file
+    # for tls:// (default: the system's).
+    audit_syslog: str = ""
+    audit_syslog_ca: str = ""
 
 
 def load_settings(hermes_home: Path) -> Settings:
@@ -88,7 +103,47 @@ def load_settings(hermes_home: Path) -> Settings:
         llm_intent=_flag(section, "llm_intent", False),
         llm_timeout=_seconds(section, "llm_timeout", 10.0),
         sandbox=_choice(section, "sandbox", ("auto", "off"), "auto"),
+        **_fleet(section, hermes_home),
     )
+
+
+MAX_BUNDLE_POLL = 86400.0
+
+
+def _fleet(section: dict[str, Any], hermes_home: Path) -> dict[str, Any]:
+    """The bundle and shipping keys, checked together: a bundle URL without a key to trust it by
+    could never be used, and a policy that cannot be had must not pass for none configured."""
+    def text(key: str) -> str:
+        value = section.get(key, "")
+        if not isinstance(value, str):
+            raise SettingsError(f"agentsfence.{key} must be a string, not {value!r}")
+        return value
+
+    def file(key: str) -> str:
+        value = text(key)
+        return str(hermes_home / value) if value else ""
+
+    url, syslog = text("bundle_url"), text("audit_syslog")
+    if url and not url.startswith("https://"):
+        raise SettingsError(f"agentsfence.bundle_url must be an https:// URL, not {url!r}")
+    keys = section.get("bundle_keys", [])
+    if isinstance(keys, str):
+        keys = [keys]
+    if not isinstance(keys, list) or not all(isinstance(key, str) and key for key in keys):
+        raise SettingsError(f"agentsfence.bundle_keys must be a list of public keys (PEM files or PEM text), not {keys!r}")
+    if url and not keys:
+        raise SettingsError("agentsfence.bundle_url needs agentsfence.bundle_keys: the public keys a bundle must be signed by")
+    poll = section.get("bundle_poll", 60.0)
+    if isinstance(poll, bool) or not isinstance(poll, (int, float)) or not 0 < poll <= MAX_BUNDLE_POLL:
+        raise SettingsError(f"agentsfence.bundle_poll must be a number of seconds in (0, {MAX_BUNDLE_POLL:.0f}], not {poll!r}")
+    if syslog:
+        scheme, _, rest = syslog.partition("://")
+        host, _, port = rest.rpartition(":")
+        if scheme not in ("tcp", "tls") or not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise SettingsError(f"agentsfence.audit_syslog must be tcp://HOST:PORT or tls://HOST:PORT, not {syslog!r}")
+    return {"bundle_url": url, "bundle_poll": float(poll), "bundle_ca": file("bundle_ca"),
+            "bundle_keys": tuple(key if key.lstrip().startswith("-----BEGIN") else str(hermes_home / key) for key in keys),
+            "audit_syslog": syslog, "audit_syslog_ca": file("audit_syslog_ca")}
 
 
 def _section(text: str) -> Any:

@@ -1,4 +1,4 @@
-"""The documentation's facts that Python holds: the README's table of plugin settings, and its
+"""The documentation's facts that Python holds: the table of plugin settings (docs/hermes.md), the README's
 quick start, run as written; the plugin manifest's hooks; the reason codes of docs/bytecode.md."""
 from __future__ import annotations
 
@@ -25,14 +25,14 @@ def table_rows(markdown: str, heading: str) -> list[list[str]]:
 
 
 def test_the_settings_table_lists_every_setting_with_its_default():
-    rows = table_rows((REPO / "README.md").read_text(), "Settings, state and commands inside Hermes")
+    rows = table_rows((REPO / "docs" / "hermes.md").read_text(), "Settings, state and commands inside Hermes")
     documented = {key.strip("`"): default.strip("`") for key, default, *_ in rows}
     actual = {f.name: str(f.default).lower() if isinstance(f.default, bool) else str(f.default)
               for f in dataclasses.fields(Settings)}
     assert documented == actual
 
 
-def quick_start_commands(heading: str = "Quick start") -> list[str]:
+def quick_start_commands(heading: str = "From the source") -> list[str]:
     readme = (REPO / "README.md").read_text()
     section = readme.split(f"## {heading}\n", 1)[1].split("\n## ", 1)[0]
     blocks = re.findall(r"```sh\n(.*?)```", section, re.S)

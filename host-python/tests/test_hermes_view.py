@@ -65,9 +65,12 @@ def test_hermes_fence_status_and_explain(manager, capsys):
     found = probe()
     assert ("sandbox: commands the fence cannot prove run confined" in status) == found.ok
     assert found.ok or f"sandbox: none: {found.why}" in status
+    words = hermes_fence(manager, "explain", "terminal", json.dumps({"command": EXFILTRATE}), "--intent", REQUEST, capsys=capsys)
+    assert "Decision: block [" in words and "it does not run, and the model is told why" in words
+    assert "Policy: hermes-defaults (" in words and "attacker.example" in words
     explained = json.loads(hermes_fence(manager, "explain", "terminal", json.dumps({"command": EXFILTRATE}),
-                                        "--intent", REQUEST, capsys=capsys))
-    assert explained["kind"] == "block" and "attacker.example" in explained["message"]
+                                        "--intent", REQUEST, "--json", capsys=capsys))
+    assert explained["decision"]["kind"] == "block" and "attacker.example" in explained["decision"]["message"]
 
 
 def test_the_gateway_sender_is_recorded_on_the_session(manager, hermes_home):

@@ -32,3 +32,24 @@ def test_the_section_is_the_top_level_value_a_full_load_gives(tmp_path, text, st
 def test_text_that_is_not_one_valid_document_is_refused(tmp_path, text):
     with pytest.raises(SettingsError, match="is not valid YAML"):
         settings_of(tmp_path, text)
+
+
+@pytest.mark.parametrize("section, error", [
+    ("bundle_url: http://policies.example.com/b.tar.gz\n  bundle_keys: [k.pem]", "must be an https:// URL"),
+    ("bundle_url: https://policies.example.com/b.tar.gz", "needs agentsfence.bundle_keys"),
+    ("bundle_url: https://p.example.com/b\n  bundle_keys: [k.pem]\n  bundle_poll: 0", "bundle_poll must be a number of seconds"),
+    ("bundle_keys: [1]", "must be a list of public keys"),
+    ("audit_syslog: udp://logs.example.com:514", "must be tcp://HOST:PORT or tls://HOST:PORT"),
+    ("audit_syslog: tcp://logs.example.com", "must be tcp://HOST:PORT or tls://HOST:PORT"),
+    ("audit_syslog_ca: [a]", "must be a string"),
+])
+def test_fleet_settings_out_of_their_choices_are_refused(tmp_path, section, error):
+    with pytest.raises(SettingsError, match=error):
+        settings_of(tmp_path, f"agentsfence:\n  {section}\n")
+
+
+def test_fleet_settings_files_are_relative_to_the_hermes_home(tmp_path):
+    settings = settings_of(tmp_path, "agentsfence:\n  bundle_url: https://p.example.com/b\n  bundle_keys: keys/a.pub.pem\n"
+                                     "  bundle_ca: ca.pem\n  audit_syslog: tls://[::1]:6514\n  audit_syslog_ca: /etc/ca.pem\n")
+    assert settings.bundle_keys == (str(tmp_path / "keys/a.pub.pem"),)
+    assert settings.bundle_ca == str(tmp_path / "ca.pem") and settings.audit_syslog_ca == "/etc/ca.pem"

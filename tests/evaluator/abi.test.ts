@@ -49,6 +49,40 @@ describe("module", () => {
     expect(new Uint8Array(x.memory.buffer)[(answer & ~1) + 4]).toBe(0);
   });
 
+  test("explain, which decides first, says memory grew when its decision grew it", () => {
+    // The decision record explain builds first must not take the news from explain's own record.
+    const x = new WebAssembly.Instance(new WebAssembly.Module(wasm), {}).exports as Record<string, CallableFunction> & { memory: WebAssembly.Memory };
+    const utf8 = new TextEncoder();
+    const put = (...parts: Uint8Array[]): void => {
+      const total = parts.reduce((n, p) => n + p.length, 0);
+      let at = (x.input(total) as number) & ~1;
+      for (const p of parts) {
+        new Uint8Array(x.memory.buffer).set(p, at);
+        at += p.length;
+      }
+    };
+    const policy = shipped();
+    put(policy);
+    x.load(policy.length);
+    const home = utf8.encode("/home/user"), cwd = utf8.encode("/home/user/project");
+    put(home, cwd);
+    x.configure(home.length, cwd.length, 0, 0);
+    const session = x.session_open() as number;
+    let grown = 0;
+    for (const command of ["rm -rf build", "rm -r build", "find . -delete", "ls", "cp -r a b"]) {
+      for (const call of ["explain", "decide"] as const) {
+        const tool = utf8.encode("terminal"), args = utf8.encode(JSON.stringify({ command }));
+        put(tool, args);
+        const before = x.memory.buffer.byteLength;
+        const answer = x[call](session, tool.length, args.length) as number;
+        const grew = x.memory.buffer.byteLength > before;
+        grown += grew ? 1 : 0;
+        expect(answer & 1, `${call} ${command}`).toBe(grew ? 1 : 0);
+      }
+    }
+    expect(grown).toBeGreaterThan(0); // a call here did grow memory: the test saw the flag at work
+  });
+
   test("fail_mode: open only for a risk class the policy's fail_open lists", () => {
     const x = new WebAssembly.Instance(new WebAssembly.Module(wasm), {}).exports as Record<string, CallableFunction> & { memory: WebAssembly.Memory };
     const put = (bytes: Uint8Array): void => {

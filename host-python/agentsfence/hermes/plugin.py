@@ -75,6 +75,7 @@ from .view import SessionView, run_cli, setup_cli
 
 if TYPE_CHECKING:
     from ..api import Decision, Fence, Session
+    from ..bundle import BundleSource
     from ..installed import Installed, PolicyFiles
     from ..llm import IntentReader
     from ..settings import Settings
@@ -96,11 +97,11 @@ def register(ctx: Any, **kwargs: Any) -> None:
     state = hermes_state(home)
     notices = Notices(getattr(ctx, "_manager", None))
     try:
-        from ..installed import PolicyFiles
+        from ..bundle import policy_source
         from ..settings import load_settings
 
         settings = load_settings(home)
-        policy_files = PolicyFiles(state.path)
+        policy_files = policy_source(state.path, settings, fetch_first=True)
         from .confine import sandbox_support
 
         # Confined commands run through the tool_execution middleware: without it, no sandbox.
@@ -123,8 +124,12 @@ def register(ctx: Any, **kwargs: Any) -> None:
         except Exception as command_error:
             logger.error("AgentsFence could not register its commands: %s", command_error)
         return
-    plugin = HermesFence(fence, settings, SessionStore(state.sessions), AuditLog(state.audit_log),
-                         lambda: plugin.order_hooks(ctx), notices, state.path)
+    from ..shipping import start_shipping
+
+    audit = AuditLog(state.audit_log)
+    audit.shipper = start_shipping(settings, state.path)  # None unless settings name a collector
+    plugin = HermesFence(fence, settings, SessionStore(state.sessions), audit, lambda: plugin.order_hooks(ctx),
+                         notices, state.path)
     plugin.policy.watch(policy_files, installed)
     for name, hook in plugin.hooks().items():
         ctx.register_hook(name, hook)
@@ -153,7 +158,7 @@ def register(ctx: Any, **kwargs: Any) -> None:
                 fence.policy_hash[:12], installed.origin, settings.mode, fence.module_source)
 
 
-def start_fence(policy_files: PolicyFiles, sandbox: bool = False) -> tuple[Fence, Installed]:
+def start_fence(policy_files: PolicyFiles | BundleSource, sandbox: bool = False) -> tuple[Fence, Installed]:
     """The fence with the state folder's policy. A policy.yaml that does not compile gives the
     shipped default here, which decides nothing: the plugin blocks every call with the error. A
     cached compilation the evaluator rejects is dropped and compiled again, once."""

@@ -1,6 +1,7 @@
 """The policy in force in a running Hermes: the state folder's policy put in place at start, and
 again at a user turn when policy.yaml, a file it extends or policy.afb changed (installed.py),
-sessions kept. A policy that does not compile, or that the evaluator rejects, blocks every call
+or when the bundle poller has a new good bundle (bundle.py, for a home set to take its policy
+from a bundle URL), sessions kept. A policy that does not compile, or that the evaluator rejects, blocks every call
 until it is fixed (`error`). Each start and reload is an audit record (`policy`); a policy whose
 hash differs from the one the state folder last saw is one more (`policy_changed`, both hashes).
 """
@@ -16,6 +17,7 @@ from ..layout import StateFolder
 if TYPE_CHECKING:
     from ..api import Fence
     from ..audit import AuditLog
+    from ..bundle import BundleSource
     from ..installed import Installed, PolicyFiles
 
 logger = logging.getLogger("agentsfence")
@@ -27,21 +29,25 @@ class PolicyWatch:
     def __init__(self, fence: Fence, audit: AuditLog):
         self.fence = fence
         self.audit = audit
-        self.files: PolicyFiles | None = None  # where the policy comes from (watch)
+        self.files: PolicyFiles | BundleSource | None = None  # where the policy comes from (watch)
         self.origin = "the shipped default"
         self.error: str | None = None  # why the installed policy cannot be used: every call is blocked
         self.change: tuple[str, str, str] | None = None  # (previous hash, current, "start" | "reload")
         self._digest = ""
 
-    def watch(self, files: PolicyFiles, installed: Installed) -> None:
-        """Follows the state folder's policy files from now on (refresh), and records the policy
-        this start put in place: a policy that changed since the last start is an event of its
-        own, with both hashes."""
+    def watch(self, files: PolicyFiles | BundleSource, installed: Installed) -> None:
+        """Follows the state folder's policy files, or the bundle URL, from now on (refresh), and
+        records the policy this start put in place: a policy that changed since the last start is
+        an event of its own, with both hashes. A bundle's poller starts here, off the decision path."""
+        from ..bundle import BundleSource
+
         self.files = files
         self.origin = installed.origin
         self.error = installed.error
         self._digest = installed.digest
         self._record("start")
+        if isinstance(files, BundleSource):
+            files.start(self.audit.event)
 
     def _record(self, why: str) -> None:
         """An audit record of the policy in force (`policy`), and when its hash differs from the one

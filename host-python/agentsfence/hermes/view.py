@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # argparse only names types here: Hermes hands in the parser 
     import argparse
 
     from ..api import Fence
+    from ..settings import Settings
     from .approvals import Approvals
     from .policy import PolicyWatch
     from .sessions import Sessions
@@ -98,7 +99,7 @@ class SessionView:
     def describe(self, session_id: str) -> str:
         record, intent, recent, fault = self._sessions.view(session_id)
         fence, policy = self._fence, self._policy
-        lines = [f"AgentsFence, session {session_id} (policy {fence.policy_name}, {fence.policy_hash[:12]})"]
+        lines = [f"AgentsFence, session {session_id} (policy {fence.policy_name}, {fence.policy_hash[:12]}, from {policy.origin})"]
         if policy.change is not None:
             previous, current, why = policy.change
             lines.append(f"The policy changed ({'since the last start' if why == 'start' else 'while running'}): "
@@ -143,12 +144,13 @@ def setup_cli(parser: argparse.ArgumentParser) -> None:
     explain.add_argument("args", metavar="JSON", help="the call's arguments, a JSON object")
     explain.add_argument("--intent", action="append", default=[], metavar="TEXT",
                          help="a user message to decide against (repeat for later turns); none: an empty intent")
+    explain.add_argument("--json", action="store_true", help="print one JSON object instead of words")
 
 
 def run_cli(options: argparse.Namespace) -> int:
     from ..api import Fence
+    from ..bundle import policy_source
     from ..errors import FenceError
-    from ..installed import PolicyFiles
     from ..layout import hermes_state
     from ..settings import SettingsError, load_settings
     from .homes import hermes_home, hermes_homes
@@ -162,7 +164,8 @@ def run_cli(options: argparse.Namespace) -> int:
         print(f"settings: unusable, so AgentsFence blocks every tool call: {error}")
         print(f"fix: {error.fix}")
         return 1
-    installed = PolicyFiles(state.path).current()
+    source = policy_source(state.path, settings)
+    installed = source.current()
     if installed.error is not None:
         print(f"policy: none in force, every tool call is blocked: {installed.error}")
         print(f"fix: correct the lines above in {installed.origin}, or move it aside to use the shipped policy; "
@@ -184,6 +187,8 @@ def run_cli(options: argparse.Namespace) -> int:
         if installed.error is None:
             print(f"policy: {fence.policy_name} ({fence.policy_hash[:12]}) from {installed.origin}"
                   + (" (compiled earlier, from the cache)" if installed.cached else ""))
+        for line in _fleet_lines(source, settings, state.path):
+            print(line)
         print(f"mode: {settings.mode}" + (" (decisions are recorded, none is acted on)" if settings.mode == "observe" else ""))
         print(f"settings: {json.dumps(dataclasses.asdict(settings))}")
         from .confine import sandbox_support
@@ -197,9 +202,28 @@ def run_cli(options: argparse.Namespace) -> int:
             learned = read_rules(rules_path(state.path))
             print(f"learned rules: {len(learned)} in {rules_path(state.path)} (`agentsfence rules` lists them)")
         return 0
-    session = fence.session("hermes-fence-explain")
-    for message in options.intent:
-        session.intent(message, str(Path.cwd()))
-    decision = session.decide(options.tool, json.loads(options.args))
-    print(json.dumps(dataclasses.asdict(decision), ensure_ascii=False))
+    from ..explaining import explain
+
+    explained = explain(fence, "hermes-fence-explain", options.intent, options.tool, json.loads(options.args), str(Path.cwd()))
+    print(json.dumps(explained.as_json(), ensure_ascii=False) if options.json else "\n".join(explained.lines()))
     return 0
+
+
+def _fleet_lines(source: object, settings: Settings, state_dir: Path) -> list[str]:
+    """The bundle in force (its revision, where and when it came from) and the audit shipping backlog."""
+    from ..bundle import BundleSource
+    from ..shipping import backlog
+
+    lines = []
+    if isinstance(source, BundleSource):
+        kept = source.status()
+        if kept["revision"] is None:
+            lines.append(f"bundle: none fetched yet from {kept['url']}")
+        else:
+            import time
+
+            lines.append(f"bundle: revision {kept['revision']} from {kept['url']}, signed by key {kept['keyid']}, fetched "
+                         f"{time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime(kept['fetched'] or 0))}")
+    if settings.audit_syslog:
+        lines.append(f"audit shipping: to {settings.audit_syslog}; {backlog(state_dir)} bytes of records not yet confirmed sent")
+    return lines
