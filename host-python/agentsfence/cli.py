@@ -413,10 +413,16 @@ def _add_taubench(commands: argparse._SubParsersAction) -> None:
              "Score the fence on a tau-bench suite by replaying its calls.", _taubench, passes_on=True, add_help=False)
 
 
+def _add_rules(commands: argparse._SubParsersAction) -> None:
+    from .rules_cli import add_cli as add_rules
+
+    add_rules(commands)
+
+
 # One function per command, in the order `agentsfence --help` lists them. A new command adds
 # its own `_add_*` here (audit: host-python/agentsfence/audit.py; bundle: bundle.py).
 COMMANDS = [_add_init, _add_compile, _add_check, _add_test, _add_explain, _add_decide, _add_run, _add_disasm, _add_hook,
-            _add_sessions, _add_bench, _add_dojo, _add_taubench, add_audit, add_bundle, add_report]
+            _add_sessions, _add_bench, _add_dojo, _add_taubench, add_audit, add_bundle, add_report, _add_rules]
 
 
 def build_parser() -> argparse.ArgumentParser:

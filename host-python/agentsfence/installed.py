@@ -1,7 +1,9 @@
 """The installed policy of a state directory ($HERMES_HOME/agentsfence for the Hermes plugin).
 
 In order: `policy.yaml` (with the files it extends), compiled in this process and cached by the
-content hash of its sources; else `policy.afb`, compiled by hand; else the shipped default.
+content hash of its sources; else `policy.afb`, compiled by hand; else the shipped default. The
+learned rules (`rules.yaml`, agentsfence/rules.py) are compiled ahead of policy.yaml or the
+shipped policy, when the file holds usable rules; a hand-compiled policy.afb cannot take them.
 
 The cache is `compiled/` beside it: `compiled/policy.json` names the sources the compiler read
 (each with the SHA-256 of its content, or `absent` for a file it looked for and did not find),
@@ -25,11 +27,13 @@ import logging
 import os
 import tempfile
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from .data import path as data_path
 from .errors import FenceError
 from .layout import StateFolder
+from .rules import RulesError, read_rules, rules_path
 
 logger = logging.getLogger("agentsfence")
 
@@ -46,6 +50,7 @@ class Installed:
     origin: str
     error: str | None = None
     cached: bool = False
+    learned_error: str | None = None  # why the learned rules are not in force (their calls are asked)
 
     @property
     def digest(self) -> str:
@@ -92,6 +97,7 @@ class PolicyFiles:
         self.yaml = folder.policy_yaml
         self.afb = folder.policy_afb
         self.cache = folder.compiled
+        self.rules = rules_path(self.state_dir)
         self._lock = threading.Lock()
         self._watched: dict[str, tuple[int, int, int, int] | None] = {}
         self._failed: tuple[str, Installed] | None = None  # the cache key of the last failed compile, and its result
@@ -112,57 +118,74 @@ class PolicyFiles:
             return any(_stat_key(path) != before for path, before in self._watched.items())
 
     def _resolve(self) -> tuple[Installed, list[str]]:
-        watched = [str(self.yaml), str(self.afb)]
-        if self.yaml.exists():
-            installed, sources = self._from_yaml()
-            return installed, watched + [path for path in sources if path not in watched]
+        watched = [str(self.yaml), str(self.afb), str(self.rules)]
+        learned, learned_error = self._learned()
+        if self.yaml.exists() or (learned and not self.afb.exists()):
+            base = self.yaml if self.yaml.exists() else data_path("defaults.yaml")
+            origin = str(self.yaml) if self.yaml.exists() else "the shipped default"
+            inputs = [str(self.rules), str(base)] if learned else [str(base)]
+            installed, sources = self._from_yaml(inputs, origin + (f" with the learned rules of {self.rules}" if learned else ""))
+            return replace(installed, learned_error=learned_error), watched + [path for path in sources if path not in watched]
+        if learned:
+            learned_error = (f"the policy is {self.afb}, compiled by hand, which cannot take the learned rules of "
+                             f"{self.rules}; install it as policy.yaml to use them")
         if self.afb.exists():
             try:
-                return Installed(self.afb.read_bytes(), str(self.afb)), watched
+                return Installed(self.afb.read_bytes(), str(self.afb), learned_error=learned_error), watched
             except OSError as error:
                 raise FenceError(f"cannot read the policy at {self.afb}: {error.strerror or error}") from error
-        return Installed(None, "the shipped default"), watched
+        return Installed(None, "the shipped default", learned_error=learned_error), watched
+
+    def _learned(self) -> tuple[bool, str | None]:
+        """Whether rules.yaml holds rules to compile, and why not when it cannot be used: such a
+        file is left out (its calls are asked about) and left as it is."""
+        try:
+            return bool(read_rules(self.rules)), None
+        except RulesError as error:
+            logger.error("AgentsFence: the learned rules are not in force: %s", error)
+            return False, str(error)
 
     # ---- policy.yaml ----
 
-    def _from_yaml(self) -> tuple[Installed, list[str]]:
+    def _from_yaml(self, inputs: list[str], origin: str) -> tuple[Installed, list[str]]:
+        """`inputs` compiled as one policy (merged in order), or read from the cache."""
         from .jsengine import compiler_digest, fingerprint
 
         compiler = compiler_digest()
         manifest = self._read_manifest()
-        if manifest is not None and manifest.get("compiler") == compiler:
+        if manifest is not None and manifest.get("compiler") == compiler and manifest.get("inputs") == inputs:
             sources = [(str(p), str(f)) for p, f in manifest["sources"]]
             current = [(path, fingerprint(path)) for path, _ in sources]
             if current == sources and _key(compiler, current) == manifest["key"]:
                 bytecode = self._read_cached(manifest)
                 if bytecode is not None:
-                    return Installed(bytecode, str(self.yaml), cached=True), [p for p, _ in sources]
+                    return Installed(bytecode, origin, cached=True), [p for p, _ in sources]
         if self._failed is not None:
             failed_key, failure = self._failed
             sources = json.loads(failed_key)
-            if [(p, fingerprint(p)) for p, _ in sources] == [tuple(s) for s in sources]:
+            if failure.origin == origin and [(p, fingerprint(p)) for p, _ in sources] == [tuple(s) for s in sources]:
                 return failure, [p for p, _ in sources]  # the same files that failed: not compiled again
-        return self._compile(compiler)
+        return self._compile(compiler, inputs, origin)
 
-    def _compile(self, compiler: str) -> tuple[Installed, list[str]]:
+    def _compile(self, compiler: str, inputs: list[str], origin: str) -> tuple[Installed, list[str]]:
         from .jsengine import run
 
         with tempfile.TemporaryDirectory(prefix="agentsfence-") as scratch:
             target = Path(scratch) / "policy.afb"
-            done = run([str(self.yaml), "-o", str(target)])
+            done = run([*inputs, "-o", str(target)])
             bytecode = target.read_bytes() if done.status == 0 and target.is_file() else None
         sources = [(path, found) for path, found in done.files]
         paths = [path for path, _ in sources]
         if bytecode is None:
             detail = (done.stderr or done.stdout).strip() or f"exit status {done.status}"
             errors = [line for line in detail.splitlines() if ": error: " in line] or [detail]
-            failure = Installed(None, str(self.yaml), error=f"{self.yaml} does not compile:\n" + "\n".join(errors))
+            failure = Installed(None, origin, error=f"{origin} does not compile:\n" + "\n".join(errors))
             self._failed = (json.dumps(sources), failure)
             logger.error("AgentsFence: %s", failure.error)
             return failure, paths
         self._failed = None
-        self._write_cache(compiler, sources, bytecode)
-        return Installed(bytecode, str(self.yaml)), paths
+        self._write_cache(compiler, inputs, sources, bytecode)
+        return Installed(bytecode, origin), paths
 
     def _read_manifest(self) -> dict | None:
         path = self.cache / MANIFEST
@@ -192,9 +215,9 @@ class PolicyFiles:
             return None
         return bytecode
 
-    def _write_cache(self, compiler: str, sources: list[tuple[str, str]], bytecode: bytes) -> None:
+    def _write_cache(self, compiler: str, inputs: list[str], sources: list[tuple[str, str]], bytecode: bytes) -> None:
         key = _key(compiler, sources)
-        manifest = {"version": MANIFEST_VERSION, "compiler": compiler, "key": key,
+        manifest = {"version": MANIFEST_VERSION, "compiler": compiler, "inputs": inputs, "key": key,
                     "sha256": hashlib.sha256(bytecode).hexdigest(), "sources": [list(s) for s in sources]}
         try:
             self.cache.mkdir(mode=0o700, parents=True, exist_ok=True)

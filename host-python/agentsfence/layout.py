@@ -6,6 +6,7 @@ The Hermes plugin, Hermes' shell hooks and the CLI's defaults use `$HERMES_HOME/
 
     policy.yaml   the operator's policy, compiled in this process (installed.py)
     policy.afb    a policy compiled by hand, used when there is no policy.yaml
+    rules.yaml    the rules "always" answers made, compiled ahead of the policy (rules.py)
     compiled/     policy.yaml's compilation, cached by the content of its sources (installed.py)
     policy.last   the hash of the policy the last start or reload put in place (hermes/policy.py)
     audit.jsonl   the hash-chained audit log, rotated into audit.jsonl.<n> (audit.py)

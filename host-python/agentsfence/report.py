@@ -442,6 +442,9 @@ def _command(options: argparse.Namespace) -> int:
         print(json.dumps(report.as_json(), indent=1, ensure_ascii=False))
     elif not options.html:
         sys.stdout.write(report.as_text())
+        from .rules import suggestion_lines  # calls approved again and again: rules to keep
+
+        sys.stdout.write(suggestion_lines(records(path), path.parent))
     else:
         print(f"{options.html}: {report.records} records, {sum(report.decisions.values())} decisions")
     return 0

@@ -2,7 +2,8 @@
 
 One file per profile, the one the operator already edits (`hermes config set agentsfence.KEY
 VALUE` writes it). A key that is missing takes its default; a key with a value outside its
-choices is an error, so the plugin fails closed rather than run with a setting it misread.
+choices is an error, so the plugin fails closed rather than run with a setting it misread. Each
+error says how to fix it (`fix`): `hermes fence status` prints both.
 """
 from __future__ import annotations
 
@@ -22,7 +23,10 @@ Mode = Literal["enforce", "observe"]
 
 
 class SettingsError(Exception):
-    pass
+    def __init__(self, message: str, fix: str = "correct it in the agentsfence section of $HERMES_HOME/config.yaml "
+                                                "(hermes config set agentsfence.KEY VALUE), or remove the key for its default"):
+        super().__init__(message)
+        self.fix = fix
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,18 +84,21 @@ def load_settings(hermes_home: Path) -> Settings:
     except FileNotFoundError:
         return Settings()
     except OSError as error:
-        raise SettingsError(f"cannot read {path}: {error.strerror or error}") from error
+        raise SettingsError(f"cannot read {path}: {error.strerror or error}", f"make {path} readable") from error
     try:
         section = _section(text)
     except yaml.YAMLError as error:
-        raise SettingsError(f"{path} is not valid YAML: {error}") from error
+        raise SettingsError(f"{path} is not valid YAML: {error}", f"correct {path} at the place named (Hermes reads it too)") from error
     if section is None:
         return Settings()
     if not isinstance(section, dict):
-        raise SettingsError(f"{path}: `agentsfence` must be a mapping")
+        raise SettingsError(f"{path}: `agentsfence` must be a mapping",
+                            f"make `agentsfence:` in {path} a mapping of settings, or remove it for the defaults")
     unknown = set(section) - set(Settings.__dataclass_fields__)
     if unknown:
-        raise SettingsError(f"{path}: unknown agentsfence keys {sorted(unknown)}")
+        raise SettingsError(f"{path}: unknown agentsfence keys {sorted(unknown)}",
+                            f"remove them from the agentsfence section of {path} (the keys: "
+                            f"{', '.join(Settings.__dataclass_fields__)})")
     return Settings(
         mode=_choice(section, "mode", ("enforce", "observe"), "enforce"),
         plugin_conflicts=_choice(section, "plugin_conflicts", ("first", "strict"), "first"),
@@ -175,19 +182,22 @@ def _state(section: dict[str, Any]) -> str:
 def _seconds(section: dict[str, Any], key: str, default: float) -> float:
     value = section.get(key, default)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 600:
-        raise SettingsError(f"agentsfence.{key} must be a number of seconds in (0, 600], not {value!r}")
+        raise SettingsError(f"agentsfence.{key} must be a number of seconds in (0, 600], not {value!r}",
+                            f"hermes config set agentsfence.{key} {default:g}")
     return float(value)
 
 
 def _choice(section: dict[str, Any], key: str, choices: tuple[str, ...], default: str) -> Any:
     value = section.get(key, default)
     if value not in choices:
-        raise SettingsError(f"agentsfence.{key} must be one of {', '.join(choices)}, not {value!r}")
+        raise SettingsError(f"agentsfence.{key} must be one of {', '.join(choices)}, not {value!r}",
+                            f"hermes config set agentsfence.{key} {default}   (or another of: {', '.join(choices)})")
     return value
 
 
 def _flag(section: dict[str, Any], key: str, default: bool) -> bool:
     value = section.get(key, default)
     if not isinstance(value, bool):
-        raise SettingsError(f"agentsfence.{key} must be true or false, not {value!r}")
+        raise SettingsError(f"agentsfence.{key} must be true or false, not {value!r}",
+                            f"hermes config set agentsfence.{key} {'true' if default else 'false'}")
     return value

@@ -159,7 +159,9 @@ def test_an_ask_becomes_an_approval_request_that_fails_closed_without_a_human(ma
     user_turn()
     directive = fence_plugin(manager).pre_tool_call(tool_name="write_file", args={"path": ".other.md", "content": "x"},
                                                    task_id=TASK, session_id=SESSION)
-    assert directive["action"] == "approve" and directive["message"].startswith("AgentsFence asks about write_file")
+    # The question names the call (the file it writes) and what answers allow, in words.
+    assert directive["action"] == "approve" and directive["message"].startswith("AgentsFence asks: write_file writes ")
+    assert ".other.md" in directive["message"] and "Once: this call only." in directive["message"]
     assert directive["rule_key"].startswith(f"agentsfence:{SESSION}:write_file:file.write:")
     result = call("write_file", {"path": ".other.md", "content": "x"})
     assert "error" in result and not Path(".other.md").exists()
@@ -364,11 +366,24 @@ def test_strict_plugin_conflicts_block_what_another_plugin_approved(hermes_home,
 
 
 @pytest.mark.parametrize("setting", ["plugin_conflicts: loose", "strict_yolo: maybe", "colour: blue"])
-def test_a_setting_the_fence_cannot_read_blocks_every_call(hermes_home, monkeypatch, setting):
+def test_a_setting_the_fence_cannot_read_blocks_every_call(hermes_home, monkeypatch, setting, capsys):
     (hermes_home / "config.yaml").write_text(f"plugins:\n  enabled: [agentsfence]\nagentsfence:\n  {setting}\n")
     load(monkeypatch)
     result = call("read_file", {"path": "notes.txt"})
     assert result["error"].startswith("AgentsFence could not start (SettingsError") and "content" not in result
+    # The block is on the record, and the way out stays open: `hermes fence status` says what to fix.
+    [record] = [json.loads(line) for line in (hermes_home / "agentsfence" / "audit.jsonl").read_text().splitlines()]
+    assert (record["event"], record["tool"], record["kind"], record["reason"]) == ("decision", "read_file", "block", "host_error")
+    import argparse
+
+    command = hermes_plugins.get_plugin_manager()._cli_commands["fence"]
+    parser = argparse.ArgumentParser(prog="hermes fence")
+    command["setup_fn"](parser)
+    assert command["handler_fn"](parser.parse_args(["status"])) == 1
+    said = capsys.readouterr().out
+    assert said.startswith("settings: unusable, so AgentsFence blocks every tool call: ") and "\nfix: " in said
+    assert ("hermes config set agentsfence." in said) == (setting != "colour: blue")
+    assert "every tool call is blocked" in hermes_plugins.resolve_plugin_command_result(hermes_plugins.get_plugin_command_handler("fence")(""))
 
 
 # ---- approvals, through Hermes' own gate (tools.approval.request_tool_approval) ----
@@ -414,7 +429,7 @@ def test_a_once_answer_at_the_cli_prompt_is_used_once(manager, cli_prompt):
     assert "error" not in call("write_file", OTHER) and Path(".other.md").exists()
     Path(".other.md").unlink()
     assert "denied" in call("write_file", OTHER)["error"] and not Path(".other.md").exists()
-    assert len(prompts) == 2 and prompts[0].startswith("AgentsFence asks about write_file")
+    assert len(prompts) == 2 and prompts[0].startswith("AgentsFence asks: write_file writes ")
     history = fence_plugin(manager).approvals.history[SESSION]
     assert [(a.choice, a.scope) for a in history] == [("approved", "once"), ("refused", None)]
 

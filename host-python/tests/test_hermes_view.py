@@ -32,7 +32,7 @@ def test_slash_fence_shows_the_session_and_lets_the_cli_user_widen_and_narrow_it
     send = {"action": "send", "target": "bob@example.com", "message": "hi"}
     message = hermes_plugins.resolve_pre_tool_block("send_message", send, task_id=TASK, session_id=SESSION)
     assert message is not None and "rules out message.send" in message
-    assert slash("widen everything").startswith("AgentsFence: usage: /fence")
+    assert slash("widen everything").startswith("AgentsFence did not understand `/fence widen everything`; nothing changed")
 
 
 def test_slash_fence_refuses_in_a_gateway_process(manager, monkeypatch):

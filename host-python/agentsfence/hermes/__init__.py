@@ -10,6 +10,8 @@ group `hermes_agent.plugins`, or the directory plugin in host-python/hermes-plug
     gate.py         the directives (block, approve), strict_yolo, and the hook order against
                     other plugins
     approvals.py    what people answered at Hermes' approval gate
+    question.py     the words of a question at that gate, and of a block's notice
+    notices.py      one-line notices to the person in Hermes' own interface
     policy.py       the policy in force: put in place at start, reloaded at a user turn, recorded
     view.py         /fence in a CLI session, `hermes fence` in the shell
     payloads.py     what the hooks hand over, as the fence reads it: the user's message, a tool's

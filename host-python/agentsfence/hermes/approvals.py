@@ -8,14 +8,20 @@ that ran was approved, and the scope is read back from Hermes' allowlist (a [s]e
 
 Only a session-scoped grant outlives its call: the fence then allows the same delta itself, so
 the gate is never asked again and an allowlist hit the fence did not see granted stays suspect.
-The gate's own state is read in environment.py.
+An [a]lways answer (Hermes also files the key in its permanent allowlist) makes a learned rule
+(agentsfence/rules.py) when the ask could be one, scoped to the call, which the next session
+uses: the plugin writes it and takes the key, which names this session only, out of Hermes'
+permanent allowlist. The gate's own state is read in environment.py.
 """
 from __future__ import annotations
 
 import hashlib
 import threading
 from dataclasses import dataclass
-from typing import Callable, Literal
+from typing import TYPE_CHECKING, Callable, Literal
+
+if TYPE_CHECKING:
+    from ..rules import LearnedRule
 
 Scope = Literal["once", "session"]
 RULE_PREFIX = "plugin_rule:"
@@ -46,6 +52,7 @@ class Pending:
 
     session_key: str
     rule_key: str
+    lasting: LearnedRule | None  # the rule an [a]lways answer makes, None when no rule can allow the call
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +63,7 @@ class Answer:
     rule_key: str
     choice: str  # once / session / always / deny / timeout, or how post_tool_call inferred it
     scope: Scope | None  # None: nothing was granted
+    lasting: LearnedRule | None = None  # the rule an [a]lways answer to this ask makes (kept when it was one)
 
 
 class Approvals:
@@ -72,9 +80,9 @@ class Approvals:
         with self._lock:
             return key in self._grants.get(session_key, ())
 
-    def asked(self, call_ref: str, session_key: str, key: str) -> None:
+    def asked(self, call_ref: str, session_key: str, key: str, lasting: LearnedRule | None = None) -> None:
         with self._lock:
-            self._pending[call_ref] = Pending(session_key, key)
+            self._pending[call_ref] = Pending(session_key, key, lasting)
 
     def answered(self, pattern_key: str, choice: str) -> None:
         """post_approval_response: the human's own word, when Hermes reports it."""
@@ -82,9 +90,11 @@ class Approvals:
             with self._lock:
                 self._answered[pattern_key[len(RULE_PREFIX):]] = choice
 
-    def settle(self, call_ref: str, ran: bool, on_allowlist: Callable[[str], bool]) -> Answer | None:
+    def settle(self, call_ref: str, ran: bool, on_allowlist: Callable[[str], bool],
+               permanent: Callable[[str], bool] = lambda key: False) -> Answer | None:
         """post_tool_call for a call the fence asked about: what was granted, if anything.
-        on_allowlist(rule_key): whether Hermes now remembers the key (a [s]ession/[a]lways answer)."""
+        on_allowlist(rule_key): whether Hermes now remembers the key (a [s]ession/[a]lways answer);
+        permanent(rule_key): whether it is in Hermes' permanent allowlist (an [a]lways answer)."""
         with self._lock:
             pending = self._pending.pop(call_ref, None)
             if pending is None:
@@ -93,16 +103,24 @@ class Approvals:
             if not ran:
                 answer = Answer(pending.session_key, pending.rule_key, choice or "refused", None)
             elif choice in ("session", "always") or (choice is None and on_allowlist(pending.rule_key)):
-                answer = Answer(pending.session_key, pending.rule_key, choice or "allowlisted", "session")
+                always = choice == "always" or (choice is None and permanent(pending.rule_key))
+                answer = Answer(pending.session_key, pending.rule_key, choice or ("always" if always else "allowlisted"),
+                                "session", pending.lasting)
                 self._grants.setdefault(pending.session_key, set()).add(pending.rule_key)
             else:
-                answer = Answer(pending.session_key, pending.rule_key, choice or "approved", "once")
+                answer = Answer(pending.session_key, pending.rule_key, choice or "approved", "once", pending.lasting)
             self.history.setdefault(pending.session_key, []).append(answer)
             return answer
 
     def session_grants(self, session_key: str) -> list[str]:
         with self._lock:
             return sorted(self._grants.get(session_key, ()))
+
+    def withdraw(self, session_key: str) -> list[str]:
+        """Drops the session's grants (a /fence deny: a grant made earlier must not outvote it);
+        their rule keys, for Hermes' allowlist to drop them too."""
+        with self._lock:
+            return sorted(self._grants.pop(session_key, ()))
 
     def restore(self, session_key: str, keys: list[str]) -> None:
         """Grants saved with a session that is being resumed."""

@@ -151,6 +151,37 @@ def on_allowlist(key: str) -> bool:
     return gate.is_approved(gate.get_current_session_key(), RULE_PREFIX + key)
 
 
+def on_permanent_allowlist(key: str) -> bool:
+    """Whether Hermes' permanent allowlist holds `plugin_rule:<key>` (an [a]lways answer)."""
+    gate = hermes_gate()
+    with gate._lock:
+        return RULE_PREFIX + key in gate._permanent_approved
+
+
+def forget_permanent(key: str) -> None:
+    """Takes `plugin_rule:<key>` out of Hermes' permanent allowlist and its config.yaml
+    (command_allowlist), through Hermes' own save: the key names one session, so kept there it
+    would only ever be a dead entry. The session's own allowlist keeps it."""
+    gate = hermes_gate()
+    with gate._lock:
+        if RULE_PREFIX + key not in gate._permanent_approved:
+            return
+        gate._permanent_approved.discard(RULE_PREFIX + key)
+        remaining = set(gate._permanent_approved)
+    gate.save_permanent_allowlist(remaining)
+
+
+def forget_granted(keys: list[str]) -> None:
+    """Takes `plugin_rule:<key>` for each key out of Hermes' session allowlists: a grant the
+    fence withdrew must be asked again, not approved by the gate on its own (each key names the
+    fence's session, so no other approval is touched)."""
+    gate = hermes_gate()
+    patterns = {RULE_PREFIX + key for key in keys}
+    with gate._lock:
+        for approved in gate._session_approved.values():
+            approved -= patterns
+
+
 def in_gateway_process() -> bool:
     """Whether this process is Hermes' gateway, which serves every chat through one handler."""
     return hermes_gate()._is_gateway_approval_context()

@@ -36,6 +36,7 @@ from .payloads import arguments_json
 
 if TYPE_CHECKING:
     from ..api import Decision, Session
+    from ..rules import LearnedRule
     from ..settings import Settings
 
 logger = logging.getLogger("agentsfence")
@@ -46,13 +47,6 @@ Decided = tuple["Session | None", "Decision", bytes]  # a call's session, its de
 
 def block(message: str) -> Directive:
     return {"action": "block", "message": message}
-
-
-def blocking_hook(message: str) -> Callable[..., Directive]:
-    def pre_tool_call(**kwargs: Any) -> Directive:
-        return {"action": "block", "message": message}
-
-    return pre_tool_call
 
 
 def fault_block(tool_name: str, error: Exception) -> Directive:
@@ -125,9 +119,12 @@ class Gate:
 
     # ---- asks ----
 
-    def ask(self, decision: Decision, session_key: str, tool_name: str, arguments_json: bytes, call_ref: str) -> Directive:
+    def ask(self, decision: Decision, session_key: str, tool_name: str, arguments_json: bytes, call_ref: str,
+            words: str = "", lasting: LearnedRule | None = None) -> Directive:
         """ask -> approve, with a rule key Hermes files [s]ession / [a]lways answers under, so an
-        answer covers this session and this capability delta only (approvals.rule_key)."""
+        answer covers this session and this capability delta only (approvals.rule_key). `words`:
+        the question Hermes shows (question.py; else the decision's message); `lasting`: the rule
+        an [a]lways answer makes."""
         key = rule_key(session_key, tool_name, decision.capability, decision.rule, decision.witness, arguments_json)
         if self.approvals.granted(session_key, key):
             return None  # a person granted this very call for the session
@@ -136,8 +133,8 @@ class Gate:
             if unattended is not None:
                 return block(f"AgentsFence blocked {tool_name}: it needs a person's approval ({decision.message}), "
                              f"but {unattended} (strict_yolo) [unattended_approval]")
-        self.approvals.asked(call_ref, session_key, key)
-        return {"action": "approve", "message": decision.message, "rule_key": key}
+        self.approvals.asked(call_ref, session_key, key, lasting)
+        return {"action": "approve", "message": words or decision.message, "rule_key": key}
 
     # ---- the other plugins ----
 

@@ -48,23 +48,29 @@ hook order), policy.py (the policy in force), view.py (/fence), payloads.py and 
 from __future__ import annotations
 
 import logging
+import threading
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from ..audit import AuditLog
+from ..audit import AuditLog, scrub
 from ..errors import FenceError
 from ..layout import hermes_state
+from ..records import host_decision
+from ..rules import LearnedRule, RulesError, add_rule, rule_for, rules_path
 from ..state import SessionStore, StoreUnavailable
 from ..store import open_store
 from .approvals import Approvals, call_reference
 from .bridge import BATCH_TOOL, Bridge
 from .confine import Confiner, Pending
-from .environment import ToolSchemas, on_allowlist, working_directory
-from .gate import Directive, Gate, block, blocking_hook, fault_block, move_first
+from .environment import ToolSchemas, forget_permanent, on_allowlist, on_permanent_allowlist, working_directory
+from .gate import Directive, Gate, block, fault_block, move_first
 from .homes import hermes_home, hermes_homes
 from .ledger import Held, Ledger
+from .notices import Notices
 from .payloads import arguments_json, output_text, with_patch_paths
 from .policy import PolicyWatch
+from .question import block_notice, call_words, question
 from .sessions import Sessions
 from .turns import background_review, hermes_templates, typed_text
 from .view import SessionView, run_cli, setup_cli
@@ -84,9 +90,14 @@ FAULTS = frozenset({"engine_fault", "host_error", "unknown_session", "unknown_ta
                     "bad_arguments", "limit_exceeded", "policy_error"})
 
 
+FENCE_CLI = ("fence", "AgentsFence: status, and explain one decision", setup_cli, run_cli)
+FENCE_CLI_DESCRIPTION = "Show the installed policy and settings, or decide one call and say why."
+
+
 def register(ctx: Any, **kwargs: Any) -> None:
     home = hermes_home()
     state = hermes_state(home)
+    notices = Notices(getattr(ctx, "_manager", None))
     try:
         from ..bundle import policy_source
         from ..settings import load_settings
@@ -101,16 +112,27 @@ def register(ctx: Any, **kwargs: Any) -> None:
         fence, installed = start_fence(policy_files, can_confine)
     except Exception as error:  # wasmtime missing, no wasm, a rejected policy or settings: fail closed
         logger.error("AgentsFence could not start; every tool call will be blocked: %s", error)
-        hook = blocking_hook(f"AgentsFence could not start ({type(error).__name__}: {error}), so every tool call is blocked")
-        ctx.register_hook("pre_tool_call", hook)
-        move_first(ctx, hook)
+        stopped = Stopped(f"AgentsFence could not start ({type(error).__name__}: {error}), so every tool call is "
+                          "blocked; `hermes fence status` says what is wrong and how to fix it", AuditLog(state.audit_log),
+                          notices)
+        ctx.register_hook("pre_tool_call", stopped.pre_tool_call)
+        ctx.register_hook("pre_llm_call", stopped.pre_llm_call)
+        move_first(ctx, stopped.pre_tool_call)
+        # The way out stays open: `hermes fence` and /fence say what is wrong (best effort: the
+        # blocking hook is in place whatever this Hermes lacks).
+        try:
+            ctx.register_command("fence", lambda raw_args="": stopped.why, description="Show why AgentsFence blocks every call")
+            ctx.register_cli_command(*FENCE_CLI, description=FENCE_CLI_DESCRIPTION)
+        except Exception as command_error:
+            logger.error("AgentsFence could not register its commands: %s", command_error)
         return
     from ..shipping import start_shipping
 
     store = open_store(settings.state, state.path)
     audit = AuditLog(state.audit_log)
     audit.shipper = start_shipping(settings, state.path)  # None unless settings name a collector
-    plugin = HermesFence(fence, settings, SessionStore(state.sessions, store), audit, lambda: plugin.order_hooks(ctx))
+    plugin = HermesFence(fence, settings, SessionStore(state.sessions, store), audit, lambda: plugin.order_hooks(ctx),
+                         notices, state.path)
     plugin.policy.watch(policy_files, installed)
     for name, hook in plugin.hooks().items():
         ctx.register_hook(name, hook)
@@ -120,9 +142,8 @@ def register(ctx: Any, **kwargs: Any) -> None:
     if sandbox_why:
         logger.warning("AgentsFence: %s", sandbox_why)
     ctx.register_command("fence", lambda raw_args="": plugin.fence_command(raw_args),
-                         description="Show or change this session's AgentsFence policy", args_hint="[show|allow TEXT|deny TEXT]")
-    ctx.register_cli_command("fence", "AgentsFence: status, and explain one decision", setup_cli, run_cli,
-                             description="Show the installed policy and settings, or decide one call and say why.")
+                         description="Show or change this session's AgentsFence policy", args_hint="[show|allow TEXT|deny TEXT|rules]")
+    ctx.register_cli_command(*FENCE_CLI, description=FENCE_CLI_DESCRIPTION)
     if settings.llm_intent:  # off, the class's reader is none (agentsfence.llm is not imported)
         from ..llm import reader_for
 
@@ -130,6 +151,12 @@ def register(ctx: Any, **kwargs: Any) -> None:
     plugin.order_hooks(ctx)
     if installed.error is not None:
         logger.error("AgentsFence: every tool call will be blocked until the policy compiles: %s", installed.error)
+        notices.at_start(f"AgentsFence blocks every tool call until its policy compiles: {installed.error.splitlines()[-1]} "
+                         "(`hermes fence status` says more)")
+    if installed.learned_error is not None:
+        notices.at_start(f"AgentsFence: your learned rules are not in force, their calls are asked about: {installed.learned_error}")
+    if sandbox_why:
+        notices.at_start(f"AgentsFence: no sandbox, so commands it would confine are asked about: {sandbox_why}")
     logger.info("AgentsFence active: policy %s (%s) from %s, mode %s, fence.wasm: %s", fence.policy_name,
                 fence.policy_hash[:12], installed.origin, settings.mode, fence.module_source)
 
@@ -159,8 +186,12 @@ class HermesFence:
     # The model's reading of user messages (settings llm_intent); register() sets it.
     intent_reader: Callable[[], IntentReader | None] = staticmethod(lambda: None)
 
-    def __init__(self, fence: Fence, settings: Settings, store: SessionStore, audit: AuditLog, reorder: Callable[[], None]):
+    def __init__(self, fence: Fence, settings: Settings, store: SessionStore, audit: AuditLog, reorder: Callable[[], None],
+                 notices: Notices | None = None, state_dir: Path | None = None):
         self.fence = fence
+        self.notices = notices or Notices(None)
+        self.state_dir = state_dir  # where learned rules are kept (None: [a]lways answers make none)
+        self._rules_lock = threading.Lock()  # [a]lways answers on Hermes' worker threads each rewrite rules.yaml
         self.settings = settings
         self.audit = audit
         self._reorder = reorder
@@ -174,7 +205,7 @@ class HermesFence:
                              self.ledger.hold(ref, Held(session, units, session_id, task_id)), self.audit.event)
         self.gate = Gate(self.approvals, settings, self.bridge.decide,
                          lambda: self._observe and self.policy.error is None, self.audit.event)
-        self.view = SessionView(fence, self.sessions, self.policy, self.approvals, self._observe)
+        self.view = SessionView(fence, self.sessions, self.policy, self.approvals, self._observe, state_dir)
         self.tools = ToolSchemas(fence)
         self.sandbox_why = ""  # why confined calls are asked about instead (register() sets it)
         self.confiner = Confiner(self.ledger.runs_as_decided, self.audit.event, self.redecide)
@@ -214,7 +245,8 @@ class HermesFence:
     def pre_llm_call(self, session_id: str = "", task_id: str = "", user_message: Any = None, sender_id: Any = "",
                      platform: Any = "", **kwargs: Any) -> None:
         self._reorder()
-        self.policy.refresh()  # an edited policy.yaml takes effect from this turn
+        self.notices.show_started()
+        self.policy.refresh()  # an edited policy.yaml or rules.yaml takes effect from this turn
         key = session_id or task_id
         sessions = self.sessions
         try:
@@ -260,6 +292,7 @@ class HermesFence:
                 refused = self._host_decision(tool_name, "policy_error", f"the installed policy cannot be used, so every "
                                               f"call is blocked until it can: {policy_error}")
                 self.audit.decision(session_id or task_id, tool_name, tool_call_id, args, refused, 0.0)
+                self.notices.show(f"AgentsFence blocked {tool_name}: the policy cannot be used (`hermes fence status` says why)")
                 return block(refused.message)
             if not tool_call_id and self.settings.no_tool_call_id == "block":
                 refused = self._host_decision(tool_name, "no_tool_call_id", "the call has no tool_call_id, and this fence is "
@@ -295,6 +328,7 @@ class HermesFence:
                     self.ledger.hold(call_ref, Held(session, decision.reservation, session_id, task_id))
                 return None
             if kind == "block":
+                self._notice(lambda: block_notice(tool_name, args, decision, working_directory(task_id)))
                 return block(decision.message)
             call_ref = call_reference(tool_call_id, session_id or task_id, tool_name, decided_json) \
                 if decision.reservation or decision.kind == "ask" else ""
@@ -310,9 +344,17 @@ class HermesFence:
                 self.confiner.hold(run_ref, session_id or task_id, Pending(session, tool_name, decided_json,
                                                                              working_directory(task_id)))
                 return None
-            directive = self.gate.ask(decision, session.id if session is not None else "", tool_name, decided_json, call_ref)
+            directory = working_directory(task_id)
+            # A rule can allow what no rule of the policy decided (its default, a confinement
+            # that cannot hold); never what a reader could not read, nor what a rule asks about.
+            lasting = rule_for(tool_name, args, decision.targets, call_words(tool_name, args, decision, directory)) \
+                if self.state_dir is not None and not decision.rule and not decision.opaque else None
+            directive = self.gate.ask(decision, session.id if session is not None else "", tool_name, decided_json, call_ref,
+                                      question(tool_name, args, decision, directory, lasting), lasting)
             if directive is not None and directive["action"] == "block":
                 self.ledger.settle(call_ref, ran=False)  # the fence refused it after all: it will not run
+                self._notice(lambda: f"AgentsFence blocked: {call_words(tool_name, args, decision, directory)}: it needs "
+                                     "your approval, and nobody would be asked (strict_yolo)")
             return directive
         except Exception as error:
             return self._fault(tool_name, error, session_id or task_id, tool_call_id, args)
@@ -356,6 +398,16 @@ class HermesFence:
             logger.error("AgentsFence failed deciding %s again", tool_name, exc_info=error)
             return "refuse", f"the fence failed ({type(error).__name__}: {error}) [host_error]", None
 
+    def _notice(self, words: Callable[[], str]) -> None:
+        """A notice whose wording fails is logged: it changes no decision. Outside Hermes (a
+        benchmark) none is worded: a block costs what it did."""
+        if not self.notices.wanted:
+            return
+        try:
+            self.notices.show(words())
+        except Exception as error:
+            logger.warning("AgentsFence could not word a notice: %s", error)
+
     def _decide(self, tool_name: str, args: Any, task_id: str,
                 session_id: str) -> tuple[Session | None, Decision, bytes]:
         """The call's session and decision, and its argument JSON as Hermes passed them (what
@@ -385,8 +437,9 @@ class HermesFence:
         with self.ledger.deciding(session.id):  # a budget's counts are set and read around the decision
             return session, self.ledger.counted(session, tool_name, decide(), decide), encoded[1]
 
-    def _fault(self, tool_name: str, error: Exception, session_key: str, tool_call_id: str, args: Any) -> Directive:
-        """An internal error blocks the call, unless the policy lets its risk class fail open."""
+    def _fault(self, tool_name: str, error: Exception, session_key: str = "", tool_call_id: str = "", args: Any = None) -> Directive:
+        """An internal error blocks the call, unless the policy lets its risk class fail open; the
+        block is in the audit log like any other (a log that cannot be written changes nothing)."""
         try:
             if self.policy.error is None and self.fence.fails_open(tool_name):
                 logger.error("AgentsFence failed deciding %s; its risk class fails open", tool_name, exc_info=error)
@@ -399,6 +452,7 @@ class HermesFence:
                                 self._host_decision(tool_name, "host_error", ""), 0.0, error=directive["message"])
         except Exception as audit_error:
             logger.error("AgentsFence could not record the block of %s: %s", tool_name, audit_error)
+        self.notices.show(f"AgentsFence blocked {tool_name}: the fence failed ({type(error).__name__}: {error})")
         return directive
 
     def post_approval_response(self, pattern_key: str = "", choice: str = "", **kwargs: Any) -> None:
@@ -438,13 +492,15 @@ class HermesFence:
             if spent is not None:
                 self.audit.event("budget", session_id or task_id, tool_name, tool_call_id,
                                  budgets={b.id: _budget_use(b) for b in spent.session.budgets()})
-            answer = self.approvals.settle(call_ref, status in ("ok", "error"), on_allowlist)
+            answer = self.approvals.settle(call_ref, status in ("ok", "error"), on_allowlist, on_permanent_allowlist)
             if answer is not None:
                 logger.info("AgentsFence: %s for %s: %s (%s)", tool_name, answer.rule_key, answer.choice, answer.scope)
                 self.audit.event("approval", session_id or task_id, tool_name, tool_call_id, choice=answer.choice,
-                                 granted=answer.scope)
+                                 granted=answer.scope, **({"learnable": learnable(answer.lasting)} if answer.lasting else {}))
                 if answer.scope == "session":
                     self.sessions.save(answer.session_key)
+                if answer.choice == "always":
+                    self._keep(answer, session_id or task_id, tool_name, tool_call_id)
         except Exception as error:
             logger.error("AgentsFence could not settle %s: %s", tool_name, error)
         if status == "ok" and not changed and result is not None:
@@ -455,6 +511,26 @@ class HermesFence:
             except Exception as error:  # derived targets only ever allow more: losing them fails closed
                 logger.warning("AgentsFence could not read the output of %s: %s", tool_name, error)
         return None
+
+    def _keep(self, answer: Any, session_key: str, tool_name: str, tool_call_id: str) -> None:
+        """An [a]lways answer: its learned rule is written (the next turn's policy includes it),
+        and Hermes' permanent allowlist loses the key, which names this session only."""
+        forget_permanent(answer.rule_key)
+        rule = answer.lasting
+        if rule is None:
+            self.notices.show(f"AgentsFence: no lasting rule can allow this {tool_name} call (its question said why), "
+                              "so \"always\" holds for this session only")
+            return
+        try:
+            with self._rules_lock:
+                added = add_rule(rules_path(self.state_dir), rule)
+        except (RulesError, OSError) as error:
+            self.notices.show(f"AgentsFence could not keep your answer as a rule, so it holds for this session only: {error}")
+            return
+        self.audit.event("rule_learned", session_key, tool_name, tool_call_id, rule=rule.id)
+        if added:
+            self.notices.show(f"AgentsFence kept a rule ({rule.id}): allow {rule.describe()}. "
+                              f"`agentsfence rules remove {rule.id}` removes it")
 
     # ---- subagents, and the ends of turns and sessions ----
 
@@ -504,6 +580,39 @@ class HermesFence:
             self.sessions.drop(session_id)
         except Exception as error:
             logger.error("AgentsFence could not drop session %s: %s", session_id, error)
+
+
+def learnable(rule: LearnedRule) -> dict[str, Any]:
+    """A learned rule as an approval's audit record keeps it (for `agentsfence report`'s
+    suggestions), its values scrubbed of what looks like a secret."""
+    policy = rule.as_policy()
+    policy["when"] = {subject: {"in": [scrub(v) for v in predicate["in"]]} for subject, predicate in policy["when"].items()}
+    return {key: value for key, value in policy.items() if key not in ("effect", "reason")}
+
+
+class Stopped:
+    """The plugin when the fence could not start: every call is blocked, recorded and shown, and
+    the person is told why at their first turn."""
+
+    def __init__(self, why: str, audit: AuditLog, notices: Notices):
+        self.why = why
+        self._audit = audit
+        self._notices = notices
+        notices.at_start(why)
+
+    def pre_llm_call(self, **kwargs: Any) -> None:
+        self._notices.show_started()
+        return None
+
+    def pre_tool_call(self, tool_name: str = "", args: Any = None, task_id: str = "", session_id: str = "",
+                      tool_call_id: str = "", **kwargs: Any) -> Directive:
+        refused = host_decision(tool_name, "host_error", self.why)
+        try:
+            self._audit.decision(session_id or task_id, tool_name, tool_call_id, args, refused, 0.0)
+        except Exception as error:
+            logger.error("AgentsFence could not record a block: %s", error)
+        self._notices.show(f"AgentsFence blocked {tool_name}: it could not start (`hermes fence status` says why)")
+        return block(self.why)
 
 
 def _budget_use(budget: Any) -> dict[str, Any]:

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .environment import in_gateway_process, working_directory
+from .environment import forget_granted, in_gateway_process, working_directory
 
 if TYPE_CHECKING:  # argparse only names types here: Hermes hands in the parser (not imported at start-up)
     import argparse
@@ -23,14 +23,16 @@ if TYPE_CHECKING:  # argparse only names types here: Hermes hands in the parser 
     from .policy import PolicyWatch
     from .sessions import Sessions
 
-FENCE_USAGE = "/fence [show | allow TEXT | deny TEXT]"
+FENCE_USAGE = "/fence [show | allow TEXT | deny TEXT | rules]"
 
 
 class SessionView:
     """A session's policy in plain words, and the /fence command that shows and amends it."""
 
-    def __init__(self, fence: Fence, sessions: Sessions, policy: PolicyWatch, approvals: Approvals, observe: bool):
+    def __init__(self, fence: Fence, sessions: Sessions, policy: PolicyWatch, approvals: Approvals, observe: bool,
+                 state_dir: Path | None = None):
         self._fence = fence
+        self._state_dir = state_dir  # where the learned rules are (None: none are kept)
         self._sessions = sessions
         self._policy = policy
         self._approvals = approvals
@@ -39,20 +41,56 @@ class SessionView:
 
     def command(self, raw_args: str) -> str:
         """show: the session's policy in plain words. allow TEXT: widen it as if you had said TEXT.
-        deny TEXT: narrow it as if you had said "do not TEXT". The policy's ceiling still applies."""
+        deny TEXT: narrow it as if you had said "do not TEXT", and withdraw the session's earlier
+        approvals (a grant must not outvote the deny). rules: the learned rules. The policy's
+        ceiling still applies. Words the fence does not read as a change change nothing, and the
+        answer says so."""
         if in_gateway_process():
             return ("AgentsFence: /fence works only in the Hermes CLI. In a gateway one handler serves every chat and "
                     "is not told who is asking, so it shows and changes no session's policy.")
         verb, _, text = raw_args.strip().partition(" ")
+        text = text.strip()
+        if verb == "rules":
+            return self.learned_rules()
+        if verb not in ("", "show", "allow", "deny") or (verb in ("allow", "deny") and not text):
+            return f"AgentsFence did not understand `/fence {raw_args.strip()}`; nothing changed. Usage: {FENCE_USAGE}"
         session_id = self._sessions.current
         if session_id is None:
             return "AgentsFence: no session has had a user turn yet; send a message first."
         if verb in ("", "show"):
             return self.describe(session_id)
-        if verb in ("allow", "deny") and text.strip():
-            self.amend(session_id, text.strip() if verb == "allow" else f"do not {text.strip()}")
-            return self.describe(session_id)
-        return f"AgentsFence: usage: {FENCE_USAGE}"
+        before = self._sessions.view(session_id)[1]
+        self.amend(session_id, text if verb == "allow" else f"do not {text}")
+        after = self._sessions.view(session_id)[1]
+        if after is None or (before == after and (before is None or before.revoked == after.revoked)):
+            example = "write notes.md" if verb == "allow" else "send email"
+            return (f"AgentsFence did not understand \"{text}\" as something to {verb}: this session's policy did not "
+                    f"change. Name an action or a target, as in `/fence {verb} {example}`.")
+        lines = [f"AgentsFence: this session now {'allows' if verb == 'allow' else 'rules out'} what you said (\"{text}\")."]
+        if verb == "deny":
+            keys = self._approvals.withdraw(session_id)
+            forget_granted(keys)
+            withdrawn = len(keys)
+            if withdrawn:
+                lines.append(f"{withdrawn} approval{'s' if withdrawn != 1 else ''} given earlier in this session "
+                             f"{'are' if withdrawn != 1 else 'is'} withdrawn: {'they are' if withdrawn != 1 else 'it is'} asked again.")
+            self._sessions.save(session_id)
+        return "\n".join(lines + [self.describe(session_id)])
+
+    def learned_rules(self) -> str:
+        from ..rules import RulesError, read_rules, rules_path
+
+        if self._state_dir is None:
+            return "AgentsFence: this fence keeps no learned rules."
+        path = rules_path(self._state_dir)
+        try:
+            rules = read_rules(path)
+        except RulesError as error:
+            return f"AgentsFence: the learned rules are not in force: {error}"
+        if not rules:
+            return f"AgentsFence: no learned rules in {path} (an \"always\" answer adds one)."
+        return "\n".join([f"AgentsFence: {len(rules)} learned rule(s) in {path} (`agentsfence rules remove ID` removes one):"]
+                         + [f"  {rule.id}  {rule.describe()}" for rule in rules])
 
     def amend(self, session_id: str, text: str) -> None:
         """The CLI user's own words through /fence: bound and saved like a user message."""
@@ -112,20 +150,36 @@ def setup_cli(parser: argparse.ArgumentParser) -> None:
 def run_cli(options: argparse.Namespace) -> int:
     from ..api import Fence
     from ..bundle import policy_source
+    from ..errors import FenceError
     from ..layout import hermes_state
-    from ..settings import load_settings
+    from ..settings import SettingsError, load_settings
     from .homes import hermes_home, hermes_homes
 
     home = hermes_home()
     state = hermes_state(home)
-    settings = load_settings(home)
+    try:
+        settings = load_settings(home)
+    except SettingsError as error:
+        # The fence blocks every call while a setting is wrong: say which, and how to fix it.
+        print(f"settings: unusable, so AgentsFence blocks every tool call: {error}")
+        print(f"fix: {error.fix}")
+        return 1
     source = policy_source(state.path, settings)
     installed = source.current()
     if installed.error is not None:
         print(f"policy: none in force, every tool call is blocked: {installed.error}")
+        print(f"fix: correct the lines above in {installed.origin}, or move it aside to use the shipped policy; "
+              "the fence takes it up at the next turn")
         if options.fence_command != "status":
             return 1
-    fence = Fence(installed.bytecode, hermes_homes=hermes_homes())
+    if installed.learned_error is not None:
+        print(f"learned rules: not in force (their calls are asked about): {installed.learned_error}")
+    try:
+        fence = Fence(installed.bytecode, hermes_homes=hermes_homes())
+    except FenceError as error:
+        print(f"policy: {installed.origin} cannot be used, so every tool call is blocked: {error}")
+        print("fix: compile it again (agentsfence compile POLICY.yaml -o FILE), or move it aside to use the shipped policy")
+        return 1
     if options.fence_command == "status":
         from ..state import StateCorrupt, StoreUnavailable
         from ..store import open_store
@@ -150,6 +204,11 @@ def run_cli(options: argparse.Namespace) -> int:
             print(f"saved sessions: the state store cannot be read: {error}")
         finally:
             store.close()
+        if installed.learned_error is None:
+            from ..rules import read_rules, rules_path
+
+            learned = read_rules(rules_path(state.path))
+            print(f"learned rules: {len(learned)} in {rules_path(state.path)} (`agentsfence rules` lists them)")
         return 0
     from ..explaining import explain
 
