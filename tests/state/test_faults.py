@@ -159,6 +159,7 @@ def test_a_fault_that_blocks_a_call_is_on_record(home, monkeypatch):
     records = [json.loads(line) for line in (home / "agentsfence" / "audit.jsonl").read_text().splitlines()]
     [blocked] = [r for r in records if r.get("call") == "r1"]
     assert (blocked["kind"], blocked["reason"]) == ("block", "host_error") and "state store" in blocked["error"]
+    assert "state store" in blocked["message"]  # the words the person and the model get, not an empty reason
 
 
 def test_postgresql_stopped_mid_run_blocks_budgeted_calls_until_it_is_back(tmp_path, monkeypatch, postgres, database):

@@ -447,12 +447,13 @@ class HermesFence:
         except Exception:
             pass  # the fail mode cannot be read either: closed
         directive = fault_block(tool_name, error)
-        try:  # the block is on record like every other
+        failed = f"the fence failed ({type(error).__name__}: {error})"
+        try:  # the block is on record like every other, with the words the person and the model get
             self.audit.decision(session_key, tool_name, tool_call_id, args,
-                                self._host_decision(tool_name, "host_error", ""), 0.0, error=directive["message"])
+                                self._host_decision(tool_name, "host_error", failed), 0.0, error=directive["message"])
         except Exception as audit_error:
             logger.error("AgentsFence could not record the block of %s: %s", tool_name, audit_error)
-        self.notices.show(f"AgentsFence blocked {tool_name}: the fence failed ({type(error).__name__}: {error})")
+        self.notices.show(f"AgentsFence blocked {tool_name}: {failed}")
         return directive
 
     def post_approval_response(self, pattern_key: str = "", choice: str = "", **kwargs: Any) -> None:
