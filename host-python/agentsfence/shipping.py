@@ -290,11 +290,12 @@ def _size(path: Path) -> int:
 
 def _still_open(connection: socket.socket) -> bool:
     """False when the collector closed or reset the connection (it never sends anything else)."""
-    try:
-        readable, _, _ = select.select([connection], [], [], 0)
+    try:  # poll, not select: select cannot watch a descriptor numbered 1024 or more
+        poller = select.poll()
+        poller.register(connection, select.POLLIN)
+        return not poller.poll(0)
     except (OSError, ValueError):
         return False
-    return not readable
 
 
 def _close(connection: socket.socket | None) -> None:

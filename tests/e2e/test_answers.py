@@ -57,8 +57,9 @@ class Terminal:
     def read(self, seconds: float) -> None:
         end = time.monotonic() + seconds
         while (left := end - time.monotonic()) > 0:
-            ready, _, _ = select.select([self.fd], [], [], min(left, 0.2))
-            if ready:
+            poller = select.poll()  # select cannot watch a descriptor numbered 1024 or more
+            poller.register(self.fd, select.POLLIN)
+            if poller.poll(min(left, 0.2) * 1000):
                 try:
                     chunk = os.read(self.fd, 65536)
                 except OSError:  # the program ended

@@ -287,15 +287,24 @@ class FilteringProxy:
 
     def _relay(self, a: socket.socket, b: socket.socket) -> None:
         peers = {a: b, b: a}
+        by_fd = {a.fileno(): a, b.fileno(): b}
         open_ends = {a, b}
+        # poll, not select: select cannot watch a descriptor numbered 1024 or more, which a
+        # long-running Hermes with many sessions and files open reaches.
+        poller = select.poll()
+        for sock in open_ends:
+            poller.register(sock, select.POLLIN)
         while open_ends and not self._stopping.is_set():
-            ready, _, _ = select.select(list(open_ends), [], [], IDLE_TIMEOUT)
+            ready = [by_fd[fd] for fd, _ in poller.poll(IDLE_TIMEOUT * 1000)]
             if not ready:
                 return  # idle
             for sock in ready:
+                if sock not in open_ends:
+                    continue
                 data = sock.recv(65536)
                 if not data:
                     open_ends.discard(sock)
+                    poller.unregister(sock)
                     try:
                         peers[sock].shutdown(socket.SHUT_WR)
                     except OSError:
