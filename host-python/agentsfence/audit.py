@@ -458,7 +458,10 @@ def _records(files: list[Path]) -> Iterator[tuple[Path, int, bytes, bool]]:
 def verify(path: Path, collector: bool = False) -> Verdict:
     """Checks the chain of `path` and the files rotated out of it, oldest first. collector: `path`
     is a collector's copy (shipping.py), alone: a record delivered twice (the same seq and hash)
-    is noted, not a problem, and the copy may start after record 1 (when shipping began)."""
+    is noted, not a problem, and the copy may start after record 1 (when shipping began). A
+    copy's line endings are the collector's, not the records': a CRLF ending and a blank line
+    are noted and read past (a record holds no raw CR or newline, JSON escapes them, so neither
+    can hide a change to one; a removed record still leaves a gap in the seqs)."""
     files = [path] if collector and path.exists() else [*rotated_files(path), path] if path.exists() else rotated_files(path)
     verdict = Verdict()
     if not files:
@@ -466,9 +469,14 @@ def verify(path: Path, collector: bool = False) -> Verdict:
         return verdict
     parsed: list[tuple[str, int, str, str, bool]] = []  # where, seq, prev, hash, whether the hash holds
     delivered: set[tuple[int, str]] = set()
-    twice = 0
+    twice = crlf = blank = 0
     for file, number, line, torn in _records(files):
         where = f"{file.name}:{number}"
+        if collector and line.endswith(b"\r"):
+            line, crlf = line[:-1], crlf + 1
+        if collector and not line:
+            blank += 1
+            continue
         if torn:
             verdict.notes.append(f"{where}: an incomplete last record ({len(line)} bytes: a write cut short by a crash) was ignored")
             break
@@ -491,6 +499,9 @@ def verify(path: Path, collector: bool = False) -> Verdict:
     if twice:
         verdict.notes.append(f"{twice} record(s) arrived twice (shipping resends what the collector had not confirmed); "
                              "each copy has the same hash and was counted once")
+    if crlf or blank:
+        verdict.notes.append(f"the copy has {crlf} line(s) ending in CRLF and {blank} blank line(s): the collector's "
+                             "formatting, read past (the records' own bytes are checked)")
     if collector and parsed and parsed[0][1] > 1:
         where, expected, prev = parsed[0][0], parsed[0][1], parsed[0][2]
         last_seq, prev_where = expected - 1, f"record {expected - 1} (before this copy)"

@@ -12,18 +12,31 @@ A bundle is a gzipped tar (OPA's bundles are the model) holding:
 
 A bundle is good when one signature verifies under a trusted key (settings bundle_keys), every
 file is listed with its hash and every listed file is there, nothing else is in the archive,
-its policy compiles and the evaluator accepts it, and it was not created before the bundle in
-force (a replayed older bundle is a downgrade). Anything else is refused: an audit record
-(`bundle_refused`) and a log line say why, and the bundle in force stays.
+its policy compiles and the evaluator accepts it, and it was not created before the newest
+bundle this host ever accepted (a replayed older bundle is a downgrade). Anything else is
+refused: an audit record (`bundle_refused`) and a log line say why, and the bundle in force stays.
+
+The newest accepted bundle (its creation time, revision, manifest digest) is the high-water
+mark, kept in its own file (`agentsfence/bundle.mark`, written atomically and synced before the
+bundle is used) and not read from the kept archive: a kept archive that is lost, truncated, or
+signed by a key no longer trusted does not lower it, so an older bundle is refused whatever
+happened to the kept file or the keys. It is this host's: a fleet's hosts that share a
+PostgreSQL store may take bundles from different URLs, and each must refuse what it has moved
+past. Only `agentsfence bundle reset` lowers it, deliberately, with an audit record.
 
 `BundleSource` is the policy source of a home whose settings name a bundle URL, in place of
 installed.PolicyFiles (same `current()` and `changed()`): a background thread polls the URL
 (If-None-Match with the ETag of the last bundle seen, so an unchanged bundle is a 304 and no
 body), checks a new bundle off the decision path, keeps a good one on disk
 (`agentsfence/bundle/`) and hands it over at the next user turn. At start the bundle on disk is
-checked again (the keys trusted now decide) and used, so a restart with the server down keeps
-the last good policy. With no good bundle at all, every call is blocked: a home set to take its
-policy from a bundle never runs under a weaker one.
+checked again (the keys trusted now decide, and it must not be older than the mark) and used,
+so a restart with the server down keeps the last good policy. With no good bundle at all, every
+call is blocked: a home set to take its policy from a bundle never runs under a weaker one.
+
+A fetch has a deadline (FETCH_DEADLINE seconds for the whole of it, MAX_BUNDLE_BYTES for its
+body): a server that trickles is cut off, and at start the host blocks every call and says why
+instead of hanging. A refused bundle's ETag and digest are remembered on disk (with the keys
+trusted then), so a restart does not fetch and refuse the same bundle again.
 """
 from __future__ import annotations
 
@@ -35,6 +48,7 @@ import json
 import logging
 import os
 import re
+import socket
 import ssl
 import tarfile
 import tempfile
@@ -64,12 +78,20 @@ ENTRY = "policy.yaml"
 SIGNED_PREFIX = b"agentsfence-bundle-v1\n"  # a signature over a manifest means nothing else
 MAX_BUNDLE_BYTES = 16 * 1024 * 1024
 MAX_FILES = 512
-FETCH_TIMEOUT = 30.0
+FETCH_TIMEOUT = 30.0  # one read
+FETCH_DEADLINE = 60.0  # the whole fetch: connect, TLS, headers and body
+MARK = "bundle.mark"  # in the state folder, beside (not inside) the kept bundle's folder
+REFUSED = "refused.json"  # in the bundle folder: the last refused bundle, not fetched and refused again
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 
 
 class BundleError(FenceError):
     """A bundle that is not good, and why."""
+
+
+class _HostFault(BundleError):
+    """This host cannot judge a bundle now (its record of the newest one cannot be read or
+    written): the bundle is refused, and not remembered as refused."""
 
 
 # ---- keys ----
@@ -209,6 +231,7 @@ class Bundle:
     keyid: str  # the trusted key whose signature held
     files: dict[str, bytes]
     sha256: str  # of the archive
+    manifest_sha256: str  # of the signed manifest: what was signed, whatever archive carries it
 
 
 def open_bundle(archive: bytes, keys: dict[str, Ed25519PublicKey]) -> Bundle:
@@ -278,7 +301,7 @@ def open_bundle(archive: bytes, keys: dict[str, Ed25519PublicKey]) -> Bundle:
     if SOURCES + ENTRY not in members:
         raise BundleError(f"the bundle has no {SOURCES + ENTRY}")
     return Bundle(revision, created, compiler if isinstance(compiler, str) else None, signed_by, members,
-                  hashlib.sha256(archive).hexdigest())
+                  hashlib.sha256(archive).hexdigest(), hashlib.sha256(manifest_bytes).hexdigest())
 
 
 def policy_of(bundle: Bundle) -> bytes:
@@ -309,7 +332,99 @@ def policy_of(bundle: Bundle) -> bytes:
     return bytecode
 
 
+# ---- the high-water mark: the newest bundle this host accepted ----
+
+@dataclass(frozen=True)
+class Mark:
+    created: float
+    revision: str
+    manifest_sha256: str
+    url: str
+
+    def describe(self) -> str:
+        return f"revision {self.revision}, made {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime(self.created))}"
+
+
+def read_mark(state_dir: Path) -> Mark | None:
+    """The mark, or None when no bundle was ever accepted (or it was reset); BundleError when the
+    file is there but unreadable: then no bundle can be proved new enough, and none is taken."""
+    path = Path(state_dir) / MARK
+    try:
+        fields = json.loads(path.read_bytes())
+        return Mark(float(fields["created"]), str(fields["revision"]), str(fields["manifest_sha256"]), str(fields["url"]))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise BundleError(f"the record of the newest policy bundle this host accepted, {path}, is unreadable ({error}): "
+                          "no bundle can be shown not to be older, so none is taken; once the host is checked, "
+                          "`agentsfence bundle reset` clears it") from error
+
+
+def write_mark(state_dir: Path, bundle: Bundle, url: str) -> None:
+    """The mark raised to `bundle`, on disk (synced) when this returns; OSError when it cannot be."""
+    mark = {"created": bundle.created, "revision": bundle.revision, "manifest_sha256": bundle.manifest_sha256,
+            "url": url, "accepted": round(time.time(), 3)}
+    Path(state_dir).mkdir(mode=0o700, parents=True, exist_ok=True)
+    _write_atomically(Path(state_dir) / MARK, (json.dumps(mark, indent=1) + "\n").encode())
+
+
+def reset(state_dir: Path) -> str:
+    """Clears the mark (and the memory of a refused bundle): the next good bundle is taken however
+    old. Recorded in the audit log with the mark it cleared; what was cleared, as text."""
+    from .audit import AuditLog
+
+    state_dir = Path(state_dir)
+    path = state_dir / MARK
+    try:
+        cleared = path.read_text(encoding="utf-8", errors="replace").strip()
+    except FileNotFoundError:
+        cleared = ""
+    except OSError as error:
+        raise BundleError(f"cannot read {path}: {error.strerror or error}") from error
+    try:
+        path.unlink(missing_ok=True)
+        (state_dir / "bundle" / REFUSED).unlink(missing_ok=True)
+    except OSError as error:
+        raise BundleError(f"cannot remove {path}: {error.strerror or error}") from error
+    log = AuditLog(state_dir / "audit.jsonl")
+    try:
+        log.event("bundle_reset", "", "", mark=cleared, why="agentsfence bundle reset: bundles older than the mark are taken again")
+    finally:
+        log.close()
+    return cleared
+
+
 # ---- the source of a home's policy ----
+
+class _Connection(http.client.HTTPSConnection):
+    """An HTTPS connection whose reads another thread can cut off: it keeps the sockets it opens
+    (the response still reads one after the connection lets go of it)."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.expired = threading.Event()
+        self._opened: list[socket.socket] = []
+        self._create_connection = self._open  # http.client's hook for the TCP socket: cut off during TLS too
+
+    def _open(self, *args: Any, **kwargs: Any) -> socket.socket:
+        opened = socket.create_connection(*args, **kwargs)
+        self._opened.append(opened)
+        if self.expired.is_set():
+            self.cut_off()
+        return opened
+
+    def connect(self) -> None:
+        super().connect()
+        self._opened.append(self.sock)  # the TLS socket: the TCP one's descriptor, moved into it
+
+    def cut_off(self) -> None:
+        self.expired.set()
+        for opened in self._opened:
+            try:  # the socket's own shutdown (not TLS's): a read blocked in another thread returns at once
+                socket.socket.shutdown(opened, socket.SHUT_RDWR)
+            except OSError:
+                pass  # closed already
+
 
 def policy_source(state_dir: Path, settings: Settings, fetch_first: bool = False) -> PolicyFiles | BundleSource:
     """Where a home's policy comes from: the signed bundle its settings name, in place of the state
@@ -338,6 +453,7 @@ class BundleSource:
         self._pending: Installed | None = None
         self._newest: Bundle | None = None  # the newest good bundle: in force, or waiting for the next turn
         self._etag = ""  # of the last bundle seen, good or refused: If-None-Match
+        self._refused = ""  # the SHA-256 of the last refused bundle: the same bytes are not refused again
         self._unreachable = ""  # the last fetch error logged, so a server that stays down is logged once
         self._unrecorded: list[tuple[tuple[Any, ...], dict[str, Any]]] = []  # refusals before start() gave the audit log
         self._record: Callable[..., None] = lambda *args, **details: self._unrecorded.append((args, details))
@@ -359,8 +475,13 @@ class BundleSource:
             first = self._pending is None and self._current is None
             if first:
                 self._current = self._load_kept()
-        if first and self._current.error is not None and self._fetch_first and not self.archive.exists():
+        if first and self._current.error is not None and self._fetch_first:
             self.poll()
+            if self._pending is None and self._unreachable:
+                logger.error("AgentsFence: no policy bundle at start; every call is blocked: %s", self._unreachable)
+                with self._lock:
+                    self._current = Installed(None, self.url, error=f"{self._current.error} (the fetch at start failed: "
+                                                                      f"{self._unreachable})")
         with self._lock:
             if self._pending is not None:
                 self._current, self._pending = self._pending, None
@@ -379,25 +500,65 @@ class BundleSource:
         return {"url": self.url, **{k: kept.get(k) for k in ("revision", "keyid", "fetched", "sha256")}}
 
     def _load_kept(self) -> Installed:
+        self._recall_refused()
+        try:
+            mark = read_mark(self.state_dir)
+        except BundleError as error:
+            logger.error("AgentsFence: %s", error)
+            return Installed(None, self.url, error=f"{error}; every call is blocked until then")
         try:
             archive = self.archive.read_bytes()
         except FileNotFoundError:
-            return Installed(None, self.url, error=f"no good policy bundle has been fetched from {self.url} yet; "
-                                                     "every call is blocked until one is")
+            if mark is None:
+                return Installed(None, self.url, error=f"no good policy bundle has been fetched from {self.url} yet; "
+                                                         "every call is blocked until one is")
+            return self._below(mark, f"the kept policy bundle {self.archive} is missing")
         except OSError as error:
-            return Installed(None, self.url, error=f"the kept policy bundle {self.archive} is unreadable: {error}")
+            return self._below(mark, f"the kept policy bundle {self.archive} is unreadable: {error}")
         try:
             bundle = open_bundle(archive, load_public_keys(self._key_specs))
+            if mark is not None and bundle.created < mark.created:
+                raise BundleError(f"it (revision {bundle.revision}) was made before the newest bundle this host accepted")
             bytecode = policy_of(bundle)
         except FenceError as error:
             logger.error("AgentsFence: the kept policy bundle %s is refused: %s", self.archive, error)
-            return Installed(None, self.url, error=f"the kept policy bundle {self.archive} is refused: {error}")
+            return self._below(mark, f"the kept policy bundle {self.archive} is refused: {error}")
+        if mark is None or bundle.created > mark.created:  # kept before this host recorded a mark
+            try:
+                write_mark(self.state_dir, bundle, self.url)
+            except OSError as error:
+                logger.error("AgentsFence: the newest accepted bundle cannot be recorded in %s (%s)",
+                             self.state_dir / MARK, error.strerror or error)
         try:
-            self._etag = str(json.loads(self.state_file.read_text(encoding="utf-8")).get("etag") or "")
+            self._etag = self._etag or str(json.loads(self.state_file.read_text(encoding="utf-8")).get("etag") or "")
         except (OSError, ValueError, AttributeError):
-            self._etag = ""
+            pass
         self._newest = bundle
         return Installed(bytecode, self._origin(bundle))
+
+    def _below(self, mark: Mark | None, why: str) -> Installed:
+        """No usable kept bundle: every call blocks, and the message says what would end that."""
+        if mark is None:
+            return Installed(None, self.url, error=f"{why}; every call is blocked until a good bundle is fetched")
+        return Installed(None, self.url, error=(
+            f"{why}. The newest bundle this host accepted is {mark.describe()}; no older one is taken, so every call is "
+            f"blocked until a good bundle at least that new is fetched from {self.url}, or an operator who has checked "
+            "the host runs `agentsfence bundle reset`"))
+
+    def _recall_refused(self) -> None:
+        """The last refused bundle, remembered across restarts while the same keys are trusted and
+        the same compiler runs (under others it may be good, so it is fetched and judged again)."""
+        try:
+            refused = json.loads((self.folder / REFUSED).read_text(encoding="utf-8"))
+            if refused["judged_under"] == self._judged_under():
+                self._etag, self._refused = str(refused["etag"]), str(refused["sha256"])
+        except (OSError, ValueError, KeyError, TypeError, FenceError):
+            pass  # nothing remembered: at worst the refused bundle is fetched and refused once more
+
+    def _judged_under(self) -> dict[str, Any]:
+        from .jsengine import compiler_digest
+
+        return {"keys": sorted(load_public_keys(self._key_specs)), "compiler": compiler_digest()}
 
     def _origin(self, bundle: Bundle) -> str:
         return f"bundle {bundle.revision} from {self.url}"
@@ -456,17 +617,32 @@ class BundleSource:
             return "unchanged"
         sha256 = hashlib.sha256(archive).hexdigest()
         newest = self._newest
-        if newest is not None and sha256 == newest.sha256:
+        if (newest is not None and sha256 == newest.sha256) or sha256 == self._refused:
             self._etag = etag
             return "unchanged"
         try:
             bundle = open_bundle(archive, load_public_keys(self._key_specs))
-            if newest is not None and bundle.created < newest.created:
-                raise BundleError(f"the bundle (revision {bundle.revision}) was made before the one in force "
-                                  f"(revision {newest.revision}): an older bundle is not put back in place")
+            # The mark on disk, re-read: a reset takes effect at the next poll. The newest bundle
+            # in memory too: a mark lost while running does not lower what this process saw.
+            try:
+                mark = read_mark(self.state_dir)
+            except BundleError as error:
+                raise _HostFault(str(error)) from error
+            floors = ([(mark.created, mark.describe())] if mark is not None else []) + \
+                ([(newest.created, f"revision {newest.revision}")] if newest is not None else [])
+            if floors and bundle.created < max(floors)[0]:
+                raise BundleError(f"the bundle (revision {bundle.revision}) was made before the newest one this host "
+                                  f"accepted ({max(floors)[1]}): an older bundle is not put back in place")
             bytecode = policy_of(bundle)
+            try:
+                write_mark(self.state_dir, bundle, self.url)  # durable before the bundle is used
+            except OSError as error:
+                raise _HostFault(f"the newest accepted bundle cannot be recorded in {self.state_dir / MARK} "
+                                  f"({error.strerror or error}), and a bundle is taken only once it is") from error
         except FenceError as error:
-            self._etag = etag  # the same refused bundle is not fetched and refused again
+            self._etag, self._refused = etag, sha256  # the same refused bundle is not fetched and refused again
+            if not isinstance(error, _HostFault):  # a fault of this host's: judged again after a restart
+                self._remember_refused(etag, sha256)
             logger.error("AgentsFence: the policy bundle from %s is refused, the policy in force stays: %s", self.url, error)
             try:
                 self._record("bundle_refused", "", "", url=self.url, sha256=sha256, why=str(error))
@@ -477,32 +653,54 @@ class BundleSource:
         with self._lock:
             self._pending = Installed(bytecode, self._origin(bundle))
             self._newest = bundle
-            self._etag = etag
+            self._etag, self._refused = etag, ""
         logger.info("AgentsFence: policy bundle %s from %s is good; it is put in place at the next turn",
                     bundle.revision, self.url)
         return "fetched"
 
     def _fetch(self) -> tuple[int, str, bytes]:
-        """(status, ETag, body) of one GET; redirects are not followed (the URL is the one trusted)."""
+        """(status, ETag, body) of one GET; redirects are not followed (the URL is the one trusted).
+        Cut off FETCH_DEADLINE seconds after it starts, wherever it is (TLS, headers, body)."""
         parts = urllib.parse.urlsplit(self.url)
         context = ssl.create_default_context(cafile=self.ca_file)
-        connection = http.client.HTTPSConnection(parts.hostname or "", parts.port, timeout=FETCH_TIMEOUT, context=context)
+        connection = _Connection(parts.hostname or "", parts.port, timeout=min(FETCH_TIMEOUT, FETCH_DEADLINE), context=context)
+        deadline = threading.Timer(FETCH_DEADLINE, connection.cut_off)
+        deadline.daemon = True
+        deadline.start()
         try:
-            headers = {"User-Agent": "agentsfence", "Accept": "application/gzip"}
-            if self._etag:
-                headers["If-None-Match"] = self._etag
-            connection.request("GET", urllib.parse.urlunsplit(("", "", parts.path or "/", parts.query, "")), headers=headers)
-            response = connection.getresponse()
-            if response.status == 304:
-                return 304, self._etag, b""
-            if response.status != 200:
-                raise BundleError(f"the server answered {response.status} {response.reason}")
-            body = response.read(MAX_BUNDLE_BYTES + 1)
-            if len(body) > MAX_BUNDLE_BYTES:
-                raise BundleError(f"the bundle is larger than {MAX_BUNDLE_BYTES} bytes")
-            return 200, response.getheader("ETag") or "", body
+            try:
+                return self._get(connection, parts)
+            finally:
+                if connection.expired.is_set():  # whatever the cut-off made of the read (an error, a short body)
+                    raise BundleError(f"the fetch did not finish within {FETCH_DEADLINE:g} seconds "
+                                      "(a server that stalls or trickles): it was cut off")
         finally:
+            deadline.cancel()
             connection.close()
+
+    def _get(self, connection: http.client.HTTPSConnection, parts: urllib.parse.SplitResult) -> tuple[int, str, bytes]:
+        headers = {"User-Agent": "agentsfence", "Accept": "application/gzip"}
+        if self._etag:
+            headers["If-None-Match"] = self._etag
+        connection.request("GET", urllib.parse.urlunsplit(("", "", parts.path or "/", parts.query, "")), headers=headers)
+        response = connection.getresponse()
+        if response.status == 304:
+            return 304, self._etag, b""
+        if response.status != 200:
+            raise BundleError(f"the server answered {response.status} {response.reason}")
+        body = response.read(MAX_BUNDLE_BYTES + 1)
+        if len(body) > MAX_BUNDLE_BYTES:
+            raise BundleError(f"the bundle is larger than {MAX_BUNDLE_BYTES} bytes")
+        return 200, response.getheader("ETag") or "", body
+
+    def _remember_refused(self, etag: str, sha256: str) -> None:
+        try:
+            self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            _write_atomically(self.folder / REFUSED, (json.dumps({"etag": etag, "sha256": sha256, "judged_under": self._judged_under()},
+                                                                 indent=1) + "\n").encode())
+        except (OSError, FenceError) as error:
+            logger.warning("AgentsFence: the refused bundle cannot be remembered in %s (%s); a restart fetches it again",
+                           self.folder, error)
 
     def _keep(self, archive: bytes, bundle: Bundle, etag: str) -> None:
         """The good bundle on disk, for the next start; a disk that refuses is logged, and the
@@ -513,12 +711,13 @@ class BundleSource:
             self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
             _write_atomically(self.archive, archive)
             _write_atomically(self.state_file, (json.dumps(state, indent=1) + "\n").encode())
+            (self.folder / REFUSED).unlink(missing_ok=True)
         except OSError as error:
             logger.warning("AgentsFence: the policy bundle cannot be kept in %s (%s); a restart will fetch it again",
                            self.folder, error.strerror or error)
 
 
-# ---- `agentsfence bundle keygen|build|verify` ----
+# ---- `agentsfence bundle keygen|build|verify|reset` ----
 
 def _keygen_command(options: Any) -> int:
     private, public = Path(f"{options.name}.pem"), Path(f"{options.name}.pub.pem")
@@ -551,8 +750,24 @@ def _verify_command(options: Any) -> int:
     return 0
 
 
+def _reset_command(options: Any) -> int:
+    if options.state is not None:
+        folder = Path(options.state)
+    else:
+        from .layout import hermes_state
+
+        folder = hermes_state().path
+    cleared = reset(folder)
+    if cleared:
+        print(f"cleared the newest accepted bundle of {folder} (recorded in its audit log as bundle_reset):\n{cleared}\n"
+              "the next good bundle fetched is taken however old, from the next start of Hermes on")
+    else:
+        print(f"{folder} had no record of an accepted bundle; the reset is recorded in its audit log")
+    return 0
+
+
 def add_cli(commands: Any) -> None:
-    """Adds `bundle keygen|build|verify` to a subparsers object."""
+    """Adds `bundle keygen|build|verify|reset` to a subparsers object."""
     parser = commands.add_parser("bundle", help="make and check signed policy bundles",
                                  description="Signed policy bundles, served over HTTPS to every host (docs/operators.md).")
     actions = parser.add_subparsers(dest="bundle_command", required=True, metavar="ACTION")
@@ -576,3 +791,11 @@ def add_cli(commands: Any) -> None:
     verify.add_argument("--key", type=Path, action="append", required=True, metavar="KEY.pub.pem",
                         help="a trusted public key (repeat for several)")
     verify.set_defaults(run=_verify_command, passes_on=False)
+    reset_ = actions.add_parser("reset", help="let this host take an older bundle again",
+                                description="A host refuses any bundle made before the newest one it accepted, whatever "
+                                            "became of the kept bundle or the trusted keys. Reset clears that record "
+                                            "(and the memory of a refused bundle), deliberately, with a bundle_reset "
+                                            "audit record: the next good bundle fetched is taken however old.")
+    reset_.add_argument("--state", type=Path, metavar="DIR",
+                        help="the state folder; default: $HERMES_HOME/agentsfence")
+    reset_.set_defaults(run=_reset_command, passes_on=False)

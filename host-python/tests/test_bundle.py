@@ -2,9 +2,13 @@
 127.0.0.1, taken up by the real Hermes plugin (hermes-agent 0.19.0) at a user turn."""
 from __future__ import annotations
 
+import http.server
 import io
 import json
+import socket
+import ssl
 import tarfile
+import threading
 import time
 from pathlib import Path
 from typing import Callable
@@ -13,6 +17,7 @@ import pytest
 
 import hermes_cli.plugins as hermes_plugins
 import model_tools
+from agentsfence import bundle as bundle_module
 from agentsfence.bundle import (BYTECODE, SOURCES, BundleError, build, key_id, keygen, load_private_key,
                                 load_public_keys, open_bundle, pack)
 from agentsfence.cli import main
@@ -71,6 +76,11 @@ def stop_pollers():
     yield
     while started:
         started.pop().policy.files.stop()
+    # Hermes' guard against a model re-reading one file counts reads in a row per task, and
+    # every test's task is t1: each test starts it afresh, as a new task would.
+    from tools.file_tools import notify_other_tool_call
+
+    notify_other_tool_call("t1")
 
 
 def start_plugin(monkeypatch: pytest.MonkeyPatch) -> HermesFence:
@@ -206,7 +216,7 @@ def test_an_older_bundle_is_not_put_back(tmp_path, server, keys, home, monkeypat
     def older() -> bytes:
         return pack({SOURCES + "policy.yaml": POLICY.format(name="team-r0").encode()}, [load_private_key(keys / "team.pem")],
                     "team-r0", created=time.time() - 3600)
-    refuses(tmp_path, server, keys, home, monkeypatch, older, "was made before the one in force")
+    refuses(tmp_path, server, keys, home, monkeypatch, older, "was made before the newest one this host accepted")
 
 
 def test_a_newer_good_bundle_replaces_the_one_in_force_at_the_next_turn(tmp_path, server, keys, home, monkeypatch):
@@ -309,3 +319,169 @@ def test_audit_tail_says_why_a_bundle_was_refused(tmp_path, capsys):
     log.event("bundle_refused", "", "", url="https://p.example.com/b", sha256="0" * 64, why="no signature verifies")
     assert main(["audit", "tail", str(tmp_path / "audit.jsonl")]) == 0
     assert "bundle_refused" in (out := capsys.readouterr().out) and "no signature verifies" in out
+
+
+# ---- the newest accepted bundle: not lowered by a lost kept bundle or a key no longer trusted ----
+
+def restart(monkeypatch: pytest.MonkeyPatch) -> HermesFence:
+    """A new Hermes process on the same home (the last one's poller stopped)."""
+    started.pop().policy.files.stop()
+    return start_plugin(monkeypatch)
+
+
+def test_a_truncated_kept_bundle_does_not_let_an_older_one_in(tmp_path, server, keys, home, monkeypatch):
+    weak = signed(tmp_path, keys, "weak")
+    server.served.body = signed(tmp_path, keys, "strict")  # made after weak
+    first = start_plugin(monkeypatch)
+    assert first.fence.policy_name == "strict"
+    server.served.body = weak
+    assert first.policy.files.poll() == "refused"
+    kept = home / "agentsfence" / "bundle" / "bundle.tar.gz"
+    kept.write_bytes(kept.read_bytes()[:1000])
+    restarted = restart(monkeypatch)
+    # The kept bundle is gone, the server replays weak: refused all the same, and every call blocks.
+    assert restarted.policy.files.poll() == "unchanged"
+    assert not restarted.policy.files.changed()
+    user_turn()
+    answer = read_call()
+    assert "error" in answer, answer
+    error = answer["error"]
+    assert "is refused: the bundle is not a gzipped tar archive" in error
+    assert "The newest bundle this host accepted is revision strict" in error and "agentsfence bundle reset" in error
+    refused = [r for r in audit_records(home) if r["event"] == "bundle_refused"]
+    assert all("made before the newest one this host accepted (revision strict" in r["why"] for r in refused)
+    # A good bundle newer than strict ends the block.
+    server.served.body = signed(tmp_path, keys, "strict2")
+    assert restarted.policy.files.poll() == "fetched"
+    user_turn()
+    assert restarted.fence.policy_name == "strict2"
+    answer = read_call()
+    assert "launch in October" in answer.get("content", ""), answer
+
+
+def test_a_key_rotation_does_not_let_an_older_bundle_signed_by_both_keys_in(tmp_path, server, keys, home, monkeypatch):
+    config = home / "config.yaml"
+    config.write_text(config.read_text().replace(f"[{keys / 'team.pub.pem'}]",
+                                                 f"[{keys / 'team.pub.pem'}, {keys / 'stranger.pub.pem'}]"))
+    weakdual = build(policy_dir(tmp_path, "weakdual"), [keys / "team.pem", keys / "stranger.pem"], "weakdual")
+    server.served.body = signed(tmp_path, keys, "strict3")  # team's key only, made after weakdual
+    first = start_plugin(monkeypatch)
+    assert first.fence.policy_name == "strict3"
+    server.served.body = weakdual
+    assert first.policy.files.poll() == "refused"
+    config.write_text(config.read_text().replace(f"{keys / 'team.pub.pem'}, ", ""))  # team's key retired
+    restarted = restart(monkeypatch)
+    assert "no signature of the bundle verifies" in restarted.policy.error
+    assert restarted.policy.files.poll() in ("unchanged", "refused")
+    assert not restarted.policy.files.changed()
+    user_turn()
+    assert "The newest bundle this host accepted is revision strict3" in read_call()["error"]
+    [*_, last] = [r for r in audit_records(home) if r["event"] == "bundle_refused"]
+    assert "(revision weakdual) was made before the newest one this host accepted (revision strict3" in last["why"]
+
+
+def test_bundle_reset_lets_an_older_bundle_in_and_is_recorded(tmp_path, server, keys, home, monkeypatch, capsys):
+    weak = signed(tmp_path, keys, "weak")
+    server.served.body = signed(tmp_path, keys, "strict")
+    start_plugin(monkeypatch)
+    server.served.body = weak
+    (home / "agentsfence" / "bundle" / "bundle.tar.gz").write_bytes(b"truncated")
+    assert "agentsfence bundle reset" in restart(monkeypatch).policy.error
+    assert main(["bundle", "reset"]) == 0
+    assert "revision" in capsys.readouterr().out
+    [reset] = [r for r in audit_records(home) if r["event"] == "bundle_reset"]
+    assert json.loads(reset["mark"])["revision"] == "strict"
+    restarted = restart(monkeypatch)  # the refused weak is forgotten too: fetched and taken
+    assert restarted.fence.policy_name == "weak" and restarted.policy.error is None
+
+
+def test_an_unreadable_record_of_the_newest_bundle_blocks_every_call(tmp_path, server, keys, home, monkeypatch):
+    server.served.body = signed(tmp_path, keys, "team-r1")
+    start_plugin(monkeypatch)
+    (home / "agentsfence" / "bundle.mark").write_text("{not json")
+    restarted = restart(monkeypatch)
+    assert "is unreadable" in restarted.policy.error and "agentsfence bundle reset" in restarted.policy.error
+    server.served.body = signed(tmp_path, keys, "team-r2")
+    assert restarted.policy.files.poll() == "refused"  # nothing can be shown new enough
+    user_turn()
+    assert "every call is blocked" in read_call()["error"]
+
+
+def test_a_refused_bundle_is_not_refused_again_after_a_restart(tmp_path, server, keys, home, monkeypatch):
+    server.served.body = signed(tmp_path, keys, "team-r1")
+    first = start_plugin(monkeypatch)
+    server.served.body = signed(tmp_path, keys, "team-r2", signer="stranger")
+    assert first.policy.files.poll() == "refused"
+    restarted = restart(monkeypatch)
+    assert restarted.fence.policy_name == "team-r1"
+    assert restarted.policy.files.poll() == "unchanged"
+    assert server.served.requests[-1] == (304, server.served.etag)
+    assert len([r for r in audit_records(home) if r["event"] == "bundle_refused"]) == 1
+
+
+def test_a_bundle_refused_at_the_first_start_is_not_refused_again_at_the_next(tmp_path, server, keys, home, monkeypatch):
+    server.served.body = signed(tmp_path, keys, "team-r1", signer="stranger")
+    start_plugin(monkeypatch)
+    assert "no good policy bundle has been fetched" in restart(monkeypatch).policy.error
+    assert server.served.requests == [(200, ""), (304, server.served.etag)]
+    assert len([r for r in audit_records(home) if r["event"] == "bundle_refused"]) == 1
+
+
+# ---- a deadline for the whole fetch ----
+
+TRICKLE_SECONDS = 40  # the trickling server gives up after this: a host without a deadline waits it out
+
+
+class _TrickleHandler(http.server.BaseHTTPRequestHandler):
+    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+        body = self.server.body  # type: ignore[attr-defined]
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.flush()
+        until = time.monotonic() + TRICKLE_SECONDS
+        try:
+            for byte in body:  # one byte every half second, for at most TRICKLE_SECONDS
+                if time.monotonic() > until or self.server.stopping.is_set():  # type: ignore[attr-defined]
+                    break
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+                time.sleep(0.5)
+        except (OSError, ssl.SSLError):
+            pass  # the client cut it off
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def trickle(tmp_path: Path, server: BundleServer):
+    """An HTTPS server on the bundle server's address that sends its bundle one byte at a time."""
+    port = server.port
+    server.stop()
+    trickling = http.server.ThreadingHTTPServer(("127.0.0.1", port), _TrickleHandler)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(server.certificates.cert, server.certificates.key)
+    trickling.socket = context.wrap_socket(trickling.socket, server_side=True)
+    trickling.daemon_threads = True
+    trickling.stopping = threading.Event()  # type: ignore[attr-defined]
+    threading.Thread(target=trickling.serve_forever, daemon=True).start()
+    yield trickling
+    trickling.stopping.set()  # type: ignore[attr-defined]
+    trickling.shutdown()
+    trickling.server_close()
+
+
+def test_a_trickling_server_does_not_stall_the_start(tmp_path, keys, home, trickle, monkeypatch, caplog):
+    trickle.body = signed(tmp_path, keys, "team-r1")
+    monkeypatch.setattr(bundle_module, "FETCH_DEADLINE", 2.0)
+    began = time.monotonic()
+    plugin = start_plugin(monkeypatch)
+    assert time.monotonic() - began < 2.0 + 20  # the deadline, and a generous margin: it does not hang
+    assert "the fetch did not finish within 2 seconds" in plugin.policy.error
+    assert "the fetch did not finish within 2 seconds" in caplog.text  # Hermes' log says it too
+    user_turn()
+    assert "no good policy bundle has been fetched" in (error := read_call()["error"]) and "did not finish" in error
+    began = time.monotonic()
+    assert plugin.policy.files.poll() == "unreachable"  # the poller's fetches have the same deadline
+    assert time.monotonic() - began < 2.0 + 20

@@ -150,6 +150,27 @@ def test_a_record_that_arrived_twice_is_noted_not_tampering(tmp_path, collector)
     assert any("2 record(s) arrived twice" in note for note in verdict.notes)
 
 
+def test_a_copy_rewritten_with_crlf_and_blank_lines_verifies_and_an_edit_in_it_is_still_found(tmp_path):
+    """A collector's copy holds the records' lines verbatim (the tests above): these are they."""
+    log = AuditLog(tmp_path / "state" / "audit.jsonl")
+    for n in range(4):
+        log.event("outcome", "s", "terminal", f"call-{n}", note="line\r\nbreak")
+    log.close()
+    lines = local_lines(log)
+    copy = tmp_path / "copy.jsonl"
+    copy.write_bytes(b"\r\n".join([lines[0], b"", lines[1], lines[2], lines[3]]) + b"\r\n\r\n")
+    verdict = verify(copy, collector=True)
+    assert verdict.ok and verdict.records == 4, verdict.problems
+    assert any("6 line(s) ending in CRLF and 2 blank line(s)" in note for note in verdict.notes)
+    copy.write_bytes(copy.read_bytes().replace(b'"call-2"', b'"call-X"'))
+    assert any("record 3 was edited" in problem for problem in verify(copy, collector=True).problems)
+    copy.write_bytes(b"\r\n".join([lines[0], lines[1], lines[3]]) + b"\r\n")  # record 3 removed
+    assert not verify(copy, collector=True).ok
+    local = tmp_path / "state" / "audit.jsonl"  # the host's own log is its own writing: no CRLF there
+    local.write_bytes(local.read_bytes().replace(b"\n", b"\r\n"))
+    assert not verify(local).ok
+
+
 def test_records_written_while_no_collector_listens_are_sent_when_one_does(tmp_path):
     port = free_port()
     log, shipper = shipped_log(tmp_path, f"tcp://127.0.0.1:{port}")
