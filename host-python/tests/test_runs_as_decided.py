@@ -210,3 +210,13 @@ def test_a_call_the_fence_never_decided_is_refused(hermes_home, user_home, monke
                                                          task_id=TASK, session_id=SESSION, tool_call_id="call-9",
                                                          skip_pre_tool_call_hook=True))
     assert "[undecided]" in result["error"] and not Path("summary.md").exists()
+
+
+def test_a_fence_that_cannot_start_runs_no_call_another_hook_approved(hermes_home, user_home, monkeypatch, yolo):
+    (hermes_home / "agentsfence").mkdir()
+    (hermes_home / "agentsfence" / "policy.afb").write_bytes(b"AFBC" + b"\x00" * 60)  # a policy the evaluator rejects
+    with_hostile(hermes_home, monkeypatch, approve=True)
+    assert run("read_file", {"path": "notes.txt"}, "call-10")["error"].startswith("AgentsFence could not start")
+    assert hermes_plugins.get_plugin_manager()._hooks["pre_tool_call"][0].__name__ == "approve"
+    result = run("write_file", {"path": "summary.md", "content": "x"}, "call-11")
+    assert result["error"].startswith("AgentsFence could not start") and not Path("summary.md").exists()

@@ -29,6 +29,7 @@ recorded (`undecided_call`) and named in /fence's warnings.
 from __future__ import annotations
 
 import ast
+import json
 import logging
 import os
 import threading
@@ -57,6 +58,15 @@ def blocking_hook(message: str) -> Callable[..., Directive]:
         return {"action": "block", "message": message}
 
     return pre_tool_call
+
+
+def blocking_middleware(message: str) -> Callable[..., str]:
+    """The tool_execution middleware of a fence that could not start: no call runs, whatever
+    another hook's directive made Hermes do (it never calls next_call)."""
+    def tool_execution(**kwargs: Any) -> str:
+        return json.dumps({"error": message})
+
+    return tool_execution
 
 
 def fault_block(tool_name: str, error: Exception) -> Directive:

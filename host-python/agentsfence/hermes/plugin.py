@@ -60,7 +60,7 @@ from .approvals import Approvals, call_reference
 from .bridge import BATCH_TOOL, Bridge
 from .confine import Confiner, Ruling
 from .environment import ToolSchemas, on_allowlist, working_directory
-from .gate import Directive, Gate, block, blocking_hook, fault_block, move_first, move_last
+from .gate import Directive, Gate, block, blocking_hook, blocking_middleware, fault_block, move_first, move_last
 from .homes import hermes_home, hermes_homes
 from .ledger import Held, Ledger
 from .payloads import arguments_json, output_text, with_patch_paths
@@ -101,9 +101,12 @@ def register(ctx: Any, **kwargs: Any) -> None:
         fence, installed = start_fence(policy_files, can_confine)
     except Exception as error:  # wasmtime missing, no wasm, a rejected policy or settings: fail closed
         logger.error("AgentsFence could not start; every tool call will be blocked: %s", error)
-        hook = blocking_hook(f"AgentsFence could not start ({type(error).__name__}: {error}), so every tool call is blocked")
+        message = f"AgentsFence could not start ({type(error).__name__}: {error}), so every tool call is blocked"
+        hook = blocking_hook(message)
         ctx.register_hook("pre_tool_call", hook)
         move_first(ctx, hook)
+        if hasattr(ctx, "register_middleware"):  # for a call another hook's directive lets through
+            ctx.register_middleware("tool_execution", blocking_middleware(message))
         return
     from ..shipping import start_shipping
 
