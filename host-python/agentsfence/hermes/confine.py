@@ -120,7 +120,8 @@ class Confiner:
 
     def _take(self, call: Call, ran_json: bytes) -> tuple[Ruling | None, bool]:
         """The ruling of the call with these arguments, taken; and whether the call has rulings
-        for other arguments only (a call changed since its decision: its one ruling is taken too)."""
+        for other arguments only (changed since its decision: the one ruling of a call with a
+        tool_call_id is taken too; calls with none are told apart by their arguments alone)."""
         with self._lock:
             rulings = self._rulings.get(call)
             if not rulings:
@@ -131,7 +132,7 @@ class Confiner:
                     if not rulings:
                         del self._rulings[call]
                     return ruling, False
-            if len(rulings) == 1:
+            if len(rulings) == 1 and call[0]:
                 del self._rulings[call]
             return None, True
 

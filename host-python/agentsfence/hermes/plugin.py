@@ -270,13 +270,13 @@ class HermesFence:
                 refused = self._host_decision(tool_name, "policy_error", f"the installed policy cannot be used, so every "
                                               f"call is blocked until it can: {policy_error}")
                 self.audit.decision(key, tool_name, tool_call_id, args, refused, 0.0)
-                return self._ruled(tool_call_id, key, Ruling(tool_name, arguments_json(args), "block", refused.message,
+                return self._ruled(tool_call_id, key, Ruling(tool_name, ruled_json_of(args), "block", refused.message,
                                                              None, None))
             if not tool_call_id and self.settings.no_tool_call_id == "block":
                 refused = self._host_decision(tool_name, "no_tool_call_id", "the call has no tool_call_id, and this fence is "
                                               "set to block such calls (no_tool_call_id: block)")
                 self.audit.decision(key, tool_name, tool_call_id, args, refused, 0.0)
-                return self._ruled(tool_call_id, key, Ruling(tool_name, arguments_json(args), "block", refused.message,
+                return self._ruled(tool_call_id, key, Ruling(tool_name, ruled_json_of(args), "block", refused.message,
                                                              None, None))
             started = time.perf_counter_ns()
             if self.settings.plugin_conflicts == "strict":
@@ -300,7 +300,7 @@ class HermesFence:
             if tool_call_id and (kind != "block" or observing):
                 # compared in post_tool_call: did the call run with what was decided?
                 self.ledger.decided(tool_call_id, decided_json)
-            ruled_json = decided_json or arguments_json(args)  # b"" for a call decided without its JSON (a fault)
+            ruled_json = decided_json or ruled_json_of(args)  # b"" for a call decided without its JSON (a fault)
             if observing:
                 # Decided and recorded (its record says what enforce would have done), not acted on.
                 if decision.reservation and session is not None:
@@ -408,13 +408,13 @@ class HermesFence:
         try:
             if self.policy.error is None and self.fence.fails_open(tool_name):
                 logger.error("AgentsFence failed deciding %s; its risk class fails open", tool_name, exc_info=error)
-                return self._ruled(tool_call_id, session_key, Ruling(tool_name, arguments_json(args), "allow",
+                return self._ruled(tool_call_id, session_key, Ruling(tool_name, ruled_json_of(args), "allow",
                                                                      "its risk class fails open", None, None))
         except Exception:
             pass  # the fail mode cannot be read either: closed
         directive = fault_block(tool_name, error)
         try:  # the middleware refuses it too, whatever another hook's directive made Hermes do
-            self.confiner.decided(tool_call_id, session_key, Ruling(tool_name, arguments_json(args), "block",
+            self.confiner.decided(tool_call_id, session_key, Ruling(tool_name, ruled_json_of(args), "block",
                                                                     directive["message"], None, None))
         except Exception as ruling_error:
             logger.error("AgentsFence could not keep the block of %s: %s", tool_name, ruling_error)
@@ -529,6 +529,15 @@ class HermesFence:
             self.sessions.drop(session_id)
         except Exception as error:
             logger.error("AgentsFence could not drop session %s: %s", session_id, error)
+
+
+def ruled_json_of(args: Any) -> bytes:
+    """The argument JSON a ruling is found by, b"" for arguments that cannot be read (their call
+    is blocked; the middleware, failing to read them too, refuses it)."""
+    try:
+        return arguments_json(args)
+    except Exception:
+        return b""
 
 
 def _budget_use(budget: Any) -> dict[str, Any]:
