@@ -10,7 +10,11 @@ Hermes' gate would answer with no person (yolo, an allowlist entry the fence nev
 an unattended cron job) blocks instead.
 
 Hook order: Hermes 0.19 acts on the first directive in registration order, so an earlier
-plugin's approve would hide the fence's block; the fence's pre_tool_call is kept first. With
+plugin's approve would hide the fence's block; the fence's pre_tool_call is kept first, and its
+`tool_execution` middleware last (the innermost: what it checks is what runs; confine.py). Both
+are put back in place when the plugin registers, each turn and before each call; a plugin that
+moves them in between (a hook inserted first mid-turn) still meets the middleware, which refuses
+a call whose own decision was not to run it. With
 plugin_conflicts: strict, every other plugin's pre_tool_call is also guarded: its approve turns
 into a block when the fence would ask or block the same call (for dispatchers that look past
 the first directive). The fence's hook and a guard then need the decision of one call, in
@@ -25,12 +29,13 @@ recorded (`undecided_call`) and named in /fence's warnings.
 from __future__ import annotations
 
 import ast
+import json
 import logging
 import os
 import threading
 from typing import TYPE_CHECKING, Any, Callable
 
-from .approvals import Approvals, call_reference, rule_key
+from .approvals import Approvals, rule_key
 from .environment import unattended_gate
 from .payloads import arguments_json
 
@@ -49,21 +54,50 @@ def block(message: str) -> Directive:
     return {"action": "block", "message": message}
 
 
+def blocking_middleware(message: str) -> Callable[..., str]:
+    """The tool_execution middleware of a fence that could not start: no call runs, whatever
+    another hook's directive made Hermes do (it never calls next_call)."""
+    def tool_execution(**kwargs: Any) -> str:
+        return json.dumps({"error": message})
+
+    return tool_execution
+
+
 def fault_block(tool_name: str, error: Exception) -> Directive:
     logger.error("AgentsFence failed deciding %s", tool_name, exc_info=error)
     return {"action": "block", "message": f"AgentsFence blocked {tool_name}: the fence failed ({type(error).__name__}: {error}) [host_error]"}
 
 
-def move_first(ctx: Any, callback: Callable[..., Directive]) -> None:
+def move_first(ctx: Any, callback: Callable[..., Directive]) -> bool:
     """Puts the fence's pre_tool_call first: Hermes 0.19 lets the first directive win, so an
-    earlier plugin's approve would hide the fence's block. The list is Hermes' private state."""
+    earlier plugin's approve would hide the fence's block. Whether it was first already (False
+    when the list cannot be read). The list is Hermes' private state."""
     try:
         callbacks = ctx._manager._hooks["pre_tool_call"]
-        if callbacks and callbacks[0] != callback and callback in callbacks:
+        if callbacks and callbacks[0] == callback:
+            return True
+        if callback in callbacks:
             callbacks.remove(callback)
             callbacks.insert(0, callback)
     except Exception as error:
         logger.warning("AgentsFence could not move its pre_tool_call hook first: %s", error)
+    return False
+
+
+def move_last(ctx: Any, middleware: Callable[..., Any]) -> bool:
+    """Puts the fence's tool_execution middleware last, the innermost around Hermes' dispatch
+    (middlewares wrap it in registration order). Whether it was last already (False when the
+    list cannot be read). The list is Hermes' private state."""
+    try:
+        callbacks = ctx._manager._middleware["tool_execution"]
+        if callbacks and callbacks[-1] == middleware:
+            return True
+        if middleware in callbacks:
+            callbacks.remove(middleware)
+            callbacks.append(middleware)
+    except Exception as error:
+        logger.warning("AgentsFence could not move its tool_execution middleware last: %s", error)
+    return False
 
 
 # PluginContext's methods that run a tool with no pre_tool_call: 0.19's dispatch_tool, newer call_mcp.
@@ -113,9 +147,10 @@ class Gate:
         self._scanned: set[str] = set()  # the loaded plugins read for calls no hook sees
         self.warnings: list[str] = []  # one per plugin that makes such calls, for /fence
         self._lock = threading.Lock()
-        # (call reference, tool) -> a decision the other reader needs. The tool too: the calls a
-        # tool_call batch carries share its tool_call_id (bridge.py).
-        self._shared: dict[tuple[str, str], Decided] = {}
+        # (tool_call_id, session key, tool, argument JSON) -> a decision the other reader needs:
+        # only the very call takes it (the calls a tool_call batch carries share its tool_call_id,
+        # bridge.py; a model may reuse an id for another call).
+        self._shared: dict[tuple[str, str, str, bytes], Decided] = {}
 
     # ---- asks ----
 
@@ -138,11 +173,14 @@ class Gate:
 
     # ---- the other plugins ----
 
-    def order_hooks(self, ctx: Any, own: Callable[..., Directive]) -> None:
-        """Keeps the fence's pre_tool_call (`own`) first and, with plugin_conflicts: strict, every
-        other plugin's pre_tool_call guarded (see guard); and reads each newly loaded plugin for
-        tool calls no hook sees (undecided_calls)."""
-        move_first(ctx, own)
+    def order_hooks(self, ctx: Any, own: Callable[..., Directive], middleware: Callable[..., Any] | None) -> bool:
+        """Keeps the fence's pre_tool_call (`own`) first, its tool_execution middleware last and,
+        with plugin_conflicts: strict, every other plugin's pre_tool_call guarded (see guard); and
+        reads each newly loaded plugin for tool calls no hook sees (undecided_calls). Whether the
+        fence's hook was first already: when not, Hermes acts on an earlier hook's directive."""
+        first = move_first(ctx, own)
+        if middleware is not None:
+            move_last(ctx, middleware)
         self._scan_plugins(ctx)
         if self._strict:
             try:
@@ -153,6 +191,7 @@ class Gate:
                         callbacks[index] = self.guard(callback)
             except Exception as error:
                 logger.warning("AgentsFence could not guard the other pre_tool_call hooks: %s", error)
+        return first
 
     def _scan_plugins(self, ctx: Any) -> None:
         try:
@@ -200,7 +239,7 @@ class Gate:
         """The decision of one call, made once for the fence's hook and the guards (so its budget
         unit is reserved once): the second of them takes it. One never taken is dropped by the
         call's post_tool_call (forget_shared)."""
-        key = (call_reference(tool_call_id, session_id or task_id, tool_name, arguments_json(args)), tool_name)
+        key = (tool_call_id, session_id or task_id, tool_name, arguments_json(args))
         with self._lock:
             shared = self._shared.pop(key, None)
         if shared is not None:
@@ -210,6 +249,6 @@ class Gate:
             self._shared[key] = decided
         return decided
 
-    def forget_shared(self, call_ref: str, tool_name: str) -> None:
+    def forget_shared(self, tool_call_id: str, session_key: str, tool_name: str, ran_json: bytes) -> None:
         with self._lock:
-            self._shared.pop((call_ref, tool_name), None)
+            self._shared.pop((tool_call_id, session_key, tool_name, ran_json), None)

@@ -137,12 +137,6 @@ class Ledger:
         with self._lock:
             self._decided[tool_call_id] = arguments_json
 
-    def runs_as_decided(self, tool_call_id: str, arguments_json: bytes) -> bool:
-        """Whether a call about to run has the arguments the fence decided on (or none was kept)."""
-        with self._lock:
-            decided = self._decided.get(tool_call_id)
-        return decided is None or decided == arguments_json
-
     def changed_since_decided(self, tool_call_id: str, arguments_json: bytes) -> bool:
         """Whether the call ran with other arguments than the fence decided on (forgetting them)."""
         with self._lock:

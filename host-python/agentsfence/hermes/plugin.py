@@ -62,9 +62,9 @@ from ..state import SessionStore, StoreUnavailable
 from ..store import open_store
 from .approvals import Approvals, call_reference
 from .bridge import BATCH_TOOL, Bridge
-from .confine import Confiner, Pending
+from .confine import Confiner, Ruling
 from .environment import ToolSchemas, forget_permanent, on_allowlist, on_permanent_allowlist, working_directory
-from .gate import Directive, Gate, block, fault_block, move_first
+from .gate import Directive, Gate, block, blocking_middleware, fault_block, move_first, move_last
 from .homes import hermes_home, hermes_homes
 from .ledger import Held, Ledger
 from .notices import Notices
@@ -118,6 +118,8 @@ def register(ctx: Any, **kwargs: Any) -> None:
         ctx.register_hook("pre_tool_call", stopped.pre_tool_call)
         ctx.register_hook("pre_llm_call", stopped.pre_llm_call)
         move_first(ctx, stopped.pre_tool_call)
+        if hasattr(ctx, "register_middleware"):  # for a call another hook's directive lets through
+            ctx.register_middleware("tool_execution", blocking_middleware(stopped.why))
         # The way out stays open: `hermes fence` and /fence say what is wrong (best effort: the
         # blocking hook is in place whatever this Hermes lacks).
         try:
@@ -132,7 +134,7 @@ def register(ctx: Any, **kwargs: Any) -> None:
     audit = AuditLog(state.audit_log)
     audit.shipper = start_shipping(settings, state.path)  # None unless settings name a collector
     plugin = HermesFence(fence, settings, SessionStore(state.sessions, store), audit, lambda: plugin.order_hooks(ctx),
-                         notices, state.path)
+                         notices, state.path, lambda: move_last(ctx, plugin.confiner.middleware))
     plugin.policy.watch(policy_files, installed)
     for name, hook in plugin.hooks().items():
         ctx.register_hook(name, hook)
@@ -186,15 +188,15 @@ class HermesFence:
     # The model's reading of user messages (settings llm_intent); register() sets it.
     intent_reader: Callable[[], IntentReader | None] = staticmethod(lambda: None)
 
-    def __init__(self, fence: Fence, settings: Settings, store: SessionStore, audit: AuditLog, reorder: Callable[[], None],
-                 notices: Notices | None = None, state_dir: Path | None = None):
+    def __init__(self, fence: Fence, settings: Settings, store: SessionStore, audit: AuditLog, reorder: Callable[[], Any],
+                 notices: Notices | None = None, state_dir: Path | None = None, innermost: Callable[[], bool] = lambda: False):
         self.fence = fence
         self.notices = notices or Notices(None)
         self.state_dir = state_dir  # where learned rules are kept (None: [a]lways answers make none)
         self._rules_lock = threading.Lock()  # [a]lways answers on Hermes' worker threads each rewrite rules.yaml
         self.settings = settings
         self.audit = audit
-        self._reorder = reorder
+        self._reorder = reorder  # puts the hooks in place; True when the fence's pre_tool_call was first already
         self._observe = settings.mode == "observe"
         self.approvals = Approvals()
         self.sessions = Sessions(fence, store, self.approvals, lambda: self.intent_reader())
@@ -208,7 +210,8 @@ class HermesFence:
         self.view = SessionView(fence, self.sessions, self.policy, self.approvals, self._observe, state_dir)
         self.tools = ToolSchemas(fence)
         self.sandbox_why = ""  # why confined calls are asked about instead (register() sets it)
-        self.confiner = Confiner(self.ledger.runs_as_decided, self.audit.event, self.redecide)
+        # innermost: whether the fence's tool_execution middleware is the last (it is moved last).
+        self.confiner = Confiner(self.audit.event, self.redecide, innermost)
         # Bound once (a Fence means api is loaded): an import statement per call costs more than the lookup.
         from ..api import encode_call, host_decision
         self._encode_call = encode_call
@@ -226,8 +229,10 @@ class HermesFence:
         """Why the installed policy cannot be used (every call is blocked), or None."""
         return self.policy.error
 
-    def order_hooks(self, ctx: Any) -> None:
-        self.gate.order_hooks(ctx, self.pre_tool_call)
+    def order_hooks(self, ctx: Any) -> bool:
+        """Puts the fence's hook first and its middleware last; whether the hook was first already."""
+        return self.gate.order_hooks(ctx, self.pre_tool_call,
+                                     self.confiner.middleware if hasattr(ctx, "register_middleware") else None)
 
     def fence_command(self, raw_args: str = "") -> str:
         """/fence, after a warning for each loaded plugin that runs tools no hook sees (gate.py)."""
@@ -285,20 +290,24 @@ class HermesFence:
 
     def pre_tool_call(self, tool_name: str = "", args: Any = None, task_id: str = "", session_id: str = "",
                       tool_call_id: str = "", **kwargs: Any) -> Directive:
-        self._reorder()  # before each decision too: a plugin may have been loaded since the last turn
+        # Before each decision too: a plugin may have been loaded, or a hook moved, since the last turn.
+        first = bool(self._reorder())
+        key = session_id or task_id
         try:
             policy_error = self.policy.error
             if policy_error is not None:
                 refused = self._host_decision(tool_name, "policy_error", f"the installed policy cannot be used, so every "
                                               f"call is blocked until it can: {policy_error}")
-                self.audit.decision(session_id or task_id, tool_name, tool_call_id, args, refused, 0.0)
+                self.audit.decision(key, tool_name, tool_call_id, args, refused, 0.0)
                 self.notices.show(f"AgentsFence blocked {tool_name}: the policy cannot be used (`hermes fence status` says why)")
-                return block(refused.message)
+                return self._ruled(tool_call_id, key, Ruling(tool_name, ruled_json_of(args), "block", refused.message,
+                                                             None, None))
             if not tool_call_id and self.settings.no_tool_call_id == "block":
                 refused = self._host_decision(tool_name, "no_tool_call_id", "the call has no tool_call_id, and this fence is "
                                               "set to block such calls (no_tool_call_id: block)")
-                self.audit.decision(session_id or task_id, tool_name, tool_call_id, args, refused, 0.0)
-                return block(refused.message)
+                self.audit.decision(key, tool_name, tool_call_id, args, refused, 0.0)
+                return self._ruled(tool_call_id, key, Ruling(tool_name, ruled_json_of(args), "block", refused.message,
+                                                             None, None))
             started = time.perf_counter_ns()
             if self.settings.plugin_conflicts == "strict":
                 session, decision, decided_json = self.gate.decide_shared(tool_name, args, task_id, session_id, tool_call_id)
@@ -321,29 +330,23 @@ class HermesFence:
             if tool_call_id and (kind != "block" or observing):
                 # compared in post_tool_call: did the call run with what was decided?
                 self.ledger.decided(tool_call_id, decided_json)
+            ruled_json = decided_json or ruled_json_of(args)  # b"" for a call decided without its JSON (a fault)
             if observing:
                 # Decided and recorded (its record says what enforce would have done), not acted on.
                 if decision.reservation and session is not None:
-                    call_ref = call_reference(tool_call_id, session_id or task_id, tool_name, decided_json)
+                    call_ref = call_reference(tool_call_id, key, tool_name, decided_json)
                     self.ledger.hold(call_ref, Held(session, decision.reservation, session_id, task_id))
-                return None
+                return self._ruled(tool_call_id, key, Ruling(tool_name, ruled_json, "allow", decision.message, None, None))
+            ruling = Ruling(tool_name, ruled_json, kind, decision.message, session, working_directory(task_id))
             if kind == "block":
                 self._notice(lambda: block_notice(tool_name, args, decision, working_directory(task_id)))
-                return block(decision.message)
-            call_ref = call_reference(tool_call_id, session_id or task_id, tool_name, decided_json) \
+                return self._ruled(tool_call_id, key, ruling)
+            call_ref = call_reference(tool_call_id, key, tool_name, decided_json) \
                 if decision.reservation or decision.kind == "ask" else ""
             if decision.reservation and session is not None:
                 self.ledger.hold(call_ref, Held(session, decision.reservation, session_id, task_id))
-            run_ref = call_reference(tool_call_id, session_id or task_id, tool_name, decided_json)
-            if kind in ("allow", "ask"):
-                self.confiner.decided(run_ref, session, kind, working_directory(task_id))
-            if kind == "allow":
-                return None
-            if kind == "confine":
-                # Runs through the tool_execution middleware, inside the task's sandbox.
-                self.confiner.hold(run_ref, session_id or task_id, Pending(session, tool_name, decided_json,
-                                                                             working_directory(task_id)))
-                return None
+            if kind != "ask":  # allow, or confine: run inside the task's sandbox by the middleware
+                return self._ruled(tool_call_id, key, ruling)
             directory = working_directory(task_id)
             # A rule can allow what no rule of the policy decided (its default, a confinement
             # that cannot hold); never what a reader could not read, nor what a rule asks about.
@@ -353,21 +356,33 @@ class HermesFence:
                                       question(tool_name, args, decision, directory, lasting), lasting)
             if directive is not None and directive["action"] == "block":
                 self.ledger.settle(call_ref, ran=False)  # the fence refused it after all: it will not run
+                ruling.kind, ruling.message = "block", directive["message"]
                 self._notice(lambda: f"AgentsFence blocked: {call_words(tool_name, args, decision, directory)}: it needs "
                                      "your approval, and nobody would be asked (strict_yolo)")
-            return directive
+            # An approve Hermes put behind an earlier hook's directive: the question answered was not the fence's.
+            ruling.asked_behind = directive is not None and not first
+            return self._ruled(tool_call_id, key, ruling, directive)
         except Exception as error:
-            return self._fault(tool_name, error, session_id or task_id, tool_call_id, args)
+            return self._fault(tool_name, error, key, tool_call_id, args)
 
-    def redecide(self, tool_name: str, args: Any, task_id: str, session_id: str,
-                 tool_call_id: str) -> tuple[str, str, Pending | None]:
+    def _ruled(self, tool_call_id: str, session_key: str, ruling: Ruling, directive: Directive = None) -> Directive:
+        """Keeps the ruling for the middleware, which holds the call that runs to it, and answers
+        Hermes: a block's message, an ask's directive, or none."""
+        self.confiner.decided(tool_call_id, session_key, ruling)
+        return block(ruling.message) if ruling.kind == "block" else directive
+
+    def redecide(self, tool_name: str, args: Any, task_id: str, session_id: str, tool_call_id: str) -> Ruling:
         """A call whose arguments changed after its decision, decided again on what would run
-        (the tool_execution middleware): ("run" | "confine" | "refuse", why refused, the
-        confined call). An ask goes to Hermes' own approval gate, as the hook's would."""
+        (the tool_execution middleware): its ruling, allow, confine or block. An ask goes to
+        Hermes' own approval gate, as the hook's would."""
         key = session_id or task_id
+        ran_json = arguments_json(args)
+
+        def refused(why: str) -> Ruling:
+            return Ruling(tool_name, ran_json, "block", why, None, None)
         try:
             if self.settings.plugin_conflicts == "strict":
-                return "refuse", "another plugin changed them (plugin_conflicts: strict) [args_changed]", None
+                return refused("another plugin changed them (plugin_conflicts: strict) [args_changed]")
             session, decision, decided_json = self._decide(tool_name, args, task_id, session_id)
             observing = self._observe and decision.reason not in FAULTS
             self.audit.decision(key, tool_name, tool_call_id, args, decision, 0.0, "observe" if observing else "enforce")
@@ -377,26 +392,26 @@ class HermesFence:
                 self.ledger.hold(call_ref, Held(session, decision.reservation, session_id, task_id))
             self.ledger.decided(tool_call_id, decided_json)  # post_tool_call compares with this decision now
             kind = "allow" if observing else decision.kind
-            if kind == "allow":
-                return "run", "", None
-            if kind == "confine":
-                return "confine", "", Pending(session, tool_name, decided_json, working_directory(task_id))
+            ruling = Ruling(tool_name, ran_json, kind, decision.message, None if observing else session,
+                            working_directory(task_id))
+            if kind in ("allow", "confine"):
+                return ruling
             directive = None if kind == "block" else \
                 self.gate.ask(decision, session.id if session is not None else "", tool_name, decided_json, call_ref)
             if kind == "ask" and directive is None:
-                return "run", "", None  # a person granted this very call for the session
+                return ruling  # a person granted this very call for the session
             if kind == "ask" and directive["action"] == "approve":
                 from tools.approval import request_tool_approval
 
                 answer = request_tool_approval(tool_name, directive["message"], rule_key=directive["rule_key"])
                 if answer.get("approved"):
-                    return "run", "", None
+                    return ruling
                 directive = {"message": str(answer.get("message") or f"{decision.message} (not approved)")}
             self.ledger.settle(call_ref, ran=False)
-            return "refuse", (directive or {}).get("message") or decision.message, None
+            return refused((directive or {}).get("message") or decision.message)
         except Exception as error:  # the middleware must not raise: Hermes would run the call
             logger.error("AgentsFence failed deciding %s again", tool_name, exc_info=error)
-            return "refuse", f"the fence failed ({type(error).__name__}: {error}) [host_error]", None
+            return refused(f"the fence failed ({type(error).__name__}: {error}) [host_error]")
 
     def _notice(self, words: Callable[[], str]) -> None:
         """A notice whose wording fails is logged: it changes no decision. Outside Hermes (a
@@ -443,11 +458,17 @@ class HermesFence:
         try:
             if self.policy.error is None and self.fence.fails_open(tool_name):
                 logger.error("AgentsFence failed deciding %s; its risk class fails open", tool_name, exc_info=error)
-                return None
+                return self._ruled(tool_call_id, session_key, Ruling(tool_name, ruled_json_of(args), "allow",
+                                                                     "its risk class fails open", None, None))
         except Exception:
             pass  # the fail mode cannot be read either: closed
         directive = fault_block(tool_name, error)
         failed = f"the fence failed ({type(error).__name__}: {error})"
+        try:  # the middleware refuses it too, whatever another hook's directive made Hermes do
+            self.confiner.decided(tool_call_id, session_key, Ruling(tool_name, ruled_json_of(args), "block",
+                                                                    directive["message"], None, None))
+        except Exception as ruling_error:
+            logger.error("AgentsFence could not keep the block of %s: %s", tool_name, ruling_error)
         try:  # the block is on record like every other, with the words the person and the model get
             self.audit.decision(session_key, tool_name, tool_call_id, args,
                                 self._host_decision(tool_name, "host_error", failed), 0.0, error=directive["message"])
@@ -485,8 +506,8 @@ class HermesFence:
                 self.audit.event("args_changed", session_id or task_id, tool_name, tool_call_id)
                 changed = True
             call_ref = call_reference(tool_call_id, session_id or task_id, tool_name, ran_json)
-            self.gate.forget_shared(call_ref, tool_name)
-            self.confiner.forget(call_ref)
+            self.gate.forget_shared(tool_call_id, session_id or task_id, tool_name, ran_json)
+            self.confiner.forget(tool_call_id, session_id or task_id, tool_name, ran_json)
             if tool_name == BATCH_TOOL:
                 self.bridge.finish(tool_call_id, session_id or task_id)
             spent = self.ledger.settle(call_ref, ran=status not in NOT_RUN)
@@ -554,6 +575,7 @@ class HermesFence:
         post_tool_call never came (the tool raised, an edit approval refused it) did not finish; its
         units are released."""
         try:
+            self.confiner.end_turn({key for key in (session_id, task_id) if key})
             self.ledger.end_turn(session_id, task_id)
         except Exception as error:
             logger.error("AgentsFence could not release the reservations of session %s: %s", session_id, error)
@@ -614,6 +636,15 @@ class Stopped:
             logger.error("AgentsFence could not record a block: %s", error)
         self._notices.show(f"AgentsFence blocked {tool_name}: it could not start (`hermes fence status` says why)")
         return block(self.why)
+
+
+def ruled_json_of(args: Any) -> bytes:
+    """The argument JSON a ruling is found by, b"" for arguments that cannot be read (their call
+    is blocked; the middleware, failing to read them too, refuses it)."""
+    try:
+        return arguments_json(args)
+    except Exception:
+        return b""
 
 
 def _budget_use(budget: Any) -> dict[str, Any]:
