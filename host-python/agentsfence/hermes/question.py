@@ -10,6 +10,7 @@ names stay out of it (the audit log and `explain` have them).
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -40,7 +41,15 @@ def _listed(values: list[str]) -> str:
 
 def call_words(tool_name: str, args: Any, decision: Decision, directory: str = "") -> str:
     """The call, as a person recognises it: `terminal runs `npm test` in /p`, `write_file writes
-    /p/a.md`, `send_message sends to bob@x`."""
+    /p/a.md`, `send_message sends to bob@x`. A tool-search batch is its calls, each worded alone."""
+    from .bridge import BATCH_TOOL, batch_entries
+
+    if tool_name == BATCH_TOOL:
+        entries, _ = batch_entries(args)
+        if entries:
+            alone = replace(decision, targets=())  # the batch's targets are all its calls'
+            return f"{tool_name} runs {len(entries)} call(s): " + "; ".join(
+                call_words(name, arguments, alone, directory) for name, arguments in entries)
     arguments = args if isinstance(args, dict) else {}
     for name in PROGRAM_TEXTS:
         text = arguments.get(name)
