@@ -25,7 +25,7 @@ else
 fi
 "${as_root[@]}" apt-get update -qq
 DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-strace -V | head -1
+strace -V | sed -n 1p  # sed reads it all: head would close the pipe early, a failure under pipefail
 bwrap --version
-rg --version | head -1
+rg --version | sed -n 1p
 
