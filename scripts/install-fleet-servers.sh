@@ -21,4 +21,4 @@ fi
 # policy-rc.d-free: the package's service is not started in a container without systemd, and the
 # tests never use it.
 DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-PATH="$PATH:/usr/sbin:/sbin" rsyslogd -v | head -1
+PATH="$PATH:/usr/sbin:/sbin" rsyslogd -v | sed -n 1p
