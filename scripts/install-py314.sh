@@ -8,14 +8,24 @@
 set -euo pipefail
 cache="${PY314_CACHE:-/var/cache/agentsfence-py314}"
 root="$cache/root"
-# What the package's own tests import: its dependencies (host-python/pyproject.toml) and pytest's.
-# hatchling and editables: `make test-py314` installs the package editable from the work tree,
+# What the package's own tests import: its dependencies and its test extra, read from
+# host-python/pyproject.toml (one list, so a new dependency reaches this root too), without
+# hermes-agent (it requires Python < 3.14; the project's venv tests it). Then hatchling and
+# editables: `make test-py314` installs the package editable from the work tree,
 # offline, so its console scripts and subprocesses run the code under test.
-requirements="wasmtime==50.0.1 pyyaml>=6 quickjs-rs==0.2.6 pytest>=8 jsonschema>=4.18 hypothesis==6.170.17 hatchling>=1.27 editables"
+here="$(cd "$(dirname "$0")/.." && pwd)"
+requirements="$(python3 - "$here/host-python/pyproject.toml" <<'PY'
+import sys, tomllib
+project = tomllib.load(open(sys.argv[1], "rb"))["project"]
+wanted = project["dependencies"] + project["optional-dependencies"]["test"]
+print(" ".join(r for r in wanted if not r.startswith("hermes-agent")) + " hatchling>=1.27 editables")
+PY
+)"
 read -r -a requirement_args <<<"$requirements"  # one argument each: a bare pyyaml>=6 would be a redirection
-# What the package's tests run besides Python: the sandbox (bubblewrap, socat, iproute2) and the
-# programs its tests run inside it (curl, git, strace, a python3 on the standard PATH).
-packages="python3.14,python3.14-venv,ca-certificates,bubblewrap,socat,iproute2,curl,git,strace,python3-minimal"
+# What the package's tests run besides Python: the sandbox (bubblewrap, socat, iproute2), the
+# programs its tests run inside it (curl, git, strace, a python3 on the standard PATH) and the
+# audit collector the shipping tests start (rsyslog, with GnuTLS for its TLS listener).
+packages="python3.14,python3.14-venv,ca-certificates,bubblewrap,socat,iproute2,curl,git,strace,python3-minimal,rsyslog,rsyslog-gnutls"
 root_stamp="$root/.agentsfence-debootstrap"
 venv_stamp="$root/opt/py314/.agentsfence-requirements"
 if [ "$(cat "$root_stamp" 2>/dev/null)" = "$packages" ] && [ "$(cat "$venv_stamp" 2>/dev/null)" = "$requirements" ]; then

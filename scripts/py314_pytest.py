@@ -5,6 +5,7 @@ every other test runs and must pass."""
 from __future__ import annotations
 
 import os
+from importlib.metadata import PackageNotFoundError
 
 import pytest
 
@@ -18,6 +19,8 @@ def hermes_missing(error: BaseException | None) -> str | None:
     """What of Hermes `error` says is missing, or None."""
     if isinstance(error, ModuleNotFoundError) and (error.name or "").split(".")[0] in HERMES_MODULES:
         return f"module {error.name!r} is not importable"
+    if isinstance(error, PackageNotFoundError) and error.name == "hermes-agent":
+        return "the hermes-agent distribution is not installed"
     if isinstance(error, FileNotFoundError) and os.path.basename(str(error.filename or "")) == "hermes":
         return "the `hermes` command is not installed"
     return None

@@ -309,6 +309,8 @@ def test_the_hermes_tool_list_is_the_installed_hermes_registry():
     it must hold what the pinned hermes-agent registers."""
     from importlib.metadata import version
 
+    import tools.registry  # noqa: F401  the registry the script reads: without Hermes there is nothing to compare
+
     generated = json.loads((REPO / "compiler" / "hermes-tools.json").read_text())
     done = subprocess.run([sys.executable, "-c", "import importlib.util, json, sys; "
                            "spec = importlib.util.spec_from_file_location('h', sys.argv[1]); m = importlib.util.module_from_spec(spec); "
