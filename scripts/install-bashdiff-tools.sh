@@ -15,16 +15,8 @@ command -v socat >/dev/null || missing+=(socat)
 command -v curl >/dev/null || missing+=(curl)
 command -v git >/dev/null || missing+=(git)
 [ ${#missing[@]} -eq 0 ] && exit 0
-if [ "$(id -u)" -eq 0 ]; then
-  as_root=()
-elif command -v sudo >/dev/null; then
-  as_root=(sudo)
-else
-  echo "install-bashdiff-tools.sh: ${missing[*]} missing and installing them needs root (no sudo here)" >&2
-  exit 1
-fi
-"${as_root[@]}" apt-get update -qq
-DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+. "$(dirname "$0")/apt-install.sh"
+apt_install "${missing[@]}"
 strace -V | sed -n 1p  # sed reads it all: head would close the pipe early, a failure under pipefail
 bwrap --version
 rg --version | sed -n 1p

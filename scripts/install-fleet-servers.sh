@@ -9,16 +9,8 @@ PATH="$PATH:/usr/sbin:/sbin" command -v rsyslogd >/dev/null || missing+=(rsyslog
 [ -e /usr/lib/x86_64-linux-gnu/rsyslog/lmnsd_gtls.so ] || [ -n "$(find /usr/lib -name lmnsd_gtls.so 2>/dev/null | head -1)" ] \
   || missing+=(rsyslog-gnutls)
 [ ${#missing[@]} -eq 0 ] && exit 0
-if [ "$(id -u)" -eq 0 ]; then
-  as_root=()
-elif command -v sudo >/dev/null; then
-  as_root=(sudo)
-else
-  echo "install-fleet-servers.sh: ${missing[*]} missing and installing them needs root (no sudo here)" >&2
-  exit 1
-fi
-"${as_root[@]}" apt-get update -qq
 # policy-rc.d-free: the package's service is not started in a container without systemd, and the
 # tests never use it.
-DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+. "$(dirname "$0")/apt-install.sh"
+apt_install "${missing[@]}"
 PATH="$PATH:/usr/sbin:/sbin" rsyslogd -v | sed -n 1p

@@ -7,14 +7,6 @@ set -euo pipefail
 if compgen -G "/usr/lib/postgresql/*/bin/postgres" >/dev/null || command -v postgres >/dev/null; then
   exit 0
 fi
-if [ "$(id -u)" -eq 0 ]; then
-  as_root=()
-elif command -v sudo >/dev/null; then
-  as_root=(sudo)
-else
-  echo "install-state-servers.sh: postgresql is missing and installing it needs root (no sudo here)" >&2
-  exit 1
-fi
-"${as_root[@]}" apt-get update -qq
-DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq --no-install-recommends postgresql util-linux >/dev/null
+. "$(dirname "$0")/apt-install.sh"
+apt_install postgresql util-linux
 ls /usr/lib/postgresql/*/bin/postgres
