@@ -5,10 +5,11 @@
 import {
   NONE, EFFECT_ALLOW, EFFECT_BLOCK, EFFECT_ASK, EFFECT_CONFINE, KIND_ALLOW, KIND_BLOCK, KIND_ASK, KIND_CONFINE, DECISION_HEAD_SIZE,
   SUBJ_OPAQUE, SUBJ_AMOUNT, SUBJ_WRITE, DECISION_POSSIBLE, DECISION_OPAQUE, DECISION_MOVES,
+  BUDGET_PER_USER, BUDGET_PER_TEAM, BUDGET_PERIOD_DAY, BUDGET_PERIOD_WEEK,
 } from "../../bytecode/format";
 import {
   strPtr, strLen, classCapability, classRisk, ruleId, ruleReason, ruleMessage, ruleEffect, budgetId, budgetLimit,
-  budgetAmount,
+  budgetAmount, budgetScope,
 } from "../policy/decode";
 import { equalsAscii, sameBytes } from "../abi/bytes";
 import { effectName } from "../policy/disasm";
@@ -402,8 +403,16 @@ function budgetLead(b: u32): bool {
     outAscii(" of ");
     capabilityAndRisk();
   }
-  outAscii(" per session");
+  outScope(budgetScope(b));
   return sum;
+}
+
+// Whose calls a budget counts and over what time: " per session", " per user each day", ...
+function outScope(scope: u32): void {
+  const who = scope & 0xff, period = scope >> 8;
+  outAscii(who == BUDGET_PER_USER ? " per user" : who == BUDGET_PER_TEAM ? " per team" : " per session");
+  if (period == BUDGET_PERIOD_DAY) outAscii(" each day");
+  else if (period == BUDGET_PERIOD_WEEK) outAscii(" each week");
 }
 
 // The call's sums, as witness entries: what an approval of a budget's ask is keyed on.
@@ -412,7 +421,7 @@ function outSums(): void {
   for (let i: u32 = 0; i < n; i++) if (targetKind(i) == SUBJ_AMOUNT) outEntry(targetEntryKind(i), targetPtr(i), targetLen(i));
 }
 
-// The call's class has budget `b` with no room left in this session for this call.
+// The call's class has budget `b` with no room left in its scope (§8.2) for this call.
 export function exhausted(b: u32, slot: i32): u32 {
   begin(KIND_BLOCK);
   outAscii("budget_exhausted");

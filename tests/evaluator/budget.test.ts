@@ -81,6 +81,20 @@ describe("reserve, commit, release", () => {
     expect(mail("bob@example.com").message).toContain("(1 made, 0 under way) [one-email]");
   });
 
+  test("the message names whose calls the budget counts and over what time", () => {
+    const scoped = (per: string) => {
+      const f = loadFence(wasm);
+      expect(f.load(compileYaml(POLICY.replace("limit: 1}", `limit: 1, ${per}}`))).ok).toBe(true);
+      const s = f.openSession();
+      f.intent(s, "Email bob@example.com the notes");
+      f.decide(s, "send_email", { to: "bob@example.com" });
+      return f.decide(s, "send_email", { to: "bob@example.com" }).message;
+    };
+    expect(scoped("per: team")).toContain("allows 1 call of email.send (send) per team, and it is used up");
+    expect(scoped("per: user, period: day")).toContain("allows 1 call of email.send (send) per user each day, and");
+    expect(scoped("period: week")).toContain("allows 1 call of email.send (send) per session each week, and");
+  });
+
   test("an ask reserves too; a block by a rule reserves nothing", () => {
     const ask = mail("eve@attacker.example");
     expect(ask).toMatchObject({ kind: "ask", rule: "mail-unnamed" });
