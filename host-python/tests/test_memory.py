@@ -32,6 +32,22 @@ def test_the_intent_store_keeps_one_copy_of_a_clause_its_items_share():
     assert per_session < len(clause) * len(clause_items), per_session
 
 
+def test_a_session_with_an_intent_costs_python_less_than_a_kilobyte():
+    fence = Fence(None, home=HOME, cwd=CWD)
+    fence.session("warm").intent(ONE_CLAUSE)
+    names = [f"s{i}" for i in range(SESSIONS)]
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for name in names:
+            fence.session(name).intent(ONE_CLAUSE)
+        per_session = (tracemalloc.get_traced_memory()[0] - before) / SESSIONS
+    finally:
+        tracemalloc.stop()
+    assert per_session < 1024, per_session
+
+
 def test_a_later_turn_keeps_each_earlier_items_own_clause():
     fence = Fence(None, home=HOME, cwd=CWD)
     session = fence.session("s")
