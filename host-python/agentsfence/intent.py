@@ -122,10 +122,9 @@ class Intent:
     and sums they name (§7.3: "hotel lumen", "200 EUR").
 
     Immutable. Read from the summary text when a field is first read: every user message is
-    bound, and its fields are read only to show or compare them. Till then the text is kept
-    compressed: each value's line repeats its clause, and a session holds its intent as long as
-    it lives. The fastest level: a message is bound once per user turn, and its summary is text
-    that repeats."""
+    bound, and its fields are read only to show or compare them. The text is kept compressed,
+    at the fastest level: each value's line repeats its clause, a session holds its intent as
+    long as it lives, and a message is bound once per user turn."""
 
     __slots__ = ("_packed", "_fields")
 
