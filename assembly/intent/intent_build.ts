@@ -6,11 +6,11 @@ import { SET_MAX_INTENT_BYTES, SET_MAX_JSON_DEPTH } from "../../bytecode/format"
 // At most this many fields of one output become derived objects (§7.1); past it, none do.
 const RECORD_LEAVES: u32 = 512;
 import { globMatch } from "../readers/glob";
-import { alloc, free } from "../abi/mem";
+import { alloc, free, scratchAlloc } from "../abi/mem";
 import { indexOfByte, equalsAscii, sameBytes } from "../abi/bytes";
 import { settingValue, classCount, classCapability, strPtr, strLen } from "../policy/decode";
 import {
-  PROHIBITED, GRANTED, ASKED, GRANTED_MAYBE, A_DEST, A_DEST_MAYBE, A_REVOKED, A_GRANTS, vetoes, ITEM_HEAD, recSize,
+  PROHIBITED, GRANTED, ASKED, GRANTED_MAYBE, A_DEST, A_DEST_MAYBE, A_REVOKED, A_GRANTS, vetoes, ITEM_HEAD, NOTE_HERE, recSize,
   noteOf, HEADER, H_SIZE, H_COUNT, H_CLASS_WORDS, H_SLOTS, H_ITEMS, H_ITEMS_BYTES, H_SLOTS_AT, H_TURN, field, padded,
   hashOf, classBit, setClassBit,
 } from "./intent_record";
@@ -71,9 +71,28 @@ function insert(kind: u32, cls: u32, p: usize, len: u32, attributes: u32, meta: 
   store<u32>(rec + 16, meta);
   store<u32>(rec + 20, noteLen);
   memory.copy(rec + ITEM_HEAD, p, len);
-  if (noteLen > 0) memory.copy(rec + ITEM_HEAD + padded(len), note, noteLen);
-  buildUsed += ITEM_HEAD + padded(len) + padded(noteLen);
+  buildUsed += ITEM_HEAD + padded(len);
+  if (noteLen > 0) placeNote(buildItems + <usize>buildUsed, note, noteLen);
   buildCount++;
+}
+
+// The latest note this block holds a copy of: the items of one clause come together.
+let lastNote: usize = 0;
+let lastNoteLen: u32 = 0;
+
+// Writes the note word at `word`: the distance back to the latest copy when it is note
+// [p, p+len), else NOTE_HERE with a copy following it.
+function placeNote(word: usize, p: usize, len: u32): void {
+  if (lastNoteLen == len && sameBytes(lastNote, p, len)) {
+    store<u32>(word, <u32>(lastNote - word));
+    buildUsed += NOTE_HERE;
+    return;
+  }
+  lastNote = word + NOTE_HERE;
+  lastNoteLen = len;
+  store<u32>(word, NOTE_HERE);
+  memory.copy(lastNote, p, len);
+  buildUsed += NOTE_HERE + padded(len);
 }
 
 function findBuilding(kind: u32, p: usize, len: u32): usize {
@@ -104,16 +123,19 @@ function rebuild(intent: usize): usize {
   const itemsBytes = <usize>oldBytes + <usize>foundBytes;
   const slotsAt = itemsAt + itemsBytes;
   const size = slotsAt + (<usize>slotCount << 2);
-  const fresh = alloc(size);
-  if (fresh == 0) return 0;
-  memory.fill(fresh, 0, size);
-  store<u32>(fresh + H_CLASS_WORDS, classWords);
-  building = fresh;
-  buildItems = fresh + itemsAt;
-  buildSlots = fresh + slotsAt;
+  // Built in scratch memory at the most it can take (every item new, no note shared), then
+  // copied into a block of the size it took.
+  const draft = scratchAlloc(size);
+  if (draft == 0) return 0;
+  memory.fill(draft, 0, size);
+  store<u32>(draft + H_CLASS_WORDS, classWords);
+  building = draft;
+  buildItems = draft + itemsAt;
+  buildSlots = draft + slotsAt;
   buildSlotCount = slotCount;
   buildUsed = 0;
   buildCount = 0;
+  lastNoteLen = 0;
   planFollowUps(following);
   if (intent != 0) {
     const items = intent + field(intent, H_ITEMS);
@@ -132,12 +154,18 @@ function rebuild(intent: usize): usize {
     insert(load<u32>(rec), load<u32>(rec + 4), <usize>load<u32>(rec + 8), load<u32>(rec + 12), load<u32>(rec + 16),
       load<u32>(rec + 20), <usize>load<u32>(rec + 24), load<u32>(rec + 28));
   }
-  store<u32>(fresh + H_SIZE, <u32>size);
+  const usedSlotsAt = itemsAt + <usize>buildUsed;
+  const usedSize = usedSlotsAt + (<usize>slotCount << 2);
+  const fresh = alloc(usedSize);
+  if (fresh == 0) return 0;
+  memory.copy(fresh, draft, usedSlotsAt);
+  memory.copy(fresh + usedSlotsAt, buildSlots, <usize>slotCount << 2);
+  store<u32>(fresh + H_SIZE, <u32>usedSize);
   store<u32>(fresh + H_COUNT, buildCount);
   store<u32>(fresh + H_SLOTS, slotCount);
   store<u32>(fresh + H_ITEMS, <u32>itemsAt);
   store<u32>(fresh + H_ITEMS_BYTES, buildUsed);
-  store<u32>(fresh + H_SLOTS_AT, <u32>slotsAt);
+  store<u32>(fresh + H_SLOTS_AT, <u32>usedSlotsAt);
   free(intent);
   return fresh;
 }

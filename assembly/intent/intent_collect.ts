@@ -23,7 +23,7 @@ import { tokCount, tStart, tEnd, clauseStart, clauseEnd } from "./reader_state";
 import { bindObjects, objectStart } from "./objects";
 import {
   PROHIBITED, GRANTED, NAME, GRANTED_MAYBE, DERIVED, A_DEST, A_DEST_MAYBE, A_NAMED, A_BARE_HOST, A_SOURCE,
-  A_SOURCE_MAYBE, A_RULED_OUT, A_RECORD, TEXT, ITEM_HEAD, padded, TURN_MAX,
+  A_SOURCE_MAYBE, A_RULED_OUT, A_RECORD, TEXT, ITEM_HEAD, NOTE_HERE, padded, TURN_MAX,
 } from "./intent_record";
 import { numberObject, objectNormal } from "./objects";
 import { parseArgs, leafCount, leafValue, leafValueLen, leafIsString, leafPath, leafPathLen, JSON_OK, JSON_OOM } from "../readers/json";
@@ -63,7 +63,7 @@ export function collectWith(kind: u32, cls: u32, s: u64, attributes: u32): bool 
   store<u32>(rec + 24, <u32>noteP);
   store<u32>(rec + 28, noteL);
   foundCount++;
-  foundBytes += ITEM_HEAD + padded(spanLen(s)) + padded(noteL);
+  foundBytes += ITEM_HEAD + padded(spanLen(s)) + (noteL > 0 ? NOTE_HERE + padded(noteL) : 0); // at most (intent_record.ts)
   return true;
 }
 

@@ -61,14 +61,22 @@ export const A_GRANTS: u32 = A_DEST | A_DEST_MAYBE | A_NAMED | A_NAMED_MAYBE | A
   return (a & A_RULED_OUT) != 0 && (a & A_GRANTS) == 0;
 }
 // An item record: kind, class, length, attributes, meta (role | mood << 4 | turn << 8 |
-// revoking turn << 20), note length; then the value's bytes and the note's (the clause the
-// value came from, or the condition it was asked for under), each padded to 4.
+// revoking turn << 20), note length; then the value's bytes padded to 4. An item with a note (the
+// clause the value came from, or the condition it was asked for under) then has a word, the
+// distance from that word to the note's bytes: NOTE_HERE when they follow it (padded to 4), else
+// back to an earlier item's copy, as the items of one clause share one copy of it.
 export const ITEM_HEAD: u32 = 24;
-@inline export function recSize(rec: usize): u32 {
-  return ITEM_HEAD + padded(load<u32>(rec + 8)) + padded(load<u32>(rec + 20));
+export const NOTE_HERE: u32 = 4;
+export function recSize(rec: usize): u32 {
+  const noteLen = load<u32>(rec + 20);
+  const size = ITEM_HEAD + padded(load<u32>(rec + 8));
+  if (noteLen == 0) return size;
+  return load<u32>(rec + size) == NOTE_HERE ? size + NOTE_HERE + padded(noteLen) : size + NOTE_HERE;
 }
-@inline export function noteOf(rec: usize): usize {
-  return rec + ITEM_HEAD + padded(load<u32>(rec + 8));
+// Only meaningful for an item with a note (length at rec + 20 above 0).
+export function noteOf(rec: usize): usize {
+  const word = rec + ITEM_HEAD + padded(load<u32>(rec + 8));
+  return word + <usize><isize>load<i32>(word);
 }
 
 export const HEADER: usize = 32;

@@ -20,7 +20,7 @@ from .codec import (PATTERN_SUFFIX, SUBJECTS, TREE_SUFFIX, annotation_bits, enco
 from .engine import EngineFault, InputTooLarge
 from .errors import FenceError
 from .evaluator import CLOSED, Evaluator, SessionLog, last_line, policy_bytes, require_live
-from .intent import Amendment, Binding, Intent, VerbUse, added_to, describe_intent
+from .intent import NO_INTENT, Amendment, Binding, Intent, VerbUse, added_to, describe_intent
 from .records import Budget, Decision, DecisionKind, Derivation, Trace, TraceStep, host_decision
 from .sandbox.profile import SandboxProfile
 
@@ -37,7 +37,7 @@ class Session(SessionLog):
     def __init__(self, fence: Fence, session_id: str, handle: int):
         super().__init__(session_id, handle)
         self._fence = fence
-        self.current_intent = Intent()
+        self.current_intent = NO_INTENT
         self.amendments: list[Amendment] = []  # what each later user message widened
         # An earlier call that may have run may have left the terminal in another directory
         # (Decision.moves): a call given no cwd then has relative paths that may be anywhere.
@@ -254,7 +254,7 @@ class Fence(Evaluator):
             status, record = self._status_call("narrow", (session._handle, len(payload)), payload)
             if status != 0:
                 raise FenceError(f"the narrowing was not applied: {record}")
-            session._narrowings.append(payload)
+            session._narrowings += (payload,)
             session.current_intent = Intent.from_summary(record)
         return session.current_intent
 

@@ -41,7 +41,7 @@ class SessionLog:
         self.id = session_id
         self._handle = handle
         self._messages: list[tuple[bytes, str]] = []  # (message, cwd), replayed into a rebuilt evaluator
-        self._narrowings: list[bytes] = []  # narrow's lines, replayed after the messages
+        self._narrowings: tuple[bytes, ...] = ()  # narrow's lines, replayed after the messages (rare: no list per session)
         self._fault: str | None = None  # set when a message or the budget counts were lost: then every call blocks
 
 

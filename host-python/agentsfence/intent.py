@@ -5,6 +5,7 @@ user's words gave it (`Binding`, §7.3) and each verb with what it granted or ru
 from __future__ import annotations
 
 import sys
+import zlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -121,24 +122,30 @@ class Intent:
     and sums they name (§7.3: "hotel lumen", "200 EUR").
 
     Immutable. Read from the summary text when a field is first read: every user message is
-    bound, and its fields are read only to show or compare them."""
+    bound, and its fields are read only to show or compare them. The text is kept compressed,
+    at the fastest level: each value's line repeats its clause, a session holds its intent as
+    long as it lives, and a message is bound once per user turn."""
 
-    __slots__ = ("_summary", "_fields")
+    __slots__ = ("_packed", "_fields")
 
     def __init__(self, emails: tuple[str, ...] = (), urls: tuple[str, ...] = (), domains: tuple[str, ...] = (),
                  paths: tuple[str, ...] = (), recipients: tuple[str, ...] = (), names: tuple[str, ...] = (),
                  prohibited: tuple[tuple[str, str], ...] = (), granted: tuple[tuple[str, str], ...] = (),
                  asked: tuple[tuple[str, str], ...] = (), objects: tuple[str, ...] = (), amounts: tuple[str, ...] = ()):
-        self._summary = ""
+        self._packed = b""
         self._fields: tuple[tuple[Any, ...], ...] | None = tuple(
             tuple(v) for v in (emails, urls, domains, paths, recipients, names, prohibited, granted, asked, objects, amounts))
 
     @classmethod
     def from_summary(cls, summary: str) -> Intent:
         intent = cls.__new__(cls)
-        intent._summary = summary
+        intent._packed = zlib.compress(summary.encode("utf-8"), 1) if summary else b""
         intent._fields = None
         return intent
+
+    @property
+    def _summary(self) -> str:
+        return zlib.decompress(self._packed).decode("utf-8") if self._packed else ""
 
     def _values(self) -> tuple[tuple[Any, ...], ...]:
         fields = self._fields
@@ -195,6 +202,10 @@ class Intent:
 
     def __repr__(self) -> str:
         return "Intent(" + ", ".join(f"{name}={value!r}" for name, value in zip(_INTENT_FIELDS, self._values())) + ")"
+
+
+# The intent of a session no message has bound: immutable, so every such session shares it.
+NO_INTENT = Intent()
 
 
 @dataclass(frozen=True, slots=True)
