@@ -1,7 +1,7 @@
 // What a later turn takes back (§7.3): how each earlier item is carried into the rebuilt intent
 // when this turn's words exclude it, keep only others, restore it, revoke everything, or rule it
 // out anew. Reads this turn's items (intent_collect.ts); rebuild (intent_build.ts) calls carry.
-import { SUBJ_EMAIL, SUBJ_RECIPIENT } from "../../bytecode/format";
+import { SUBJ_EMAIL, SUBJ_RECIPIENT, SUBJ_AMOUNT } from "../../bytecode/format";
 import { lowerAscii, sameBytes } from "../abi/bytes";
 import {
   boundKind, boundStart, boundEnd, opCount, opCode, opMatch, opA, opB, OP_REVOKE_ALL, OP_KEEP, OP_EXCLUDE, OP_RESTORE,
@@ -116,6 +116,26 @@ export function planFollowUps(following: bool): void {
       if ((load<u32>(rec + 16) & A_DEST) != 0) insteadKinds |= kindBit(load<u32>(rec));
     }
   }
+  // "Oh, it was 45 € after all": a later turn that names a sum and asks for no action of its own
+  // corrects the sum of the request; a request moves one sum, so the earlier ones are taken back.
+  if (grantsNothing()) {
+    for (let k: u32 = 0; k < foundCount; k++) {
+      const rec = found + <usize>k * FOUND;
+      const a = load<u32>(rec + 16);
+      if (load<u32>(rec) != SUBJ_AMOUNT || vetoes(a) || (a & A_GRANTS) == 0) continue;
+      store<u32>(rec + 16, a | A_DEST | A_SOURCE);
+      insteadKinds |= kindBit(SUBJ_AMOUNT);
+    }
+  }
+}
+
+// Whether this message grants no class, plainly or maybe.
+function grantsNothing(): bool {
+  for (let k: u32 = 0; k < foundCount; k++) {
+    const kind = load<u32>(found + <usize>k * FOUND);
+    if (kind == GRANTED || kind == GRANTED_MAYBE) return false;
+  }
+  return true;
 }
 
 // Whether this message grants (plainly) a value equal to the earlier item.
