@@ -6,7 +6,7 @@ import {
   MOOD_REQUEST, MOOD_QUESTION, MOOD_CONDITION, MOOD_NEGATED, MOOD_UNKNOWN, MOOD_UNCERTAIN, MOOD_STATEMENT,
 } from "../../bytecode/format";
 import { scratchAlloc } from "../abi/mem";
-import { lowerAscii } from "../abi/bytes";
+import { lowerAscii, sameBytes, isAsciiDigit } from "../abi/bytes";
 import { intentExtensionSet, intentVerbClassStart, intentVerbClassCount, intentClass } from "../policy/decode";
 import { policyWords } from "../readers/wordset";
 import {
@@ -193,6 +193,7 @@ export function collectRecord(p: usize, len: u32, maxDepth: u32, maxLeaves: u32)
   }
   const n = leafCount();
   for (let k: u32 = 0; k < n; k++) {
+    if (!collectRecordKeys(k)) return false;
     const v = leafValue(k), l = leafValueLen(k);
     if (l == 0) continue;
     if (!leafIsString(k)) {
@@ -220,6 +221,29 @@ export function collectRecord(p: usize, len: u32, maxDepth: u32, maxLeaves: u32)
   return true;
 }
 const WRAP: usize = memory.data<u8>([0x7b, 0x22, 0x22, 0x3a]); // {"":
+
+// A record keyed by id ("variants": {"8349118980": {…}}, "payment_methods": {"paypal_5727330":
+// {…}}) names its entries by their keys: a key that holds a record of its own and carries a
+// digit (no field's name is a number) is a value of the record as its fields are. Each key of
+// leaf k's path is read at the first leaf under it. False when out of memory.
+function collectRecordKeys(k: u32): bool {
+  const path = leafPath(k), len = leafPathLen(k);
+  const prev = k > 0 ? leafPath(k - 1) : 0, prevLen = k > 0 ? leafPathLen(k - 1) : 0;
+  let s: u32 = 0;
+  for (let j: u32 = 0; j < len; j++) {
+    if (load<u8>(path + j) != 0x2e) continue;
+    const seen = prevLen > j && sameBytes(prev, path, j + 1);
+    if (!seen && j - s <= RECORD_BYTES && hasDigit(path + s, j - s) && !wordsOver(path + s, j - s, 1) &&
+      !collectWith(DERIVED + SUBJ_OBJECT, 0, objectNormal(path + s, j - s), A_RECORD)) return false;
+    s = j + 1;
+  }
+  return true;
+}
+
+function hasDigit(p: usize, len: u32): bool {
+  for (let i: u32 = 0; i < len; i++) if (isAsciiDigit(load<u8>(p + i))) return true;
+  return false;
+}
 
 // A record written as block YAML (what many tools print): each line "key: value", "- value" or
 // "- key: value" gives its value as a field, read as a JSON field is (recordField). A line that
