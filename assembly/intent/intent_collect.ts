@@ -6,7 +6,7 @@ import {
   MOOD_REQUEST, MOOD_QUESTION, MOOD_CONDITION, MOOD_NEGATED, MOOD_UNKNOWN, MOOD_UNCERTAIN, MOOD_STATEMENT,
 } from "../../bytecode/format";
 import { scratchAlloc } from "../abi/mem";
-import { lowerAscii, sameBytes, isAsciiDigit } from "../abi/bytes";
+import { lowerAscii, sameBytes, isAsciiDigit, indexOfByte } from "../abi/bytes";
 import { intentExtensionSet, intentVerbClassStart, intentVerbClassCount, intentClass } from "../policy/decode";
 import { policyWords } from "../readers/wordset";
 import {
@@ -23,7 +23,7 @@ import { tokCount, tStart, tEnd, clauseStart, clauseEnd } from "./reader_state";
 import { bindObjects, objectStart } from "./objects";
 import {
   PROHIBITED, GRANTED, NAME, GRANTED_MAYBE, DERIVED, A_DEST, A_DEST_MAYBE, A_NAMED, A_BARE_HOST, A_SOURCE,
-  A_SOURCE_MAYBE, A_RULED_OUT, A_RECORD, TEXT, ITEM_HEAD, padded, TURN_MAX,
+  A_SOURCE_MAYBE, A_RULED_OUT, A_RECORD, A_ADDRESS_HOST, A_GRANTS, TEXT, ITEM_HEAD, padded, TURN_MAX, vetoes,
 } from "./intent_record";
 import { numberObject, objectNormal } from "./objects";
 import { parseArgs, leafCount, leafValue, leafValueLen, leafIsString, leafPath, leafPathLen, JSON_OK, JSON_OOM } from "../readers/json";
@@ -117,7 +117,16 @@ function collectOne(p: usize, base: u32, kind: u32, start: u32, end: u32, wordHo
   const s = p + start;
   const n = end - start;
   const a = itemAttributes(base);
-  if (kind == SUBJ_EMAIL) return collectWith(base + SUBJ_EMAIL, 0, normalizeEmail(s, n), a);
+  if (kind == SUBJ_EMAIL) {
+    // An address the user wrote names its host too, as a mention: a message may point to it
+    // ("warn security that billing@scam.example is phishing"); nothing may reach it on that
+    // account, and ruling the address out rules out no one else at its host.
+    const email = normalizeEmail(s, n);
+    if (!collectWith(base + SUBJ_EMAIL, 0, email, a)) return false;
+    if ((a & A_GRANTS) == 0 || vetoes(a) || email == 0) return true;
+    const at = indexOfByte(spanPtr(email), spanLen(email), 0x40, 0);
+    return at < 0 || collectWith(base + SUBJ_DOMAIN, 0, normalizeHost(spanPtr(email) + at + 1, spanLen(email) - at - 1), A_NAMED | A_ADDRESS_HOST);
+  }
   if (kind == SUBJ_DOMAIN && wordHost) {
     // A host written with a path names that page (as https:// and http://), not the host.
     return collectWith(base + SUBJ_DOMAIN, 0, normalizeHost(s, n), a) && collectSchemed(base, p + wordStart, wordEnd - wordStart);
