@@ -28,7 +28,8 @@ import {
 import { numberObject, objectNormal } from "./objects";
 import { parseArgs, leafCount, leafValue, leafValueLen, leafIsString, leafPath, leafPathLen, JSON_OK, JSON_OOM } from "../readers/json";
 import { lastWordRole } from "../decision/classify";
-import { jsonDecimal, amountText } from "../readers/amount";
+import { jsonDecimal, amountText, currencyOf } from "../readers/amount";
+import { parentLen } from "../readers/targets";
 
 // The items of one message, collected in scratch before the intent is rebuilt: kind, class,
 // ptr, len, attributes, meta, note ptr, note len.
@@ -213,7 +214,7 @@ export function collectRecord(p: usize, len: u32, maxDepth: u32, maxLeaves: u32)
       if (role < 0) return false;
       if (role == ROLE_AMOUNT) { // a sum in minor units has no currency here to scale it by: not read
         const d = jsonDecimal(v, l, 0, false);
-        if (d != 0 && !collectWith(DERIVED + SUBJ_AMOUNT, 0, amountText(d, 0), A_RECORD)) return false;
+        if (d != 0 && !collectWith(DERIVED + SUBJ_AMOUNT, 0, amountText(d, recordCurrency(k)), A_RECORD)) return false;
       }
       continue;
     }
@@ -230,6 +231,27 @@ export function collectRecord(p: usize, len: u32, maxDepth: u32, maxLeaves: u32)
   return true;
 }
 const WRAP: usize = memory.data<u8>([0x7b, 0x22, 0x22, 0x3a]); // {"":
+
+// The currency of record leaf k's sum: that of the nearest object enclosing it that states one
+// (a `currency` field beside the `amount`), as a call's sums take theirs; 0 when none does.
+function recordCurrency(k: u32): usize {
+  const path = leafPath(k);
+  const n = leafCount();
+  let parent = parentLen(path, leafPathLen(k));
+  while (true) {
+    for (let j: u32 = 0; j < n; j++) {
+      if (!leafIsString(j)) continue;
+      const q = leafPath(j), ql = leafPathLen(j);
+      if (parentLen(q, ql) != parent || !sameBytes(q, path, parent)) continue;
+      if (lastWordRole(q, ql) != ROLE_AMOUNT) continue;
+      const code = currencyOf(leafValue(j), leafValueLen(j));
+      if (code != 0) return code;
+    }
+    if (parent == 0) return 0;
+    parent = parentLen(path, parent);
+  }
+  return 0;
+}
 
 // A record keyed by id ("variants": {"8349118980": {…}}, "payment_methods": {"paypal_5727330":
 // {…}}) names its entries by their keys: a key that holds a record of its own and carries a
