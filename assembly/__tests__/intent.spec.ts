@@ -1,4 +1,4 @@
-import { SUBJ_ARG, SUBJ_EMAIL, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_RECIPIENT, SUBJ_PROGRAM, INTENT_NAMED, INTENT_DESTINATION, INTENT_EXACT } from "../../bytecode/format";
+import { SUBJ_ARG, SUBJ_EMAIL, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_RECIPIENT, SUBJ_PROGRAM, INTENT_NAMED, INTENT_DESTINATION, INTENT_EXACT, INTENT_SOURCE } from "../../bytecode/format";
 import { NO, YES } from "../decision/tri";
 import { intentBind, intentFree, intentGrants, intentHas, intentProhibits, intentWriteSummary } from "../intent/intent";
 import { outBegin, outFinish } from "../abi/out";
@@ -69,8 +69,20 @@ describe("intent: named items", () => {
     expect(i).toBeGreaterThan(0);
     expect(has(i, SUBJ_EMAIL, "bob@example.com")).toBe(true);
     expect(has(i, SUBJ_EMAIL, "eve@attacker.example")).toBe(false);
-    expect(has(i, SUBJ_DOMAIN, "example.com")).toBe(false); // an address does not name its domain
     expect(has(i, SUBJ_RECIPIENT, "bob@example.com")).toBe(true);
+    intentFree(i);
+  });
+
+  it("names the host of an address as a mention, that host alone", () => {
+    const i = bind(0, "Email Bob@Example.com the report, but not eve@evil.example");
+    expect(has(i, SUBJ_DOMAIN, "example.com")).toBe(true);
+    expect(has(i, SUBJ_DOMAIN, "status.example.com")).toBe(false); // no subdomain
+    scratchReset();
+    const host = utf8("example.com");
+    expect(intentHas(i, SUBJ_DOMAIN, host, lastLen, INTENT_SOURCE)).toBe(NO); // nothing may reach it
+    expect(intentHas(i, SUBJ_DOMAIN, host, lastLen, INTENT_DESTINATION)).toBe(NO);
+    expect(has(i, SUBJ_DOMAIN, "evil.example")).toBe(false); // a ruled-out address names nothing
+    expect(summary(i)).not.toContain("domain\texample.com"); // the address's line says it
     intentFree(i);
   });
 

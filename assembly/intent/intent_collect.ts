@@ -6,7 +6,7 @@ import {
   MOOD_REQUEST, MOOD_QUESTION, MOOD_CONDITION, MOOD_NEGATED, MOOD_UNKNOWN, MOOD_UNCERTAIN, MOOD_STATEMENT,
 } from "../../bytecode/format";
 import { scratchAlloc } from "../abi/mem";
-import { lowerAscii } from "../abi/bytes";
+import { lowerAscii, sameBytes, isAsciiDigit, indexOfByte } from "../abi/bytes";
 import { intentExtensionSet, intentVerbClassStart, intentVerbClassCount, intentClass } from "../policy/decode";
 import { policyWords } from "../readers/wordset";
 import {
@@ -23,12 +23,13 @@ import { tokCount, tStart, tEnd, clauseStart, clauseEnd } from "./reader_state";
 import { bindObjects, objectStart } from "./objects";
 import {
   PROHIBITED, GRANTED, NAME, GRANTED_MAYBE, DERIVED, A_DEST, A_DEST_MAYBE, A_NAMED, A_BARE_HOST, A_SOURCE,
-  A_SOURCE_MAYBE, A_RULED_OUT, A_RECORD, TEXT, ITEM_HEAD, NOTE_HERE, padded, TURN_MAX,
+  A_SOURCE_MAYBE, A_RULED_OUT, A_RECORD, A_ADDRESS_HOST, A_GRANTS, TEXT, ITEM_HEAD, NOTE_HERE, padded, TURN_MAX, vetoes,
 } from "./intent_record";
 import { numberObject, objectNormal } from "./objects";
 import { parseArgs, leafCount, leafValue, leafValueLen, leafIsString, leafPath, leafPathLen, JSON_OK, JSON_OOM } from "../readers/json";
 import { lastWordRole } from "../decision/classify";
-import { jsonDecimal, amountText } from "../readers/amount";
+import { jsonDecimal, amountText, currencyOf } from "../readers/amount";
+import { parentLen } from "../readers/targets";
 
 // The items of one message, collected in scratch before the intent is rebuilt: kind, class,
 // ptr, len, attributes, meta, note ptr, note len.
@@ -117,7 +118,16 @@ function collectOne(p: usize, base: u32, kind: u32, start: u32, end: u32, wordHo
   const s = p + start;
   const n = end - start;
   const a = itemAttributes(base);
-  if (kind == SUBJ_EMAIL) return collectWith(base + SUBJ_EMAIL, 0, normalizeEmail(s, n), a);
+  if (kind == SUBJ_EMAIL) {
+    // An address the user wrote names its host too, as a mention: a message may point to it
+    // ("warn security that billing@scam.example is phishing"); nothing may reach it on that
+    // account, and ruling the address out rules out no one else at its host.
+    const email = normalizeEmail(s, n);
+    if (!collectWith(base + SUBJ_EMAIL, 0, email, a)) return false;
+    if ((a & A_GRANTS) == 0 || vetoes(a) || email == 0) return true;
+    const at = indexOfByte(spanPtr(email), spanLen(email), 0x40, 0);
+    return at < 0 || collectWith(base + SUBJ_DOMAIN, 0, normalizeHost(spanPtr(email) + at + 1, spanLen(email) - at - 1), A_NAMED | A_ADDRESS_HOST);
+  }
   if (kind == SUBJ_DOMAIN && wordHost) {
     // A host written with a path names that page (as https:// and http://), not the host.
     return collectWith(base + SUBJ_DOMAIN, 0, normalizeHost(s, n), a) && collectSchemed(base, p + wordStart, wordEnd - wordStart);
@@ -193,6 +203,7 @@ export function collectRecord(p: usize, len: u32, maxDepth: u32, maxLeaves: u32)
   }
   const n = leafCount();
   for (let k: u32 = 0; k < n; k++) {
+    if (!collectRecordKeys(k)) return false;
     const v = leafValue(k), l = leafValueLen(k);
     if (l == 0) continue;
     if (!leafIsString(k)) {
@@ -203,7 +214,7 @@ export function collectRecord(p: usize, len: u32, maxDepth: u32, maxLeaves: u32)
       if (role < 0) return false;
       if (role == ROLE_AMOUNT) { // a sum in minor units has no currency here to scale it by: not read
         const d = jsonDecimal(v, l, 0, false);
-        if (d != 0 && !collectWith(DERIVED + SUBJ_AMOUNT, 0, amountText(d, 0), A_RECORD)) return false;
+        if (d != 0 && !collectWith(DERIVED + SUBJ_AMOUNT, 0, amountText(d, recordCurrency(k)), A_RECORD)) return false;
       }
       continue;
     }
@@ -220,6 +231,50 @@ export function collectRecord(p: usize, len: u32, maxDepth: u32, maxLeaves: u32)
   return true;
 }
 const WRAP: usize = memory.data<u8>([0x7b, 0x22, 0x22, 0x3a]); // {"":
+
+// The currency of record leaf k's sum: that of the nearest object enclosing it that states one
+// (a `currency` field beside the `amount`), as a call's sums take theirs; 0 when none does.
+function recordCurrency(k: u32): usize {
+  const path = leafPath(k);
+  const n = leafCount();
+  let parent = parentLen(path, leafPathLen(k));
+  while (true) {
+    for (let j: u32 = 0; j < n; j++) {
+      if (!leafIsString(j)) continue;
+      const q = leafPath(j), ql = leafPathLen(j);
+      if (parentLen(q, ql) != parent || !sameBytes(q, path, parent)) continue;
+      if (lastWordRole(q, ql) != ROLE_AMOUNT) continue;
+      const code = currencyOf(leafValue(j), leafValueLen(j));
+      if (code != 0) return code;
+    }
+    if (parent == 0) return 0;
+    parent = parentLen(path, parent);
+  }
+  return 0;
+}
+
+// A record keyed by id ("variants": {"8349118980": {…}}, "payment_methods": {"paypal_5727330":
+// {…}}) names its entries by their keys: a key that holds a record of its own and carries a
+// digit (no field's name is a number) is a value of the record as its fields are. Each key of
+// leaf k's path is read at the first leaf under it. False when out of memory.
+function collectRecordKeys(k: u32): bool {
+  const path = leafPath(k), len = leafPathLen(k);
+  const prev = k > 0 ? leafPath(k - 1) : 0, prevLen = k > 0 ? leafPathLen(k - 1) : 0;
+  let s: u32 = 0;
+  for (let j: u32 = 0; j < len; j++) {
+    if (load<u8>(path + j) != 0x2e) continue;
+    const seen = prevLen > j && sameBytes(prev, path, j + 1);
+    if (!seen && j - s <= RECORD_BYTES && hasDigit(path + s, j - s) && !wordsOver(path + s, j - s, 1) &&
+      !collectWith(DERIVED + SUBJ_OBJECT, 0, objectNormal(path + s, j - s), A_RECORD)) return false;
+    s = j + 1;
+  }
+  return true;
+}
+
+function hasDigit(p: usize, len: u32): bool {
+  for (let i: u32 = 0; i < len; i++) if (isAsciiDigit(load<u8>(p + i))) return true;
+  return false;
+}
 
 // A record written as block YAML (what many tools print): each line "key: value", "- value" or
 // "- key: value" gives its value as a field, read as a JSON field is (recordField). A line that

@@ -1,7 +1,7 @@
 // What a later turn takes back (§7.3): how each earlier item is carried into the rebuilt intent
 // when this turn's words exclude it, keep only others, restore it, revoke everything, or rule it
 // out anew. Reads this turn's items (intent_collect.ts); rebuild (intent_build.ts) calls carry.
-import { SUBJ_EMAIL, SUBJ_RECIPIENT } from "../../bytecode/format";
+import { SUBJ_EMAIL, SUBJ_RECIPIENT, SUBJ_AMOUNT } from "../../bytecode/format";
 import { lowerAscii, sameBytes } from "../abi/bytes";
 import {
   boundKind, boundStart, boundEnd, opCount, opCode, opMatch, opA, opB, OP_REVOKE_ALL, OP_KEEP, OP_EXCLUDE, OP_RESTORE,
@@ -91,6 +91,7 @@ function kindsOf(code: u32): u32 {
 let revokeAll = false;
 let keepKinds: u32 = 0;    // OP_KEEP: the kinds an "only" names; the rest of them is taken back
 let insteadKinds: u32 = 0; // "instead": the kinds of this message's destinations
+let sumCorrected = false;  // this message corrects the request's sum
 
 // `following`: whether a later turn of a session is being bound (intentBind says so).
 // Whether the rebuild binds a later message: derive and narrow read no message, and the
@@ -101,6 +102,7 @@ export function planFollowUps(following: bool): void {
   revokeAll = false;
   keepKinds = 0;
   insteadKinds = 0;
+  sumCorrected = false;
   planned = following;
   if (!following) return;
   for (let m: u32 = 0; m < opCount; m++) if (opCode(m) == OP_REVOKE_ALL) revokeAll = true;
@@ -116,6 +118,27 @@ export function planFollowUps(following: bool): void {
       if ((load<u32>(rec + 16) & A_DEST) != 0) insteadKinds |= kindBit(load<u32>(rec));
     }
   }
+  // "Oh, it was 45 € after all": a later turn that names a sum and asks for no action of its own
+  // corrects the sum of the request; the earlier sums are ruled out, so a smaller one, within
+  // the corrected sum, is not paid either.
+  if (grantsNothing()) {
+    for (let k: u32 = 0; k < foundCount; k++) {
+      const rec = found + <usize>k * FOUND;
+      const a = load<u32>(rec + 16);
+      if (load<u32>(rec) != SUBJ_AMOUNT || vetoes(a) || (a & A_GRANTS) == 0) continue;
+      store<u32>(rec + 16, a | A_DEST | A_SOURCE);
+      sumCorrected = true;
+    }
+  }
+}
+
+// Whether this message grants no class, plainly or maybe.
+function grantsNothing(): bool {
+  for (let k: u32 = 0; k < foundCount; k++) {
+    const kind = load<u32>(found + <usize>k * FOUND);
+    if (kind == GRANTED || kind == GRANTED_MAYBE) return false;
+  }
+  return true;
 }
 
 // Whether this message grants (plainly) a value equal to the earlier item.
@@ -191,6 +214,10 @@ export function carry(kind: u32, cls: u32, v: usize, len: u32, a: u32, meta: u32
     return <i64>a;
   }
   if (grantedAnew(kind, v, len)) return <i64>a;
+  if (kind == SUBJ_AMOUNT && sumCorrected) {
+    keptMeta = (meta & 0xfffff) | (min(turnNow, TURN_MAX) << 20);
+    return <i64>((a & ~A_GRANTS) | A_RULED_OUT | A_REVOKED);
+  }
   const bit = kindBit(kind);
   const revoke = revokeAll || matchedBy(kind, v, len, OP_EXCLUDE) ||
     ((keepKinds & bit) != 0 && !matchedBy(kind, v, len, OP_KEEP)) || (insteadKinds & bit) != 0;

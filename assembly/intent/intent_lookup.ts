@@ -12,7 +12,7 @@ import { spanPtr, spanLen, urlHost, hostOfNormalUrl, urlIsBareHost } from "../re
 import { objectNormal } from "./objects";
 import { amountWithin } from "../readers/amount";
 import {
-  NAME, DERIVED, TEXT, A_DEST, A_DEST_MAYBE, A_NAMED, A_NAMED_MAYBE, A_BARE_HOST, A_SOURCE, A_SOURCE_MAYBE, A_GRANTS, A_RECORD, vetoes, ITEM_HEAD,
+  NAME, DERIVED, TEXT, A_DEST, A_DEST_MAYBE, A_NAMED, A_NAMED_MAYBE, A_BARE_HOST, A_SOURCE, A_SOURCE_MAYBE, A_GRANTS, A_RECORD, addressHostOnly, vetoes, ITEM_HEAD,
   recSize, H_SLOTS, H_ITEMS, H_ITEMS_BYTES, H_SLOTS_AT, field, slotHash,
 } from "./intent_record";
 
@@ -87,7 +87,8 @@ function domainNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
   if (vetoed || flavorNow == INTENT_EXACT) return r;
   for (let i: u32 = 0; i + 1 < len && r != YES; i++) {
     if (load<u8>(p + i) != 0x2e) continue;
-    const parent = findItem(intent, base + SUBJ_DOMAIN, p + i + 1, len - i - 1);
+    const rec = findHashed(intent, base + SUBJ_DOMAIN, p + i + 1, len - i - 1, fnv1a(p + i + 1, len - i - 1));
+    const parent = rec != 0 && addressHostOnly(load<u32>(rec + 12)) ? NO : lookRecord(rec);
     if (vetoed) return r;
     r = either(r, parent);
   }

@@ -55,6 +55,13 @@ export const A_RULED_OUT: u32 = 256;
 // that is not prose. It stands for the value the user's words point at ("my order", "the card on
 // my profile"), so the object and sum readings accept it (intent_lookup.ts objectFromRecord).
 export const A_RECORD: u32 = 512;
+// The host of an address the user wrote, named by it as a mention: the host itself, never a
+// subdomain of it (naming bob@example.com names no status.example.com).
+export const A_ADDRESS_HOST: u32 = 1024;
+// Whether attributes `a` are only those the host of an address gets from it.
+@inline export function addressHostOnly(a: u32): bool {
+  return (a & (A_GRANTS | A_RULED_OUT | A_ADDRESS_HOST)) == (A_NAMED | A_ADDRESS_HOST);
+}
 export const A_GRANTS: u32 = A_DEST | A_DEST_MAYBE | A_NAMED | A_NAMED_MAYBE | A_SOURCE | A_SOURCE_MAYBE;
 // Whether attributes `a` rule the value out with no clause granting it otherwise.
 @inline export function vetoes(a: u32): bool {

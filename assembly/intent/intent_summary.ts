@@ -9,7 +9,7 @@ import { outAscii, outByte, outBytes, Text } from "../abi/out";
 import {
   PROHIBITED, GRANTED, NAME, ASKED, GRANTED_MAYBE, DERIVED, A_DEST, A_DEST_MAYBE, A_NAMED, A_NAMED_MAYBE, A_REVOKED,
   A_BARE_HOST, A_SOURCE, A_SOURCE_MAYBE, A_RULED_OUT, ITEM_HEAD, recSize, noteOf, H_ITEMS, H_ITEMS_BYTES, field,
-  TURN_MAX,
+  TURN_MAX, addressHostOnly,
 } from "./intent_record";
 
 function outDecimalU(n: u32): void {
@@ -68,7 +68,8 @@ function writeKind(intent: usize, kind: u32, name: Text): void {
   while (off < bytes) {
     const rec = items + <usize>off;
     const l = load<u32>(rec + 8);
-    if (load<u32>(rec) == kind) {
+    // The host an address names alone is that address's line, not one of its own.
+    if (load<u32>(rec) == kind && !addressHostOnly(load<u32>(rec + 12))) {
       const meta = load<u32>(rec + 16);
       outAscii(name);
       outByte(9);

@@ -93,15 +93,20 @@ export function splitWords(p: usize, len: u32): bool {
     let e = i;
     let flags: u32 = newline ? W_NEWLINE : 0;
     newline = false;
+    // A script written without spaces (U+3000 on: kana, CJK, Hangul, full-width forms) and the
+    // Latin letters and digits beside it are words apart: "リポジトリacme/blogを" names acme/blog.
+    let wide = at(p, i) >= 0xe3 && at(p, i) <= 0xef;
     while (e < len) {
       const c = at(p, e);
       if (c < 0x80) { // ASCII: its class says white space, a digit, an id's mark, or nothing
+        if (wide) break;
         const k = <u32>load<u8>(ASCII_CLASS + c);
         if (k == 0x80) break;
         flags |= k;
         e++;
         continue;
       }
+      if (c >= 0xc0 && (c >= 0xe3 && c <= 0xef) != wide) break; // a character of the other kind
       if (pyWhitespace(p, len, e) > 0) break;
       e++;
     }

@@ -281,7 +281,7 @@ let currencyCount: u32 = 0;
 let tooManyCurrencies = false;
 
 // The dotted path's parent: its length up to the last '.' (0: the top level).
-function parentLen(p: usize, len: u32): u32 {
+export function parentLen(p: usize, len: u32): u32 {
   let k = len;
   while (k > 0 && load<u8>(p + k - 1) != 0x2e) k--;
   return k > 0 ? k - 1 : 0;
