@@ -368,7 +368,8 @@ function objectFromRecord(intent: usize, p: usize, len: u32): u32 {
 // A recipient or an address read from the task's own records (A_RECORD, §7.1): the sender of the
 // message the user pointed at, the members of the channel they named. An address receives only
 // where the user's words name no receiver of their own (no destination address, channel, handle
-// or name): one they name is who receives, and a record's other people are beside it. A name or
+// or name, and for an address no address of anyone's): one they name is who receives, and a
+// record's other people are beside it. A name or
 // channel, where they name none of its shape ("Add Charlie to the External channel": the channel
 // external_0 is no neighbour of Charlie; Bob would be).
 function recipientFromRecord(intent: usize, kind: u32, p: usize, len: u32): u32 {
@@ -385,6 +386,10 @@ function recipientFromRecord(intent: usize, kind: u32, p: usize, len: u32): u32 
     const l = load<u32>(item + 8);
     if ((a & (A_DEST | A_DEST_MAYBE)) != 0 && (kind == DERIVED + SUBJ_EMAIL || sameShape(item + ITEM_HEAD, l, p, len))) return NO;
     if (vetoes(a) && l == len && sameBytes(item + ITEM_HEAD, p, len)) return NO;
+    // An address the user wrote in any role ("the email from alice@corp.com") says who the
+    // person is: the record's other addresses (its Reply-To, its Cc, a line of its body) are
+    // others beside them, written by whoever wrote the record.
+    if (kind == DERIVED + SUBJ_EMAIL && k == SUBJ_EMAIL && (a & A_GRANTS) != 0) return NO;
   }
   return YES;
 }
