@@ -7,7 +7,7 @@ import {
 } from "../../bytecode/format";
 import { scratchAlloc } from "../abi/mem";
 import { lowerAscii } from "../abi/bytes";
-import { intentExtensionSet, intentVerbClassStart, intentVerbClassCount, intentClass } from "../policy/decode";
+import { intentExtensionSet, intentVerbClassStart, intentVerbClassCount, intentClass, intentActionVerbSet, setFind } from "../policy/decode";
 import { policyWords } from "../readers/wordset";
 import {
   span, spanPtr, spanLen, resolvePath, normalizeEmail, normalizeUrl, urlHost, normalizeHost, cwdPtr, cwdLen,
@@ -434,6 +434,8 @@ export function collectMessage(p: usize, len: u32): bool {
     const effect = useEffect(k);
     const kind = effect == USE_PROHIBIT || effect == USE_RESTRICT ? PROHIBITED : effect == USE_GRANT_MAYBE ? GRANTED_MAYBE : GRANTED;
     const word = span(useWord(k), useWordLen(k));
+    const actions = verbActions(useWord(k), useWordLen(k));
+    if (actions < 0) return false;
     noteP = p + useNoteStart(k);
     noteL = useNoteEnd(k) - useNoteStart(k);
     const start = intentVerbClassStart(verb);
@@ -443,11 +445,25 @@ export function collectMessage(p: usize, len: u32): bool {
       // "Send it to ana, don't email carol": the request's class stays granted; carol, negated,
       // is no destination.
       if (effect == USE_RESTRICT && messageGrants(cls)) continue;
-      if (!collectWith(kind, cls, word, 0)) return false;
+      if (!collectWith(kind, cls, word, <u32>actions)) return false;
     }
   }
   noteL = 0;
   return true;
+}
+
+// The actions the verb word [w, w+n) asks for (§7.5), folded as the grammar folds it (ASCII and
+// Latin-1 capitals); 0 when it names none, -1 out of memory.
+function verbActions(w: usize, n: u32): i64 {
+  const lower = scratchAlloc(max<usize>(<usize>n, 1));
+  if (lower == 0) return -1;
+  for (let i: u32 = 0; i < n; i++) {
+    const c = <u32>load<u8>(w + i);
+    const after = i > 0 && load<u8>(w + i - 1) == 0xc3;
+    store<u8>(lower + i, <u8>(after && c >= 0x80 && c <= 0x9e && c != 0x97 ? c + 0x20 : lowerAscii(c)));
+  }
+  const v = setFind(intentActionVerbSet(), lower, n);
+  return v < 0 ? 0 : v;
 }
 
 // Begins the items of turn `turn` (the turn being bound, turnNow).

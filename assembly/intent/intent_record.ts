@@ -12,7 +12,8 @@
 //   bitset   the classes a narrowing (§7.2) asks about
 //   bitset   the classes granted maybe (under a condition the fence cannot check)
 //   items    (kind, class, length, attributes, bytes padded to 4); kinds PROHIBITED and GRANTED
-//            hold the verb word; attributes say how the user's words named the item (§7.2)
+//            hold the verb word and, as attributes, the actions it asks for (§7.5); other
+//            items' attributes say how the user's words named the item (§7.2)
 //   slots    open-addressing index over the named items: item offset + 1, 0 empty
 import { SUBJ_ARG, SUBJ_PATH, SUBJ_RECIPIENT, SUBJ_WRITE, SUBJ_OBJECT } from "../../bytecode/format";
 import { fnv1a } from "../abi/bytes";
