@@ -639,7 +639,8 @@ const OBJECT_CODES = { destination: OBJECT_DESTINATION, written: OBJECT_WRITTEN,
 /** The action sets (docs/bytecode.md §7.5): a tool's name word, and a request's verb word, to the
  * bits of the actions it says or asks for (bit k: the k-th action named). */
 function actionTables(actions: Map<string, { tools: Set<string>; verbs: Set<string> }>): Pick<IntentIR, "actionTools" | "actionVerbs"> {
-  if (actions.size > 32) throw new Error(`intent.actions: at most 32 actions, not ${actions.size}`);
+  // Bit 31 is the evaluator's own: a verb that names no action (docs/bytecode.md §7.5).
+  if (actions.size > 31) throw new Error(`intent.actions: at most 31 actions, not ${actions.size}`);
   const tools = new Map<string, number>(), verbs = new Map<string, number>();
   [...actions.values()].forEach((action, k) => {
     for (const w of action.tools) tools.set(w, (tools.get(w) ?? 0) | (1 << k));

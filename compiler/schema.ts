@@ -289,7 +289,7 @@ const Intent = z.strictObject({
   verbs: z.array(IntentVerb).optional(),
   actions: z
     .array(IntentAction)
-    .max(32)
+    .max(31)
     .optional()
     .describe("verbs to the actions they ask for: a tool whose name says an action is granted only by a verb that asked for it"),
   grammar: Grammar.optional(),

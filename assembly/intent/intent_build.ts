@@ -36,12 +36,17 @@ function bitsetOf(kind: u32): i32 {
 }
 
 // Adds an item unless present, when its attributes join those it has (a prohibition or grant:
-// unless its class has that bit already). A destination granted anew lifts a revocation, and
-// the item then reads as the turn that granted it.
+// one item per class, the first verb's, whose attributes gather the actions every verb of that
+// class asked for, §7.5). A destination granted anew lifts a revocation, and the item then reads
+// as the turn that granted it.
 function insert(kind: u32, cls: u32, p: usize, len: u32, attributes: u32, meta: u32, note: usize, noteLen: u32): void {
   const which = bitsetOf(kind);
   if (which >= 0) {
-    if (cls >= field(building, H_CLASS_WORDS) << 5 || classBit(building, <u32>which, cls)) return;
+    if (cls >= field(building, H_CLASS_WORDS) << 5) return;
+    if (classBit(building, <u32>which, cls)) {
+      joinActions(kind, cls, attributes);
+      return;
+    }
     setClassBit(building, <u32>which, cls);
   } else {
     if (len == 0) return;
@@ -74,6 +79,19 @@ function insert(kind: u32, cls: u32, p: usize, len: u32, attributes: u32, meta: 
   if (noteLen > 0) memory.copy(rec + ITEM_HEAD + padded(len), note, noteLen);
   buildUsed += ITEM_HEAD + padded(len) + padded(noteLen);
   buildCount++;
+}
+
+// The actions `attributes` joins to the item of the verb use of kind `kind` for class `cls`.
+function joinActions(kind: u32, cls: u32, attributes: u32): void {
+  let off: u32 = 0;
+  while (off < buildUsed) {
+    const rec = buildItems + <usize>off;
+    if (load<u32>(rec) == kind && load<u32>(rec + 4) == cls) {
+      store<u32>(rec + 12, load<u32>(rec + 12) | attributes);
+      return;
+    }
+    off += recSize(rec);
+  }
 }
 
 function findBuilding(kind: u32, p: usize, len: u32): usize {

@@ -17,13 +17,13 @@ import { itemsBegin, nextItem, itemStart, itemEnd, itemNext, itemIsWordHost } fr
 import {
   readMessage, boundCount, boundKind, boundStart, boundEnd, boundRole, boundMood, boundNoteStart, boundNoteEnd,
   boundWordHost, useCount, useVerb, useWord, useWordLen, useEffect, useNoteStart, useNoteEnd, USE_PROHIBIT, USE_RESTRICT,
-  USE_GRANT, USE_GRANT_MAYBE, messagePtr, readingAt, readingRole, readingMood, readingNoteStart, readingNoteEnd,
+  USE_GRANT, USE_GRANT_MAYBE, USE_ACTION, messagePtr, readingAt, readingRole, readingMood, readingNoteStart, readingNoteEnd,
 } from "./reader";
 import { tokCount, tStart, tEnd, clauseStart, clauseEnd } from "./reader_state";
 import { bindObjects, objectStart } from "./objects";
 import {
   PROHIBITED, GRANTED, NAME, GRANTED_MAYBE, DERIVED, A_DEST, A_DEST_MAYBE, A_NAMED, A_BARE_HOST, A_SOURCE,
-  A_SOURCE_MAYBE, A_RULED_OUT, A_RECORD, TEXT, ITEM_HEAD, padded, TURN_MAX,
+  A_SOURCE_MAYBE, A_RULED_OUT, A_RECORD, TEXT, ACTION, ITEM_HEAD, padded, TURN_MAX, ANY_ACTION,
 } from "./intent_record";
 import { numberObject, objectNormal } from "./objects";
 import { parseArgs, leafCount, leafValue, leafValueLen, leafIsString, leafPath, leafPathLen, JSON_OK, JSON_OOM } from "../readers/json";
@@ -432,10 +432,16 @@ export function collectMessage(p: usize, len: u32): bool {
   for (let k: u32 = 0; k < useCount; k++) {
     const verb = useVerb(k);
     const effect = useEffect(k);
-    const kind = effect == USE_PROHIBIT || effect == USE_RESTRICT ? PROHIBITED : effect == USE_GRANT_MAYBE ? GRANTED_MAYBE : GRANTED;
     const word = span(useWord(k), useWordLen(k));
     const actions = verbActions(useWord(k), useWordLen(k));
     if (actions < 0) return false;
+    // The action a verb not negated names is the user's own, whatever its mood (§7.5).
+    if (effect != USE_PROHIBIT && effect != USE_RESTRICT && actions != 0) {
+      noteL = 0;
+      if (!collectWith(ACTION, 0, word, <u32>actions)) return false;
+    }
+    if (effect == USE_ACTION) continue;
+    const kind = effect == USE_PROHIBIT || effect == USE_RESTRICT ? PROHIBITED : effect == USE_GRANT_MAYBE ? GRANTED_MAYBE : GRANTED;
     noteP = p + useNoteStart(k);
     noteL = useNoteEnd(k) - useNoteStart(k);
     const start = intentVerbClassStart(verb);
@@ -445,7 +451,7 @@ export function collectMessage(p: usize, len: u32): bool {
       // "Send it to ana, don't email carol": the request's class stays granted; carol, negated,
       // is no destination.
       if (effect == USE_RESTRICT && messageGrants(cls)) continue;
-      if (!collectWith(kind, cls, word, <u32>actions)) return false;
+      if (!collectWith(kind, cls, word, actions == 0 ? ANY_ACTION : 0)) return false;
     }
   }
   noteL = 0;

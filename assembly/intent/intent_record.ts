@@ -12,8 +12,8 @@
 //   bitset   the classes a narrowing (§7.2) asks about
 //   bitset   the classes granted maybe (under a condition the fence cannot check)
 //   items    (kind, class, length, attributes, bytes padded to 4); kinds PROHIBITED and GRANTED
-//            hold the verb word and, as attributes, the actions it asks for (§7.5); other
-//            items' attributes say how the user's words named the item (§7.2)
+//            hold the verb word (and ANY_ACTION, §7.5), kind ACTION a verb and the actions it
+//            names; other items' attributes say how the user's words named the item (§7.2)
 //   slots    open-addressing index over the named items: item offset + 1, 0 empty
 import { SUBJ_ARG, SUBJ_PATH, SUBJ_RECIPIENT, SUBJ_WRITE, SUBJ_OBJECT } from "../../bytecode/format";
 import { fnv1a } from "../abi/bytes";
@@ -56,6 +56,12 @@ export const A_RULED_OUT: u32 = 256;
 // that is not prose. It stands for the value the user's words point at ("my order", "the card on
 // my profile"), so the object and sum readings accept it (intent_lookup.ts objectFromRecord).
 export const A_RECORD: u32 = 512;
+// An action the user's own words name (§7.5): a verb of it, not negated, in any mood ("you want
+// to return it", "if not, cancel the order"); the item holds the verb, its attributes the actions.
+export const ACTION: u32 = 0xf9;
+// A verb's grant's attributes: this bit when its verb names no action (an operator's own verb:
+// it grants its classes whatever a tool's name says, §7.5), else 0.
+export const ANY_ACTION: u32 = 1 << 31;
 export const A_GRANTS: u32 = A_DEST | A_DEST_MAYBE | A_NAMED | A_NAMED_MAYBE | A_SOURCE | A_SOURCE_MAYBE;
 // Whether attributes `a` rule the value out with no clause granting it otherwise.
 @inline export function vetoes(a: u32): bool {
