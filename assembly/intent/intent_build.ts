@@ -180,7 +180,7 @@ export function intentDerive(intent: usize, p: usize, len: u32, text: bool, reco
   collectBegin(intent != 0 ? field(intent, H_TURN) : 0);
   const n = min(len, settingValue(SET_MAX_INTENT_BYTES));
   if (text && !collectDerived(p, n)) return 0;
-  if (record && !collectRecord(p, n, settingValue(SET_MAX_JSON_DEPTH), RECORD_LEAVES)) return 0;
+  if (record && !collectRecord(intent, p, n, settingValue(SET_MAX_JSON_DEPTH), RECORD_LEAVES)) return 0;
   const fresh = rebuild(intent);
   if (fresh != 0) store<u32>(fresh + H_TURN, turnNow);
   return fresh;

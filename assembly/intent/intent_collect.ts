@@ -23,10 +23,13 @@ import { tokCount, tStart, tEnd, clauseStart, clauseEnd } from "./reader_state";
 import { bindObjects, objectStart } from "./objects";
 import {
   PROHIBITED, GRANTED, NAME, GRANTED_MAYBE, DERIVED, A_DEST, A_DEST_MAYBE, A_NAMED, A_BARE_HOST, A_SOURCE,
-  A_SOURCE_MAYBE, A_RULED_OUT, A_RECORD, TEXT, ACTION, ITEM_HEAD, padded, TURN_MAX, ANY_ACTION,
+  A_SOURCE_MAYBE, A_RULED_OUT, A_RECORD, TEXT, WORDS, ACTION, ITEM_HEAD, padded, TURN_MAX, ANY_ACTION,
 } from "./intent_record";
 import { numberObject, objectNormal } from "./objects";
-import { parseArgs, leafCount, leafValue, leafValueLen, leafIsString, leafPath, leafPathLen, JSON_OK, JSON_OOM } from "../readers/json";
+import {
+  parseArgs, leafCount, leafValue, leafValueLen, leafIsString, leafPath, leafPathLen, leafElement, leafElementArray, leafOfElement, JSON_OK, JSON_OOM,
+} from "../readers/json";
+import { intentNamesObject, intentSharesWord } from "./intent_lookup";
 import { lastWordRole } from "../decision/classify";
 import { jsonDecimal, amountText } from "../readers/amount";
 
@@ -162,7 +165,7 @@ export function collectDerived(p: usize, len: u32): bool {
 // description: what others wrote), or a number. False when out of memory.
 const RECORD_WORDS: u32 = 4;
 const RECORD_BYTES: u32 = 96;
-export function collectRecord(p: usize, len: u32, maxDepth: u32, maxLeaves: u32): bool {
+export function collectRecord(intent: usize, p: usize, len: u32, maxDepth: u32, maxLeaves: u32): bool {
   itemsBegin();
   metaNow = 0;
   noteP = 0;
@@ -192,9 +195,11 @@ export function collectRecord(p: usize, len: u32, maxDepth: u32, maxLeaves: u32)
     return collectYamlRecord(p, len);
   }
   const n = leafCount();
+  const chosen = chosenElements(intent, n);
+  if (chosen == 0) return false;
   for (let k: u32 = 0; k < n; k++) {
     const v = leafValue(k), l = leafValueLen(k);
-    if (l == 0) continue;
+    if (l == 0 || !elementKept(chosen, k)) continue;
     if (!leafIsString(k)) {
       const c = load<u8>(v);
       if (c == 0x74 || c == 0x66 || c == 0x6e) continue; // true, false, null
@@ -220,6 +225,43 @@ export function collectRecord(p: usize, len: u32, maxDepth: u32, maxLeaves: u32)
   return true;
 }
 const WRAP: usize = memory.data<u8>([0x7b, 0x22, 0x22, 0x3a]); // {"":
+
+// The elements of the record's arrays (objects in a list: an order's items) that a field of their
+// own the user named picks out ("the desk lamp" of an order's items), and the arrays they belong
+// to: a byte per ordinal, bit 0 the element chosen, bit 1 the array one of whose elements is, bit
+// 2 an element a word of whose own fields the user wrote ("coffee" of "Coffee Maker" beside "the
+// coffee machine": it may be the one meant). 0 out of memory.
+function chosenElements(intent: usize, n: u32): usize {
+  let most: u32 = 0;
+  for (let k: u32 = 0; k < n; k++) most = max(most, max(leafElement(k), leafElementArray(k)));
+  const marks = scratchAlloc(<usize>most + 1);
+  if (marks == 0) return 0;
+  memory.fill(marks, 0, <usize>most + 1);
+  for (let k: u32 = 0; k < n; k++) {
+    const e = leafElement(k);
+    if (e == 0 || !leafIsString(k) || !leafOfElement(k)) continue; // an item by its own fields, not its options
+    const v = leafValue(k), l = leafValueLen(k);
+    if (l == 0 || l > RECORD_BYTES || wordsOver(v, l, RECORD_WORDS)) continue;
+    const o = objectNormal(v, l);
+    if (o == 0) continue;
+    if (!intentNamesObject(intent, spanPtr(o), spanLen(o))) {
+      if (intentSharesWord(intent, spanPtr(o), spanLen(o))) store<u8>(marks + e, load<u8>(marks + e) | 4);
+      continue;
+    }
+    store<u8>(marks + e, load<u8>(marks + e) | 1);
+    const a = leafElementArray(k);
+    store<u8>(marks + a, load<u8>(marks + a) | 2);
+  }
+  return marks;
+}
+
+// Whether leaf k is read from the record: it is no element's, or its element was chosen or may be
+// the one meant, or no element of its array was chosen (the user named the order, not one of its
+// items: every item is the task's).
+function elementKept(marks: usize, k: u32): bool {
+  const e = leafElement(k);
+  return e == 0 || (load<u8>(marks + e) & 5) != 0 || (load<u8>(marks + leafElementArray(k)) & 2) == 0;
+}
 
 // A record written as block YAML (what many tools print): each line "key: value", "- value" or
 // "- key: value" gives its value as a field, read as a JSON field is (recordField). A line that
@@ -356,7 +398,7 @@ function collectObject(kind: u32, cls: u32, s: u64): bool {
 // "Austin" and "Suite 641" as a request does, though no pass of objects.ts reads them as one
 // object. Quoted and pasted clauses name nothing; a clause longer than CLAUSE_BYTES is a
 // pasted text more than a request, and names nothing this way; nor does a clause with no digit,
-// capital or non-ASCII letter, which names no id, number or proper name (and costs its reading).
+// capital or non-ASCII letter, which names no id, number or proper name (a WORDS item).
 const CLAUSE_BYTES: u32 = 512;
 const CLAUSES_READ: u32 = 4096; // clauses past a message's first bytes: a paste more than a request
 function collectClauses(p: usize, len: u32): bool {
@@ -367,7 +409,7 @@ function collectClauses(p: usize, len: u32): bool {
     if (ce <= cs) continue;
     const from = tStart(cs), to = tEnd(ce - 1);
     if (from >= CLAUSES_READ) break;
-    if (to <= from || to - from > CLAUSE_BYTES || to > len || !marked(p + from, to - from)) continue;
+    if (to <= from || to - from > CLAUSE_BYTES || to > len) continue;
     readingAt(tStart(ce - 1));
     const a = objectAttributes(readingRole, readingMood);
     if (a == 0) continue;
@@ -376,7 +418,9 @@ function collectClauses(p: usize, len: u32): bool {
     metaNow = readingRole | (readingMood << 4);
     noteP = 0;
     noteL = 0;
-    if (!collectWith(TEXT, 0, text, a)) return false;
+    // A clause with no mark names no object, but its words may name a record's item ("return my
+    // skateboard"): kept as WORDS, which only picks out the items of a record (collectRecord).
+    if (!collectWith(marked(p + from, to - from) ? TEXT : WORDS, 0, text, a)) return false;
   }
   return true;
 }

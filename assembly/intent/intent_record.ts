@@ -26,6 +26,9 @@ export const GRANTED_MAYBE: u32 = 0xfb; // a class a verb granted under a condit
 // The words of one clause of the user's own (lower-cased, punctuation made space), with the
 // reading of that clause: an object is named when its words stand together there (§7.4).
 export const TEXT: u32 = 0xfa;
+// A clause of the user's own with no digit, capital or non-ASCII letter (as TEXT): it names no
+// object, but a word of it may pick out an item of a record the task reads (§7.1).
+export const WORDS: u32 = 0xf8;
 // Derived items are kept under kind DERIVED + subject, so no lookup of a named item (kind
 // `subject`) can ever find one: tool output never widens what the user named.
 export const DERIVED: u32 = 0x80;

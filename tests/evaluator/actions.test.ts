@@ -14,7 +14,7 @@ let fence: Fence;
 beforeAll(async () => {
   fence = await loadFence(fenceWasm());
   expect(fence.load(new Uint8Array(fs.readFileSync(path.join(root, "build/policies/defaults.afb")))).ok).toBe(true);
-});
+}, 60_000);
 
 const ORDER = JSON.stringify({
   order_id: "#W7273336", status: "delivered",
@@ -79,6 +79,18 @@ describe("verbs to actions", () => {
     expect(decided("Reply to lisa.grant@example.com about the venue and say we'll take the smaller room.", FORWARD)).toBe("ask");
     expect(decided("Forward the venue mail to lisa.grant@example.com.", FORWARD)).toBe("allow");
     expect(decided("Reply to lisa.grant@example.com about the venue and say we'll take the smaller room.", REPLY)).not.toBe("block");
+  });
+
+  test("the item the user named is the task's, its neighbours in the order are not", () => {
+    const both = ["mcp__retail__return_delivered_order_items",
+      { order_id: "#W7273336", item_ids: ["1725100896", "8384507844"], payment_method_id: "credit_card_7477438" }] as const;
+    expect(decided("Return just the desk lamp from order #W7273336 to the original card.", RETURN, true)).toBe("allow");
+    expect(decided("Return just the desk lamp from order #W7273336 to the original card.", both, true)).toBe("ask");
+    expect(decided("Devuelve solo la desk lamp del pedido #W7273336 a la tarjeta original.", both, true)).toBe("ask");
+    // The order named, no item of it: every item is the task's.
+    expect(decided("Return everything from order #W7273336 to the original card.", both, true)).toBe("allow");
+    // An item a clause with no capital or digit speaks of ("and the blender") stays the task's.
+    expect(decided("Return the desk lamp from order #W7273336 to the original card, and the blender too", both, true)).toBe("allow");
   });
 
   test("a negation inside brackets before a verb does not negate it", () => {
