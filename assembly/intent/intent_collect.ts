@@ -410,6 +410,8 @@ function collectClauses(p: usize, len: u32): bool {
     const from = tStart(cs), to = tEnd(ce - 1);
     if (from >= CLAUSES_READ) break;
     if (to <= from || to - from > CLAUSE_BYTES || to > len) continue;
+    const mark = marked(p + from, to - from);
+    if (!mark && !hasLetter(p + from, to - from)) continue; // no word to keep
     readingAt(tStart(ce - 1));
     const a = objectAttributes(readingRole, readingMood);
     if (a == 0) continue;
@@ -420,9 +422,15 @@ function collectClauses(p: usize, len: u32): bool {
     noteL = 0;
     // A clause with no mark names no object, but its words may name a record's item ("return my
     // skateboard"): kept as WORDS, which only picks out the items of a record (collectRecord).
-    if (!collectWith(marked(p + from, to - from) ? TEXT : WORDS, 0, text, a)) return false;
+    if (!collectWith(mark ? TEXT : WORDS, 0, text, a)) return false;
   }
   return true;
+}
+
+// Whether [p, p+len) holds an ASCII letter.
+function hasLetter(p: usize, len: u32): bool {
+  for (let i: u32 = 0; i < len; i++) if ((<u32>load<u8>(p + i) | 0x20) - 0x61 < 26) return true;
+  return false;
 }
 
 // Whether [p, p+len) holds a digit, an ASCII capital or a byte of a non-ASCII character.

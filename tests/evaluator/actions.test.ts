@@ -89,6 +89,10 @@ describe("verbs to actions", () => {
     expect(decided("Devuelve solo la desk lamp del pedido #W7273336 a la tarjeta original.", both, true)).toBe("ask");
     // The order named, no item of it: every item is the task's.
     expect(decided("Return everything from order #W7273336 to the original card.", both, true)).toBe("allow");
+    // A clause with no word at all is kept as nothing (it bound as out of memory once).
+    const h = fence.openSession();
+    expect(fence.intent(h, "Return the desk lamp, (), and the blender").ok).toBe(true);
+    fence.closeSession(h);
     // An item a clause with no capital or digit speaks of ("and the blender") stays the task's.
     expect(decided("Return the desk lamp from order #W7273336 to the original card, and the blender too", both, true)).toBe("allow");
   });
