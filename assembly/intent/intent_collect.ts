@@ -410,8 +410,8 @@ function collectClauses(p: usize, len: u32): bool {
     const from = tStart(cs), to = tEnd(ce - 1);
     if (from >= CLAUSES_READ) break;
     if (to <= from || to - from > CLAUSE_BYTES || to > len) continue;
-    const mark = marked(p + from, to - from);
-    if (!mark && !hasLetter(p + from, to - from)) continue; // no word to keep
+    const marks = clauseMarks(p + from, to - from);
+    if (marks == 0) continue; // no word to keep
     readingAt(tStart(ce - 1));
     const a = objectAttributes(readingRole, readingMood);
     if (a == 0) continue;
@@ -422,24 +422,21 @@ function collectClauses(p: usize, len: u32): bool {
     noteL = 0;
     // A clause with no mark names no object, but its words may name a record's item ("return my
     // skateboard"): kept as WORDS, which only picks out the items of a record (collectRecord).
-    if (!collectWith(mark ? TEXT : WORDS, 0, text, a)) return false;
+    if (!collectWith(marks == 2 ? TEXT : WORDS, 0, text, a)) return false;
   }
   return true;
 }
 
-// Whether [p, p+len) holds an ASCII letter.
-function hasLetter(p: usize, len: u32): bool {
-  for (let i: u32 = 0; i < len; i++) if ((<u32>load<u8>(p + i) | 0x20) - 0x61 < 26) return true;
-  return false;
-}
-
-// Whether [p, p+len) holds a digit, an ASCII capital or a byte of a non-ASCII character.
-function marked(p: usize, len: u32): bool {
+// What [p, p+len) holds: 2 a digit, an ASCII capital or a byte of a non-ASCII character; else 1 a
+// lower-case ASCII letter; else 0.
+function clauseMarks(p: usize, len: u32): u32 {
+  let marks: u32 = 0;
   for (let i: u32 = 0; i < len; i++) {
     const c = <u32>load<u8>(p + i);
-    if (c - 0x30 < 10 || c - 0x41 < 26 || c >= 0x80) return true;
+    if (c - 0x30 < 10 || c - 0x41 < 26 || c >= 0x80) return 2;
+    if (c - 0x61 < 26) marks = 1;
   }
-  return false;
+  return marks;
 }
 
 // [p, p+len) lower-cased, with the bytes that stand between words (quotes, brackets, commas,

@@ -54,13 +54,13 @@ export function negatedVerb(k: u32): bool {
   return false;
 }
 
-// The closing brackets less the opening ones among the message's bytes [a, b).
+// The closing parentheses less the opening ones among the message's bytes [a, b).
 function bracketsClosed(a: u32, b: u32): i32 {
   let n: i32 = 0;
   for (let i = a; i < b; i++) {
     const c = at(msg, i);
-    if (c == 0x29 || c == 0x5d) n++;
-    else if (c == 0x28 || c == 0x5b) n--;
+    if (c == 0x29) n++;
+    else if (c == 0x28) n--;
   }
   return n;
 }

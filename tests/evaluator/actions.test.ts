@@ -97,7 +97,7 @@ describe("verbs to actions", () => {
     expect(decided("Return the desk lamp from order #W7273336 to the original card, and the blender too", both, true)).toBe("allow");
   });
 
-  test("a negation inside brackets before a verb does not negate it", () => {
+  test("a negation inside parentheses before a verb does not negate it", () => {
     // "(since they are no longer needed)" is an aside: the return after it is asked for, not prohibited.
     const h = fence.openSession();
     const summary = fence.intent(h, "You want to cancel all pending orders (since they are no longer needed) and return the watch you have received.").text;
