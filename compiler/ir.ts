@@ -127,6 +127,10 @@ export interface IntentIR {
   words: Array<[word: string, verb: number]>;
   /** Lower-case word or phrase (words joined) -> the OR of its G_* categories and object bits. */
   grammar: Array<[word: string, value: number]>;
+  /** A tool name's lower-case word -> the actions it says (a bit each, §7.5). */
+  actionTools: Array<[word: string, actions: number]>;
+  /** A request's verb word -> the actions it asks for. */
+  actionVerbs: Array<[word: string, actions: number]>;
 }
 
 export interface IntentVerbIR {

@@ -174,6 +174,8 @@ interface MergedPolicy {
     records_from?: string[];
     file_extensions?: string[];
     verbs?: Located<IntentVerb>[];
+    /** Action name -> its tool words and verb words, in the order first named. */
+    actions: Map<string, { tools: Set<string>; verbs: Set<string> }>;
     grammar: Map<string, Set<string>>;
   };
   shell: NonNullable<PolicyFile["shell"]>;
@@ -202,7 +204,7 @@ function mergePolicies(files: CheckedFile[]): MergedPolicy {
     exposure: [],
     rules: [],
     budgets: [],
-    intent: { grammar: new Map() },
+    intent: { grammar: new Map(), actions: new Map() },
     shell: {},
     shellPrograms: [],
     sandbox: {},
@@ -223,13 +225,20 @@ function mergePolicies(files: CheckedFile[]): MergedPolicy {
     merged.exposure = [...own, ...merged.exposure.filter((e) => !own.some((o) => o.setting === e.setting))];
     merged.rules.push(...located(file, ["rules"], p.rules));
     merged.budgets.push(...located(file, ["budgets"], p.budgets));
-    const { verbs, grammar, ...wordLists } = p.intent ?? {};
+    const { verbs, grammar, actions, ...wordLists } = p.intent ?? {};
     Object.assign(merged.intent, definedEntries(wordLists));
     // The grammar grows with each file: an operator adds the words of a language or a phrase.
     for (const [category, list] of Object.entries(grammar ?? {})) {
       const known = merged.intent.grammar.get(category) ?? new Set<string>();
       for (const phrase of list ?? []) known.add(phrase);
       merged.intent.grammar.set(category, known);
+    }
+    // An action grows with each file: an operator adds a tool's word or a language's verb.
+    for (const { action, tools, verbs: asking } of actions ?? []) {
+      const known = merged.intent.actions.get(action) ?? { tools: new Set<string>(), verbs: new Set<string>() };
+      for (const w of tools) known.tools.add(asciiLower(w));
+      for (const w of asking) known.verbs.add(grammarLower(w));
+      merged.intent.actions.set(action, known);
     }
     // Like classify verbs: an operator's intent verbs come first, so their words win.
     if (verbs !== undefined) merged.intent.verbs = [...located(file, ["intent", "verbs"], verbs), ...(merged.intent.verbs ?? [])];
@@ -310,6 +319,7 @@ export function lowerPolicy(files: CheckedFile[], name: string): PolicyIR {
       fileExtensions: unique((merged.intent.file_extensions ?? []).map((e) => asciiLower(e.replace(/^\./, "")))),
       verbs,
       words: firstWins(intentVerbs.flatMap(({ value }, entry) => value.words.map((w) => [grammarLower(w), entry] as [string, number]))),
+      ...actionTables(merged.intent.actions),
       grammar: grammarWords(merged.intent.grammar, intentVerbs.map(({ value }) => value),
         (merged.intent.negations ?? []).map(grammarLower), (merged.intent.nothing_words ?? []).map(grammarLower)),
     },
@@ -625,6 +635,20 @@ const GRAMMAR_BITS: Record<(typeof GRAMMAR_CATEGORIES)[number], number> = {
 };
 
 const OBJECT_CODES = { destination: OBJECT_DESTINATION, written: OBJECT_WRITTEN, source: OBJECT_SOURCE, included: OBJECT_INCLUDED, converted: OBJECT_CONVERTED, delegated: OBJECT_DELEGATED };
+
+/** The action sets (docs/bytecode.md §7.5): a tool's name word, and a request's verb word, to the
+ * bits of the actions it says or asks for (bit k: the k-th action named). */
+function actionTables(actions: Map<string, { tools: Set<string>; verbs: Set<string> }>): Pick<IntentIR, "actionTools" | "actionVerbs"> {
+  // Bit 31 is the evaluator's own: a verb that names no action (docs/bytecode.md §7.5).
+  if (actions.size > 31) throw new Error(`intent.actions: at most 31 actions, not ${actions.size}`);
+  const tools = new Map<string, number>(), verbs = new Map<string, number>();
+  [...actions.values()].forEach((action, k) => {
+    for (const w of action.tools) tools.set(w, (tools.get(w) ?? 0) | (1 << k));
+    for (const w of action.verbs) verbs.set(w, (verbs.get(w) ?? 0) | (1 << k));
+  });
+  const unsigned = (m: Map<string, number>) => [...m].map(([w, bits]) => [w, bits >>> 0] as [string, number]);
+  return { actionTools: unsigned(tools), actionVerbs: unsigned(verbs) };
+}
 
 /** The grammar set (docs/bytecode.md §7.3): each word or phrase (its words joined with no space)
  *  with the OR of its categories' bits, a phrase's first word marked as a phrase head, and each

@@ -61,6 +61,8 @@ export interface TableSets {
   fileExtensions: number;
   intentWords: number;
   grammar: number;
+  actionTools: number;
+  actionVerbs: number;
   shellWrappers: number;
   shellNetwork: number;
   shellShells: number;
@@ -102,6 +104,8 @@ export function optimize(ir: PolicyIR): Plan {
     fileExtensions: pool.keys(ir.intent.fileExtensions),
     intentWords: pool.hash(ir.intent.words),
     grammar: pool.hash(ir.intent.grammar),
+    actionTools: pool.hash(ir.intent.actionTools),
+    actionVerbs: pool.hash(ir.intent.actionVerbs),
     shellWrappers: pool.keys(ir.shell.wrappers),
     shellNetwork: pool.keys(ir.shell.networkPrograms),
     shellShells: pool.keys(ir.shell.shells),

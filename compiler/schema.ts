@@ -264,6 +264,14 @@ const Grammar = z
   .strictObject(Object.fromEntries(GRAMMAR_CATEGORIES.map((c) => [c, phrases.optional()])) as Record<(typeof GRAMMAR_CATEGORIES)[number], z.ZodOptional<typeof phrases>>)
   .describe("the words by which the binder reads a request's roles, moods and follow-ups, in every language it knows");
 
+// An action a tool's name says it does ("cancel_pending_order" cancels), and the request's verbs
+// that ask for it: a verb's grant holds for such a tool only when it asked for that action.
+export const IntentAction = z.strictObject({
+  action: z.string().min(1).describe("the action's name"),
+  tools: words.describe("words of a tool's own name that say it does this action"),
+  verbs: words.describe("the request's verb words (intent verbs) that ask for this action"),
+});
+
 const Intent = z.strictObject({
   negations: words.optional(),
   nothing_words: words.optional(),
@@ -279,6 +287,11 @@ const Intent = z.strictObject({
     .optional()
     .describe("capabilities whose calls read records: the output of one asked for by the task's own values holds the task's own objects and sums"),
   verbs: z.array(IntentVerb).optional(),
+  actions: z
+    .array(IntentAction)
+    .max(31)
+    .optional()
+    .describe("verbs to the actions they ask for: a tool whose name says an action is granted only by a verb that asked for it"),
   grammar: Grammar.optional(),
   file_extensions: z
     .array(z.string().regex(EXTENSION_RE, { error: "a file extension like md or .md" }))

@@ -190,8 +190,8 @@ describe("intent: prohibitions", () => {
     const i = bind(0, "Create the event. Do not forget to email Mark, and don't hesitate to delete the draft");
     expect(intentProhibits(i, CLASS_SEND)).toBe(false);
     expect(intentProhibits(i, CLASS_DELETE)).toBe(false);
-    expect(intentGrants(i, CLASS_SEND)).toBe(YES);
-    expect(intentGrants(i, CLASS_DELETE)).toBe(YES);
+    expect(intentGrants(i, CLASS_SEND, 0)).toBe(YES);
+    expect(intentGrants(i, CLASS_DELETE, 0)).toBe(YES);
     intentFree(i);
     const j = bind(0, "Do not forget: never email Mark");
     expect(intentProhibits(j, CLASS_SEND)).toBe(true);
@@ -216,8 +216,8 @@ describe("intent: binding", () => {
     expect(intentProhibits(i, CLASS_WRITE)).toBe(true);
     i = bind(i, "save nothing, write nothing");
     expect(summary(i)).toBe("email\tcarol@example.org\nprohibit\tfile.write\twrite\ngrant\tmessage.send\temail\n");
-    expect(intentGrants(i, CLASS_SEND)).toBe(YES);
-    expect(intentGrants(i, CLASS_WRITE)).toBe(NO);
+    expect(intentGrants(i, CLASS_SEND, 0)).toBe(YES);
+    expect(intentGrants(i, CLASS_WRITE, 0)).toBe(NO);
     intentFree(i);
   });
 

@@ -6,7 +6,7 @@
 import {
   setFind, setMemberCount, listKey, listValue, strPtr, strLen, toolsExactSet, toolsGlobSet,
   toolClass, toolRoleStart, toolRoleCount, roleArgPath, roleKind, classifyWordSet,
-  classifyEntryClass, classifyEntryFlags, classifyEntryCount, classifyRoleSet,
+  classifyEntryClass, classifyEntryFlags, classifyEntryCount, classifyRoleSet, intentActionToolSet,
 } from "../policy/decode";
 import { CLASSIFY_READ, CLASSIFY_CHOICES, CLASSIFY_CHOICE_HEADINGS, CLASSIFY_OBJECTS_CONTENT, CLASSIFY_CHOICE_CODES, ROLE_DATA } from "../../bytecode/format";
 import { fnv1a, bytesEqual, lowerAscii, isAsciiAlpha, isAsciiDigit, indexOfByte, equalsAsciiFold, copyLower, sameBytes } from "../abi/bytes";
@@ -445,6 +445,23 @@ export function classifyTool(name: usize, len: u32): i32 {
   if (entry < 0) return 0;
   byName = true;
   return <i32>classifyEntryClass(<u32>entry);
+}
+
+// The action the tool `name` says it does (§7.5): that of the first word of its own name (past
+// an MCP server's prefix) the action set knows, "cancel" of "cancel_pending_order", "pay" of
+// "send_money"; 0 when none says one. WORDS_OOM when scratch memory ran out.
+export function toolActions(name: usize, len: u32): i64 {
+  const own = ownNameStart(name, len, 0, 0);
+  const p = name + own, n = len - own;
+  let i: u32 = 0;
+  while (nextWord(p, n, i)) {
+    i = wordEnd;
+    const w = lowerWord(p);
+    if (w == 0) return WORDS_OOM;
+    const actions = setFind(intentActionToolSet(), w, wordEnd - wordStart);
+    if (actions >= 0) return actions;
+  }
+  return 0;
 }
 
 // What a tool nobody mapped, of class `cls`, takes for a choice or for content (§3.3): the flags of

@@ -20,6 +20,7 @@ import {
   targetCount, targetKind, targetIsPattern, targetIsTree, targetEntryKind, targetPtr, targetLen,
 } from "../readers/targets";
 import { intentGrants, intentNamesKind } from "../intent/intent";
+import { toolActions, WORDS_OOM } from "./classify";
 import { NO, YES, MAYBE, tri, negated } from "./tri";
 import { literalTest, patternTest, memberBelow } from "./eval_tests";
 
@@ -169,7 +170,13 @@ function holds(pc: u32): u32 {
   const negate = (flags & FLAG_NEGATE) != 0;
   const all = (flags & FLAG_ALL) != 0;
   if (op == OP_TEST_GRANTED) {
-    const r = intentGrants(intentStore, callClass); // of the call's class, whatever the tool's name
+    // Of the call's class, and of the action the tool's name says, if any.
+    const actions = toolActions(toolName, toolNameLen);
+    if (actions == <i64>WORDS_OOM) {
+      outOfMemory = true;
+      return NO;
+    }
+    const r = intentGrants(intentStore, callClass, <u32>actions);
     return negate ? negated(r) : r;
   }
   if (op == OP_TEST_INTENT_ANY) return tri(intentNamesKind(intentStore, subject, operand) != negate); // of the intent

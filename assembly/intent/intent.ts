@@ -5,7 +5,7 @@ import { SUBJ_DOMAIN, SUBJ_PATH, INTENT_EXACT } from "../../bytecode/format";
 import { NO, YES, MAYBE } from "../decision/tri";
 import { globsMeet } from "../readers/glob";
 import { free, scratchAlloc } from "../abi/mem";
-import { NAME, DERIVED, ITEM_HEAD, recSize, H_ITEMS, H_ITEMS_BYTES, field, kindMatches, classBit } from "./intent_record";
+import { NAME, DERIVED, GRANTED, ACTION, ANY_ACTION, ITEM_HEAD, recSize, H_ITEMS, H_ITEMS_BYTES, field, kindMatches, classBit } from "./intent_record";
 import { reading } from "./intent_lookup";
 
 export {
@@ -73,11 +73,28 @@ export function intentNamesKind(intent: usize, subject: u32, flavor: u32): bool 
 }
 
 // Whether a verb of the user's own messages, not negated, granted the class (§7, TEST_GRANTED):
-// YES in a plain request, MAYBE under a condition the fence cannot check.
-export function intentGrants(intent: usize, classIdx: u32): u32 {
+// YES in a plain request, MAYBE under a condition the fence cannot check. A tool whose name says
+// an action (`toolActions`, §7.5: "cancel_pending_order") is granted for certain only when the
+// user's words name that action (a verb of it, not negated, in any mood: "you want to return
+// it", "if it cannot be exchanged, return it"), or a plain verb that names no action (an
+// operator's own) granted the class. "Change the address" grants a change; a cancel, of the
+// class the request did grant, is then only maybe granted: asked, never allowed nor blocked by
+// the grant (the request asked for this kind of work, not for this action).
+export function intentGrants(intent: usize, classIdx: u32, toolActions: u32): u32 {
   if (intent == 0) return NO;
-  if (classBit(intent, 1, classIdx)) return YES;
-  return classBit(intent, 3, classIdx) ? MAYBE : NO;
+  const byClass = classBit(intent, 1, classIdx) ? YES : classBit(intent, 3, classIdx) ? MAYBE : NO;
+  if (byClass != YES || toolActions == 0) return byClass;
+  const items = intent + field(intent, H_ITEMS);
+  const bytes = field(intent, H_ITEMS_BYTES);
+  let off: u32 = 0;
+  while (off < bytes) {
+    const rec = items + <usize>off;
+    off += recSize(rec);
+    const kind = load<u32>(rec), attributes = load<u32>(rec + 12);
+    if (kind == ACTION && (attributes & toolActions) != 0) return YES;
+    if (kind == GRANTED && (attributes & ANY_ACTION) != 0 && load<u32>(rec + 4) == classIdx) return YES;
+  }
+  return MAYBE;
 }
 
 // Whether a narrowing asks about the class (§7.2): an allow becomes an ask.

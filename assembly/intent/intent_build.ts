@@ -36,12 +36,17 @@ function bitsetOf(kind: u32): i32 {
 }
 
 // Adds an item unless present, when its attributes join those it has (a prohibition or grant:
-// unless its class has that bit already). A destination granted anew lifts a revocation, and
-// the item then reads as the turn that granted it.
+// one item per class, the first verb's, whose attributes gather the actions every verb of that
+// class asked for, §7.5). A destination granted anew lifts a revocation, and the item then reads
+// as the turn that granted it.
 function insert(kind: u32, cls: u32, p: usize, len: u32, attributes: u32, meta: u32, note: usize, noteLen: u32): void {
   const which = bitsetOf(kind);
   if (which >= 0) {
-    if (cls >= field(building, H_CLASS_WORDS) << 5 || classBit(building, <u32>which, cls)) return;
+    if (cls >= field(building, H_CLASS_WORDS) << 5) return;
+    if (classBit(building, <u32>which, cls)) {
+      joinActions(kind, cls, attributes);
+      return;
+    }
     setClassBit(building, <u32>which, cls);
   } else {
     if (len == 0) return;
@@ -93,6 +98,19 @@ function placeNote(word: usize, p: usize, len: u32): void {
   store<u32>(word, NOTE_HERE);
   memory.copy(lastNote, p, len);
   buildUsed += NOTE_HERE + padded(len);
+}
+
+// The actions `attributes` joins to the item of the verb use of kind `kind` for class `cls`.
+function joinActions(kind: u32, cls: u32, attributes: u32): void {
+  let off: u32 = 0;
+  while (off < buildUsed) {
+    const rec = buildItems + <usize>off;
+    if (load<u32>(rec) == kind && load<u32>(rec + 4) == cls) {
+      store<u32>(rec + 12, load<u32>(rec + 12) | attributes);
+      return;
+    }
+    off += recSize(rec);
+  }
 }
 
 function findBuilding(kind: u32, p: usize, len: u32): usize {
@@ -190,7 +208,7 @@ export function intentDerive(intent: usize, p: usize, len: u32, text: bool, reco
   collectBegin(intent != 0 ? field(intent, H_TURN) : 0);
   const n = min(len, settingValue(SET_MAX_INTENT_BYTES));
   if (text && !collectDerived(p, n)) return 0;
-  if (record && !collectRecord(p, n, settingValue(SET_MAX_JSON_DEPTH), RECORD_LEAVES)) return 0;
+  if (record && !collectRecord(intent, p, n, settingValue(SET_MAX_JSON_DEPTH), RECORD_LEAVES)) return 0;
   const fresh = rebuild(intent);
   if (fresh != 0) store<u32>(fresh + H_TURN, turnNow);
   return fresh;

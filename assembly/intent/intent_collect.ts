@@ -7,7 +7,7 @@ import {
 } from "../../bytecode/format";
 import { scratchAlloc } from "../abi/mem";
 import { lowerAscii, sameBytes, isAsciiDigit, indexOfByte } from "../abi/bytes";
-import { intentExtensionSet, intentVerbClassStart, intentVerbClassCount, intentClass } from "../policy/decode";
+import { intentExtensionSet, intentVerbClassStart, intentVerbClassCount, intentClass, intentActionVerbSet, setFind } from "../policy/decode";
 import { policyWords } from "../readers/wordset";
 import {
   span, spanPtr, spanLen, resolvePath, normalizeEmail, normalizeUrl, urlHost, normalizeHost, cwdPtr, cwdLen,
@@ -17,16 +17,19 @@ import { itemsBegin, nextItem, itemStart, itemEnd, itemNext, itemIsWordHost } fr
 import {
   readMessage, boundCount, boundKind, boundStart, boundEnd, boundRole, boundMood, boundNoteStart, boundNoteEnd,
   boundWordHost, useCount, useVerb, useWord, useWordLen, useEffect, useNoteStart, useNoteEnd, USE_PROHIBIT, USE_RESTRICT,
-  USE_GRANT, USE_GRANT_MAYBE, messagePtr, readingAt, readingRole, readingMood, readingNoteStart, readingNoteEnd,
+  USE_GRANT, USE_GRANT_MAYBE, USE_ACTION, messagePtr, readingAt, readingRole, readingMood, readingNoteStart, readingNoteEnd,
 } from "./reader";
 import { tokCount, tStart, tEnd, clauseStart, clauseEnd } from "./reader_state";
 import { bindObjects, objectStart } from "./objects";
 import {
   PROHIBITED, GRANTED, NAME, GRANTED_MAYBE, DERIVED, A_DEST, A_DEST_MAYBE, A_NAMED, A_BARE_HOST, A_SOURCE,
-  A_SOURCE_MAYBE, A_RULED_OUT, A_RECORD, A_ADDRESS_HOST, A_GRANTS, TEXT, ITEM_HEAD, NOTE_HERE, padded, TURN_MAX, vetoes,
+  A_SOURCE_MAYBE, A_RULED_OUT, A_RECORD, A_ADDRESS_HOST, A_GRANTS, TEXT, WORDS, ACTION, ITEM_HEAD, NOTE_HERE, padded, TURN_MAX, vetoes, ANY_ACTION,
 } from "./intent_record";
 import { numberObject, objectNormal } from "./objects";
-import { parseArgs, leafCount, leafValue, leafValueLen, leafIsString, leafPath, leafPathLen, JSON_OK, JSON_OOM } from "../readers/json";
+import {
+  parseArgs, leafCount, leafValue, leafValueLen, leafIsString, leafPath, leafPathLen, leafElement, leafElementArray, leafOfElement, JSON_OK, JSON_OOM,
+} from "../readers/json";
+import { intentNamesObject, intentSharesWord } from "./intent_lookup";
 import { lastWordRole } from "../decision/classify";
 import { jsonDecimal, amountText, currencyOf } from "../readers/amount";
 import { parentLen } from "../readers/targets";
@@ -172,7 +175,7 @@ export function collectDerived(p: usize, len: u32): bool {
 // description: what others wrote), or a number. False when out of memory.
 const RECORD_WORDS: u32 = 4;
 const RECORD_BYTES: u32 = 96;
-export function collectRecord(p: usize, len: u32, maxDepth: u32, maxLeaves: u32): bool {
+export function collectRecord(intent: usize, p: usize, len: u32, maxDepth: u32, maxLeaves: u32): bool {
   itemsBegin();
   metaNow = 0;
   noteP = 0;
@@ -202,7 +205,10 @@ export function collectRecord(p: usize, len: u32, maxDepth: u32, maxLeaves: u32)
     return collectYamlRecord(p, len);
   }
   const n = leafCount();
+  const chosen = chosenElements(intent, n);
+  if (chosen == 0) return false;
   for (let k: u32 = 0; k < n; k++) {
+    if (!elementKept(chosen, k)) continue;
     if (!collectRecordKeys(k)) return false;
     const v = leafValue(k), l = leafValueLen(k);
     if (l == 0) continue;
@@ -274,6 +280,43 @@ function collectRecordKeys(k: u32): bool {
 function hasDigit(p: usize, len: u32): bool {
   for (let i: u32 = 0; i < len; i++) if (isAsciiDigit(load<u8>(p + i))) return true;
   return false;
+}
+
+// The elements of the record's arrays (objects in a list: an order's items) that a field of their
+// own the user named picks out ("the desk lamp" of an order's items), and the arrays they belong
+// to: a byte per ordinal, bit 0 the element chosen, bit 1 the array one of whose elements is, bit
+// 2 an element a word of whose own fields the user wrote ("coffee" of "Coffee Maker" beside "the
+// coffee machine": it may be the one meant). 0 out of memory.
+function chosenElements(intent: usize, n: u32): usize {
+  let most: u32 = 0;
+  for (let k: u32 = 0; k < n; k++) most = max(most, max(leafElement(k), leafElementArray(k)));
+  const marks = scratchAlloc(<usize>most + 1);
+  if (marks == 0) return 0;
+  memory.fill(marks, 0, <usize>most + 1);
+  for (let k: u32 = 0; k < n; k++) {
+    const e = leafElement(k);
+    if (e == 0 || !leafIsString(k) || !leafOfElement(k)) continue; // an item by its own fields, not its options
+    const v = leafValue(k), l = leafValueLen(k);
+    if (l == 0 || l > RECORD_BYTES || wordsOver(v, l, RECORD_WORDS)) continue;
+    const o = objectNormal(v, l);
+    if (o == 0) continue;
+    if (!intentNamesObject(intent, spanPtr(o), spanLen(o))) {
+      if (intentSharesWord(intent, spanPtr(o), spanLen(o))) store<u8>(marks + e, load<u8>(marks + e) | 4);
+      continue;
+    }
+    store<u8>(marks + e, load<u8>(marks + e) | 1);
+    const a = leafElementArray(k);
+    store<u8>(marks + a, load<u8>(marks + a) | 2);
+  }
+  return marks;
+}
+
+// Whether leaf k is read from the record: it is no element's, or its element was chosen or may be
+// the one meant, or no element of its array was chosen (the user named the order, not one of its
+// items: every item is the task's).
+function elementKept(marks: usize, k: u32): bool {
+  const e = leafElement(k);
+  return e == 0 || (load<u8>(marks + e) & 5) != 0 || (load<u8>(marks + leafElementArray(k)) & 2) == 0;
 }
 
 // A record written as block YAML (what many tools print): each line "key: value", "- value" or
@@ -411,7 +454,7 @@ function collectObject(kind: u32, cls: u32, s: u64): bool {
 // "Austin" and "Suite 641" as a request does, though no pass of objects.ts reads them as one
 // object. Quoted and pasted clauses name nothing; a clause longer than CLAUSE_BYTES is a
 // pasted text more than a request, and names nothing this way; nor does a clause with no digit,
-// capital or non-ASCII letter, which names no id, number or proper name (and costs its reading).
+// capital or non-ASCII letter, which names no id, number or proper name (a WORDS item).
 const CLAUSE_BYTES: u32 = 512;
 const CLAUSES_READ: u32 = 4096; // clauses past a message's first bytes: a paste more than a request
 function collectClauses(p: usize, len: u32): bool {
@@ -422,7 +465,9 @@ function collectClauses(p: usize, len: u32): bool {
     if (ce <= cs) continue;
     const from = tStart(cs), to = tEnd(ce - 1);
     if (from >= CLAUSES_READ) break;
-    if (to <= from || to - from > CLAUSE_BYTES || to > len || !marked(p + from, to - from)) continue;
+    if (to <= from || to - from > CLAUSE_BYTES || to > len) continue;
+    const marks = clauseMarks(p + from, to - from);
+    if (marks == 0) continue; // no word to keep
     readingAt(tStart(ce - 1));
     const a = objectAttributes(readingRole, readingMood);
     if (a == 0) continue;
@@ -431,18 +476,23 @@ function collectClauses(p: usize, len: u32): bool {
     metaNow = readingRole | (readingMood << 4);
     noteP = 0;
     noteL = 0;
-    if (!collectWith(TEXT, 0, text, a)) return false;
+    // A clause with no mark names no object, but its words may name a record's item ("return my
+    // skateboard"): kept as WORDS, which only picks out the items of a record (collectRecord).
+    if (!collectWith(marks == 2 ? TEXT : WORDS, 0, text, a)) return false;
   }
   return true;
 }
 
-// Whether [p, p+len) holds a digit, an ASCII capital or a byte of a non-ASCII character.
-function marked(p: usize, len: u32): bool {
+// What [p, p+len) holds: 2 a digit, an ASCII capital or a byte of a non-ASCII character; else 1 a
+// lower-case ASCII letter; else 0.
+function clauseMarks(p: usize, len: u32): u32 {
+  let marks: u32 = 0;
   for (let i: u32 = 0; i < len; i++) {
     const c = <u32>load<u8>(p + i);
-    if (c - 0x30 < 10 || c - 0x41 < 26 || c >= 0x80) return true;
+    if (c - 0x30 < 10 || c - 0x41 < 26 || c >= 0x80) return 2;
+    if (c - 0x61 < 26) marks = 1;
   }
-  return false;
+  return marks;
 }
 
 // [p, p+len) lower-cased, with the bytes that stand between words (quotes, brackets, commas,
@@ -487,8 +537,16 @@ export function collectMessage(p: usize, len: u32): bool {
   for (let k: u32 = 0; k < useCount; k++) {
     const verb = useVerb(k);
     const effect = useEffect(k);
-    const kind = effect == USE_PROHIBIT || effect == USE_RESTRICT ? PROHIBITED : effect == USE_GRANT_MAYBE ? GRANTED_MAYBE : GRANTED;
     const word = span(useWord(k), useWordLen(k));
+    const actions = verbActions(useWord(k), useWordLen(k));
+    if (actions < 0) return false;
+    // The action a verb not negated names is the user's own, whatever its mood (§7.5).
+    if (effect != USE_PROHIBIT && effect != USE_RESTRICT && actions != 0) {
+      noteL = 0;
+      if (!collectWith(ACTION, 0, word, <u32>actions)) return false;
+    }
+    if (effect == USE_ACTION) continue;
+    const kind = effect == USE_PROHIBIT || effect == USE_RESTRICT ? PROHIBITED : effect == USE_GRANT_MAYBE ? GRANTED_MAYBE : GRANTED;
     noteP = p + useNoteStart(k);
     noteL = useNoteEnd(k) - useNoteStart(k);
     const start = intentVerbClassStart(verb);
@@ -498,11 +556,25 @@ export function collectMessage(p: usize, len: u32): bool {
       // "Send it to ana, don't email carol": the request's class stays granted; carol, negated,
       // is no destination.
       if (effect == USE_RESTRICT && messageGrants(cls)) continue;
-      if (!collectWith(kind, cls, word, 0)) return false;
+      if (!collectWith(kind, cls, word, actions == 0 ? ANY_ACTION : 0)) return false;
     }
   }
   noteL = 0;
   return true;
+}
+
+// The actions the verb word [w, w+n) asks for (§7.5), folded as the grammar folds it (ASCII and
+// Latin-1 capitals); 0 when it names none, -1 out of memory.
+function verbActions(w: usize, n: u32): i64 {
+  const lower = scratchAlloc(max<usize>(<usize>n, 1));
+  if (lower == 0) return -1;
+  for (let i: u32 = 0; i < n; i++) {
+    const c = <u32>load<u8>(w + i);
+    const after = i > 0 && load<u8>(w + i - 1) == 0xc3;
+    store<u8>(lower + i, <u8>(after && c >= 0x80 && c <= 0x9e && c != 0x97 ? c + 0x20 : lowerAscii(c)));
+  }
+  const v = setFind(intentActionVerbSet(), lower, n);
+  return v < 0 ? 0 : v;
 }
 
 // Begins the items of turn `turn` (the turn being bound, turnNow).

@@ -12,7 +12,7 @@ import { spanPtr, spanLen, urlHost, hostOfNormalUrl, urlIsBareHost } from "../re
 import { objectNormal } from "./objects";
 import { amountWithin } from "../readers/amount";
 import {
-  NAME, DERIVED, TEXT, A_DEST, A_DEST_MAYBE, A_NAMED, A_NAMED_MAYBE, A_BARE_HOST, A_SOURCE, A_SOURCE_MAYBE, A_GRANTS, A_RECORD, addressHostOnly, vetoes, ITEM_HEAD,
+  NAME, DERIVED, TEXT, WORDS, A_DEST, A_DEST_MAYBE, A_NAMED, A_NAMED_MAYBE, A_BARE_HOST, A_SOURCE, A_SOURCE_MAYBE, A_GRANTS, A_RECORD, addressHostOnly, vetoes, ITEM_HEAD,
   recSize, H_SLOTS, H_ITEMS, H_ITEMS_BYTES, H_SLOTS_AT, field, slotHash,
 } from "./intent_record";
 
@@ -539,6 +539,42 @@ function has(intent: usize, base: u32, subject: u32, p: usize, len: u32): u32 {
 export function intentHas(intent: usize, subject: u32, p: usize, len: u32, flavor: u32): u32 {
   flavorNow = flavor;
   return has(intent, 0, subject, p, len);
+}
+
+// Whether the user's own words name object value [p, p+len) (§7.4's OBJECT reading, named, of
+// their items and clauses only: never a record's).
+export function intentNamesObject(intent: usize, p: usize, len: u32): bool {
+  if (intent == 0 || len == 0) return false;
+  flavorNow = INTENT_NAMED;
+  return objectNamed(intent, 0, p, len) == YES;
+}
+
+// Whether a word of object value [p, p+len) of at least four bytes stands as a word in a clause of
+// the user's own (TEXT and WORDS items): "coffee" of "coffee maker" in "modify the coffee machine".
+export function intentSharesWord(intent: usize, p: usize, len: u32): bool {
+  if (intent == 0) return false;
+  const items = intent + field(intent, H_ITEMS);
+  const bytes = field(intent, H_ITEMS_BYTES);
+  let i: u32 = 0;
+  while (i < len) {
+    let j = i;
+    while (j < len && load<u8>(p + j) != 0x20) j++;
+    if (j - i >= 4) {
+      let off: u32 = 0;
+      while (off < bytes) {
+        const item = items + <usize>off;
+        off += recSize(item);
+        const kind = load<u32>(item);
+        if ((kind != TEXT && kind != WORDS) || vetoes(load<u32>(item + 12))) continue;
+        const t = item + ITEM_HEAD, l = load<u32>(item + 8);
+        for (let k: u32 = 1; k + (j - i) < l; k++) {
+          if (load<u8>(t + k - 1) == 0x20 && load<u8>(t + k + j - i) == 0x20 && sameBytes(t + k, p + i, j - i)) return true;
+        }
+      }
+    }
+    i = j + 1;
+  }
+  return false;
 }
 
 // Whether the value was derived from the output of a call the user pointed at (§7.1, TEST_IN_DERIVED).

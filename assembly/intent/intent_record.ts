@@ -12,7 +12,8 @@
 //   bitset   the classes a narrowing (§7.2) asks about
 //   bitset   the classes granted maybe (under a condition the fence cannot check)
 //   items    (kind, class, length, attributes, bytes padded to 4); kinds PROHIBITED and GRANTED
-//            hold the verb word; attributes say how the user's words named the item (§7.2)
+//            hold the verb word (and ANY_ACTION, §7.5), kind ACTION a verb and the actions it
+//            names; other items' attributes say how the user's words named the item (§7.2)
 //   slots    open-addressing index over the named items: item offset + 1, 0 empty
 import { SUBJ_ARG, SUBJ_PATH, SUBJ_RECIPIENT, SUBJ_WRITE, SUBJ_OBJECT } from "../../bytecode/format";
 import { fnv1a } from "../abi/bytes";
@@ -25,6 +26,9 @@ export const GRANTED_MAYBE: u32 = 0xfb; // a class a verb granted under a condit
 // The words of one clause of the user's own (lower-cased, punctuation made space), with the
 // reading of that clause: an object is named when its words stand together there (§7.4).
 export const TEXT: u32 = 0xfa;
+// A clause of the user's own with no digit, capital or non-ASCII letter (as TEXT): it names no
+// object, but a word of it may pick out an item of a record the task reads (§7.1).
+export const WORDS: u32 = 0xf8;
 // Derived items are kept under kind DERIVED + subject, so no lookup of a named item (kind
 // `subject`) can ever find one: tool output never widens what the user named.
 export const DERIVED: u32 = 0x80;
@@ -62,6 +66,12 @@ export const A_ADDRESS_HOST: u32 = 1024;
 @inline export function addressHostOnly(a: u32): bool {
   return (a & (A_GRANTS | A_RULED_OUT | A_ADDRESS_HOST)) == (A_NAMED | A_ADDRESS_HOST);
 }
+// An action the user's own words name (§7.5): a verb of it, not negated, in any mood ("you want
+// to return it", "if not, cancel the order"); the item holds the verb, its attributes the actions.
+export const ACTION: u32 = 0xf9;
+// A verb's grant's attributes: this bit when its verb names no action (an operator's own verb:
+// it grants its classes whatever a tool's name says, §7.5), else 0.
+export const ANY_ACTION: u32 = 1 << 31;
 export const A_GRANTS: u32 = A_DEST | A_DEST_MAYBE | A_NAMED | A_NAMED_MAYBE | A_SOURCE | A_SOURCE_MAYBE;
 // Whether attributes `a` rule the value out with no clause granting it otherwise.
 @inline export function vetoes(a: u32): bool {

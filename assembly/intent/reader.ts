@@ -19,7 +19,7 @@ import { intentGrammarSet, intentVerbSet, intentCancelSet } from "../policy/deco
 import { policyWords } from "../readers/wordset";
 import {
   NAME_KIND, at, BV, bound, boundCap, boundCount, boundKind, boundStart, boundRole, boundMood, boundNoteStart,
-  boundNoteEnd, USE_GRANT, USE_GRANT_MAYBE, USE_PROHIBIT, USE_RESTRICT, VU, uses, useCount, OPR, ops, opCount, msg,
+  boundNoteEnd, USE_GRANT, USE_GRANT_MAYBE, USE_PROHIBIT, USE_RESTRICT, USE_ACTION, VU, uses, useCount, OPR, ops, opCount, msg,
   msgLen, quoted, grammar, verbs, cancels, T_THING, toks, tokCount, tokCap, tk, tA, tB, tStart, tEnd, isWord, isThing,
   wordHas, pushBound, S_KNOWN, S_QUESTION, sFlags, scanCut, sentenceOf, verbIndexOf, clauseStart, clauseEnd, roleNow,
   moodNow, condNow, inherited, toValue,
@@ -34,7 +34,7 @@ import { followUps, revokesOnly } from "./reader_followups";
 // The results, as intent.ts has always imported them from here.
 export {
   NAME_KIND, boundCount, boundKind, boundStart, boundEnd, boundRole, boundMood, boundNoteStart, boundNoteEnd, boundWordHost,
-  USE_GRANT, USE_GRANT_MAYBE, USE_PROHIBIT, USE_RESTRICT, useCount, useVerb, useWord, useWordLen, useEffect, useNoteStart,
+  USE_GRANT, USE_GRANT_MAYBE, USE_PROHIBIT, USE_RESTRICT, USE_ACTION, useCount, useVerb, useWord, useWordLen, useEffect, useNoteStart,
   useNoteEnd, OP_REVOKE_ALL, OP_KEEP, OP_EXCLUDE, OP_RESTORE, MATCH_BOUND, MATCH_WORD, opCount, opCode, opMatch, opA, opB,
   insteadSeen,
 } from "./reader_state";
@@ -106,6 +106,18 @@ function participantUse(): void {
   useCount++;
 }
 
+// Records verb k's use with `effect`, with the note last set.
+function addUse(k: u32, effect: u32): void {
+  const r = uses + <usize>useCount * VU;
+  store<u32>(r, verbIndexOf(k) - 1);
+  store<u32>(r + 4, tA(k));
+  store<u32>(r + 8, tB(k));
+  store<u32>(r + 12, effect);
+  store<u32>(r + 16, effect == USE_ACTION ? 0 : noteS);
+  store<u32>(r + 20, effect == USE_ACTION ? 0 : noteE);
+  useCount++;
+}
+
 // ---- the whole message ----
 
 // Reads message [p, p+len): bound values (with names in destination places), verb uses and
@@ -132,7 +144,7 @@ export function readMessage(p: usize, len: u32): bool {
     if (!tokenize()) return false;
   }
   if (!sentences() || !indexSentences()) return false;
-  uses = scratchAlloc((<usize>tokCount + 1) * VU);
+  uses = scratchAlloc((<usize>tokCount * 2 + 1) * VU); // a verb's use, and a meeting noun's participant use
   ops = scratchAlloc((<usize>tokCount + 1) * 2 * OPR + (<usize>boundCount + 1) * OPR);
   if (uses == 0 || ops == 0) return false;
   // Values in quoted material: quoted, and no note.
@@ -179,15 +191,24 @@ export function readMessage(p: usize, len: u32): bool {
     if (!wordHas(k, G_VERB) || verbIndexOf(k) == 0) continue;
     const sent = sentenceOf(k);
     const f = sFlags(sent);
-    if ((f & S_QUESTION) != 0 || (f & S_KNOWN) == 0) continue;
+    if ((f & S_KNOWN) == 0) continue;
     if (wordHas(k, G_AUX) && k + 1 < tokCount && wordHas(k + 1, G_NEGATION | G_SUBJECT)) continue; // "do not …", "do I want"
     if (wordHas(k, G_REVOKE) && revokesOnly(k)) continue; // "cancel that": a follow-up, no request
     scanCut = false;
     const negated = negatedVerb(k);
+    // A verb that grants nothing still names its action as the user's own, unless negated
+    // ("you want to cancel the order", "if it cannot be exchanged, return it"): §7.5.
+    if ((f & S_QUESTION) != 0) {
+      if (!negated) addUse(k, USE_ACTION);
+      continue;
+    }
     const imp = imperative(k);
     // "I'll send it myself": a verb the speaker keeps for themselves (a subject before it, a
     // NOTHING word right after) prohibits what it would grant, though it asks for nothing.
-    if (!imp && !(negated && keptBySpeaker(k))) continue;
+    if (!imp && !(negated && keptBySpeaker(k))) {
+      if (!negated) addUse(k, USE_ACTION);
+      continue;
+    }
     const c = conditionOf(k);
     // "If that is not possible, do not do anything": a prohibition under a condition the fence
     // cannot check rules nothing out; the request it qualifies still stands as said.
@@ -196,14 +217,7 @@ export function readMessage(p: usize, len: u32): bool {
     // "Do the actions in the email from x@y": the request is what that says.
     if (effect == USE_GRANT && objectOf(k) == OBJECT_DELEGATED) effect = USE_GRANT_MAYBE;
     if (c >= 0 && effect == USE_GRANT_MAYBE) conditionNote(<u32>c); else clauseNote(k);
-    const r = uses + <usize>useCount * VU;
-    store<u32>(r, verbIndexOf(k) - 1);
-    store<u32>(r + 4, tA(k));
-    store<u32>(r + 8, tB(k));
-    store<u32>(r + 12, effect);
-    store<u32>(r + 16, noteS);
-    store<u32>(r + 20, noteE);
-    useCount++;
+    addUse(k, effect);
   }
   followUps();
   return true;

@@ -42,6 +42,9 @@ export const USE_PROHIBIT: u32 = 3;
 // A negation of the verb's objects, not of the act: "don't email carol@x", "no need to copy
 // anyone else". It prohibits the verb's classes only where the message grants none of them.
 export const USE_RESTRICT: u32 = 4;
+// A verb that neither grants nor prohibits, not negated: it names its action as the user's own
+// ("you want to return it", "if not, cancel the order"; §7.5), and grants no class.
+export const USE_ACTION: u32 = 5;
 export const VU: u32 = 24;
 export let uses: usize = 0;
 export let useCount: u32 = 0;

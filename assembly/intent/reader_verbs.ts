@@ -7,7 +7,7 @@ import {
 import { hasWord } from "../readers/wordset";
 import {
   cancels, T_PUNCT, tType, tA, tB, tG, tCjk, isWord, isThing, wordHas, S_CJK, sStart, sFlags, sentFacts, SCAN_WINDOW,
-  scanCut, sentenceOf, clauseStart, clauseEnd,
+  scanCut, sentenceOf, clauseStart, clauseEnd, at, msg, tStart, tEnd,
 } from "./reader_state";
 
 // Whether verb k stands where an imperative does: nothing before it in its clause but lead
@@ -40,16 +40,29 @@ export function negatedVerb(k: u32): bool {
   if (k > 0 && wordHas(k - 1, G_REVOKE)) return true;
   const cs = clauseStart(k);
   let cancelled = false;
+  let aside = 0; // brackets closed between a word and the verb: the word is in an aside
   for (let j = k; j > cs;) {
     if (k - j >= SCAN_WINDOW) { scanCut = true; break; }
     j--;
-    if (!isWord(j)) continue;
+    aside = max(0, aside + bracketsClosed(tType(j) == T_PUNCT ? tStart(j) : tEnd(j), tStart(j + 1)));
+    if (!isWord(j) || aside > 0) continue; // "(they are no longer needed) and return it": not negated
     if (!tCjk(j) && hasWord(cancels, <usize>tA(j), tB(j))) cancelled = true;
     if ((tG(j) & G_NEGATION) != 0 && !cancelled) return true;
   }
   const ce = clauseEnd(k);
   for (let j = k + 1; j < ce && j <= k + 2; j++) if (wordHas(j, G_NOTHING)) return true;
   return false;
+}
+
+// The closing parentheses less the opening ones among the message's bytes [a, b).
+function bracketsClosed(a: u32, b: u32): i32 {
+  let n: i32 = 0;
+  for (let i = a; i < b; i++) {
+    const c = at(msg, i);
+    if (c == 0x29) n++;
+    else if (c == 0x28) n--;
+  }
+  return n;
 }
 
 @inline export function sentenceNegated(s: u32): bool {

@@ -302,7 +302,8 @@ export function classifyExposureWordSet(): u32 {
 
 // ---- INTENT: negations, nothing_words, file_extensions, verb_map, negation_cancels, verb_count,
 // verbs × (class_start, class_count), class_total, classes × (class), derive_count,
-// derive classes × (class), grammar ----
+// derive classes × (class), records_count, records classes × (class), grammar, action_tools,
+// action_verbs ----
 @inline export function intentNegationSet(): u32 {
   return load<u32>(section(8));
 }
@@ -368,9 +369,23 @@ export function intentRecordsClass(k: u32): u32 {
   return load<u32>(intentRecordsAt() + 4 + ((<usize>k) << 2));
 }
 
+function intentSetsAt(): usize {
+  return intentRecordsAt() + 4 + ((<usize>intentRecordsCount()) << 2);
+}
+
 // The grammar set (§7.3): word or phrase -> its G_* categories and a verb's object direction.
 export function intentGrammarSet(): u32 {
-  return load<u32>(intentRecordsAt() + 4 + ((<usize>intentRecordsCount()) << 2));
+  return load<u32>(intentSetsAt());
+}
+
+// The action sets (§7.5): a tool name's word -> the actions it says; a request's verb word -> the
+// actions it asks for (a bit each).
+export function intentActionToolSet(): u32 {
+  return load<u32>(intentSetsAt() + 4);
+}
+
+export function intentActionVerbSet(): u32 {
+  return load<u32>(intentSetsAt() + 8);
 }
 
 // ---- SETTINGS ----

@@ -336,8 +336,12 @@ export function intent(): bool {
   if (short(SEC_INTENT, recordsAt + 4)) return false;
   const records = load<u32>(s + <usize>recordsAt);
   const grammarAt: u64 = recordsAt + 4 + ((<u64>records) << 2);
-  if (sizeWrong(SEC_INTENT, grammarAt + 4)) return false;
+  if (sizeWrong(SEC_INTENT, grammarAt + 12)) return false;
   if (!setOk(SEC_INTENT, s + <usize>grammarAt, "grammar", SETKIND_HASH)) return false;
+  // Actions are bits 0-30: bit 31 is the evaluator's mark of a verb that names none (§7.5).
+  const toolsAt = s + <usize>grammarAt + 4, verbsAt = s + <usize>grammarAt + 8;
+  if (!setOk(SEC_INTENT, toolsAt, "action_tools", SETKIND_HASH) || !setValuesOk(SEC_INTENT, toolsAt, "action_tools", 0x80000000, false)) return false;
+  if (!setOk(SEC_INTENT, verbsAt, "action_verbs", SETKIND_HASH) || !setValuesOk(SEC_INTENT, verbsAt, "action_verbs", 0x80000000, false)) return false;
   if (!setOk(SEC_INTENT, s, "negations", SETKIND_KEYS)) return false;
   if (!setOk(SEC_INTENT, s + 4, "nothing_words", SETKIND_KEYS)) return false;
   if (!setOk(SEC_INTENT, s + 8, "file_extensions", SETKIND_KEYS)) return false;

@@ -1,6 +1,7 @@
 // The argument document of a tool call (strict RFC 8259 JSON whose top level is an object) as a
 // flat table of its scalar leaves: dotted key path with array indices omitted, the value's bytes
-// (a string unescaped, anything else its JSON text), and whether it is a string. Everything
+// (a string unescaped, anything else its JSON text), whether it is a string, and the array
+// element (an object in a list) it belongs to. Everything
 // lives in the per-call scratch arena; the parser is iterative, so nesting costs no wasm stack.
 import { scratchAlloc } from "../abi/mem";
 import { validUtf8 } from "../abi/bytes";
@@ -12,8 +13,11 @@ export const JSON_LIMIT: i32 = 2; // more than maxLeaves leaves, or paths past P
 export const JSON_OOM: i32 = 3;
 
 // Leaf record: path ptr, path len, value ptr, value len, flags (bit 0 a string, bit 1 an
-// element of an array).
-const LEAF_SIZE: usize = 20;
+// element of an array), the innermost object that is an element of an array holding the leaf
+// (its ordinal in the document from 1; 0 none), that array's ordinal, and whether the leaf is a
+// field of that object itself (not of an object inside it): an order's items stay items of
+// their own, though paths omit indices.
+const LEAF_SIZE: usize = 32;
 // Each object key materializes its full dotted path once; a hostile document of deep long keys
 // could make that quadratic, so the paths of one document may take at most this many bytes per
 // input byte (plus a fixed allowance). Real documents stay far below.
@@ -74,6 +78,20 @@ let strLen: u32 = 0;
 // Whether leaf i is an element of an array (the value at its path is a list).
 @inline export function leafInArray(i: u32): bool {
   return (load<u32>(leafAddr(i) + 16) & 2) != 0;
+}
+
+// The element (an object in an array) leaf i belongs to, innermost, 0 when none; and its array.
+@inline export function leafElement(i: u32): u32 {
+  return load<u32>(leafAddr(i) + 20);
+}
+
+@inline export function leafElementArray(i: u32): u32 {
+  return load<u32>(leafAddr(i) + 24);
+}
+
+// Whether leaf i is a field of its element itself ("name" of an item, not "options.color").
+@inline export function leafOfElement(i: u32): bool {
+  return load<u32>(leafAddr(i) + 28) != 0;
 }
 
 @inline function isWs(c: u32): bool {
@@ -274,6 +292,12 @@ function scanLiteral(word: Text): bool {
 }
 
 let inArray = false; // the value being parsed is an element of an array
+let elementNow: u32 = 0; // the innermost object that is an array's element, around the value (0 none)
+let elementArray: u32 = 0; // the array it is an element of
+let elementDepth: u32 = 0; // the nesting depth of the element's own fields
+let depthNow: u32 = 0; // the nesting depth of the value being parsed (parseArgs' depth)
+let elements: u32 = 0; // ordinals given so far, of such objects and of arrays
+let arrays: u32 = 0;
 
 function addLeaf(value: usize, valueLen: u32, isString: bool, maxLeaves: u32): i32 {
   if (count >= maxLeaves) return JSON_LIMIT;
@@ -298,6 +322,9 @@ function addLeaf(value: usize, valueLen: u32, isString: bool, maxLeaves: u32): i
   store<u32>(at + 8, <u32>value);
   store<u32>(at + 12, valueLen);
   store<u32>(at + 16, (isString ? 1 : 0) | (inArray ? 2 : 0));
+  store<u32>(at + 20, elementNow);
+  store<u32>(at + 24, elementArray);
+  store<u32>(at + 28, elementNow != 0 && depthNow == elementDepth ? 1 : 0);
   count++;
   return JSON_OK;
 }
@@ -331,13 +358,15 @@ export function parseArgs(p: usize, len: u32, maxDepth: u32, maxLeaves: u32): i3
   pathLen = 0;
   pathCopy = 0;
   pathBudget = PATH_BUDGET_BASE + PATH_BYTES_PER_INPUT * <u64>len;
+  elementNow = 0; elementArray = 0; elementDepth = 0; elements = 0; arrays = 0; depthNow = 0;
   if (!validUtf8(p, len)) return JSON_BAD;
   skipWs();
   if (peek() != 0x7b || maxDepth == 0) return JSON_BAD;
   // A path is at most the document's length: every key byte or dot stands on an input byte.
   pathBuf = scratchAlloc(<usize>len);
-  // Per level: container kind, and the path length to restore when it closes.
-  const stack = scratchAlloc((<usize>maxDepth) << 3);
+  // Per level: container kind, the path length to restore when it closes, and an array's own
+  // ordinal or, for an object, the element and array to restore.
+  const stack = scratchAlloc((<usize>maxDepth) << 4);
   if (pathBuf == 0 || stack == 0) return JSON_OOM;
   let depth: u32 = 0;
   let expectKey = false; // inside an object, at a key (else at a value)
@@ -347,7 +376,7 @@ export function parseArgs(p: usize, len: u32, maxDepth: u32, maxLeaves: u32): i3
     let c = peek();
     if (expectKey) {
       if (c != 0x22) return JSON_BAD;
-      const base = load<u32>(stack + ((<usize>(depth - 1)) << 3) + 4);
+      const base = load<u32>(stack + ((<usize>(depth - 1)) << 4) + 4);
       const dot: u32 = base > 0 ? 1 : 0;
       const r = scanString(pathBuf + base + dot);
       if (r != JSON_OK) return r;
@@ -364,9 +393,22 @@ export function parseArgs(p: usize, len: u32, maxDepth: u32, maxLeaves: u32): i3
     }
     if (c == 0x7b || c == 0x5b) {
       if (depth >= maxDepth) return JSON_BAD;
-      const frame = stack + ((<usize>depth) << 3);
+      const frame = stack + ((<usize>depth) << 4);
       store<u32>(frame, c == 0x7b ? IN_OBJECT : IN_ARRAY);
       store<u32>(frame + 4, pathLen);
+      if (c == 0x5b) store<u32>(frame + 8, ++arrays);
+      else {
+        // An object saves the element around it (its array in the frame's last word, its depth in
+        // the array's: an element's depth is its array's plus one).
+        store<u32>(frame + 8, elementNow);
+        store<u32>(frame + 12, elementArray | (elementDepth << 20));
+        const parent = stack + ((<usize>(depth - 1)) << 4);
+        if (depth > 0 && load<u32>(parent) == IN_ARRAY) {
+          elementNow = ++elements;
+          elementArray = load<u32>(parent + 8);
+          elementDepth = depth + 1;
+        }
+      }
       depth++;
       pos++;
       skipWs();
@@ -377,14 +419,15 @@ export function parseArgs(p: usize, len: u32, maxDepth: u32, maxLeaves: u32): i3
       }
       // An empty container: fall through to close it.
     } else {
-      inArray = load<u32>(stack + ((<usize>(depth - 1)) << 3)) == IN_ARRAY;
+      inArray = load<u32>(stack + ((<usize>(depth - 1)) << 4)) == IN_ARRAY;
+      depthNow = depth;
       const r = scalar(maxLeaves);
       if (r != JSON_OK) return r;
       skipWs();
     }
     // After a value: a comma continues the container, a bracket closes it (perhaps several).
     while (true) {
-      const frame = stack + ((<usize>(depth - 1)) << 3);
+      const frame = stack + ((<usize>(depth - 1)) << 4);
       const kind = load<u32>(frame);
       const d = peek();
       if (d == 0x2c) {
@@ -396,6 +439,11 @@ export function parseArgs(p: usize, len: u32, maxDepth: u32, maxLeaves: u32): i3
         pos++;
         pathLen = load<u32>(frame + 4);
         pathCopy = 0;
+        if (kind == IN_OBJECT) {
+          elementNow = load<u32>(frame + 8);
+          elementArray = load<u32>(frame + 12) & 0xfffff;
+          elementDepth = load<u32>(frame + 12) >>> 20;
+        }
         depth--;
         if (depth == 0) {
           skipWs();
