@@ -97,8 +97,10 @@ describe("fence.wasm", () => {
   // a colon and the actions a compound tool name joins came: about 2.3 KiB. 144 KiB held them
   // until the records of reads (§7.1) came, and recipient lists were read as Python's mail
   // stack reads them and rendered bodies as a browser fetches from them (addresslist.ts,
-  // markup.ts), and settings that widen exposure (exposure.ts): about 3.7 KiB and 3 KiB.
-  it("fits its 164 KiB budget", () => {
-    expect(wasm.length).toBeLessThanOrEqual(164 * 1024);
+  // markup.ts), and settings that widen exposure (exposure.ts): about 3.7 KiB and 3 KiB. 164 KiB
+  // held them until verbs were bound to the actions they ask for (§7.5) and a record's list
+  // elements were read one by one: about 3 KiB.
+  it("fits its 166 KiB budget", () => {
+    expect(wasm.length).toBeLessThanOrEqual(166 * 1024);
   });
 });
