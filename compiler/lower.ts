@@ -17,7 +17,7 @@ import {
 } from "../bytecode/format";
 import type { CheckedFile } from "./check";
 import { globMatches, isGlob } from "./glob";
-import type { BudgetIR, ClassIR, ConditionIR, IntentVerbIR, PolicyIR, RuleIR, SandboxIR, TestIR, ToolIR } from "./ir";
+import type { BudgetIR, ClassIR, ConditionIR, IntentIR, IntentVerbIR, PolicyIR, RuleIR, SandboxIR, TestIR, ToolIR } from "./ir";
 import {
   asciiLower, grammarLower, HERMES_HOME, homeToTilde, normalizeAmount, normalizeDomain, normalizeEmail, normalizePath, normalizeUrl,
 } from "./normalize";
