@@ -118,16 +118,15 @@ export function planFollowUps(following: bool): void {
       if ((load<u32>(rec + 16) & A_DEST) != 0) insteadKinds |= kindBit(load<u32>(rec));
     }
   }
-  // "Oh, it was 45 € after all": a later turn that names a sum and asks for no action of its own
-  // corrects the sum of the request; the earlier sums are ruled out, so a smaller one, within
-  // the corrected sum, is not paid either.
+  // "Oh, it was 45 € after all", "the scam mail asked for 900 €, didn't it?": a later turn that
+  // names a sum and asks for no action of its own may correct the request's sum or only speak of
+  // one; the reader cannot tell which. The earlier sums are ruled out (a payment of them is asked),
+  // and the new one stays what the words make it (a mention is asked too): never an allow more.
   if (grantsNothing()) {
     for (let k: u32 = 0; k < foundCount; k++) {
       const rec = found + <usize>k * FOUND;
       const a = load<u32>(rec + 16);
-      if (load<u32>(rec) != SUBJ_AMOUNT || vetoes(a) || (a & A_GRANTS) == 0) continue;
-      store<u32>(rec + 16, a | A_DEST | A_SOURCE);
-      sumCorrected = true;
+      if (load<u32>(rec) == SUBJ_AMOUNT && !vetoes(a) && (a & A_GRANTS) != 0) sumCorrected = true;
     }
   }
 }
