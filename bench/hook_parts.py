@@ -26,6 +26,7 @@ from timing import measure, timer_floor_us  # noqa: E402
 from agentsfence import codec, data, engine, evaluator  # noqa: E402
 from agentsfence.api import Fence, encode_call  # noqa: E402
 from agentsfence.audit import AuditLog  # noqa: E402
+from agentsfence.hermes.environment import working_directory  # noqa: E402
 from agentsfence.hermes.payloads import with_patch_paths  # noqa: E402
 from agentsfence.hermes.plugin import HermesFence  # noqa: E402
 from agentsfence.settings import Settings  # noqa: E402
@@ -35,7 +36,10 @@ from agentsfence.state import SessionStore  # noqa: E402
 class NoAudit:
     """Stands in for the audit log, to see the hook's time without it."""
 
-    def decision(self, *args: Any) -> None:
+    def decision(self, *args: Any, **details: Any) -> None:
+        return None
+
+    def event(self, *args: Any, **details: Any) -> None:
         return None
 
 
@@ -97,8 +101,8 @@ def parts(scratch: Path) -> dict[str, Callable[[str, dict], object]]:
         "hook, audit stubbed (tool_call_id set)": lambda tool, args: bare.pre_tool_call(
             tool_name=tool, args=args, task_id="t", session_id="s", tool_call_id=f"c{next(counter)}"),
         "  order_hooks (every call)": lambda tool, args: bare._reorder(),
-        "  _session_for": lambda tool, args: bare._session_for("s", "t"),
-        "  _working_directory": lambda tool, args: bare._working_directory("t"),
+        "  sessions.session_for": lambda tool, args: bare.sessions.session_for("s", "t"),
+        "  working_directory": lambda tool, args: working_directory("t"),
         "  with_patch_paths": with_patch_paths,
         "session.decide": lambda tool, args: session.decide(tool, args, workloads.CWD),
         "  encode_call (argument JSON, also kept for post_tool_call)": encode_call,

@@ -18,11 +18,13 @@ reports a torn tail it finds as such, not as tampering.
 
 The chain's head: after each write, the writer hands the last record's seq and hash, with the
 file's size and inode, to a thread that saves the latest it was handed in the SQLite store beside
-the log (state.db; store/), so no decision waits for that write. A writer that finds the file as
+the log (state.db; store/), so no decision waits for that write; it writes at most once every
+HEAD_SAVE_SECONDS (10 ms), and close() saves the last head. A writer that finds the file as
 the store says (another writer's last record, or its own before a restart) takes the head from
 there; otherwise (the store missing or behind: a crash came first) it reads the last record back
 from the file, however long it is. `verify` also compares the file with
-the store's head: records cut off the end of the log are named, which the chain alone cannot show.
+the store's head: records cut off the end of the log are named, which the chain alone cannot show
+(after a crash, records written in its last 10 ms may be past the saved head).
 
 Several processes may share one Hermes home (a CLI and a gateway): each write holds an
 exclusive flock on the file and re-reads the chain's head when the file changed under it. A
@@ -71,6 +73,7 @@ if TYPE_CHECKING:
 
 GENESIS = "0" * 64
 DEFAULT_MAX_BYTES = 16 * 1024 * 1024
+HEAD_SAVE_SECONDS = 0.01  # the chain's head is saved in the store at most this often (close saves the last)
 LINK_CHECK_SECONDS = 1.0  # how often a writer looks for its file deleted or renamed by hand
 MAX_VALUE_CHARS = 512  # longer target text is cut: the record says how long it was
 _HASH_TAIL = re.compile(r',"hash":"([0-9a-f]{64})"}$')
@@ -185,6 +188,7 @@ class AuditLog:
         self._heads_error: str | None = None  # the store's last failure, logged once
         self._head_pending: tuple[int, str, int, int] | None = None  # the latest head not yet saved
         self._head_wake = threading.Event()
+        self._head_closing = threading.Event()  # cuts the saver's rest short at close
         self._head_stop = False
         self._head_saver: threading.Thread | None = None
         self._head_slot = threading.Lock()  # guards _head_pending; never held over a write
@@ -272,11 +276,14 @@ class AuditLog:
         self._head_wake.set()
 
     def _save_heads(self) -> None:
-        """The saver thread: the latest head, whenever there is one (many records, one write)."""
+        """The saver thread: the latest head, whenever there is one (many records, one write),
+        at most one write per HEAD_SAVE_SECONDS: a store write per record took the GIL from the
+        decisions for longer than the record's own write."""
         while not self._head_stop:
             self._head_wake.wait()
             self._head_wake.clear()
             self._write_head()
+            self._head_closing.wait(HEAD_SAVE_SECONDS)
 
     def _write_head(self) -> None:
         """A store that cannot take the head costs nothing but a read of the file's last record later."""
@@ -374,8 +381,10 @@ class AuditLog:
             saver, self._head_saver = self._head_saver, None
         if saver is not None:
             self._head_stop = True
+            self._head_closing.set()
             self._head_wake.set()
             saver.join()
+            self._head_closing.clear()
         self._write_head()
 
 

@@ -347,3 +347,30 @@ def test_a_read_only_state_directory_raises_a_named_error(log_path, monkeypatch)
         write_records(AuditLog(log_path), 1)
     monkeypatch.undo()
     assert log_path.read_bytes() == before and verify(log_path).ok
+
+
+class CountingHeads:
+    """A store that counts the heads it is given."""
+
+    def __init__(self) -> None:
+        self.saved: list[tuple[int, str]] = []
+
+    def set_audit_head(self, log: str, seq: int, digest: str, size: int, inode: int) -> None:
+        self.saved.append((seq, digest))
+        time.sleep(0.0002)  # a store write takes time, as SQLite's does
+
+
+def test_a_burst_of_records_saves_the_head_at_most_once_per_interval(log_path):
+    """The head's store write took the GIL once per record; decisions paid for it. A burst now
+    saves it at most once per HEAD_SAVE_SECONDS (plus the first and close's), and the last head
+    is the one close leaves."""
+    heads = CountingHeads()
+    log = AuditLog(log_path, heads=heads)
+    started = time.monotonic()
+    write_records(log, 2000)
+    elapsed = time.monotonic() - started
+    log.close()
+    allowed = elapsed / audit_module.HEAD_SAVE_SECONDS + 3
+    assert 1 <= len(heads.saved) <= allowed, (len(heads.saved), allowed)
+    last = json.loads(lines_of(log_path)[-1])
+    assert heads.saved[-1] == (last["seq"], last["hash"])
