@@ -273,7 +273,8 @@ class AuditLog:
             self._head_stop = False
             self._head_saver = threading.Thread(target=self._save_heads, name="agentsfence-audit-head", daemon=True)
             self._head_saver.start()
-        self._head_wake.set()
+        if not self._head_wake.is_set():  # set() takes a lock and notifies: once per rest is enough
+            self._head_wake.set()
 
     def _save_heads(self) -> None:
         """The saver thread: the latest head, whenever there is one (many records, one write),

@@ -68,7 +68,9 @@ def test_rotation_keeps_one_chain_across_files(log_path):
     assert verdict.ok and verdict.records == 30
     # A writer that finds no current file picks the head up from the newest rotated one. The
     # chain alone cannot tell a deleted current file; the head its writers saved in the state
-    # store beside the log can.
+    # store beside the log can (close saves the last head; a running writer saves it within
+    # HEAD_SAVE_SECONDS).
+    log.close()
     log_path.unlink()
     write_records(AuditLog(log_path, max_bytes=2000), 1)
     assert json.loads(lines_of(log_path)[0])["prev"] == json.loads(lines_of(rotated[-1])[-1])["hash"]
