@@ -16,7 +16,9 @@ SENTENCES = {
     "objects": "Please review src/module{i}.py and send the summary to dev{i}@example.com, then check "
                "https://docs{i}.example.org/guide. ",
     "名前と物": "田中{i}さんにa{i}.txtを送って、佐藤{i}さんにb{i}.txtを送って。",
+    "a negation beside grants": "Don't delete a{i}.txt; send, post and share b{i}.txt. ",
     "Verneinung neben Erlaubnis": "Lösche a{i}.txt nicht; schicke, poste und teile b{i}.txt. ",
+    "négation et permissions": "Ne supprime pas a{i}.txt ; envoie, publie et partage b{i}.txt. ",
     "negación y permisos": "No borres a{i}.txt pero lee, descarga y envía b{i}.txt. ",
     "a negation beside objects": "Do not remove backup{i}.tar but copy data/set{i}.csv to out/set{i}.csv. ",
 }
