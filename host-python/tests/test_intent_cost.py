@@ -15,6 +15,8 @@ HOME, CWD = "/home/user", "/home/user/project"
 SENTENCES = {
     "objects": "Please review src/module{i}.py and send the summary to dev{i}@example.com, then check "
                "https://docs{i}.example.org/guide. ",
+    "names beside objects": "Ana{i} got a{i}.py; Bo{i} got b{i}.py. ",
+    "Namen neben Objekten": "Frag Jana{i} nach x{i}.md und Uwe{i} nach y{i}.md. ",
     "名前と物": "田中{i}さんにa{i}.txtを送って、佐藤{i}さんにb{i}.txtを送って。",
     "a negation beside grants": "Don't delete a{i}.txt; send, post and share b{i}.txt. ",
     "Verneinung neben Erlaubnis": "Lösche a{i}.txt nicht; schicke, poste und teile b{i}.txt. ",
