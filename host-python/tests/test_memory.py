@@ -61,3 +61,18 @@ def test_a_later_turn_keeps_each_earlier_items_own_clause():
     assert {v.clause for v in intent.verb_uses} >= {"write the notes to notes.md", "email bob@example.com the summary"}
     assert Fence(None, home=HOME, cwd=CWD).session("t").intent(first).bindings == \
         tuple(b for b in intent.bindings if b.turn == 1)
+
+
+REQUEST = "Fix the bug in src/app.py, write notes to notes.md and email bob@example.com the summary"
+
+
+def test_the_evaluator_keeps_a_session_with_a_plain_request_in_under_1400_bytes():
+    """Its intent store of about 1.1 KB in a block at most a fifth larger, and the session's entry."""
+    fence = Fence(None, home=HOME, cwd=CWD)
+    fence.session("warm").intent(REQUEST)
+    before = _linear_bytes(fence)
+    for i in range(2 * SESSIONS):
+        fence.session(f"s{i}").intent(REQUEST)
+    per_session = (_linear_bytes(fence) - before) / (2 * SESSIONS)
+    assert per_session < 1400, per_session
+
