@@ -76,3 +76,22 @@ def test_the_evaluator_keeps_a_session_with_a_plain_request_in_under_1400_bytes(
     per_session = (_linear_bytes(fence) - before) / (2 * SESSIONS)
     assert per_session < 1400, per_session
 
+
+def test_a_live_session_with_a_plain_request_bound_costs_at_most_two_kilobytes():
+    """The evaluator's block for the session's intent store and the Python objects beside it, both
+    counted: a host keeps every session of a long-running agent alive."""
+    fence = Fence(None, home=HOME, cwd=CWD)
+    fence.session("warm").intent(REQUEST)
+    names = [f"s{i}" for i in range(2 * SESSIONS)]
+    gc.collect()
+    linear = _linear_bytes(fence)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for name in names:
+            fence.session(name).intent(REQUEST)
+        python = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    per_session = (python + _linear_bytes(fence) - linear) / len(names)
+    assert per_session <= 2048, per_session
