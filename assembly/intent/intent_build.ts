@@ -26,6 +26,9 @@ let buildUsed: u32 = 0;
 let buildSlots: usize = 0;
 let buildSlotCount: u32 = 0;
 let buildCount: u32 = 0;
+// Per bitset and class, the offset + 1 of the verb use's item in the block (0: none yet), so a
+// later verb of the class joins its actions without a scan of the items built so far.
+let buildUses: usize = 0;
 
 // The bitset a verb-use kind sets, or -1 for an item kind.
 function bitsetOf(kind: u32): i32 {
@@ -43,11 +46,17 @@ function insert(kind: u32, cls: u32, p: usize, len: u32, attributes: u32, meta: 
   const which = bitsetOf(kind);
   if (which >= 0) {
     if (cls >= field(building, H_CLASS_WORDS) << 5) return;
+    const use = buildUses + ((<usize>(<u32>which * (field(building, H_CLASS_WORDS) << 5) + cls)) << 2);
     if (classBit(building, <u32>which, cls)) {
-      joinActions(kind, cls, attributes);
+      const at = load<u32>(use);
+      if (at != 0) {
+        const rec = buildItems + <usize>(at - 1);
+        store<u32>(rec + 12, load<u32>(rec + 12) | attributes);
+      }
       return;
     }
     setClassBit(building, <u32>which, cls);
+    store<u32>(use, buildUsed + 1);
   } else {
     if (len == 0) return;
     const present = findBuilding(kind, p, len);
@@ -100,19 +109,6 @@ function placeNote(word: usize, p: usize, len: u32): void {
   buildUsed += NOTE_HERE + padded(len);
 }
 
-// The actions `attributes` joins to the item of the verb use of kind `kind` for class `cls`.
-function joinActions(kind: u32, cls: u32, attributes: u32): void {
-  let off: u32 = 0;
-  while (off < buildUsed) {
-    const rec = buildItems + <usize>off;
-    if (load<u32>(rec) == kind && load<u32>(rec + 4) == cls) {
-      store<u32>(rec + 12, load<u32>(rec + 12) | attributes);
-      return;
-    }
-    off += recSize(rec);
-  }
-}
-
 function findBuilding(kind: u32, p: usize, len: u32): usize {
   const mask = buildSlotCount - 1;
   let s = hashOf(kind, p, len) & mask;
@@ -146,6 +142,10 @@ function rebuild(intent: usize): usize {
   const draft = scratchAlloc(size);
   if (draft == 0) return 0;
   memory.fill(draft, 0, size);
+  const usesSize = <usize>classWords << 9; // four bitsets of classWords * 32 words
+  buildUses = scratchAlloc(usesSize);
+  if (buildUses == 0) return 0;
+  memory.fill(buildUses, 0, usesSize);
   store<u32>(draft + H_CLASS_WORDS, classWords);
   building = draft;
   buildItems = draft + itemsAt;

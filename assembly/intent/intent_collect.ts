@@ -7,7 +7,7 @@ import {
 } from "../../bytecode/format";
 import { scratchAlloc } from "../abi/mem";
 import { lowerAscii, sameBytes, isAsciiDigit, indexOfByte } from "../abi/bytes";
-import { intentExtensionSet, intentVerbClassStart, intentVerbClassCount, intentClass, intentActionVerbSet, setFind } from "../policy/decode";
+import { intentExtensionSet, intentVerbClassStart, intentVerbClassCount, intentClass, intentActionVerbSet, setFind, classCount } from "../policy/decode";
 import { policyWords } from "../readers/wordset";
 import {
   span, spanPtr, spanLen, resolvePath, normalizeEmail, normalizeUrl, urlHost, normalizeHost, cwdPtr, cwdLen,
@@ -414,16 +414,31 @@ function wordsOver(p: usize, len: u32, most: u32): bool {
   return false;
 }
 
-// Whether a verb of the message being read grants class `cls`, plainly or under a condition.
-function messageGrants(cls: u32): bool {
+// The classes a verb of the message being read grants, plainly or under a condition: a bit per
+// class (the verifier keeps every class below classCount), made once for the message so that
+// each restricting verb tests a bit rather than every verb again. 0: not made yet.
+let grantedBits: usize = 0;
+function markGrantedClasses(): bool {
+  const bytes = <usize>((classCount() + 7) >> 3);
+  grantedBits = scratchAlloc(max<usize>(bytes, 1));
+  if (grantedBits == 0) return false;
+  memory.fill(grantedBits, 0, bytes);
   for (let k: u32 = 0; k < useCount; k++) {
     const effect = useEffect(k);
     if (effect != USE_GRANT && effect != USE_GRANT_MAYBE) continue;
     const start = intentVerbClassStart(useVerb(k));
     const end = start + intentVerbClassCount(useVerb(k));
-    for (let c = start; c < end; c++) if (intentClass(c) == cls) return true;
+    for (let c = start; c < end; c++) {
+      const cls = intentClass(c);
+      const at = grantedBits + (cls >> 3);
+      store<u8>(at, <u8>(<u32>load<u8>(at) | (1 << (cls & 7))));
+    }
   }
-  return false;
+  return true;
+}
+
+@inline function messageGrants(cls: u32): bool {
+  return (load<u8>(grantedBits + (cls >> 3)) & (1 << (cls & 7))) != 0;
 }
 
 // What the user's words grant an object or a sum by the mood of its clause (§7.4): a plain
@@ -534,6 +549,7 @@ export function collectMessage(p: usize, len: u32): bool {
   if (!bindObjects(p, len, collectObject)) return false; // OBJECT and AMOUNT items (objects.ts)
   if (!collectClauses(p, len)) return false;
   metaNow = 0;
+  grantedBits = 0;
   for (let k: u32 = 0; k < useCount; k++) {
     const verb = useVerb(k);
     const effect = useEffect(k);
@@ -549,6 +565,7 @@ export function collectMessage(p: usize, len: u32): bool {
     const kind = effect == USE_PROHIBIT || effect == USE_RESTRICT ? PROHIBITED : effect == USE_GRANT_MAYBE ? GRANTED_MAYBE : GRANTED;
     noteP = p + useNoteStart(k);
     noteL = useNoteEnd(k) - useNoteStart(k);
+    if (effect == USE_RESTRICT && grantedBits == 0 && !markGrantedClasses()) return false;
     const start = intentVerbClassStart(verb);
     const end = start + intentVerbClassCount(verb);
     for (let c = start; c < end; c++) {

@@ -164,23 +164,28 @@ export function findValues(): bool {
     from = itemNext;
     if (!pushBound(kind, itemStart, itemEnd, itemIsWordHost)) return false;
   }
-  // Names, kept where no item lies; the two lists are merged by position below.
+  // Names, kept where no item lies, then merged with the items by position. Both lists come in
+  // order (the items once sorted: a word's host and page may come out of it), so the items that
+  // start before a name ends are a prefix, and a name lies on an item when the furthest end of
+  // that prefix passes its start: one walk, not a scan of every item per name.
+  if (!sortBound()) return false;
   const items = boundCount;
+  let before: u32 = 0;
+  let reach: u32 = 0;
   let atName: u32 = 0;
   while (nextName(msg, msgLen, atName)) {
     atName = nameEnd;
-    let inside = false;
-    for (let k: u32 = 0; k < items && !inside; k++) inside = nameStart < boundEnd(k) && boundStart(k) < nameEnd;
-    if (!inside && !pushBound(NAME_KIND, nameStart, nameEnd, false)) return false;
+    while (before < items && boundStart(before) < nameEnd) reach = max(reach, boundEnd(before++));
+    if (reach <= nameStart && !pushBound(NAME_KIND, nameStart, nameEnd, false)) return false;
   }
-  sortBound();
-  return true;
+  return mergeNames(items);
 }
 
-// Insertion sort by start (the lists are each in order, so this is a merge in practice).
-function sortBound(): void {
+// Insertion sort by start: stable, and linear on a list in order but for neighbours. False when
+// out of memory.
+function sortBound(): bool {
   const tmp = scratchAlloc(BV);
-  if (tmp == 0) return;
+  if (tmp == 0) return false;
   for (let k: u32 = 1; k < boundCount; k++) {
     let j = k;
     while (j > 0 && boundStart(j - 1) > boundStart(j)) {
@@ -191,6 +196,30 @@ function sortBound(): void {
       j--;
     }
   }
+  return true;
+}
+
+// Merges the names after the first `items` entries (each list in order) into one list by start,
+// from the back; at the same start the item stays first. False when out of memory.
+function mergeNames(items: u32): bool {
+  const names = boundCount - items;
+  if (names == 0 || items == 0) return true;
+  const copy = scratchAlloc(<usize>names * BV);
+  if (copy == 0) return false;
+  memory.copy(copy, bound + <usize>items * BV, <usize>names * BV);
+  let i = <i64>items - 1, j = <i64>names - 1, w = <i64>boundCount - 1;
+  while (j >= 0) {
+    const name = copy + <usize>j * BV;
+    if (i >= 0 && boundStart(<u32>i) > load<u32>(name + 4)) {
+      memory.copy(bound + <usize>w * BV, bound + <usize>i * BV, BV);
+      i--;
+    } else {
+      memory.copy(bound + <usize>w * BV, name, BV);
+      j--;
+    }
+    w--;
+  }
+  return true;
 }
 
 export function tokenize(): bool {

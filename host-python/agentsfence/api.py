@@ -32,17 +32,22 @@ __all__ = ["Amendment", "Binding", "Budget", "Decision", "DecisionKind", "Deriva
 class Session(SessionLog):
     """The intent of one conversation. Get it from `Fence.session`; one object per id."""
 
-    __slots__ = ("_fence", "current_intent", "amendments", "moved")  # no dict per session
+    __slots__ = ("_fence", "current_intent", "_amendments", "moved")  # no dict per session
 
     def __init__(self, fence: Fence, session_id: str, handle: int):
         super().__init__(session_id, handle)
         self._fence = fence
         self.current_intent = NO_INTENT
-        self.amendments: list[Amendment] = []  # what each later user message widened
+        self._amendments: list[Amendment] | None = None  # none until a later message widens the intent
         # An earlier call that may have run may have left the terminal in another directory
         # (Decision.moves): a call given no cwd then has relative paths that may be anywhere.
         # A host that saves sessions saves this too.
         self.moved = False
+
+    @property
+    def amendments(self) -> list[Amendment]:
+        """What each later user message widened, in order."""
+        return self._amendments if self._amendments is not None else []
 
     def intent(self, user_message: str, cwd: str | None = None) -> Intent:
         """Binds (or amends) this session's intent from the user's own message; relative paths
@@ -328,12 +333,13 @@ class Fence(Evaluator):
             except FenceError as error:
                 session._fault = str(error)  # a session missing part of its intent would be too lenient
                 raise
-            session._messages.append((encoded, directory))
+            session._messages += (encoded, directory)
             intent = Intent.from_summary(record[1:].decode("utf-8", "replace"))
-            if len(session._messages) > 1:  # the first message amends nothing: skip the comparison
+            turn = len(session._messages) // 2 - 1
+            if turn > 0:  # the first message amends nothing: skip the comparison
                 added = added_to(session.current_intent, intent)
                 if added != Intent():
-                    session.amendments.append(Amendment(len(session._messages) - 1, added))
+                    session._amendments = [*session.amendments, Amendment(turn, added)]
             session.current_intent = intent
         return intent
 

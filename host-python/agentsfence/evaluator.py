@@ -40,7 +40,9 @@ class SessionLog:
     def __init__(self, session_id: str, handle: int):
         self.id = session_id
         self._handle = handle
-        self._messages: list[tuple[bytes, str]] = []  # (message, cwd), replayed into a rebuilt evaluator
+        # Each message and the cwd it was read in, one after another, replayed into a rebuilt
+        # evaluator: one tuple per session, not a list and a tuple per message.
+        self._messages: tuple[bytes | str, ...] = ()
         self._narrowings: tuple[bytes, ...] = ()  # narrow's lines, replayed after the messages (rare: no list per session)
         self._fault: str | None = None  # set when a message or the budget counts were lost: then every call blocks
 
@@ -137,7 +139,7 @@ class Evaluator:
             session._handle = wasm.call_plain("session_open", ())
             if session._handle == 0:
                 raise EngineFault("a live session could not be reopened")
-            for message, cwd in session._messages:
+            for message, cwd in zip(session._messages[::2], session._messages[1::2]):
                 if cwd != self._configured_cwd and self._configure(wasm, cwd) is not None:
                     raise EngineFault(f"cannot configure {cwd!r} again")
                 wasm.invoke("intent", (session._handle, len(message)), message)

@@ -114,6 +114,16 @@ _SUMMARY_INDEX = {kind: i for i, kind in enumerate(_SUMMARY_KINDS)}
 _VERB_FIELDS = frozenset({6, 7, 8})
 
 
+# The words every summary is written with (§8: kinds, roles, moods, attributes), the dictionary
+# its compression starts from: each session keeps its summary as long as it lives.
+_SUMMARY_WORDS = ("grant-maybe\tprohibit\task\tderived-email\tderived-url\tderived-domain\tderived-path\t"
+                  "derived-recipient\tderived-object\tderived-amount\tamount\turl\tdomain\trecipient\tquoted\t"
+                  "mention\tsource\tquestion\tcondition\tnegated\tunknown-language\tuncertain\tstatement\t"
+                  "destination-maybe,source-maybe,named-maybe,revoked,whole-host,ruled-out\tnone\t"
+                  "\ngrant\tfile.write\tmessage.send\temail.send\t\nobject\t\nname\t\npath\t/home/\t"
+                  "destination\trequest\t1\tdestination,source,named\t0\t\nemail\t").encode()
+
+
 class Intent:
     """What the evaluator bound from the user's messages (its summary record, §8): the e-mail
     addresses, URLs, domains, paths, recipients and names (people and quoted names, lower-cased:
@@ -139,13 +149,20 @@ class Intent:
     @classmethod
     def from_summary(cls, summary: str) -> Intent:
         intent = cls.__new__(cls)
-        intent._packed = zlib.compress(summary.encode("utf-8"), 1) if summary else b""
+        if summary:
+            packer = zlib.compressobj(1, zdict=_SUMMARY_WORDS)
+            intent._packed = packer.compress(summary.encode("utf-8")) + packer.flush()
+        else:
+            intent._packed = b""
         intent._fields = None
         return intent
 
     @property
     def _summary(self) -> str:
-        return zlib.decompress(self._packed).decode("utf-8") if self._packed else ""
+        if not self._packed:
+            return ""
+        unpacker = zlib.decompressobj(zdict=_SUMMARY_WORDS)
+        return (unpacker.decompress(self._packed) + unpacker.flush()).decode("utf-8")
 
     def _values(self) -> tuple[tuple[Any, ...], ...]:
         fields = self._fields

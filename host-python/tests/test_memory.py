@@ -61,3 +61,37 @@ def test_a_later_turn_keeps_each_earlier_items_own_clause():
     assert {v.clause for v in intent.verb_uses} >= {"write the notes to notes.md", "email bob@example.com the summary"}
     assert Fence(None, home=HOME, cwd=CWD).session("t").intent(first).bindings == \
         tuple(b for b in intent.bindings if b.turn == 1)
+
+
+REQUEST = "Fix the bug in src/app.py, write notes to notes.md and email bob@example.com the summary"
+
+
+def test_the_evaluator_keeps_a_session_with_a_plain_request_in_under_1400_bytes():
+    """Its intent store of about 1.1 KB in a block at most a fifth larger, and the session's entry."""
+    fence = Fence(None, home=HOME, cwd=CWD)
+    fence.session("warm").intent(REQUEST)
+    before = _linear_bytes(fence)
+    for i in range(2 * SESSIONS):
+        fence.session(f"s{i}").intent(REQUEST)
+    per_session = (_linear_bytes(fence) - before) / (2 * SESSIONS)
+    assert per_session < 1400, per_session
+
+
+def test_a_live_session_with_a_plain_request_bound_costs_at_most_two_kilobytes():
+    """The evaluator's block for the session's intent store and the Python objects beside it, both
+    counted: a host keeps every session of a long-running agent alive."""
+    fence = Fence(None, home=HOME, cwd=CWD)
+    fence.session("warm").intent(REQUEST)
+    names = [f"s{i}" for i in range(2 * SESSIONS)]
+    gc.collect()
+    linear = _linear_bytes(fence)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for name in names:
+            fence.session(name).intent(REQUEST)
+        python = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    per_session = (python + _linear_bytes(fence) - linear) / len(names)
+    assert per_session <= 2048, per_session
