@@ -259,8 +259,13 @@ function wholeNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
   return either(r, d);
 }
 
+// A call's object may be a plain word the request chose ("stay in economy": cabin "economy"),
+// so deciding a call reads the clauses of lower-case words too (WORDS items); picking a record's
+// items the user named does not, where a plain word would name every element that shares it.
+let plainWords = false;
+
 // Whether the words of value [p, p+len) stand together in a clause of the user's own (TEXT
-// items), under that clause's reading; never for a value the user ruled out, nor for a piece of
+// items, and WORDS items while plainWords), under that clause's reading; never for a value the user ruled out, nor for a piece of
 // a name the user wrote as one ("Lumen" of "Hotel Lumen": another place), nor under the exact or
 // ruled-out readings (which name values, not words).
 function inClauseText(intent: usize, p: usize, len: u32): u32 {
@@ -275,7 +280,8 @@ function inClauseText(intent: usize, p: usize, len: u32): u32 {
   while (off < bytes && r != YES) {
     const item = items + <usize>off;
     off += recSize(item);
-    if (load<u32>(item) != TEXT) continue;
+    const kind = load<u32>(item);
+    if (kind != TEXT && (kind != WORDS || !plainWords)) continue;
     const a = reading(load<u32>(item + 12), flavorNow);
     if (a == NO || a == r) continue;
     const t = item + ITEM_HEAD, l = load<u32>(item + 8);
@@ -344,13 +350,14 @@ function inRecords(intent: usize, kind: u32, p: usize, len: u32): bool {
 // ones, unless the user ruled it out or named another value of its shape: "cancel #W123" names
 // the order acted on, and #W456 from the same profile is its neighbour, not the task's. A value
 // shorter than NEIGHBOUR_MIN bytes is a count or a small number more than an id: "add two
-// activities" says nothing of file 3.
+// activities" says nothing of file 3; one with no digit is a word, of no series ("Chicago"
+// named says nothing of the passenger "Omar" on the same record).
 const NEIGHBOUR_MIN: u32 = 4;
 function objectFromRecord(intent: usize, p: usize, len: u32): u32 {
   if (!inRecords(intent, DERIVED + SUBJ_OBJECT, p, len)) return NO;
   const own = findHashed(intent, SUBJ_OBJECT, p, len, fnv1a(p, len));
   if (own != 0 && vetoes(load<u32>(own + 12))) return NO;
-  if (len < NEIGHBOUR_MIN) return YES;
+  if (len < NEIGHBOUR_MIN || !hasDigit(p, len)) return YES;
   const items = intent + field(intent, H_ITEMS);
   const bytes = field(intent, H_ITEMS_BYTES);
   let off: u32 = 0;
@@ -431,6 +438,13 @@ function sameShape(a: usize, al: u32, b: usize, bl: u32): bool {
     j = nj;
   }
   return i == al && j == bl;
+}
+
+// Whether [p, p+len) holds a digit: an id or a number is one of a series ("#W123", "#W456"); a
+// value of words (a person's name, a city, a cabin) is no neighbour of another word.
+function hasDigit(p: usize, len: u32): bool {
+  for (let i: u32 = 0; i < len; i++) if (load<u8>(p + i) - 0x30 < 10) return true;
+  return false;
 }
 
 // 1 a letter (any byte of a multibyte character too), 2 a digit, 0 anything else.
@@ -526,7 +540,9 @@ function has(intent: usize, base: u32, subject: u32, p: usize, len: u32): u32 {
         recipientFromRecord(intent, DERIVED + SUBJ_OBJECT, spanPtr(o), spanLen(o))));
     }
     case SUBJ_OBJECT: {
+      plainWords = true;
       const r = objectNamed(intent, base, p, len);
+      plainWords = false;
       return r == YES || base != 0 ? r : either(r, objectFromRecord(intent, p, len));
     }
     case SUBJ_AMOUNT: return amountNamed(intent, base, p, len);

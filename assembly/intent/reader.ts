@@ -11,7 +11,7 @@
 // imports; the steps are reader_quotes.ts, reader_tokens.ts, reader_sentences.ts, reader_verbs.ts,
 // reader_roles.ts and reader_followups.ts, over the state of reader_state.ts.
 import {
-  G_AUX, G_CONDITION_AFTER, G_VERB, G_NEGATION, G_REVOKE, G_SUBJECT, OBJECT_DELEGATED, BOUND_DESTINATION, BOUND_MENTION, BOUND_QUOTED,
+  G_ADDRESSEE, G_AUX, G_CONDITION_AFTER, G_VERB, G_NEGATION, G_REVOKE, G_SUBJECT, OBJECT_DELEGATED, BOUND_DESTINATION, BOUND_MENTION, BOUND_QUOTED,
   MOOD_CONDITION, MOOD_STATEMENT, MOOD_REQUEST, MOOD_UNCERTAIN, SUBJ_EMAIL, SUBJ_RECIPIENT, G_NOTHING,
 } from "../../bytecode/format";
 import { scratchAlloc } from "../abi/mem";
@@ -192,7 +192,8 @@ export function readMessage(p: usize, len: u32): bool {
     const sent = sentenceOf(k);
     const f = sFlags(sent);
     if ((f & S_KNOWN) == 0) continue;
-    if (wordHas(k, G_AUX) && k + 1 < tokCount && wordHas(k + 1, G_NEGATION | G_SUBJECT)) continue; // "do not …", "do I want"
+    // "do not …", "do I want", "under no circumstances do you want": an auxiliary, not the verb "do"
+    if (wordHas(k, G_AUX) && k + 1 < tokCount && wordHas(k + 1, G_NEGATION | G_SUBJECT | G_ADDRESSEE)) continue;
     if (wordHas(k, G_REVOKE) && revokesOnly(k)) continue; // "cancel that": a follow-up, no request
     scanCut = false;
     const negated = negatedVerb(k);

@@ -9,7 +9,7 @@ import { scratchAlloc } from "../abi/mem";
 import {
   T_PUNCT, P_STOP, P_QUESTION, P_LINE, tokCount, tType, tG, tCjk, isWord, isPunct, wordHas, S_QMARK, S_CJK, S_KNOWN,
   S_QUESTION, S_POLITE, SR, sents, sentCount, sStart, sEnd, sentIndex, clauseBounds, condIndex, sentFacts,
-  SCAN_WINDOW, verbIndexOf, clauseStart, clauseEnd,
+  SCAN_WINDOW, verbIndexOf, clauseStart, clauseEnd, at, msg, tStart, tEnd,
 } from "./reader_state";
 
 @inline export function endsSentence(k: u32): bool {
@@ -140,6 +140,8 @@ function indexConditions(s: u32): void {
     read++;
     const cs = clauseStart(c);
     if (wordHas(c, G_CONDITION_AFTER)) { governs(cs, end, c); continue; }
+    const aside = asideEnd(c, end);
+    if (aside > 0) { governs(c, aside, c); continue; }
     let initial = true;
     for (let j = cs; j < c && initial && j < cs + SCAN_WINDOW; j++) initial = wordHas(j, G_LEAD | G_CONJ);
     const ce = clauseEnd(c);
@@ -147,6 +149,20 @@ function indexConditions(s: u32): void {
     if (initial && more) governs(c, end, c);
     else governs(start, ce, c);
   }
+}
+
+// A condition that opens an aside ("keep the kettle (if not possible, do not do anything on that
+// order), and return the sneaker") governs the aside to its closing bracket: the token after
+// that bracket, or `end`; 0 when no bracket opens right before token c.
+function asideEnd(c: u32, end: u32): u32 {
+  if (!byteBetween(c > 0 ? tEnd(c - 1) : 0, tStart(c), 0x28)) return 0;
+  for (let t = c + 1; t < end; t++) if (byteBetween(tEnd(t - 1), tStart(t), 0x29)) return t;
+  return end;
+}
+
+function byteBetween(a: u32, b: u32, byte: u32): bool {
+  for (let i = a; i < b; i++) if (at(msg, i) == byte) return true;
+  return false;
 }
 
 function governs(from: u32, to: u32, c: u32): void {

@@ -1,7 +1,7 @@
 // The message as tokens: words (looked up in the grammar, scripts without spaces segmented by
 // it, phrases joined), punctuation, and values (the items and names found in the message, bound
 // in order); quoted material stands as a line break.
-import { G_DETERMINER, G_PHRASE_HEAD, G_VERB } from "../../bytecode/format";
+import { G_DETERMINER, G_PHRASE_HEAD, G_SUBJECT, G_VERB } from "../../bytecode/format";
 import { scratchAlloc } from "../abi/mem";
 import { isAsciiAlpha, isAsciiDigit } from "../abi/bytes";
 import { intentExtensionSet } from "../policy/decode";
@@ -176,9 +176,23 @@ export function findValues(): bool {
   while (nextName(msg, msgLen, atName)) {
     atName = nameEnd;
     while (before < items && boundStart(before) < nameEnd) reach = max(reach, boundEnd(before++));
+    if (pronoun(nameStart, nameEnd)) continue;
     if (reach <= nameStart && !pushBound(NAME_KIND, nameStart, nameEnd, false)) return false;
   }
   return mergeNames(items);
+}
+
+// Whether capitalized word [s, e) is a subject of the grammar ("I" in "Ok, I want to return it"):
+// a pronoun, never a name, so it neither binds nor hides the words around it.
+function pronoun(s: u32, e: u32): bool {
+  if (e - s > 8) return false;
+  const low = scratchAlloc(8);
+  if (low == 0) return false;
+  for (let i = s; i < e; i++) {
+    const c = at(msg, i);
+    store<u8>(low + i - s, <u8>(c - 0x41 < 26 ? c + 0x20 : c));
+  }
+  return (lookup(low, e - s) & G_SUBJECT) != 0;
 }
 
 // Insertion sort by start: stable, and linear on a list in order but for neighbours. False when

@@ -26,7 +26,8 @@ CATEGORIES = {
     "requests.yaml": {"destination-vs-source", "mention", "question", "condition", "quoted",
                       "follow-up", "language", "must-allow"},
     "office.yaml": {"role", "correction", "pasted", "provenance", "verb-object", "exposure", "money", "parsing"},
-    "provenance.yaml": {"times", "payment-verbs", "sum-correction", "record-keys", "address-host", "script-boundary", "record-addresses"},
+    "provenance.yaml": {"times", "payment-verbs", "sum-correction", "record-keys", "address-host", "script-boundary", "record-addresses",
+                        "plain-choices"},
 }
 
 

@@ -1,0 +1,49 @@
+// A condition that opens an aside in brackets governs the aside to its closing bracket: "(if not
+// possible, do not do anything on that order)" is a prohibition under a condition, which rules
+// nothing out, and the requests around it still stand; a plain prohibition in brackets still
+// holds, and the clauses after the bracket are not made conditional.
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { beforeAll, describe, expect, test } from "vitest";
+import { type Fence, loadFence } from "../../host-js/host";
+import { fenceWasm } from "./wasm";
+
+const root = path.resolve(__dirname, "../..");
+let fence: Fence;
+
+beforeAll(async () => {
+  fence = await loadFence(fenceWasm());
+  expect(fence.load(new Uint8Array(fs.readFileSync(path.join(root, "build/policies/defaults.afb")))).ok).toBe(true);
+}, 60_000);
+
+const CANCEL = ["mcp__retail__cancel_pending_order", { order_id: "#W3113816", reason: "no longer needed" }] as const;
+const SEND = ["send_message", { action: "send", target: "email:dora@example.com", message: "Order #W3113816 is cancelled." }] as const;
+
+function decided(message: string, call: readonly [string, object]): string {
+  const h = fence.openSession();
+  fence.intent(h, message);
+  const kind = fence.decide(h, call[0], call[1]).kind;
+  fence.closeSession(h);
+  return kind;
+}
+
+describe("a condition that opens an aside", () => {
+  test.each([
+    "Cancel order #W3113816. Also keep the kettle (if not possible, do not do anything on that order), and return the lamp.",
+    "Cancel order #W3113816. Swap the lamp (if that is not possible, do nothing), and email dora@example.com.",
+    "Annule la commande #W3113816. Garde la bouilloire (si ce n'est pas possible, ne fais rien), et rends la lampe.",
+  ])("rules nothing out around it: %s", (message) => {
+    expect(decided(message, CANCEL)).toBe("allow");
+  });
+
+  test("the clause after the bracket is not conditional", () => {
+    expect(decided("Cancel order #W3113816. Swap the lamp (if not possible, do not do anything), and email dora@example.com.", SEND)).toBe("allow");
+  });
+
+  test.each([
+    "Cancel order #W3113816 (do not email anyone about it).",
+    "Cancel order #W3113816 (and never write to dora@example.com).",
+  ])("a plain prohibition in brackets still holds: %s", (message) => {
+    expect(decided(message, SEND)).toBe("block");
+  });
+});
