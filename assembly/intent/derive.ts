@@ -103,7 +103,7 @@ function readsOwnRecord(store: usize, cls: u32): u32 {
     if (intentHas(store, SUBJ_OBJECT, spanPtr(s), spanLen(s), INTENT_NAMED) != YES &&
         !(leafIsString(k) && intentObjectWithin(store, spanPtr(s), spanLen(s)))) return RECORD_NONE;
     named = true;
-    if (leafIsString(k) && intentNamesRecipient(store, v, l)) destination = true;
+    if (leafIsString(k) && intentNamesRecipient(store, spanPtr(s), spanLen(s))) destination = true;
   }
   if (!named) return RECORD_UNNAMED;
   return destination ? RECORD_NAMED | RECORD_BY_DESTINATION : RECORD_NAMED;

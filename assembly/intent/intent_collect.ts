@@ -350,7 +350,7 @@ function fieldMark(intent: usize, v: usize, l: u32): u8 {
   if (l == 0 || l > RECORD_BYTES || wordsOver(v, l, RECORD_WORDS)) return 0;
   const o = objectNormal(v, l);
   if (o == 0) return 0;
-  if (intentNamesRecipient(intent, v, l)) return 9;
+  if (intentNamesRecipient(intent, spanPtr(o), spanLen(o))) return 9;
   if (intentNamesObject(intent, spanPtr(o), spanLen(o))) return 1;
   return intentSharesWord(intent, spanPtr(o), spanLen(o)) ? 4 : 0;
 }
