@@ -2,7 +2,7 @@
 // table) before the intent is rebuilt from them. This file owns that table and the turn being
 // bound and alone writes them; intent_build.ts and intent_followups.ts read them.
 import {
-  SUBJ_EMAIL, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_RECIPIENT, SUBJ_OBJECT, SUBJ_AMOUNT, ROLE_AMOUNT, ROLE_TEXT, ROLE_HEADING, ROLE_DATA, BOUND_DESTINATION, BOUND_SOURCE, BOUND_QUOTED,
+  SUBJ_EMAIL, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_RECIPIENT, SUBJ_OBJECT, SUBJ_AMOUNT, ROLE_AMOUNT, ROLE_TEXT, ROLE_HEADING, ROLE_DATA, ROLE_OBJECT, ROLE_RECIPIENT, BOUND_DESTINATION, BOUND_SOURCE, BOUND_QUOTED,
   MOOD_REQUEST, MOOD_QUESTION, MOOD_CONDITION, MOOD_NEGATED, MOOD_UNKNOWN, MOOD_UNCERTAIN, MOOD_STATEMENT,
 } from "../../bytecode/format";
 import { scratchAlloc } from "../abi/mem";
@@ -222,25 +222,31 @@ export function collectRecord(intent: usize, p: usize, len: u32, maxDepth: u32, 
   const list = entriesOnly || (!own && listing(n));
   const chosen = chosenElements(intent, n);
   if (chosen == 0) return false;
+  const base = recordAttributes;
   for (let k: u32 = 0; k < n; k++) {
+    const role = lastWordRole(leafPath(k), leafPathLen(k));
+    if (role < 0) return false;
+    // What stands for a destination the user named: the id or name (a key the role map reads as
+    // an object) of an entry they named as one, and the id, name or channel of the record read by
+    // such a destination, outside its lists; not who wrote an entry, nor the people listed in it.
+    let destination = false;
     if (list) {
-      if (!leafOfElement(k) || (load<u8>(chosen + leafElement(k)) & 1) == 0) continue;
-      recordAttributes = (load<u8>(chosen + leafElement(k)) & 8) != 0 ? A_RECORD | A_DEST_ENTRY : A_RECORD;
+      const mark = load<u8>(chosen + leafElement(k));
+      if (!leafOfElement(k) || (mark & 1) == 0) continue;
+      destination = (mark & 8) != 0 && role == ROLE_OBJECT;
     } else {
       if (!elementKept(chosen, k)) continue;
-      if ((how & READ_BY_DESTINATION) != 0) {
-        recordAttributes = leafElement(k) == 0 && !leafInArray(k) ? (recordAttributes | A_DEST_ENTRY) : (recordAttributes & ~A_DEST_ENTRY);
-      }
-      if (!collectRecordKeys(k)) return false;
+      destination = (how & READ_BY_DESTINATION) != 0 && leafElement(k) == 0 && !leafInArray(k) &&
+        (role == ROLE_OBJECT || role == ROLE_RECIPIENT);
     }
+    recordAttributes = destination ? base | A_DEST_ENTRY : base;
+    if (!list && !collectRecordKeys(k)) return false;
     const v = leafValue(k), l = leafValueLen(k);
     if (l == 0) continue;
     if (!leafIsString(k)) {
       const c = load<u8>(v);
       if (c == 0x74 || c == 0x66 || c == 0x6e) continue; // true, false, null
       if (!collectWith(DERIVED + SUBJ_OBJECT, 0, numberObject(v, l), recordAttributes)) return false;
-      const role = lastWordRole(leafPath(k), leafPathLen(k));
-      if (role < 0) return false;
       if (role == ROLE_AMOUNT) { // a sum in minor units has no currency here to scale it by: not read
         const d = jsonDecimal(v, l, 0, false);
         if (d != 0 && !collectWith(DERIVED + SUBJ_AMOUNT, 0, amountText(d, recordCurrency(k)), recordAttributes)) return false;
@@ -248,8 +254,6 @@ export function collectRecord(intent: usize, p: usize, len: u32, maxDepth: u32, 
       continue;
     }
     if (l > RECORD_BYTES || wordsOver(v, l, RECORD_WORDS)) continue;
-    const role = lastWordRole(leafPath(k), leafPathLen(k));
-    if (role < 0) return false;
     if (role == ROLE_TEXT || role == ROLE_HEADING || role == ROLE_DATA) continue;
     if (!collectWith(DERIVED + SUBJ_OBJECT, 0, objectNormal(v, l), recordAttributes)) return false;
     // A field that is one address (a sender, an attendee) is that address.
@@ -453,19 +457,19 @@ function recordField(p: usize, k: u32, kEnd: u32, v: u32, t: u32): bool {
   const l = t - v;
   if (l > RECORD_BYTES || wordsOver(p + v, l, RECORD_WORDS)) return true;
   if (isYamlNull(p + v, l)) return true;
-  if (kEnd > k) {
-    const role = lastWordRole(p + k, kEnd - k);
-    if (role < 0) return false;
-    if (role == ROLE_TEXT || role == ROLE_HEADING || role == ROLE_DATA) return true;
-    if (role == ROLE_AMOUNT) {
-      const d = jsonDecimal(p + v, l, 0, false);
-      if (d != 0 && !collectWith(DERIVED + SUBJ_AMOUNT, 0, amountText(d, 0), recordAttributes)) return false;
-    }
+  const role = kEnd > k ? lastWordRole(p + k, kEnd - k) : 0; // a list item: no key, no role
+  if (role < 0) return false;
+  if (role == ROLE_TEXT || role == ROLE_HEADING || role == ROLE_DATA) return true;
+  // As of a JSON entry: only an id or a name stands for the destination the entry is.
+  const attributes = role == ROLE_OBJECT ? recordAttributes : recordAttributes & ~A_DEST_ENTRY;
+  if (role == ROLE_AMOUNT) {
+    const d = jsonDecimal(p + v, l, 0, false);
+    if (d != 0 && !collectWith(DERIVED + SUBJ_AMOUNT, 0, amountText(d, 0), attributes)) return false;
   }
-  if (!collectWith(DERIVED + SUBJ_OBJECT, 0, objectNormal(p + v, l), recordAttributes)) return false;
+  if (!collectWith(DERIVED + SUBJ_OBJECT, 0, objectNormal(p + v, l), attributes)) return false;
   itemsBegin();
   return !(nextItem(p + v, l, 0, 0) == SUBJ_EMAIL && itemStart == 0 && itemEnd == l &&
-    !collectWith(DERIVED + SUBJ_EMAIL, 0, normalizeEmail(p + v, l), recordAttributes));
+    !collectWith(DERIVED + SUBJ_EMAIL, 0, normalizeEmail(p + v, l), attributes));
 }
 
 // YAML's null and booleans, which name nothing.

@@ -59,6 +59,17 @@ describe("listings and reads that name nothing", () => {
     fence.closeSession(h);
   });
 
+  test.each([
+    ["JSON", JSON.stringify({ channels: [{ id: "CSTAND01", name: "standup", creator: "U0EVIL", members: ["U0MALLORY"] }] })],
+    ["block YAML", "- id: CSTAND01\n  name: standup\n  creator: U0EVIL\n  members:\n  - U0MALLORY\n"],
+  ])("of the entry named where a call goes, its id stands for it, not who made it or is in it (%s)", (_, channels) => {
+    const h = session("Post the notes in #standup", [["mcp__chat__list_channels", {}, channels]]);
+    expect(fence.decide(h, "mcp__chat__post_message", { channel_id: "CSTAND01", text: "Notes" })).toMatchObject({ kind: "allow" });
+    expect(fence.decide(h, "mcp__chat__post_message", { channel_id: "U0EVIL", text: "Notes" }).kind).not.toBe("allow");
+    expect(fence.decide(h, "mcp__chat__post_message", { channel_id: "U0MALLORY", text: "Notes" }).kind).not.toBe("allow");
+    fence.closeSession(h);
+  });
+
   test("the user the user named, of every user, receives a direct message; a lookalike does not", () => {
     const h = session("DM Marta that the build is green", [["mcp__chat__list_users", {}, USERS]]);
     expect(fence.decide(h, "mcp__chat__post_message", { channel_id: "U0MARTA1", text: "The build is green" })).toMatchObject({ kind: "allow" });
