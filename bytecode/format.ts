@@ -2,7 +2,7 @@
 // AssemblyScript evaluator and the TypeScript compiler can both import this file.
 
 export const MAGIC = 0x43424641; // "AFBC" read as a little-endian u32
-export const FORMAT_VERSION = 13;
+export const FORMAT_VERSION = 14;
 export const HEADER_SIZE = 48;
 export const DIR_ENTRY_SIZE = 12;
 export const HASH_OFFSET = 16;

@@ -311,6 +311,8 @@ function intentSection({ ir, tables }: Plan): Uint8Array {
   for (const c of ir.intent.deriveFrom) w.u32(c);
   w.u32(ir.intent.recordsFrom.length);
   for (const c of ir.intent.recordsFrom) w.u32(c);
+  w.u32(ir.intent.ownRecordsFrom.length);
+  for (const c of ir.intent.ownRecordsFrom) w.u32(c);
   w.u32(tables.grammar);
   w.u32(tables.actionTools);
   w.u32(tables.actionVerbs);

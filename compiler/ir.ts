@@ -121,6 +121,8 @@ export interface IntentIR {
   deriveFrom: number[];
   /** Classes whose calls read records: asked for by the task's own values, their fields are the task's objects and sums. */
   recordsFrom: number[];
+  /** Classes whose calls read the user's own account or profile: records whatever their arguments, whose people may receive. */
+  ownRecordsFrom: number[];
   fileExtensions: string[];
   verbs: IntentVerbIR[];
   /** Lower-case word -> verb; the first verb that has a word wins. */

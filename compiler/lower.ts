@@ -172,6 +172,7 @@ interface MergedPolicy {
     negation_cancels?: string[];
     derive_from?: string[];
     records_from?: string[];
+    own_records_from?: string[];
     file_extensions?: string[];
     verbs?: Located<IntentVerb>[];
     /** Action name -> its tool words and verb words, in the order first named. */
@@ -316,6 +317,7 @@ export function lowerPolicy(files: CheckedFile[], name: string): PolicyIR {
       negationCancels: unique((merged.intent.negation_cancels ?? []).map(grammarLower)),
       deriveFrom: selectClasses(classList, byCapability, merged.intent.derive_from ?? [], () => true),
       recordsFrom: selectClasses(classList, byCapability, merged.intent.records_from ?? [], () => true),
+      ownRecordsFrom: selectClasses(classList, byCapability, merged.intent.own_records_from ?? [], () => true),
       fileExtensions: unique((merged.intent.file_extensions ?? []).map((e) => asciiLower(e.replace(/^\./, "")))),
       verbs,
       words: firstWins(intentVerbs.flatMap(({ value }, entry) => value.words.map((w) => [grammarLower(w), entry] as [string, number]))),

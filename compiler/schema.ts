@@ -286,6 +286,10 @@ const Intent = z.strictObject({
     .array(capabilityGlob)
     .optional()
     .describe("capabilities whose calls read records: the output of one asked for by the task's own values holds the task's own objects and sums"),
+  own_records_from: z
+    .array(capabilityGlob)
+    .optional()
+    .describe("capabilities whose calls read the user's own account or profile: read with no argument, or listing entries, they are still the task's records, and their addresses and recipients may receive"),
   verbs: z.array(IntentVerb).optional(),
   actions: z
     .array(IntentAction)

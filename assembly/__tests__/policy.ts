@@ -220,7 +220,7 @@ export function installPolicy(maxTargets: u32 = 100, maxIntentBytes: u32 = 65536
 
   let classTotal = 0;
   for (let v = 0; v < VERB_CLASSES.length; v++) classTotal += VERB_CLASSES[v].length;
-  const intent = block(24 + 8 * VERB_CLASSES.length + 4 + 4 * classTotal + 4 + 4 + 4);
+  const intent = block(24 + 8 * VERB_CLASSES.length + 4 + 4 * classTotal + 4 + 4 + 4 + 4);
   store<u32>(intent, 0);
   store<u32>(intent + 4, 1);
   store<u32>(intent + 8, 2);
@@ -241,7 +241,8 @@ export function installPolicy(maxTargets: u32 = 100, maxIntentBytes: u32 = 65536
   }
   store<u32>(list + 4 + 4 * classTotal, 0); // no derive classes
   store<u32>(list + 8 + 4 * classTotal, 0); // no records classes
-  store<u32>(list + 12 + 4 * classTotal, 8); // the grammar set
+  store<u32>(list + 12 + 4 * classTotal, 0); // no own records classes
+  store<u32>(list + 16 + 4 * classTotal, 8); // the grammar set
   setSection(SEC_INTENT, intent);
 
   // The sandbox's settings name the wrappers' set: no class's capability is in it, so nothing is

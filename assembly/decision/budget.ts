@@ -240,18 +240,20 @@ export function budgetOfSumsFor(cls: u32): i32 {
   return -1;
 }
 
-// The call's fingerprint for budgetRepeats: its class and its targets (each kind and value), in
-// any order; never 0.
-export function callFingerprint(cls: u32): u32 {
+// A payment's fingerprint for budgetRepeats: whom it pays and for what, its targets but its sums
+// (each kind and value), in any order; never 0. Neither the sum nor the tool is part of it: a
+// bill paid once is paid, and 44.99 after 45, or the same payee through another payment tool,
+// is a second payment.
+export function callFingerprint(): u32 {
   let f: u32 = 0;
   const n = targetCount();
   for (let i: u32 = 0; i < n; i++) {
+    if (targetKind(i) == SUBJ_AMOUNT) continue;
     let h: u32 = (0x811c9dc5 ^ targetKind(i)) * 0x01000193;
     const p = targetPtr(i), l = targetLen(i);
     for (let j: u32 = 0; j < l; j++) h = (h ^ <u32>load<u8>(p + j)) * 0x01000193;
     f += h;
   }
-  f ^= (cls + 1) * 0x9e3779b1;
   return f == 0 ? 1 : f;
 }
 

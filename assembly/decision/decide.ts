@@ -199,9 +199,10 @@ export function decide(h: i32, nLen: u32, argsLen: u32): u32 {
     // stops the call.
     if (b >= 0 && !budgetOfSums(<u32>b)) return exhausted(<u32>b, slot);
     const underWay = b >= 0 ? budgetReserved(slot, <u32>b) : 0; // before this call's own sum joins it
-    // A payment the request asked for runs once: the same call again asks.
+    // A payment the request asked for runs once: another to the same payee for the same purpose,
+    // of any sum, through any tool under a budget of sums, asks.
     const sums = budgetOfSumsFor(<u32>cls);
-    const fingerprint = sums >= 0 ? callFingerprint(<u32>cls) : 0;
+    const fingerprint = sums >= 0 ? callFingerprint() : 0;
     const repeats = fingerprint != 0 && budgetRepeats(slot, fingerprint);
     uncounted = unmeasured;
     if (reserving) {

@@ -365,7 +365,7 @@ function budgetAskEnd(b: u32, slot: i32): u32 {
 // (§8.2): asked. Its rule id is the class's first budget of sums.
 export function repeated(slot: i32, b: u32): u32 {
   budgetAskBegin("repeated_payment", b);
-  outAscii("it repeats a payment this session already made or has under way: the same call, to the same payee, of the same sum");
+  outAscii("it repeats a payment this session already made or has under way: to the same payee, for the same purpose");
   return budgetAskEnd(b, slot);
 }
 

@@ -7,7 +7,9 @@
 import {
   SET_MAX_ARGS_BYTES, SET_MAX_JSON_DEPTH, SET_MAX_LEAVES, SUBJ_PROGRAM, SUBJ_OPAQUE, SUBJ_OBJECT, INTENT_NAMED, ROLE_DATA,
 } from "../../bytecode/format";
-import { settingValue, intentDeriveCount, intentDeriveClass, intentRecordsCount, intentRecordsClass } from "../policy/decode";
+import {
+  settingValue, intentDeriveCount, intentDeriveClass, intentRecordsCount, intentRecordsClass, intentOwnRecordsCount, intentOwnRecordsClass,
+} from "../policy/decode";
 import { spanPtr, spanLen } from "../readers/normalize";
 import { numberObject, objectNormal } from "./objects";
 import { outBegin, outByte, outAscii, outPatchU8, outFinish, outFailure, Text } from "../abi/out";
@@ -20,7 +22,8 @@ import { targetCount, targetKind, targetIsPattern, targetPtr, targetLen } from "
 import { YES } from "../decision/tri";
 import { extract } from "../decision/decide";
 import { intentHas, intentDerive, intentWriteSummary } from "./intent";
-import { intentObjectWithin } from "./intent_lookup";
+import { intentObjectWithin, intentNamesRecipient } from "./intent_lookup";
+import { READ_OWN, READ_ENTRIES_ONLY, READ_BY_DESTINATION } from "./intent_record";
 
 function derivesFrom(cls: u32): bool {
   const n = intentDeriveCount();
@@ -31,6 +34,13 @@ function derivesFrom(cls: u32): bool {
 function readsRecords(cls: u32): bool {
   const n = intentRecordsCount();
   for (let k: u32 = 0; k < n; k++) if (intentRecordsClass(k) == cls) return true;
+  return false;
+}
+
+// Whether the policy says calls of the class read the user's own account or profile.
+function readsOwnAccount(cls: u32): bool {
+  const n = intentOwnRecordsCount();
+  for (let k: u32 = 0; k < n; k++) if (intentOwnRecordsClass(k) == cls) return true;
   return false;
 }
 
@@ -54,14 +64,25 @@ function notPointedAt(store: usize, cls: u32): Text {
 // the user's own words, or read from such a record before ("the order I named", "my profile",
 // the product of an item of that order). What an argument the model chose (an id from a web page,
 // another customer's name) reads derives nothing, so an injection cannot make its own values
-// the task's by looking them up.
-function readsOwnRecord(store: usize, cls: u32): bool {
+// the task's by looking them up. RECORD_NONE when not; RECORD_UNNAMED when the read names
+// nothing at all (a whole inbox, every user of a workspace): only a read of the user's own account
+// makes all of that the task's.
+// RECORD_BY_DESTINATION beside RECORD_NAMED: an argument is where the user asked a call to go
+// ("#deploys" of "answer in #deploys"), so the record is of that destination.
+const RECORD_NONE: u32 = 0;
+const RECORD_NAMED: u32 = 1;
+const RECORD_UNNAMED: u32 = 2;
+const RECORD_BY_DESTINATION: u32 = 4;
+function readsOwnRecord(store: usize, cls: u32): u32 {
+  let named = false;
+  let destination = false;
   const n = targetCount();
   for (let i: u32 = 0; i < n; i++) {
     const kind = targetKind(i);
     if (kind == SUBJ_OBJECT) continue; // an argument: read below
+    named = true;
     if (kind == SUBJ_PROGRAM || kind == SUBJ_OPAQUE || targetIsPattern(i) ||
-        intentHas(store, kind, targetPtr(i), targetLen(i), INTENT_NAMED) != YES) return false;
+        intentHas(store, kind, targetPtr(i), targetLen(i), INTENT_NAMED) != YES) return RECORD_NONE;
   }
   const leaves = leafCount();
   for (let k: u32 = 0; k < leaves; k++) {
@@ -78,11 +99,14 @@ function readsOwnRecord(store: usize, cls: u32): bool {
       if (c == 0x74 || c == 0x66 || c == 0x6e) continue; // true, false, null choose no record
       s = numberObject(v, l);
     }
-    if (s == 0) return false;
+    if (s == 0) return RECORD_NONE;
     if (intentHas(store, SUBJ_OBJECT, spanPtr(s), spanLen(s), INTENT_NAMED) != YES &&
-        !(leafIsString(k) && intentObjectWithin(store, spanPtr(s), spanLen(s)))) return false;
+        !(leafIsString(k) && intentObjectWithin(store, spanPtr(s), spanLen(s)))) return RECORD_NONE;
+    named = true;
+    if (leafIsString(k) && intentNamesRecipient(store, spanPtr(s), spanLen(s))) destination = true;
   }
-  return true;
+  if (!named) return RECORD_UNNAMED;
+  return destination ? RECORD_NAMED | RECORD_BY_DESTINATION : RECORD_NAMED;
 }
 
 // Reads the output of session h's call (tool name, argument JSON, output text in the input
@@ -101,14 +125,20 @@ export function deriveFromOutput(h: i32, nameLen: u32, argsLen: u32, outputLen: 
   if (cls == WORDS_OOM) return outFailure("out of memory");
   let why: Text = 0;
   let record = false;
+  let how: u32 = 0;
   if (argsLen > settingValue(SET_MAX_ARGS_BYTES)) why = "the arguments are over the policy's limit";
   else if (parseArgs(name + nameLen, argsLen, settingValue(SET_MAX_JSON_DEPTH), settingValue(SET_MAX_LEAVES)) != JSON_OK) {
     why = "the arguments are not a JSON object the policy's limits accept";
   } else if (extract(cls) != 0) why = "the call's targets are over the policy's limit";
   else {
     why = notPointedAt(store, <u32>cls);
-    if (readsRecords(<u32>cls)) {
-      record = readsOwnRecord(store, <u32>cls);
+    const own = readsOwnAccount(<u32>cls);
+    if (own || readsRecords(<u32>cls)) {
+      const r = readsOwnRecord(store, <u32>cls);
+      // A read that names nothing of the user's gives only the entries the user named (the
+      // channel "#eng" of every channel), unless it reads the user's own account.
+      record = r != RECORD_NONE;
+      how = (own ? READ_OWN : r == RECORD_UNNAMED ? READ_ENTRIES_ONLY : 0) | ((r & RECORD_BY_DESTINATION) != 0 ? READ_BY_DESTINATION : 0);
       if (record) why = 0;
       else if (!derivesFrom(<u32>cls)) why = "an argument of the read is not the task's own: its output is not the task's record";
     }
@@ -121,7 +151,7 @@ export function deriveFromOutput(h: i32, nameLen: u32, argsLen: u32, outputLen: 
     intentWriteSummary(store);
     return outFinish();
   }
-  const derived = intentDerive(store, name + nameLen + argsLen, outputLen, derivesFrom(<u32>cls), record);
+  const derived = intentDerive(store, name + nameLen + argsLen, outputLen, derivesFrom(<u32>cls), record, how);
   if (derived == 0) return outFailure("out of memory: the session's intent is unchanged");
   setSessionStore(slot, derived);
   outPatchU8(0, 0);

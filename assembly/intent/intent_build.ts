@@ -202,13 +202,14 @@ export function intentBind(intent: usize, msg: usize, len: u32): usize {
 }
 
 // Records what tool output [p, p+len) names as derived items of `intent` (§7.1): with `text`,
-// the addresses, URLs and paths anywhere in it; with `record`, the values of its fields. The
+// the addresses, URLs and paths anywhere in it; with `record`, the values of its fields (with
+// `how` READ_* bits saying how it was read, collectRecord). The
 // caller has checked that the user pointed at the call. Returns the new intent as intentBind does.
-export function intentDerive(intent: usize, p: usize, len: u32, text: bool, record: bool): usize {
+export function intentDerive(intent: usize, p: usize, len: u32, text: bool, record: bool, how: u32): usize {
   collectBegin(intent != 0 ? field(intent, H_TURN) : 0);
   const n = min(len, settingValue(SET_MAX_INTENT_BYTES));
   if (text && !collectDerived(p, n)) return 0;
-  if (record && !collectRecord(intent, p, n, settingValue(SET_MAX_JSON_DEPTH), RECORD_LEAVES)) return 0;
+  if (record && !collectRecord(intent, p, n, settingValue(SET_MAX_JSON_DEPTH), RECORD_LEAVES, how)) return 0;
   const fresh = rebuild(intent);
   if (fresh != 0) store<u32>(fresh + H_TURN, turnNow);
   return fresh;

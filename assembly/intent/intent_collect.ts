@@ -2,7 +2,7 @@
 // table) before the intent is rebuilt from them. This file owns that table and the turn being
 // bound and alone writes them; intent_build.ts and intent_followups.ts read them.
 import {
-  SUBJ_EMAIL, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_RECIPIENT, SUBJ_OBJECT, SUBJ_AMOUNT, ROLE_AMOUNT, ROLE_TEXT, ROLE_HEADING, ROLE_DATA, BOUND_DESTINATION, BOUND_SOURCE, BOUND_QUOTED,
+  SUBJ_EMAIL, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_RECIPIENT, SUBJ_OBJECT, SUBJ_AMOUNT, ROLE_AMOUNT, ROLE_TEXT, ROLE_HEADING, ROLE_DATA, ROLE_OBJECT, ROLE_RECIPIENT, BOUND_DESTINATION, BOUND_SOURCE, BOUND_QUOTED,
   MOOD_REQUEST, MOOD_QUESTION, MOOD_CONDITION, MOOD_NEGATED, MOOD_UNKNOWN, MOOD_UNCERTAIN, MOOD_STATEMENT,
 } from "../../bytecode/format";
 import { scratchAlloc } from "../abi/mem";
@@ -23,13 +23,13 @@ import { tokCount, tStart, tEnd, clauseStart, clauseEnd } from "./reader_state";
 import { bindObjects, objectStart } from "./objects";
 import {
   PROHIBITED, GRANTED, NAME, GRANTED_MAYBE, DERIVED, A_DEST, A_DEST_MAYBE, A_NAMED, A_BARE_HOST, A_SOURCE,
-  A_SOURCE_MAYBE, A_RULED_OUT, A_RECORD, A_ADDRESS_HOST, A_GRANTS, TEXT, WORDS, ACTION, ITEM_HEAD, NOTE_HERE, padded, TURN_MAX, vetoes, ANY_ACTION,
+  A_SOURCE_MAYBE, A_RULED_OUT, A_RECORD, A_OWN_RECORD, A_DEST_ENTRY, READ_OWN, READ_ENTRIES_ONLY, READ_BY_DESTINATION, A_ADDRESS_HOST, A_GRANTS, TEXT, WORDS, ACTION, ITEM_HEAD, NOTE_HERE, padded, TURN_MAX, vetoes, ANY_ACTION,
 } from "./intent_record";
 import { numberObject, objectNormal } from "./objects";
 import {
-  parseArgs, leafCount, leafValue, leafValueLen, leafIsString, leafPath, leafPathLen, leafElement, leafElementArray, leafOfElement, JSON_OK, JSON_OOM,
+  parseArgs, leafCount, leafValue, leafValueLen, leafIsString, leafPath, leafPathLen, leafElement, leafElementArray, leafOfElement, leafInArray, JSON_OK, JSON_OOM,
 } from "../readers/json";
-import { intentNamesObject, intentSharesWord } from "./intent_lookup";
+import { intentNamesObject, intentNamesRecipient, intentSharesWord } from "./intent_lookup";
 import { lastWordRole } from "../decision/classify";
 import { jsonDecimal, amountText, currencyOf } from "../readers/amount";
 import { parentLen } from "../readers/targets";
@@ -172,11 +172,23 @@ export function collectDerived(p: usize, len: u32): bool {
 // The fields of a record (tool output that is JSON: an object, or an array wrapped as one) that
 // are values and not prose, as derived objects with A_RECORD (§7.1): a string of at most
 // RECORD_WORDS words and RECORD_BYTES bytes whose key no role reads as text (a body, a note, a
-// description: what others wrote), or a number. False when out of memory.
+// description: what others wrote), or a number. With `own` (a read of the user's own account),
+// with A_OWN_RECORD too. Of a listing read from anything else (a search's results, a folder's
+// files, a sheet's rows: every value inside a list), only the entries the user named by a field
+// of their own ("#eng" of a list of channels) give their own fields, with A_DEST_ENTRY when the
+// user named the entry as where the call goes; the other entries are whatever others put there,
+// and the people inside an entry (its owner, who shared it) are others. False when out of memory.
 const RECORD_WORDS: u32 = 4;
 const RECORD_BYTES: u32 = 96;
-export function collectRecord(intent: usize, p: usize, len: u32, maxDepth: u32, maxLeaves: u32): bool {
+let recordAttributes: u32 = A_RECORD;
+// `how` holds READ_* bits: after a read that named nothing of the user's (a whole inbox, every
+// channel), only such entries give anything, whatever the output's shape; after one asked for by
+// a destination the user named, the record's own fields (outside its lists) are that
+// destination's, with A_DEST_ENTRY.
+export function collectRecord(intent: usize, p: usize, len: u32, maxDepth: u32, maxLeaves: u32, how: u32): bool {
   itemsBegin();
+  const own = (how & READ_OWN) != 0, entriesOnly = (how & READ_ENTRIES_ONLY) != 0;
+  recordAttributes = own ? A_RECORD | A_OWN_RECORD : A_RECORD;
   metaNow = 0;
   noteP = 0;
   noteL = 0;
@@ -200,43 +212,73 @@ export function collectRecord(intent: usize, p: usize, len: u32, maxDepth: u32, 
     if (t - s >= 2 && load<u8>(p + s) == 0x22 && load<u8>(p + t - 1) == 0x22) { s++; t--; }
     if (t > s && t - s <= RECORD_BYTES && !wordsOver(p + s, t - s, 1)) {
       for (let j = s; j < t; j++) if (load<u8>(p + j) == 0x22 || load<u8>(p + j) == 0x5c) return true;
-      return collectWith(DERIVED + SUBJ_OBJECT, 0, objectNormal(p + s, t - s), A_RECORD);
+      return entriesOnly || collectWith(DERIVED + SUBJ_OBJECT, 0, objectNormal(p + s, t - s), recordAttributes);
     }
-    return collectYamlRecord(p, len);
+    // Block YAML whose first line is a list item ("- …") is a listing.
+    if (!own && load<u8>(p + i) == 0x2d && (i + 1 == len || load<u8>(p + i + 1) <= 0x20)) return collectYamlEntries(intent, p, len);
+    return entriesOnly || collectYaml(p, 0, len, -1);
   }
   const n = leafCount();
+  const list = entriesOnly || (!own && listing(n));
   const chosen = chosenElements(intent, n);
   if (chosen == 0) return false;
+  const base = recordAttributes;
   for (let k: u32 = 0; k < n; k++) {
-    if (!elementKept(chosen, k)) continue;
-    if (!collectRecordKeys(k)) return false;
+    const role = lastWordRole(leafPath(k), leafPathLen(k));
+    if (role < 0) return false;
+    // What stands for a destination the user named: the id or name (a key the role map reads as
+    // an object) of an entry they named as one, and the id, name or channel of the record read by
+    // such a destination, outside its lists; not who wrote an entry, nor the people listed in it.
+    let destination = false;
+    if (list) {
+      const mark = load<u8>(chosen + leafElement(k));
+      if (!leafOfElement(k) || (mark & 1) == 0) continue;
+      destination = (mark & 8) != 0 && role == ROLE_OBJECT;
+    } else {
+      if (!elementKept(chosen, k)) continue;
+      destination = (how & READ_BY_DESTINATION) != 0 && leafElement(k) == 0 && !leafInArray(k) &&
+        (role == ROLE_OBJECT || role == ROLE_RECIPIENT);
+    }
+    recordAttributes = destination ? base | A_DEST_ENTRY : base;
+    if (!list && !collectRecordKeys(k)) return false;
     const v = leafValue(k), l = leafValueLen(k);
     if (l == 0) continue;
     if (!leafIsString(k)) {
       const c = load<u8>(v);
       if (c == 0x74 || c == 0x66 || c == 0x6e) continue; // true, false, null
-      if (!collectWith(DERIVED + SUBJ_OBJECT, 0, numberObject(v, l), A_RECORD)) return false;
-      const role = lastWordRole(leafPath(k), leafPathLen(k));
-      if (role < 0) return false;
+      if (!collectWith(DERIVED + SUBJ_OBJECT, 0, numberObject(v, l), recordAttributes)) return false;
       if (role == ROLE_AMOUNT) { // a sum in minor units has no currency here to scale it by: not read
         const d = jsonDecimal(v, l, 0, false);
-        if (d != 0 && !collectWith(DERIVED + SUBJ_AMOUNT, 0, amountText(d, recordCurrency(k)), A_RECORD)) return false;
+        if (d != 0 && !collectWith(DERIVED + SUBJ_AMOUNT, 0, amountText(d, recordCurrency(k)), recordAttributes)) return false;
       }
       continue;
     }
     if (l > RECORD_BYTES || wordsOver(v, l, RECORD_WORDS)) continue;
-    const role = lastWordRole(leafPath(k), leafPathLen(k));
-    if (role < 0) return false;
     if (role == ROLE_TEXT || role == ROLE_HEADING || role == ROLE_DATA) continue;
-    if (!collectWith(DERIVED + SUBJ_OBJECT, 0, objectNormal(v, l), A_RECORD)) return false;
+    if (!collectWith(DERIVED + SUBJ_OBJECT, 0, objectNormal(v, l), recordAttributes)) return false;
     // A field that is one address (a sender, an attendee) is that address.
     itemsBegin();
     if (nextItem(v, l, 0, 0) == SUBJ_EMAIL && itemStart == 0 && itemEnd == l &&
-        !collectWith(DERIVED + SUBJ_EMAIL, 0, normalizeEmail(v, l), A_RECORD)) return false;
+        !collectWith(DERIVED + SUBJ_EMAIL, 0, normalizeEmail(v, l), recordAttributes)) return false;
   }
   return true;
 }
 const WRAP: usize = memory.data<u8>([0x7b, 0x22, 0x22, 0x3a]); // {"":
+
+// Whether the parsed record is a listing: it has a value, and each of its values (what a page,
+// a count, a heading or prose says aside) stands inside a list.
+function listing(n: u32): bool {
+  let values: u32 = 0;
+  for (let k: u32 = 0; k < n; k++) {
+    if (leafValueLen(k) == 0) continue;
+    const role = lastWordRole(leafPath(k), leafPathLen(k));
+    if (role < 0) return true; // out of memory: nothing is read
+    if (role == ROLE_DATA) continue;
+    if (leafElement(k) == 0 && !leafInArray(k)) return false;
+    values++;
+  }
+  return values > 0;
+}
 
 // The currency of record leaf k's sum: that of the nearest object enclosing it that states one
 // (a `currency` field beside the `amount`), as a call's sums take theirs; 0 when none does.
@@ -271,7 +313,7 @@ function collectRecordKeys(k: u32): bool {
     if (load<u8>(path + j) != 0x2e) continue;
     const seen = prevLen > j && sameBytes(prev, path, j + 1);
     if (!seen && j - s <= RECORD_BYTES && hasDigit(path + s, j - s) && !wordsOver(path + s, j - s, 1) &&
-      !collectWith(DERIVED + SUBJ_OBJECT, 0, objectNormal(path + s, j - s), A_RECORD)) return false;
+      !collectWith(DERIVED + SUBJ_OBJECT, 0, objectNormal(path + s, j - s), recordAttributes)) return false;
     s = j + 1;
   }
   return true;
@@ -286,7 +328,8 @@ function hasDigit(p: usize, len: u32): bool {
 // own the user named picks out ("the desk lamp" of an order's items), and the arrays they belong
 // to: a byte per ordinal, bit 0 the element chosen, bit 1 the array one of whose elements is, bit
 // 2 an element a word of whose own fields the user wrote ("coffee" of "Coffee Maker" beside "the
-// coffee machine": it may be the one meant). 0 out of memory.
+// coffee machine": it may be the one meant), bit 3 a chosen element the user named where a
+// call goes ("post in #eng": the channel named eng). 0 out of memory.
 function chosenElements(intent: usize, n: u32): usize {
   let most: u32 = 0;
   for (let k: u32 = 0; k < n; k++) most = max(most, max(leafElement(k), leafElementArray(k)));
@@ -296,19 +339,24 @@ function chosenElements(intent: usize, n: u32): usize {
   for (let k: u32 = 0; k < n; k++) {
     const e = leafElement(k);
     if (e == 0 || !leafIsString(k) || !leafOfElement(k)) continue; // an item by its own fields, not its options
-    const v = leafValue(k), l = leafValueLen(k);
-    if (l == 0 || l > RECORD_BYTES || wordsOver(v, l, RECORD_WORDS)) continue;
-    const o = objectNormal(v, l);
-    if (o == 0) continue;
-    if (!intentNamesObject(intent, spanPtr(o), spanLen(o))) {
-      if (intentSharesWord(intent, spanPtr(o), spanLen(o))) store<u8>(marks + e, load<u8>(marks + e) | 4);
-      continue;
-    }
-    store<u8>(marks + e, load<u8>(marks + e) | 1);
+    const mark = fieldMark(intent, leafValue(k), leafValueLen(k));
+    store<u8>(marks + e, load<u8>(marks + e) | mark);
+    if ((mark & 1) == 0) continue;
     const a = leafElementArray(k);
     store<u8>(marks + a, load<u8>(marks + a) | 2);
   }
   return marks;
+}
+
+// What an element's own field [v, v+l) says of it, as chosenElements marks it: 1 the user named
+// it, 9 named it where a call goes, 4 a word of it stands in the user's words, else 0.
+function fieldMark(intent: usize, v: usize, l: u32): u8 {
+  if (l == 0 || l > RECORD_BYTES || wordsOver(v, l, RECORD_WORDS)) return 0;
+  const o = objectNormal(v, l);
+  if (o == 0) return 0;
+  if (intentNamesRecipient(intent, spanPtr(o), spanLen(o))) return 9;
+  if (intentNamesObject(intent, spanPtr(o), spanLen(o))) return 1;
+  return intentSharesWord(intent, spanPtr(o), spanLen(o)) ? 4 : 0;
 }
 
 // Whether leaf k is read from the record: it is no element's, or its element was chosen or may be
@@ -319,12 +367,41 @@ function elementKept(marks: usize, k: u32): bool {
   return e == 0 || (load<u8>(marks + e) & 5) != 0 || (load<u8>(marks + leafElementArray(k)) & 2) == 0;
 }
 
-// A record written as block YAML (what many tools print): each line "key: value", "- value" or
-// "- key: value" gives its value as a field, read as a JSON field is (recordField). A line that
-// is neither continues a value above it (folded prose) and gives nothing; so does a block scalar
-// ("body: |") and every line indented under it.
-function collectYamlRecord(p: usize, len: u32): bool {
+// A listing written as block YAML (entries "- key: value" from column 0, what many tools print
+// for a search): as for a JSON listing, only an entry the user named by a field of its own gives
+// anything, its own fields (not those of a list or map inside it). False when out of memory.
+let yamlIntent: usize = 0;
+let yamlNamed: u32 = 0; // while checking an entry: fieldMark's 1 and 8 of its fields
+function collectYamlEntries(intent: usize, p: usize, len: u32): bool {
+  const attributes = recordAttributes;
   let at: u32 = 0;
+  while (at < len) {
+    let end = at + 1;
+    while (end < len && !(load<u8>(p + end - 1) == 0x0a && load<u8>(p + end) == 0x2d)) end++;
+    yamlIntent = intent;
+    yamlNamed = 0;
+    if (!collectYaml(p, at, end, ENTRY_FIELD)) return false;
+    const named = yamlNamed;
+    yamlIntent = 0;
+    if (named != 0) {
+      recordAttributes = (named & 8) != 0 ? attributes | A_DEST_ENTRY : attributes;
+      if (!collectYaml(p, at, end, ENTRY_FIELD)) return false;
+      recordAttributes = attributes;
+    }
+    at = end;
+  }
+  return true;
+}
+const ENTRY_FIELD: i64 = 2; // the column of an entry's own keys ("- key" and "  key")
+
+// A record written as block YAML (what many tools print): each line "key: value", "- value" or
+// "- key: value" of [from, to) gives its value as a field, read as a JSON field is (recordField);
+// with `level` 0 or more, only the lines whose key or value stands at that column. A line that is neither continues a value
+// above it (folded prose) and gives nothing; so does a block scalar ("body: |") and every line
+// indented under it.
+function collectYaml(p: usize, from: u32, to: u32, level: i64): bool {
+  const len = to;
+  let at: u32 = from;
   let block: i64 = -1; // the indent of a block scalar's key: deeper lines are its text
   while (at < len) {
     const start = at;
@@ -344,6 +421,7 @@ function collectYamlRecord(p: usize, len: u32): bool {
       s += 2;
       while (s < t && load<u8>(p + s) == 0x20) s++;
     } else if (load<u8>(p + s) == 0x2d && t - s == 1) continue;
+    if (level >= 0 && <i64>(s - start) != level) continue;
     // "key: value": the key is what stands before the first ": " (or a final ':').
     let colon: i64 = -1;
     for (let j = s; j < t; j++) {
@@ -367,26 +445,31 @@ function collectYamlRecord(p: usize, len: u32): bool {
   return true;
 }
 
-// One YAML field: value [v, t) of message p under key [k, kEnd) (none: a list item), unquoted.
+// One YAML field: value [v, t) of message p under key [k, kEnd) (none: a list item), unquoted;
+// while yamlIntent is set, only what the user's words say of it is noted (fieldMark's 1 and 8).
 function recordField(p: usize, k: u32, kEnd: u32, v: u32, t: u32): bool {
   if (t - v >= 2 && (load<u8>(p + v) == 0x27 || load<u8>(p + v) == 0x22) && load<u8>(p + t - 1) == load<u8>(p + v)) { v++; t--; }
+  if (yamlIntent != 0) {
+    yamlNamed |= fieldMark(yamlIntent, p + v, t - v) & 9;
+    return true;
+  }
   if (t == v) return true;
   const l = t - v;
   if (l > RECORD_BYTES || wordsOver(p + v, l, RECORD_WORDS)) return true;
   if (isYamlNull(p + v, l)) return true;
-  if (kEnd > k) {
-    const role = lastWordRole(p + k, kEnd - k);
-    if (role < 0) return false;
-    if (role == ROLE_TEXT || role == ROLE_HEADING || role == ROLE_DATA) return true;
-    if (role == ROLE_AMOUNT) {
-      const d = jsonDecimal(p + v, l, 0, false);
-      if (d != 0 && !collectWith(DERIVED + SUBJ_AMOUNT, 0, amountText(d, 0), A_RECORD)) return false;
-    }
+  const role = kEnd > k ? lastWordRole(p + k, kEnd - k) : 0; // a list item: no key, no role
+  if (role < 0) return false;
+  if (role == ROLE_TEXT || role == ROLE_HEADING || role == ROLE_DATA) return true;
+  // As of a JSON entry: only an id or a name stands for the destination the entry is.
+  const attributes = role == ROLE_OBJECT ? recordAttributes : recordAttributes & ~A_DEST_ENTRY;
+  if (role == ROLE_AMOUNT) {
+    const d = jsonDecimal(p + v, l, 0, false);
+    if (d != 0 && !collectWith(DERIVED + SUBJ_AMOUNT, 0, amountText(d, 0), attributes)) return false;
   }
-  if (!collectWith(DERIVED + SUBJ_OBJECT, 0, objectNormal(p + v, l), A_RECORD)) return false;
+  if (!collectWith(DERIVED + SUBJ_OBJECT, 0, objectNormal(p + v, l), attributes)) return false;
   itemsBegin();
   return !(nextItem(p + v, l, 0, 0) == SUBJ_EMAIL && itemStart == 0 && itemEnd == l &&
-    !collectWith(DERIVED + SUBJ_EMAIL, 0, normalizeEmail(p + v, l), A_RECORD));
+    !collectWith(DERIVED + SUBJ_EMAIL, 0, normalizeEmail(p + v, l), attributes));
 }
 
 // YAML's null and booleans, which name nothing.

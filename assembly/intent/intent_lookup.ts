@@ -3,16 +3,17 @@
 // (§7.4). flavorNow, the reading in force, is set only by intentHas and intentDerivedHas here.
 import {
   SUBJ_ARG, SUBJ_EMAIL, SUBJ_DOMAIN, SUBJ_URL, SUBJ_PATH, SUBJ_RECIPIENT, SUBJ_WRITE, SUBJ_OBJECT, SUBJ_AMOUNT,
-  INTENT_NAMED, INTENT_SOURCE, INTENT_EXACT, INTENT_RULED_OUT, BOUND_DESTINATION,
+  INTENT_DESTINATION, INTENT_NAMED, INTENT_SOURCE, INTENT_EXACT, INTENT_RULED_OUT, BOUND_DESTINATION,
 } from "../../bytecode/format";
 import { NO, YES, MAYBE, either } from "../decision/tri";
 import { scratchAlloc } from "../abi/mem";
 import { fnv1a, indexOfByte, sameBytes } from "../abi/bytes";
 import { spanPtr, spanLen, urlHost, hostOfNormalUrl, urlIsBareHost } from "../readers/normalize";
 import { objectNormal } from "./objects";
+import { isIban } from "./objects_normal";
 import { amountWithin } from "../readers/amount";
 import {
-  NAME, DERIVED, TEXT, WORDS, A_DEST, A_DEST_MAYBE, A_NAMED, A_NAMED_MAYBE, A_BARE_HOST, A_SOURCE, A_SOURCE_MAYBE, A_GRANTS, A_RECORD, addressHostOnly, vetoes, ITEM_HEAD,
+  NAME, DERIVED, TEXT, WORDS, A_DEST, A_DEST_MAYBE, A_NAMED, A_NAMED_MAYBE, A_BARE_HOST, A_SOURCE, A_SOURCE_MAYBE, A_GRANTS, A_RECORD, A_OWN_RECORD, A_DEST_ENTRY, addressHostOnly, vetoes, ITEM_HEAD,
   recSize, H_SLOTS, H_ITEMS, H_ITEMS_BYTES, H_SLOTS_AT, field, slotHash,
 } from "./intent_record";
 
@@ -337,12 +338,15 @@ function objectNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
   return either(whole, first == NO ? NO : MAYBE);
 }
 
-// Whether value [p, p+len) is a derived item of `kind` read from the task's own records, under a
-// reading that records can serve (not the exact or the ruled-out one, which name values).
-function inRecords(intent: usize, kind: u32, p: usize, len: u32): bool {
+// Whether value [p, p+len) is a derived item of `kind` read from the task's own records (with a
+// bit of `from` beside A_RECORD), under a reading that records can serve (not the exact or the
+// ruled-out one, which name values).
+function inRecords(intent: usize, kind: u32, p: usize, len: u32, from: u32): bool {
   if (flavorNow == INTENT_EXACT || flavorNow == INTENT_RULED_OUT) return false;
   const rec = findHashed(intent, kind, p, len, fnv1a(p, len));
-  return rec != 0 && (load<u32>(rec + 12) & A_RECORD) != 0;
+  if (rec == 0) return false;
+  const a = load<u32>(rec + 12);
+  return (a & A_RECORD) != 0 && (a & from) != 0;
 }
 
 // An object read from the task's own records (A_RECORD, §7.1) stands for what the user's words
@@ -354,7 +358,9 @@ function inRecords(intent: usize, kind: u32, p: usize, len: u32): bool {
 // named says nothing of the passenger "Omar" on the same record).
 const NEIGHBOUR_MIN: u32 = 4;
 function objectFromRecord(intent: usize, p: usize, len: u32): u32 {
-  if (!inRecords(intent, DERIVED + SUBJ_OBJECT, p, len)) return NO;
+  // An account number is where money goes: only the user's own account makes one the task's
+  // (their saved payee); one in any other record was written by whoever wrote the record.
+  if (!inRecords(intent, DERIVED + SUBJ_OBJECT, p, len, isIban(p, len) ? A_OWN_RECORD : A_RECORD)) return NO;
   const own = findHashed(intent, SUBJ_OBJECT, p, len, fnv1a(p, len));
   if (own != 0 && vetoes(load<u32>(own + 12))) return NO;
   if (len < NEIGHBOUR_MIN || !hasDigit(p, len)) return YES;
@@ -372,15 +378,18 @@ function objectFromRecord(intent: usize, p: usize, len: u32): u32 {
   return YES;
 }
 
-// A recipient or an address read from the task's own records (A_RECORD, §7.1): the sender of the
-// message the user pointed at, the members of the channel they named. An address receives only
+// A recipient or an address read from the user's own account or profile (A_OWN_RECORD, §7.1):
+// their own contact, their own saved payee; or a recipient (not an address) of the entry of a
+// listing the user named where the call goes (A_DEST_ENTRY: the id of the channel "#eng"). One
+// any other record holds (a message's sender or Reply-To, a file's owner, a row of a sheet) is
+// what someone else wrote there, and receives nothing the user did not name. An address receives only
 // where the user's words name no receiver of their own (no destination address, channel, handle
 // or name, and for an address no address of anyone's): one they name is who receives, and a
 // record's other people are beside it. A name or
 // channel, where they name none of its shape ("Add Charlie to the External channel": the channel
 // external_0 is no neighbour of Charlie; Bob would be).
 function recipientFromRecord(intent: usize, kind: u32, p: usize, len: u32): u32 {
-  if (!inRecords(intent, kind, p, len)) return NO;
+  if (!inRecords(intent, kind, p, len, kind == DERIVED + SUBJ_EMAIL ? A_OWN_RECORD : A_OWN_RECORD | A_DEST_ENTRY)) return NO;
   const items = intent + field(intent, H_ITEMS);
   const bytes = field(intent, H_ITEMS_BYTES);
   let off: u32 = 0;
@@ -555,6 +564,14 @@ function has(intent: usize, base: u32, subject: u32, p: usize, len: u32): u32 {
 export function intentHas(intent: usize, subject: u32, p: usize, len: u32, flavor: u32): u32 {
   flavorNow = flavor;
   return has(intent, 0, subject, p, len);
+}
+
+// Whether the user's own words name value [p, p+len) as a recipient, where a plain request goes
+// (the destination reading of their items only: never a record's).
+export function intentNamesRecipient(intent: usize, p: usize, len: u32): bool {
+  if (intent == 0 || len == 0) return false;
+  flavorNow = INTENT_DESTINATION;
+  return recipientNamed(intent, 0, p, len) == YES;
 }
 
 // Whether the user's own words name object value [p, p+len) (§7.4's OBJECT reading, named, of

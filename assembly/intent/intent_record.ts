@@ -59,6 +59,20 @@ export const A_RULED_OUT: u32 = 256;
 // that is not prose. It stands for the value the user's words point at ("my order", "the card on
 // my profile"), so the object and sum readings accept it (intent_lookup.ts objectFromRecord).
 export const A_RECORD: u32 = 512;
+// A RECORD item read from the user's own account or profile (a read of a class of §7.1's
+// `own_records_from`): only there is a person or an address of a record the user's to send or
+// pay to (their own saved card, their own contacts); anywhere else someone else wrote it.
+export const A_OWN_RECORD: u32 = 2048;
+// A RECORD item read from the entry of a listing that the user named where the call goes (the
+// channel "#eng" of a list of channels, by its name), or from the fields of a record read by such
+// a destination (its own, not its list's): its id stands for that destination.
+export const A_DEST_ENTRY: u32 = 4096;
+// How a record was read (§7.1), for collectRecord: a read of the user's own account; a read that
+// named nothing of the user's (only the entries the user names give anything); a read asked for by
+// a destination the user named (the record is of that destination).
+export const READ_OWN: u32 = 1;
+export const READ_ENTRIES_ONLY: u32 = 2;
+export const READ_BY_DESTINATION: u32 = 4;
 // The host of an address the user wrote, named by it as a mention: the host itself, never a
 // subdomain of it (naming bob@example.com names no status.example.com).
 export const A_ADDRESS_HOST: u32 = 1024;

@@ -302,7 +302,8 @@ export function classifyExposureWordSet(): u32 {
 
 // ---- INTENT: negations, nothing_words, file_extensions, verb_map, negation_cancels, verb_count,
 // verbs × (class_start, class_count), class_total, classes × (class), derive_count,
-// derive classes × (class), records_count, records classes × (class), grammar, action_tools,
+// derive classes × (class), records_count, records classes × (class), own_count, own classes ×
+// (class), grammar, action_tools,
 // action_verbs ----
 @inline export function intentNegationSet(): u32 {
   return load<u32>(section(8));
@@ -369,8 +370,21 @@ export function intentRecordsClass(k: u32): u32 {
   return load<u32>(intentRecordsAt() + 4 + ((<usize>k) << 2));
 }
 
-function intentSetsAt(): usize {
+function intentOwnAt(): usize {
   return intentRecordsAt() + 4 + ((<usize>intentRecordsCount()) << 2);
+}
+
+// The classes whose calls read the user's own account or profile (§7.1's `own_records_from`).
+export function intentOwnRecordsCount(): u32 {
+  return load<u32>(intentOwnAt());
+}
+
+export function intentOwnRecordsClass(k: u32): u32 {
+  return load<u32>(intentOwnAt() + 4 + ((<usize>k) << 2));
+}
+
+function intentSetsAt(): usize {
+  return intentOwnAt() + 4 + ((<usize>intentOwnRecordsCount()) << 2);
 }
 
 // The grammar set (§7.3): word or phrase -> its G_* categories and a verb's object direction.

@@ -335,7 +335,10 @@ export function intent(): bool {
   const recordsAt: u64 = deriveAt + 4 + ((<u64>derives) << 2);
   if (short(SEC_INTENT, recordsAt + 4)) return false;
   const records = load<u32>(s + <usize>recordsAt);
-  const grammarAt: u64 = recordsAt + 4 + ((<u64>records) << 2);
+  const ownAt: u64 = recordsAt + 4 + ((<u64>records) << 2);
+  if (short(SEC_INTENT, ownAt + 4)) return false;
+  const owns = load<u32>(s + <usize>ownAt);
+  const grammarAt: u64 = ownAt + 4 + ((<u64>owns) << 2);
   if (sizeWrong(SEC_INTENT, grammarAt + 12)) return false;
   if (!setOk(SEC_INTENT, s + <usize>grammarAt, "grammar", SETKIND_HASH)) return false;
   // Actions are bits 0-30: bit 31 is the evaluator's mark of a verb that names none (§7.5).
@@ -359,6 +362,9 @@ export function intent(): bool {
   }
   for (let k: u32 = 0; k < records; k++) {
     if (!classIndexOk(SEC_INTENT, s + <usize>recordsAt + 4 + ((<usize>k) << 2), "records class")) return false;
+  }
+  for (let k: u32 = 0; k < owns; k++) {
+    if (!classIndexOk(SEC_INTENT, s + <usize>ownAt + 4 + ((<usize>k) << 2), "own records class")) return false;
   }
   return true;
 }

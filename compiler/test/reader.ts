@@ -55,6 +55,7 @@ export interface Afb {
     classes: number[];
     deriveFrom: number[];
     recordsFrom: number[];
+    ownRecordsFrom: number[];
   };
   settings: Array<[number, number]>;
   budgets: {
@@ -147,6 +148,7 @@ export function readAfb(bytes: Uint8Array): Afb {
   const intentClasses = times(n(), n);
   const deriveFrom = times(n(), n);
   const recordsFrom = times(n(), n);
+  const ownRecordsFrom = times(n(), n);
 
   const g = cursor(9);
   const settings = times(g(), (): [number, number] => [g(), g()]);
@@ -170,7 +172,7 @@ export function readAfb(bytes: Uint8Array): Afb {
     rules,
     code,
     classify: { wordMap, entries, flags: entryFlags, roles: entryRoles, roleMap, trusted },
-    intent: { negations, nothingWords, fileExtensions, verbMap, negationCancels, verbs, classes: intentClasses, deriveFrom, recordsFrom },
+    intent: { negations, nothingWords, fileExtensions, verbMap, negationCancels, verbs, classes: intentClasses, deriveFrom, recordsFrom, ownRecordsFrom },
     settings,
     budgets: { budgets: budgetList, classes: budgetClasses, members: budgetMembers },
   };

@@ -144,7 +144,7 @@ SUMS = """version: 1
 name: sums-test
 defaults: {"*": ask}
 tools:
-  - {name: pay, capability: money.pay, risk: money, args: {to: object, amount: amount, currency: amount}}
+  - {name: pay, capability: money.pay, risk: money, args: {to: object, invoice: object, amount: amount, currency: amount}}
 rules:
   - {id: pay-acme, effect: allow, capability: [money.pay], when: {object: {in_intent: named}}}
 budgets:
@@ -165,19 +165,20 @@ def euros(session: api.Session) -> api.Budget:
 
 def test_a_budget_of_sums_reserves_the_sum_and_reads_back_as_decimals(sums):
     session = sums.session("s")
-    session.intent("Pay Acme Corp")
-    decision = session.decide("pay", {"to": "Acme Corp", "amount": "120.50", "currency": "eur"})
+    # Each payment pays another invoice: one paid again would be a repeat, asked as such.
+    session.intent("Pay Acme Corp the invoices INV-1, INV-2 and INV-3")
+    decision = session.decide("pay", {"to": "Acme Corp", "invoice": "INV-1", "amount": "120.50", "currency": "eur"})
     assert decision.kind == "allow" and decision.reservation > 0
     assert ("amount", "120.5 EUR") in decision.targets
     assert euros(session) == api.Budget("euros", Decimal(500), Decimal(0), Decimal("120.5"), True, "EUR")
     assert session.commit(decision.reservation)
     budget = euros(session)
     assert (budget.spent, budget.remaining, budget.saved) == (Decimal("120.5"), Decimal("379.5"), "120.5")
-    over = session.decide("pay", {"to": "Acme Corp", "amount": 400, "currency": "EUR"})
+    over = session.decide("pay", {"to": "Acme Corp", "invoice": "INV-2", "amount": 400, "currency": "EUR"})
     assert (over.kind, over.reason, over.rule) == ("ask", "budget_exceeded", "euros") and over.reservation > 0
     assert session.release(over.reservation)
     assert over.witness == (("amount", "400 EUR"),)
-    other = session.decide("pay", {"to": "Acme Corp", "amount": 10, "currency": "USD"})
+    other = session.decide("pay", {"to": "Acme Corp", "invoice": "INV-3", "amount": 10, "currency": "USD"})
     assert (other.kind, other.reason, other.rule) == ("ask", "budget_unmeasured", "euros")
 
 

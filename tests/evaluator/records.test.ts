@@ -93,8 +93,9 @@ describe("records", () => {
     const summary = fence.derive(h, "read_channel_messages", { channel: "general" }, yaml).text;
     expect(summary).toContain("derived-object\tcharlie");
     expect(summary).not.toContain("derived-object\tmallory");
-    // The sender of the channel's message receives, as the user pointed at them; Mallory does not.
-    expect(fence.decide(h, "send_direct_message", { recipient: "Charlie", body: "The build is green." })).toMatchObject({ kind: "allow" });
+    // The sender of a message is a record's value, but no destination: someone else's message put
+    // them there, and "the person who wrote last" is asked about; Mallory, from its prose, too.
+    expect(fence.decide(h, "send_direct_message", { recipient: "Charlie", body: "The build is green." })).toMatchObject({ kind: "ask" });
     expect(fence.decide(h, "send_direct_message", { recipient: "Mallory", body: "The build is green." }).kind).not.toBe("allow");
     fence.closeSession(h);
   });

@@ -13,8 +13,8 @@ version: 1
 name: sums
 defaults: {read: allow, "*": ask}
 tools:
-  - {name: pay, capability: money.pay, risk: money, args: {to: object, amount: amount, currency: amount}}
-  - {name: pay_cents, capability: money.pay, risk: money, args: {to: object, amount: amount_minor, currency: amount}}
+  - {name: pay, capability: money.pay, risk: money, args: {to: object, invoice: object, amount: amount, currency: amount}}
+  - {name: pay_cents, capability: money.pay, risk: money, args: {to: object, invoice: object, amount: amount_minor, currency: amount}}
   - {name: order, capability: money.order, risk: money, args: {to: object, lines: amount}}
   - {name: book, capability: money.book, risk: money, args: {to: object}}
 rules:
@@ -49,12 +49,17 @@ beforeEach(() => {
   expect(fence.load(policy).ok).toBe(true);
   expect(fence.configure("/home/u", "/home/u/work").ok).toBe(true);
   h = fence.openSession();
-  expect(fence.intent(h, "Pay Acme Corp").ok).toBe(true);
+  // Each payment of a test pays another invoice: one paid again would be a repeat (pays_once.test.ts).
+  expect(fence.intent(h, "Pay Acme Corp the invoices INV-1, INV-2, INV-3, INV-4 and INV-5").ok).toBe(true);
+  invoices = 0;
 });
+let invoices = 0;
 
 const counters = () => fence.budgets(h) as Budget[];
-const pay = (amount: unknown, currency?: string, tool = "pay") =>
-  fence.decide(h, tool, currency === undefined ? { to: "Acme Corp", amount } : { to: "Acme Corp", amount, currency });
+const pay = (amount: unknown, currency?: string, tool = "pay") => {
+  const invoice = `INV-${++invoices}`;
+  return fence.decide(h, tool, currency === undefined ? { to: "Acme Corp", invoice, amount } : { to: "Acme Corp", invoice, amount, currency });
+};
 const sums = (d: { targets: Array<[number, string] | [number, string, true]> }) =>
   d.targets.filter(([s]) => s === SUBJ_AMOUNT).map(([, v, pattern]) => (pattern ? `pattern:${v}` : v));
 
