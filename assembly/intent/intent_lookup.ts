@@ -388,8 +388,8 @@ function recipientFromRecord(intent: usize, kind: u32, p: usize, len: u32): u32 
     if (vetoes(a) && l == len && sameBytes(item + ITEM_HEAD, p, len)) return NO;
     // An address the user wrote in any role ("the email from alice@corp.com") says who the
     // person is: the record's other addresses (its Reply-To, its Cc, a line of its body) are
-    // others beside them, written by whoever wrote the record.
-    if (kind == DERIVED + SUBJ_EMAIL && k == SUBJ_EMAIL && (a & A_GRANTS) != 0) return NO;
+    // others beside them, written by whoever wrote the record; the address itself is theirs.
+    if (kind == DERIVED + SUBJ_EMAIL && k == SUBJ_EMAIL && (a & A_GRANTS) != 0 && !(l == len && sameBytes(item + ITEM_HEAD, p, len))) return NO;
   }
   return YES;
 }
