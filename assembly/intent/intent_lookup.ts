@@ -265,8 +265,10 @@ function wholeNamed(intent: usize, base: u32, p: usize, len: u32): u32 {
 // ruled-out readings (which name values, not words).
 function inClauseText(intent: usize, p: usize, len: u32): u32 {
   if (flavorNow == INTENT_EXACT || flavorNow == INTENT_RULED_OUT || len == 0) return NO;
-  const own = findHashed(intent, SUBJ_OBJECT, p, len, fnv1a(p, len));
-  if (own != 0 && vetoes(load<u32>(own + 12))) return NO;
+  // Ruled out as an object, or as the id or handle it was named by ("not #W1001").
+  const h = fnv1a(p, len);
+  const own = findHashed(intent, SUBJ_OBJECT, p, len, h), id = findHashed(intent, SUBJ_RECIPIENT, p, len, h);
+  if ((own != 0 && vetoes(load<u32>(own + 12))) || (id != 0 && vetoes(load<u32>(id + 12)))) return NO;
   if (intentObjectWithin(intent, p, len)) return NO;
   const items = intent + field(intent, H_ITEMS);
   const bytes = field(intent, H_ITEMS_BYTES);
