@@ -238,6 +238,12 @@ export const G_RESTORE = 4194304;     // puts a taken-out destination back: back
 export const G_QUOTE_MARKER = 8388608; // a line with it begins pasted mail: forwarded, wrote
 export const G_HEADER = 16777216;     // a mail header name: from, subject (two lines begin a paste)
 export const G_PHRASE_HEAD = 33554432; // the first word of a phrase of the grammar
+// The grammar's second table of categories: the same set, each key prefixed with this byte, a
+// value of the G2_* bits below (a word may stand in both tables: "cc" receives and adds).
+export const GRAMMAR2_PREFIX = 0x2b;   // '+'
+export const G2_ADD = 1;               // a later turn adds to the earlier destinations: also, too, cc
+export const G2_RETRACT = 2;           // unless negated, takes back what its clause names, or all: forget, scratch that
+export const G2_AFTER_ALL = 4;         // with a negation, takes back as G2_RETRACT does: "don't … after all", "doch nicht"
 // The binder's own words: verbs (VERB_MAP), negations and nothing words, looked up once.
 export const G_VERB = 536870912;      // bit 29
 export const G_NEGATION = 1073741824; // bit 30

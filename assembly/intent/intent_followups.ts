@@ -5,10 +5,11 @@ import { SUBJ_EMAIL, SUBJ_RECIPIENT, SUBJ_AMOUNT } from "../../bytecode/format";
 import { lowerAscii, sameBytes } from "../abi/bytes";
 import {
   boundKind, boundStart, boundEnd, opCount, opCode, opMatch, opA, opB, OP_REVOKE_ALL, OP_KEEP, OP_EXCLUDE, OP_RESTORE,
-  MATCH_BOUND, MATCH_WORD, insteadSeen, messagePtr,
+  OP_RETRACT, MATCH_BOUND, MATCH_WORD, insteadSeen, addSeen, messagePtr,
 } from "./reader";
 import {
-  PROHIBITED, GRANTED, NAME, GRANTED_MAYBE, DERIVED, A_DEST, A_DEST_MAYBE, A_NAMED, A_REVOKED, A_SOURCE, A_RULED_OUT, A_GRANTS,
+  PROHIBITED, GRANTED, NAME, GRANTED_MAYBE, DERIVED, A_DEST, A_DEST_MAYBE, A_NAMED, A_REVOKED, A_SOURCE, A_SOURCE_MAYBE, A_RULED_OUT,
+  A_GRANTS,
   TURN_MAX, vetoes,
 } from "./intent_record";
 import { FOUND, found, foundCount, turnNow } from "./intent_collect";
@@ -31,7 +32,7 @@ function matches(kind: u32, v: usize, len: u32, m: u32): bool {
       for (let k: u32 = 0; k < foundCount; k++) {
         const rec = found + <usize>k * FOUND;
         if (load<u32>(rec) == kind && load<u32>(rec + 12) == len && sameBytes(<usize>load<u32>(rec + 8), v, len) &&
-          load<u32>(rec + 20) >> 8 == min(turnNow, TURN_MAX) && boundOfFound(rec, start, end)) return true;
+          load<u32>(rec + 20) >> 8 == min(turnNow, TURN_MAX)) return true;
       }
       return false;
     }
@@ -45,7 +46,11 @@ function matches(kind: u32, v: usize, len: u32, m: u32): bool {
   for (let i: u32 = 0; i < nl; i++) store<u8>(nameBuf + i, <u8>lowerAscii(load<u8>(np + i)));
   let n = nameBuf;
   if (load<u8>(n) == 0x23 || load<u8>(n) == 0x40) { n++; nl--; }
-  if (nl == 0) return false;
+  return nl > 0 && fits(kind, v, len, n, nl);
+}
+
+// Whether earlier item (kind, [v, v+len)) is the one lower-case name [n, n+nl) stands for.
+function fits(kind: u32, v: usize, len: u32, n: usize, nl: u32): bool {
   if (kind == SUBJ_EMAIL) {
     if (len <= nl || !sameBytes(v, n, nl)) return false;
     const c = <u32>load<u8>(v + nl);
@@ -60,9 +65,15 @@ function matches(kind: u32, v: usize, len: u32, m: u32): bool {
   return false;
 }
 
-// Whether found record `rec` came from the bound value at [start, end) (its note points there).
-function boundOfFound(rec: usize, start: u32, end: u32): bool {
-  return true;
+// Whether this message sends to the earlier recipient item again, by its name ("Only Olga" for
+// olga.ivanova@x).
+function namedAnew(kind: u32, v: usize, len: u32): bool {
+  for (let k: u32 = 0; k < foundCount; k++) {
+    const rec = found + <usize>k * FOUND;
+    if (load<u32>(rec) == NAME && (load<u32>(rec + 16) & A_DEST) != 0 &&
+      fits(kind, v, len, <usize>load<u32>(rec + 8), load<u32>(rec + 12))) return true;
+  }
+  return false;
 }
 
 function matchedBy(kind: u32, v: usize, len: u32, code: u32): bool {
@@ -92,6 +103,12 @@ let revokeAll = false;
 let keepKinds: u32 = 0;    // OP_KEEP: the kinds an "only" names; the rest of them is taken back
 let insteadKinds: u32 = 0; // "instead": the kinds of this message's destinations
 let sumCorrected = false;  // this message corrects the request's sum
+let replacesRecipients = false; // this message names a new recipient and does not say it adds one
+
+// The kinds a recipient is named by: an address, a channel or handle, a name.
+@inline function recipientKind(kind: u32): bool {
+  return kind == SUBJ_EMAIL || kind == SUBJ_RECIPIENT || kind == NAME;
+}
 
 // `following`: whether a later turn of a session is being bound (intentBind says so).
 // Whether the rebuild binds a later message: derive and narrow read no message, and the
@@ -103,6 +120,7 @@ export function planFollowUps(following: bool): void {
   keepKinds = 0;
   insteadKinds = 0;
   sumCorrected = false;
+  replacesRecipients = false;
   planned = following;
   if (!following) return;
   for (let m: u32 = 0; m < opCount; m++) if (opCode(m) == OP_REVOKE_ALL) revokeAll = true;
@@ -116,6 +134,17 @@ export function planFollowUps(following: bool): void {
         store<u32>(rec + 16, a | A_DEST | A_SOURCE);
       }
       if ((load<u32>(rec + 16) & A_DEST) != 0) insteadKinds |= kindBit(load<u32>(rec));
+    }
+  }
+  // "Forget Carol": her name in this message names her only to rule her out. "Scratch that, send
+  // it to bob@y", "Nein, lieber an bob@y": a later turn that sends to someone new sends there
+  // instead of to whom the earlier turns named, unless it says it adds ("also", "too", "cc").
+  for (let k: u32 = 0; k < foundCount; k++) {
+    const rec = found + <usize>k * FOUND;
+    const a = load<u32>(rec + 16), kind = load<u32>(rec), v = <usize>load<u32>(rec + 8);
+    if (matchedBy(kind, v, load<u32>(rec + 12), OP_RETRACT)) store<u32>(rec + 16, (a & ~A_GRANTS) | A_RULED_OUT);
+    else if ((a & A_DEST) != 0 && !addSeen && recipientKind(kind) && !vetoes(a) && (kind != NAME || load<u8>(v) > 0x39)) {
+      replacesRecipients = true; // a name starts with a letter: "make it 11" names a time, no one
     }
   }
   // "Oh, it was 45 € after all", "the scam mail asked for 900 €, didn't it?": a later turn that
@@ -201,26 +230,35 @@ export function carry(kind: u32, cls: u32, v: usize, len: u32, a: u32, meta: u32
   }
   if (kind >= DERIVED && kind != NAME) return <i64>a;
   // "Read ~/.ssh/config" then "no, leave ~/.ssh alone": every earlier reading is taken back.
-  if ((a & A_GRANTS) != 0 && ruledOutAnew(kind, v, len)) {
-    keptMeta = (meta & 0xfffff) | (min(turnNow, TURN_MAX) << 20);
-    return <i64>((a & ~A_GRANTS) | A_RULED_OUT | ((a & (A_DEST | A_DEST_MAYBE)) != 0 ? A_REVOKED : 0));
-  }
-  if ((a & (A_DEST | A_DEST_MAYBE)) == 0) {
+  if ((a & A_GRANTS) != 0 && ruledOutAnew(kind, v, len)) return ruledOut(a, meta);
+  const dest = (a & (A_DEST | A_DEST_MAYBE)) != 0;
+  const bit = kindBit(kind);
+  // "Forget Carol" reaches every reading of her, and the address she was named by; "cancel #W2
+  // instead" the id the earlier turn named to act on (a source it read stays).
+  if ((a & A_GRANTS) != 0 && !grantedAnew(kind, v, len) && (matchedBy(kind, v, len, OP_RETRACT) ||
+    ((insteadKinds & bit) != 0 && (a & (A_SOURCE | A_SOURCE_MAYBE)) == 0))) return ruledOut(a, meta);
+  if (!dest) {
     if ((a & A_REVOKED) != 0 && matchedBy(kind, v, len, OP_RESTORE)) {
       keptMeta = meta & 0xfffff;
-      return <i64>((a & ~A_REVOKED) | A_DEST | A_SOURCE);
+      return <i64>((a & ~(A_REVOKED | A_RULED_OUT)) | A_DEST | A_SOURCE);
     }
     return <i64>a;
   }
   if (grantedAnew(kind, v, len)) return <i64>a;
-  if (kind == SUBJ_AMOUNT && sumCorrected) {
-    keptMeta = (meta & 0xfffff) | (min(turnNow, TURN_MAX) << 20);
-    return <i64>((a & ~A_GRANTS) | A_RULED_OUT | A_REVOKED);
-  }
-  const bit = kindBit(kind);
-  const revoke = revokeAll || matchedBy(kind, v, len, OP_EXCLUDE) ||
-    ((keepKinds & bit) != 0 && !matchedBy(kind, v, len, OP_KEEP)) || (insteadKinds & bit) != 0;
-  if (!revoke) return <i64>a;
+  if (kind == SUBJ_AMOUNT && sumCorrected) return ruledOut(a, meta);
+  const replaced = matchedBy(kind, v, len, OP_EXCLUDE) ||
+    ((keepKinds & bit) != 0 && !matchedBy(kind, v, len, OP_KEEP)) || (insteadKinds & bit) != 0 ||
+    (replacesRecipients && recipientKind(kind) && !namedAnew(kind, v, len));
+  if (replaced) return ruledOut(a, meta);
+  if (!revokeAll) return <i64>a;
+  // "Stop": a pause, not a change of mind; the destination is asked until named again.
   keptMeta = (meta & 0xfffff) | (min(turnNow, TURN_MAX) << 20);
   return <i64>((a & ~(A_DEST | A_DEST_MAYBE)) | A_REVOKED);
+}
+
+// What a later turn replaced or took back is ruled out (asked or blocked as the policy treats
+// such values), and reads as taken back by this turn.
+function ruledOut(a: u32, meta: u32): i64 {
+  keptMeta = (meta & 0xfffff) | (min(turnNow, TURN_MAX) << 20);
+  return <i64>((a & ~A_GRANTS) | A_RULED_OUT | ((a & (A_DEST | A_DEST_MAYBE)) != 0 ? A_REVOKED : 0));
 }

@@ -271,8 +271,10 @@ let plainWords = false;
 // ruled-out readings (which name values, not words).
 function inClauseText(intent: usize, p: usize, len: u32): u32 {
   if (flavorNow == INTENT_EXACT || flavorNow == INTENT_RULED_OUT || len == 0) return NO;
-  const own = findHashed(intent, SUBJ_OBJECT, p, len, fnv1a(p, len));
-  if (own != 0 && vetoes(load<u32>(own + 12))) return NO;
+  // Ruled out as an object, or as the id or handle it was named by ("not #W1001").
+  const h = fnv1a(p, len);
+  const own = findHashed(intent, SUBJ_OBJECT, p, len, h), id = findHashed(intent, SUBJ_RECIPIENT, p, len, h);
+  if ((own != 0 && vetoes(load<u32>(own + 12))) || (id != 0 && vetoes(load<u32>(id + 12)))) return NO;
   if (intentObjectWithin(intent, p, len)) return NO;
   const items = intent + field(intent, H_ITEMS);
   const bytes = field(intent, H_ITEMS_BYTES);
@@ -404,8 +406,8 @@ function recipientFromRecord(intent: usize, kind: u32, p: usize, len: u32): u32 
     if (vetoes(a) && l == len && sameBytes(item + ITEM_HEAD, p, len)) return NO;
     // An address the user wrote in any role ("the email from alice@corp.com") says who the
     // person is: the record's other addresses (its Reply-To, its Cc, a line of its body) are
-    // others beside them, written by whoever wrote the record.
-    if (kind == DERIVED + SUBJ_EMAIL && k == SUBJ_EMAIL && (a & A_GRANTS) != 0) return NO;
+    // others beside them, written by whoever wrote the record; the address itself is theirs.
+    if (kind == DERIVED + SUBJ_EMAIL && k == SUBJ_EMAIL && (a & A_GRANTS) != 0 && !(l == len && sameBytes(item + ITEM_HEAD, p, len))) return NO;
   }
   return YES;
 }

@@ -1,9 +1,12 @@
 // What a later turn does to what earlier ones granted: take it all back, keep only some, leave
 // some out, add some back (the follow-up operations, and whether INSTEAD was said).
-import { G_ONLY, G_INSTEAD, G_REVOKE, G_EXCLUDE, G_RESTORE, G_VERB, G_NEGATION } from "../../bytecode/format";
 import {
-  OP_REVOKE_ALL, OP_KEEP, OP_EXCLUDE, OP_RESTORE, MATCH_BOUND, MATCH_WORD, OPR, ops, opCount, insteadSeen, tA, tB, tG,
-  tStart, tEnd, isThing, S_QUESTION, sentCount, sStart, sEnd, sFlags, verbIndexOf, sentenceOf,
+  G_ONLY, G_INSTEAD, G_REVOKE, G_EXCLUDE, G_RESTORE, G_VERB, G_NEGATION, GRAMMAR2_PREFIX, G2_ADD, G2_RETRACT, G2_AFTER_ALL,
+} from "../../bytecode/format";
+import {
+  OP_REVOKE_ALL, OP_KEEP, OP_EXCLUDE, OP_RESTORE, OP_RETRACT, MATCH_BOUND, MATCH_WORD, OPR, ops, opCount, insteadSeen, addSeen,
+  tA, tB, tG, tStart, tEnd, isThing, isWord, tCjk, tokCount, lookup, S_QUESTION, sentCount, sStart, sEnd, sFlags, verbIndexOf,
+  sentenceOf,
 } from "./reader_state";
 import { endsClause } from "./reader_sentences";
 import { nameLike } from "./reader_roles";
@@ -18,9 +21,32 @@ function pushOp(code: u32, match: u32, a: u32, b: u32): bool {
   return true;
 }
 
+// The second table's categories (GRAMMAR2_PREFIX) of the longest phrase of at most four words
+// that starts at token k, and in secondSpan how many tokens it takes.
+const KEY_MAX: u32 = 47;
+const keyBuf: usize = memory.data(48);
+let secondSpan: u32 = 1;
+function second(k: u32): u32 {
+  secondSpan = 1;
+  if (!isWord(k)) return 0;
+  for (let n: u32 = 4; n >= 1; n--) {
+    if (k + n > tokCount) continue;
+    let joined = true;
+    for (let j = k + 1; j < k + n && joined; j++) joined = isWord(j) && !tCjk(j) && tA(j) == tA(j - 1) + tB(j - 1);
+    const len = tA(k + n - 1) + tB(k + n - 1) - tA(k);
+    if (!joined || len > KEY_MAX) continue;
+    store<u8>(keyBuf, GRAMMAR2_PREFIX);
+    memory.copy(keyBuf + 1, <usize>tA(k), len);
+    const g = lookup(keyBuf, len + 1);
+    if (g != 0) { secondSpan = n; return g; }
+  }
+  return 0;
+}
+
 // The matchers of a clause's follow-up: its values and the words the grammar does not know.
 function pushMatchers(code: u32, cs: u32, ce: u32): void {
   for (let j = cs; j < ce; j++) {
+    if (second(j) != 0) { j += secondSpan - 1; continue; }
     if (isThing(j)) { for (let b = tA(j); b < tA(j) + tB(j); b++) pushOp(code, MATCH_BOUND, b, 0); }
     else if (nameLike(j)) pushOp(code, MATCH_WORD, tStart(j), tEnd(j));
   }
@@ -42,6 +68,7 @@ export function revokesOnly(k: u32): bool {
 
 export function followUps(): void {
   insteadSeen = false;
+  addSeen = false;
   for (let s: u32 = 0; s < sentCount; s++) {
     const f = sFlags(s);
     if ((f & S_QUESTION) != 0) continue;
@@ -50,11 +77,20 @@ export function followUps(): void {
       let ce = cs;
       while (ce < sEnd(s) && !endsClause(ce)) ce++;
       let revoke = false, only = false, exclude = false, restore = false, content = false, values = false;
-      let negation = false, verb = false;
+      let negation = false, verb = false, negated = false, retract = false, afterAll = false;
       for (let j = cs; j < ce; j++) {
         if (isThing(j)) { values = true; continue; }
+        const g2 = second(j);
+        if (g2 != 0) {
+          if ((g2 & G2_ADD) != 0) addSeen = true;
+          if ((g2 & G2_RETRACT) != 0) retract = true;
+          if ((g2 & G2_AFTER_ALL) != 0) afterAll = true;
+          j += secondSpan - 1;
+          continue;
+        }
         const g = tG(j);
         if ((g & G_NEGATION) != 0 && !values && !content) negation = true;
+        if ((g & G_NEGATION) != 0) negated = true;
         if ((g & G_VERB) != 0 && verbIndexOf(j) != 0) verb = true;
         if ((g & G_REVOKE) != 0) revoke = true;
         if ((g & G_ONLY) != 0) only = true;
@@ -64,7 +100,14 @@ export function followUps(): void {
         // A verb that also takes back ("cancel") is not the clause's content: "cancel that" revokes.
         if (g == 0 || ((g & G_VERB) != 0 && verbIndexOf(j) != 0 && (g & G_REVOKE) == 0)) content = true;
       }
-      if (revoke && !content && !values) pushOp(OP_REVOKE_ALL, 0, 0, 0);
+      // "Forget Carol", "Carol is out of the loop", "don't send it to her after all": what the
+      // clause names is ruled out; with nothing named, every earlier grant is taken back. "Don't
+      // forget Carol" retracts nothing.
+      if ((retract && !negated) || (afterAll && negated)) {
+        // "Al final no lo canceles": what "after all" negates is the request, not a word of it.
+        if (values || (content && !negated)) pushMatchers(OP_RETRACT, cs, ce);
+        else pushOp(OP_REVOKE_ALL, 0, 0, 0);
+      } else if (revoke && !content && !values) pushOp(OP_REVOKE_ALL, 0, 0, 0);
       else if (only && (values || content)) pushMatchers(OP_KEEP, cs, ce);
       else if (exclude && (values || content)) pushMatchers(OP_EXCLUDE, cs, ce);
       // "…, not Raj", "nicht an carol@x": a clause that opens with a negation and names, with no

@@ -3,7 +3,7 @@
 // destination's name does.
 import {
   SUBJ_RECIPIENT, G_DEST, G_SOURCE, G_MENTION, G_RELATIVE, G_AUX, G_DEST_AFTER, G_SOURCE_AFTER, G_DEST_BEFORE,
-  G_SUBJECT, G_DETERMINER, G_BARRIER, G_CONJ, G_ONLY, G_QUESTION, G_EXCLUDE, G_INSTEAD, G_VERB, G_NEGATION, OBJECT_DESTINATION,
+  G_SUBJECT, G_DETERMINER, G_BARRIER, G_CONJ, G_ONLY, G_QUESTION, G_EXCLUDE, G_INSTEAD, G_VERB, G_NEGATION, G_LEAD, OBJECT_DESTINATION,
   OBJECT_WRITTEN, OBJECT_SOURCE, OBJECT_INCLUDED, OBJECT_CONVERTED, OBJECT_DELEGATED, BOUND_DESTINATION, BOUND_SOURCE,
   BOUND_MENTION, MOOD_REQUEST, MOOD_QUESTION, MOOD_CONDITION, MOOD_NEGATED, MOOD_STATEMENT, MOOD_UNKNOWN,
   MOOD_UNCERTAIN, SUBJ_EMAIL, SUBJ_PATH,
@@ -332,9 +332,16 @@ function negatedBefore(k: u32): bool {
     if (k - j >= SCAN_WINDOW) { scanCut = true; return false; }
     j--;
     if (wordHas(j, G_NEGATION | G_EXCLUDE)) return true;
-    if (wordHas(j, G_INSTEAD) && !tCjk(j)) return true;
+    if (wordHas(j, G_INSTEAD) && !tCjk(j) && !insteadLeads(j, k)) return true;
   }
   return false;
+}
+
+// Whether the instead word j opens its clause (after a "no" or "please" at most) as one word
+// right before the preposition of value k: "Non, plutôt à bob@y", "Nein, stattdessen an bob@y" name the new value, not the old one.
+function insteadLeads(j: u32, k: u32): bool {
+  return j + 2 == k && wordHas(j + 1, G_DEST) && tB(j) == tEnd(j) - tStart(j) &&
+    (j == clauseStart(k) || wordHas(j - 1, G_LEAD | G_NEGATION));
 }
 
 // Whether an EXCLUDE word ("except", "leave", "skip") stands before token k in its clause.

@@ -61,6 +61,7 @@ export const OP_REVOKE_ALL: u32 = 1; // "stop", "cancel that", "never mind"
 export const OP_KEEP: u32 = 2;       // "only X from now on", "X instead": the rest of X's kinds
 export const OP_EXCLUDE: u32 = 3;    // "leave X out", "except X"
 export const OP_RESTORE: u32 = 4;    // "add X back"
+export const OP_RETRACT: u32 = 5;    // "forget X", "X is out of the loop": X is ruled out
 export const MATCH_BOUND: u32 = 1;
 export const MATCH_WORD: u32 = 2;
 export const OPR: u32 = 16;
@@ -72,6 +73,8 @@ export function opA(k: u32): u32 { return load<u32>(ops + <usize>k * OPR + 8); }
 export function opB(k: u32): u32 { return load<u32>(ops + <usize>k * OPR + 12); }
 // INSTEAD: the destinations of this message replace the earlier ones of their kinds.
 export let insteadSeen = false;
+// ADD: this message adds to the earlier destinations ("also", "too", "cc") rather than replacing them.
+export let addSeen = false;
 
 // ---- the message ----
 

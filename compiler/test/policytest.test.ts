@@ -154,7 +154,9 @@ describe("test", () => {
 });
 
 describe("test: steps in one session", () => {
-  write("budget.yaml", POLICY + "budgets:\n  - {id: one-mail, capability: [email.send], limit: 1}\n");
+  // "also" says a later message adds its recipient: without it, a new recipient replaces the earlier.
+  write("budget.yaml", POLICY.replace("intent:\n", "intent:\n  grammar: {additive: [also]}\n") +
+    "budgets:\n  - {id: one-mail, capability: [email.send], limit: 1}\n");
   const steps = [
     "policy: budget.yaml",
     "cases:",

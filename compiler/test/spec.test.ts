@@ -179,6 +179,8 @@ describe("docs/bytecode.md tables match bytecode/format.ts", () => {
     expectTable("#### 7.3.2", "OBJECT_");
     expectTable("#### 7.3.3", "BOUND_");
     expectTable("#### 7.3.4", "MOOD_");
+    expectTable("#### 7.3.5", "G2_");
+    expectConstant("GRAMMAR2_PREFIX", Number(sectionText("#### 7.3.5").match(/`GRAMMAR2_PREFIX` \((\d+), `\+`\)/)![1]));
     expectConstant("GRAMMAR_OBJECT_SHIFT", Number(sectionText("### 7.3").match(/`GRAMMAR_OBJECT_SHIFT` \((\d+)\)/)![1]));
   });
 

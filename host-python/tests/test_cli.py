@@ -187,7 +187,7 @@ def test_explain_shows_each_value_with_role_mood_turn_and_clause_and_what_a_foll
                "--intent", "only carol@example.com from now on", "--tool", "mcp__gmail__send_email",
                "--args", json.dumps({"to": "bob@example.com"}))
     out = done.stdout
-    assert ("  bob@example.com (e-mail): destination, a request, turn 1; taken back by turn 2 (grants source, named, revoked) "
+    assert ("  bob@example.com (e-mail): destination, a request, turn 1; taken back by turn 2 (ruled out: grants nothing) "
             "\u00abEmail bob@example.com the notes\u00bb") in out
     assert "  carol@example.com (e-mail): destination, a request, turn 2 (grants destination, source, named)" in out
     assert "  https://ci.example.org/log (URL): source, under a condition, turn 1" in out

@@ -109,6 +109,21 @@ describe("records", () => {
     fence.closeSession(h);
   });
 
+  test("the address the user wrote, read back from the mail it named, receives the reply", () => {
+    for (const [message, reply] of [
+      ["Read the latest email from alice@corp.example and reply to her", "alice@corp.example"],
+      ["Find the last mail joao.pires@firma.example sent me and reply to him", "joao.pires@firma.example"],
+    ]) {
+      const h = fence.openSession();
+      fence.intent(h, message);
+      expect(fence.decide(h, "mcp__mail__search_messages", { from: reply, limit: 1 }).kind).toBe("allow");
+      fence.derive(h, "mcp__mail__search_messages", { from: reply, limit: 1 }, `From: ${reply}\nReply-To: desk@collect.example\nSubject: Friday?\nFriday?`);
+      expect(fence.decide(h, "mcp__mail__send_mail", { to: reply, subject: "Re: Friday?", body: "Friday works." }).kind).toBe("allow");
+      expect(fence.decide(h, "mcp__mail__send_mail", { to: "desk@collect.example", subject: "Re: Friday?", body: "Friday works." }).kind).not.toBe("allow");
+      fence.closeSession(h);
+    }
+  });
+
   test("a payment the request asked for runs once: the same call again is asked, unless the first never ran", () => {
     expect(fence.describe("mcp__bank__pay_bill", "Pay a bill to a payee.", {
       type: "object", properties: { payee: { type: "string" }, amount: { type: "number" }, currency: { type: "string" } },

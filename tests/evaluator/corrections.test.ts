@@ -1,0 +1,125 @@
+// Corrections in later turns under the shipped policy (docs/bytecode.md §7.3, "later turns"): a
+// new recipient replaces the earlier ones unless the turn says it adds, a retraction rules out
+// what it names (and the address that name was given by), "A, not B" rules B out, and what was
+// replaced reads as taken back by its turn.
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { beforeAll, describe, expect, test } from "vitest";
+import { type Fence, loadFence } from "../../host-js/host";
+import { fenceWasm } from "./wasm";
+
+const root = path.resolve(__dirname, "../..");
+let fence: Fence;
+
+beforeAll(async () => {
+  fence = await loadFence(fenceWasm());
+  expect(fence.load(new Uint8Array(fs.readFileSync(path.join(root, "build/policies/defaults.afb")))).ok).toBe(true);
+  expect(fence.describe("mcp__mail__send_message", "Send an e-mail message.", {
+    type: "object", properties: { to: { type: "array", items: { type: "string" } }, subject: { type: "string" }, body: { type: "string" } },
+  }).ok).toBe(true);
+  expect(fence.describe("cancel_pending_order", "Cancel a pending order.", {
+    type: "object", properties: { order_id: { type: "string" }, reason: { type: "string" } },
+  }).ok).toBe(true);
+});
+
+function session(turns: string[]): number {
+  const h = fence.openSession();
+  for (const t of turns) expect(fence.intent(h, t).ok).toBe(true);
+  return h;
+}
+const mail = (h: number, to: string) => fence.decide(h, "mcp__mail__send_message", { to: [to], subject: "report", body: "here it is" }).kind;
+const cancel = (h: number, id: string) => fence.decide(h, "cancel_pending_order", { order_id: id, reason: "no longer needed" }).kind;
+
+describe("a later turn's new recipient", () => {
+  test.each([
+    ["Email the report to carol@x.example", "Scratch that, send it to bob@y.example"],
+    ["Email the report to carol@x.example", "Actually, send it to bob@y.example"],
+    ["Envoie le rapport à carol@x.example", "Non, plutôt à bob@y.example"],
+    ["Schick den Bericht an carol@x.example", "Nein, lieber an bob@y.example"],
+    ["Manda el informe a carol@x.example", "No, mejor a bob@y.example"],
+    ["Manda o relatório para carol@x.example", "Não, manda para bob@y.example"],
+    ["把报告发给carol@x.example", "不，发给bob@y.example"],
+  ])("replaces the earlier one: %s / %s", (first, second) => {
+    const h = session([first, second]);
+    expect(mail(h, "bob@y.example")).toBe("allow");
+    expect(mail(h, "carol@x.example")).not.toBe("allow");
+    fence.closeSession(h);
+  });
+
+  test.each([
+    ["Email the report to carol@x.example", "Also send it to bob@y.example"],
+    ["Email the report to carol@x.example", "Send it to bob@y.example as well"],
+    ["Email the report to carol@x.example", "And cc bob@y.example too"],
+    ["Envoie le rapport à carol@x.example", "Envoie-le aussi à bob@y.example"],
+    ["Schick den Bericht an carol@x.example", "Schick ihn auch an bob@y.example"],
+    ["Manda el informe a carol@x.example", "Mándalo también a bob@y.example"],
+  ])("is added where the turn says so: %s / %s", (first, second) => {
+    const h = session([first, second]);
+    expect(mail(h, "bob@y.example")).toBe("allow");
+    expect(mail(h, "carol@x.example")).toBe("allow");
+    fence.closeSession(h);
+  });
+
+  test("keeps an earlier recipient it names again by name", () => {
+    const h = session(["Email the report to olga.ivanova@x.example and piet@x.example", "Only Olga please"]);
+    expect(mail(h, "olga.ivanova@x.example")).toBe("allow");
+    expect(mail(h, "piet@x.example")).not.toBe("allow");
+    fence.closeSession(h);
+  });
+
+  test("shows which turn took the earlier one back", () => {
+    const h = fence.openSession();
+    fence.intent(h, "Email the report to carol@x.example");
+    const text = fence.intent(h, "Scratch that, send it to bob@y.example").text;
+    expect(text).toContain("email\tcarol@x.example\tdestination\trequest\t1\trevoked,ruled-out\t2\t");
+    expect(text).toContain("email\tbob@y.example\tdestination\trequest\t2\tdestination,source,named\t0\t");
+    fence.closeSession(h);
+  });
+});
+
+describe("a retraction", () => {
+  test.each([
+    ["Email the report to Carol (carol@x.example) and dan@x.example", "Forget Carol"],
+    ["Email the report to carol@x.example and dan@x.example", "Carol is out of the loop"],
+    ["Envoie le rapport à carol@x.example et dan@x.example", "Oublie Carol"],
+    ["Schick den Bericht an carol@x.example und dan@x.example", "Vergiss Carol"],
+    ["Manda el informe a carol@x.example y dan@x.example", "Olvida a Carol"],
+  ])("rules out the address the name was given by: %s / %s", (first, second) => {
+    const h = session([first, second]);
+    expect(mail(h, "carol@x.example")).not.toBe("allow");
+    expect(mail(h, "dan@x.example")).toBe("allow");
+    fence.closeSession(h);
+  });
+
+  test.each([
+    ["Cancel order #W1001", "Don't cancel it after all"],
+    ["Storniere die Bestellung #W1001", "Doch nicht stornieren"],
+    ["Cancele o pedido #W1001", "Afinal, não cancele"],
+    ["Annule la commande #W1001", "Finalement, ne l'annule pas"],
+    ["Cancel order #W1001", "Never mind"],
+  ])("of an action takes it back: %s / %s", (first, second) => {
+    const h = session([first, second]);
+    expect(cancel(h, "#W1001")).not.toBe("allow");
+    fence.closeSession(h);
+  });
+});
+
+describe("an object swapped", () => {
+  test.each([
+    ["Cancel order #W1001", "Actually cancel #W1002, not #W1001"],
+    ["Cancel order #W1001", "Cancel #W1002 instead"],
+    ["Annule la commande #W1001", "Annule #W1002 à la place, pas #W1001"],
+  ])("rules the earlier one out: %s / %s", (first, second) => {
+    const h = session([first, second]);
+    expect(cancel(h, "#W1002")).toBe("allow");
+    expect(cancel(h, "#W1001")).not.toBe("allow");
+    fence.closeSession(h);
+  });
+
+  test("both stay the task's when the turn adds one", () => {
+    const h = session(["Cancel order #W1001", "Also cancel #W1002"]);
+    expect(cancel(h, "#W1001")).toBe("allow");
+    expect(cancel(h, "#W1002")).toBe("allow");
+    fence.closeSession(h);
+  });
+});
