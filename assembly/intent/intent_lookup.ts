@@ -391,7 +391,11 @@ function objectFromRecord(intent: usize, p: usize, len: u32): u32 {
 // channel, where they name none of its shape ("Add Charlie to the External channel": the channel
 // external_0 is no neighbour of Charlie; Bob would be).
 function recipientFromRecord(intent: usize, kind: u32, p: usize, len: u32): u32 {
-  if (!inRecords(intent, kind, p, len, kind == DERIVED + SUBJ_EMAIL ? A_OWN_RECORD : A_OWN_RECORD | A_DEST_ENTRY)) return NO;
+  // An address the user wrote themselves ("the email from alice@corp.com") is theirs in any
+  // record that holds it, however the record was found: its bytes are the user's, not the writer's.
+  const own = kind == DERIVED + SUBJ_EMAIL ? findHashed(intent, SUBJ_EMAIL, p, len, fnv1a(p, len)) : 0;
+  const wrote = own != 0 && (load<u32>(own + 12) & A_GRANTS) != 0;
+  if (!inRecords(intent, kind, p, len, kind != DERIVED + SUBJ_EMAIL ? A_OWN_RECORD | A_DEST_ENTRY : wrote ? A_RECORD : A_OWN_RECORD)) return NO;
   const items = intent + field(intent, H_ITEMS);
   const bytes = field(intent, H_ITEMS_BYTES);
   let off: u32 = 0;
