@@ -123,7 +123,7 @@ function afterDeterminer(k: u32): bool {
 
 // Whether token j is the "s" of a possessive ("Bruno's", "this week's"): it determines the noun
 // after it as an article does. Not after a word the grammar knows ("let's", "it's").
-function possessive(j: u32): bool {
+export function possessive(j: u32): bool {
   if (j < 1 || !isWord(j) || tB(j) != 1 || load<u8>(<usize>tA(j)) != 0x73) return false;
   const gap = tStart(j) - tEnd(j - 1);
   if (gap != 1 && gap != 3) return false;
