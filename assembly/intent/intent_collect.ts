@@ -570,7 +570,7 @@ function verbActions(w: usize, n: u32): i64 {
   if (lower == 0) return -1;
   for (let i: u32 = 0; i < n; i++) {
     const c = <u32>load<u8>(w + i);
-    if (c >= 0xc0 && i + 1 < n) {
+    if (c - 0xc0 < 0x20 && i + 1 < n) { // a two-byte character
       const f = foldPair(c, <u32>load<u8>(w + i + 1));
       store<u8>(lower + i, <u8>(f >> 8));
       store<u8>(lower + ++i, <u8>f);

@@ -71,7 +71,7 @@ function lowerWord(s: u32, e: u32): u32 {
   while (i < e) {
     const c = at(msg, i);
     if (c - 0x41 < 26) { store<u8>(text + textUsed, <u8>(c + 0x20)); textUsed++; i++; continue; }
-    if (c >= 0xc0 && i + 1 < e) { // a two-byte character's capital (Latin-1, Cyrillic)
+    if (c - 0xc0 < 0x20 && i + 1 < e) { // a two-byte character's capital (Latin-1, Cyrillic)
       const f = foldPair(c, at(msg, i + 1));
       store<u8>(text + textUsed, <u8>(f >> 8));
       store<u8>(text + textUsed + 1, <u8>f);
