@@ -189,7 +189,7 @@ export const CLASSIFY_HINT_DESTRUCTIVE = 2;   // destructiveHint true, readOnlyH
 export const CLASSIFY_HINT_NOT_READ_ONLY = 4; // readOnlyHint false
 export const CLASSIFY_HINT_OPEN_WORLD = 8;    // openWorldHint true, readOnlyHint not true
 export const CLASSIFY_HINT_READ_ONLY = 16;    // readOnlyHint true, from a trusted server: the class
-// A tool nobody mapped of the entry's class: an argument no role reads is a choice the call
+// A tool nobody mapped of the entry's class (and a TOOLS entry's own tool, by its `flags`): an argument no role reads is a choice the call
 // makes, an OBJECT (CHOICES); and so is a HEADING (CHOICE_HEADINGS) and a CODE argument
 // (CHOICE_CODES: a voucher's code); an OBJECT argument is content it carries, read by its shape
 // only (OBJECTS_CONTENT: a message's ids).
@@ -198,6 +198,8 @@ export const CLASSIFY_CHOICE_HEADINGS = 64;
 export const CLASSIFY_OBJECTS_CONTENT = 128;
 export const CLASSIFY_CHOICE_CODES = 256;
 export const CLASSIFY_FLAG_MAX = 511;
+// The flags a TOOLS entry may carry: how its tool's arguments that no role of it reads are read.
+export const TOOL_FLAGS = 480; // CHOICES | CHOICE_HEADINGS | OBJECTS_CONTENT | CHOICE_CODES
 // The annotations `describe` is given (§8): two bits each, known and value.
 export const ANNOTATION_READ_ONLY = 1;        // readOnlyHint given; its value in bit << 1
 export const ANNOTATION_DESTRUCTIVE = 4;      // destructiveHint given; its value in bit << 1

@@ -192,6 +192,7 @@ function toolsSection({ ir, tables }: Plan, strings: StringTable): Uint8Array {
     w.u32(tool.class);
     w.u32(roleStart);
     w.u32(tool.roles.length);
+    w.u32(tool.flags);
     roleStart += tool.roles.length;
   }
   w.u32(roleStart);

@@ -33,6 +33,8 @@ export interface ClassIR {
 export interface ToolIR {
   class: number;
   roles: ArgRoleIR[];
+  /** TOOL_FLAGS of bytecode/format.ts: how the arguments no role of the entry reads are read. */
+  flags: number;
 }
 
 export interface ArgRoleIR {

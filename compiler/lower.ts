@@ -262,6 +262,7 @@ export function lowerPolicy(files: CheckedFile[], name: string): PolicyIR {
   const tools: ToolIR[] = merged.tools.map((entry) => ({
     class: classes.of(entry.capability, entry.risk),
     roles: Object.entries(entry.args ?? {}).map(([argPath, role]) => ({ argPath, role: ROLE_CODES[role] })),
+    flags: choiceFlagsOf(entry),
   }));
   const toolNames = merged.tools.map((entry, tool) => toolNamesOf(entry).map((name) => [name, tool] as [string, number]));
   const exactTools = firstWins(toolNames.flat().filter(([name]) => !isGlob(name)));
@@ -536,8 +537,15 @@ function classifyWordsOf(entries: ClassifyVerb[]): Array<[string, number]> {
 function classifyFlags(verb: ClassifyVerb): number {
   let flags = verb.read ? CLASSIFY_READ : 0;
   for (const hint of verb.hints ?? []) flags |= HINT_FLAGS[hint];
-  for (const choice of verb.choices ?? []) flags |= CHOICE_FLAGS[choice];
-  if (verb.content !== undefined) flags |= CLASSIFY_OBJECTS_CONTENT;
+  return flags | choiceFlagsOf(verb);
+}
+
+/** What an entry's `choices` and `content` make of the arguments no role reads (a classify
+ * entry's class, a tool entry's own tool). */
+function choiceFlagsOf(entry: Pick<ClassifyVerb, "choices" | "content">): number {
+  let flags = 0;
+  for (const choice of entry.choices ?? []) flags |= CHOICE_FLAGS[choice];
+  if (entry.content !== undefined) flags |= CLASSIFY_OBJECTS_CONTENT;
   return flags;
 }
 

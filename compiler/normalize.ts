@@ -107,13 +107,14 @@ export function isAbsolutePathGlob(s: string): boolean {
   return text.startsWith("/") || text === "~" || text.startsWith("~/") || text.startsWith("**");
 }
 
-/** The intent binder's case folding (docs/bytecode.md §7.3): ASCII and Latin-1 capitals
- *  (U+00C0-U+00DE but U+00D7) to lower case; nothing else changes. */
+/** The intent binder's case folding (docs/bytecode.md §7.3): ASCII, Latin-1 (U+00C0-U+00DE but
+ *  U+00D7) and Cyrillic (U+0400-U+042F) capitals to lower case; nothing else changes. */
 export function grammarLower(s: string): string {
   let out = "";
   for (const ch of s) {
     const c = ch.codePointAt(0)!;
-    out += (c >= 0x41 && c <= 0x5a) || (c >= 0xc0 && c <= 0xde && c !== 0xd7) ? String.fromCodePoint(c + 0x20) : ch;
+    if ((c >= 0x41 && c <= 0x5a) || (c >= 0xc0 && c <= 0xde && c !== 0xd7) || (c >= 0x410 && c <= 0x42f)) out += String.fromCodePoint(c + 0x20);
+    else out += c >= 0x400 && c <= 0x40f ? String.fromCodePoint(c + 0x50) : ch;
   }
   return out;
 }

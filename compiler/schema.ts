@@ -115,6 +115,10 @@ const subject = z.string().regex(SUBJECT_RE, {
   error: `a subject: ${SUBJECTS.join(", ")} or args.NAME`,
 });
 
+/** What a tool (a tools entry's, or one nobody mapped of a classify entry's class) takes for a choice it makes, an object the user
+ * must name (docs/policy.md "objects and sums"): an argument no role reads, a heading, a code. */
+export const CHOICES = ["unread", "heading", "code"] as const;
+
 export const ToolEntry = z.strictObject({
   name: z
     .union([nonEmpty, z.array(nonEmpty).min(1)])
@@ -127,13 +131,20 @@ export const ToolEntry = z.strictObject({
   capability,
   risk,
   args: z.record(argPath, role).optional().describe("argument path -> role"),
+  choices: z
+    .array(z.enum(CHOICES))
+    .min(1)
+    .optional()
+    .describe("what, of the arguments `args` does not list, is an object the user must name: one no role reads (unread), a heading, a code"),
+  content: z
+    .array(z.enum(["object"]))
+    .min(1)
+    .optional()
+    .describe("with choices: roles whose arguments are content the tool carries, read by their shape only"),
 });
 
 /** MCP tool annotations a classify entry can take as evidence (docs/policy.md "classify"). */
 export const HINTS = ["destructive", "not_read_only", "open_world", "read_only"] as const;
-/** What a tool nobody mapped of an entry's class takes for a choice it makes, an object the user
- * must name (docs/policy.md "objects and sums"): an argument no role reads, a heading, a code. */
-export const CHOICES = ["unread", "heading", "code"] as const;
 
 export const ClassifyVerb = z.strictObject({
   words: words.describe("verbs: in the tool's own name, and as the first word of its description"),

@@ -126,6 +126,8 @@ const toolEntry = fc.record({
   risk: pick(RISKS),
   args: fc.option(fc.uniqueArray(pick(Object.keys(ROLE_ARGS)), { maxLength: 4 }).map((keys) =>
     Object.fromEntries(keys.map((k) => [k, ROLE_ARGS[k]]))), { nil: undefined }),
+  choices: fc.option(some(["unread", "heading", "code"], 2), { nil: undefined }),
+  content: fc.option(fc.constant(["object"]), { nil: undefined }),
 }).map((t) => Object.fromEntries(Object.entries(t).filter(([, v]) => v !== undefined)));
 
 const policy = fc.record({

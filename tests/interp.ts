@@ -114,10 +114,10 @@ function classify(ir: PolicyIR, tool: string, args: Record<string, unknown>): Ca
   const leaves = leavesOf(args, "");
   const call: Call = { cls, roles, tool, leaves, targets: new Map() };
   const sums: Array<{ path: string; value: string; number?: true; role: number }> = [];
-  // A tool nobody mapped of a class that makes choices (§3.3, §5.2): an argument no role reads,
+  // A tool of its entry's flags, or one nobody mapped of a class that makes choices (§3.3, §5.2): an argument no role reads,
   // nor a word of its name, is an object; a heading is one only where the class chooses headings;
   // an object is content (read by its shape) where the class says so.
-  const choices = glob || cls <= 0 ? 0 : ir.classify.entryClasses.reduce(
+  const choices = glob ? ir.tools[glob[1]].flags : cls <= 0 ? 0 : ir.classify.entryClasses.reduce(
     (flags, c, e) => (c === cls ? flags | ir.classify.entryFlags[e] : flags), 0) & (CLASSIFY_CHOICES | CLASSIFY_CHOICE_HEADINGS | CLASSIFY_OBJECTS_CONTENT | CLASSIFY_CHOICE_CODES);
   for (const leaf of leaves) {
     let role = roleOf(ir, call, leaf.path);

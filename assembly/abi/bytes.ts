@@ -72,6 +72,15 @@ export function hexDigit(c: u32): i32 {
   return c == 0x20 || c - 0x09 < 5; // space, \t \n \v \f \r
 }
 
+// A two-byte UTF-8 character c d as the binder folds it (§7.3), as c << 8 | d: a Latin-1 capital
+// (U+00C0..U+00DE but U+00D7) or a Cyrillic one (U+0400..U+042F: Ѐ..Џ to ѐ..џ, А..П to а..п,
+// Р..Я to р..я) to its lower case, in two bytes still; any other unchanged.
+export function foldPair(c: u32, d: u32): u32 {
+  if (c == 0xc3 && d - 0x80 < 0x1f && d != 0x97) return 0xc300 | (d + 0x20);
+  if (c == 0xd0 && d - 0x80 < 0x30) return d < 0x90 ? 0xd100 | (d + 0x10) : d < 0xa0 ? 0xd000 | (d + 0x20) : 0xd100 | (d - 0x20);
+  return c << 8 | d;
+}
+
 // Copies `len` bytes to fresh scratch-free memory at `dst`, lower-casing ASCII letters.
 export function copyLower(dst: usize, src: usize, len: u32): void {
   for (let i: u32 = 0; i < len; i++) store<u8>(dst + i, <u8>lowerAscii(load<u8>(src + i)));

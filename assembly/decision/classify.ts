@@ -5,7 +5,7 @@
 // own name alone; else class 0 (unknown). `describe` also learns an unmapped tool's parameter roles.
 import {
   setFind, setMemberCount, listKey, listValue, strPtr, strLen, toolsExactSet, toolsGlobSet,
-  toolClass, toolRoleStart, toolRoleCount, roleArgPath, roleKind, classifyWordSet,
+  toolClass, toolRoleStart, toolRoleCount, toolFlags, roleArgPath, roleKind, classifyWordSet,
   classifyEntryClass, classifyEntryFlags, classifyEntryCount, classifyRoleSet, intentActionToolSet,
 } from "../policy/decode";
 import { CLASSIFY_READ, CLASSIFY_CHOICES, CLASSIFY_CHOICE_HEADINGS, CLASSIFY_OBJECTS_CONTENT, CLASSIFY_CHOICE_CODES, ROLE_DATA } from "../../bytecode/format";
@@ -464,10 +464,11 @@ export function toolActions(name: usize, len: u32): i64 {
   return 0;
 }
 
-// What a tool nobody mapped, of class `cls`, takes for a choice or for content (§3.3): the flags of
-// every CLASSIFY entry of that class (0 for a tool the policy maps, and for class 0).
+// What a tool takes for a choice or for content (§3.3): a mapped tool's, the flags of its TOOLS
+// entry; one nobody mapped, of class `cls`, those of every CLASSIFY entry of that class (0 for class 0).
 export function choiceFlags(cls: i32): u32 {
-  if (mappedTool >= 0 || cls <= 0) return 0;
+  if (mappedTool >= 0) return toolFlags(<u32>mappedTool);
+  if (cls <= 0) return 0;
   let flags: u32 = 0;
   const n = classifyEntryCount();
   for (let e: u32 = 0; e < n; e++) if (<i32>classifyEntryClass(e) == cls) flags |= classifyEntryFlags(e);

@@ -6,7 +6,7 @@ import {
   MOOD_REQUEST, MOOD_QUESTION, MOOD_CONDITION, MOOD_NEGATED, MOOD_UNKNOWN, MOOD_UNCERTAIN, MOOD_STATEMENT,
 } from "../../bytecode/format";
 import { scratchAlloc } from "../abi/mem";
-import { lowerAscii, sameBytes, isAsciiDigit, indexOfByte } from "../abi/bytes";
+import { lowerAscii, sameBytes, isAsciiDigit, indexOfByte, foldPair } from "../abi/bytes";
 import { intentExtensionSet, intentVerbClassStart, intentVerbClassCount, intentClass, intentActionVerbSet, setFind, classCount } from "../policy/decode";
 import { policyWords } from "../readers/wordset";
 import {
@@ -664,14 +664,17 @@ export function collectMessage(p: usize, len: u32): bool {
 }
 
 // The actions the verb word [w, w+n) asks for (§7.5), folded as the grammar folds it (ASCII and
-// Latin-1 capitals); 0 when it names none, -1 out of memory.
+// Latin-1 and Cyrillic capitals); 0 when it names none, -1 out of memory.
 function verbActions(w: usize, n: u32): i64 {
   const lower = scratchAlloc(max<usize>(<usize>n, 1));
   if (lower == 0) return -1;
   for (let i: u32 = 0; i < n; i++) {
     const c = <u32>load<u8>(w + i);
-    const after = i > 0 && load<u8>(w + i - 1) == 0xc3;
-    store<u8>(lower + i, <u8>(after && c >= 0x80 && c <= 0x9e && c != 0x97 ? c + 0x20 : lowerAscii(c)));
+    if (c - 0xc0 < 0x20 && i + 1 < n) { // a two-byte character
+      const f = foldPair(c, <u32>load<u8>(w + i + 1));
+      store<u8>(lower + i, <u8>(f >> 8));
+      store<u8>(lower + ++i, <u8>f);
+    } else store<u8>(lower + i, <u8>lowerAscii(c));
   }
   const v = setFind(intentActionVerbSet(), lower, n);
   return v < 0 ? 0 : v;

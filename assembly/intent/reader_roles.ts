@@ -18,6 +18,7 @@ import {
 import { cjkLen } from "../readers/scan";
 import { endsSentence, endsClause, conditionOf } from "./reader_sentences";
 import { imperative, negatedVerb, clauseNegated, objectOf } from "./reader_verbs";
+import { possessive } from "./reader_tokens";
 
 // The role a verb's object direction gives a value of kind `kind`.
 function roleFor(object: u32, kind: u32, clauseHasFile: bool): u32 {
@@ -128,6 +129,7 @@ export function readRole(k: u32, kind: u32): void {
   let passedValue = false; // a value lies between the preposition and what is further back
   let embedded = false;
   let phraseAfter = false; // a determiner or possessive between a RELATIVE word and what is further back
+  let nested = false;      // the RELATIVE phrase hangs off a noun of another ("for the dinner with bob")
   let j = k;
   let onlyValues = true;   // only values, commas and "and"/"or" between j and k
   const floor = k > s + SCAN_WINDOW ? k - SCAN_WINDOW : s;
@@ -175,7 +177,11 @@ export function readRole(k: u32, kind: u32): void {
       else if (prep == G_RELATIVE && !passedValue && fixed != G_DEST && phraseAfter) prep = fixed;
       continue;
     }
-    if ((g & G_RELATIVE) != 0) { if (prep == 0) { prep = G_RELATIVE; giverAt = <i32>j; } continue; }
+    if ((g & G_RELATIVE) != 0) {
+      if (prep == 0) { prep = G_RELATIVE; giverAt = <i32>j; }
+      else if (prep == G_RELATIVE && phraseAfter && !passedValue) nested = true;
+      continue;
+    }
     if ((g & G_CONJ) != 0 && prep == 0) break; // "… and send": a new clause
   }
   if (cjk && verbNow < 0) findCjkVerb(sent);
@@ -204,8 +210,14 @@ export function readRole(k: u32, kind: u32): void {
   // "convert data.csv to JSON in data.json": the file after the input is the output.
   else if (prep == G_RELATIVE && kind == SUBJ_PATH && verbNow >= 0 && !cjk && objectOf(<u32>verbNow) == OBJECT_CONVERTED &&
     pathBetween(<u32>verbNow, k)) roleNow = BOUND_DESTINATION;
+  // "pay the invoice for the dinner with bob": a name in a phrase that tells of what is paid or
+  // sent is no receiver of it (an address there is: "reply in the thread with ines@x").
+  else if (nested && object == OBJECT_DESTINATION && kind == NAME_KIND) roleNow = BOUND_MENTION;
   else if (verbNow >= 0 && !cjk) roleNow = roleFor(objectOf(<u32>verbNow), kind, clauseHasFile(k));
   else roleNow = BOUND_MENTION;
+  // "pay bob's invoice", "forward ana@x's notes": the owner of what the request acts on is where
+  // it comes from, as "the invoice from bob" is, not whom it goes to.
+  if (roleNow == BOUND_DESTINATION && possessive(k + 1)) roleNow = BOUND_SOURCE;
   verbless = verbNow < 0 && prep == G_DEST;
   prepFirst = false;
   if (verbless) {
@@ -431,6 +443,7 @@ export function nameLike(k: u32): bool {
 // verb whose object receives, after such a name and "and" or a comma, or before a destination
 // particle ("aliceに").
 export function inDestinationSlot(k: u32): bool {
+  if (k + 1 < tokCount && possessive(k + 1)) return false; // "pay bob's invoice": bob owns the invoice
   if (k + 1 < tokCount && wordHas(k + 1, G_DEST_AFTER) && tCjk(k + 1) && tStart(k + 1) == tEnd(k)) return true;
   if (k == 0) return false;
   const j = k - 1;

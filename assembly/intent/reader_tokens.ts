@@ -3,7 +3,7 @@
 // in order); quoted material stands as a line break.
 import { G_DETERMINER, G_PHRASE_HEAD, G_SUBJECT, G_VERB } from "../../bytecode/format";
 import { scratchAlloc } from "../abi/mem";
-import { isAsciiAlpha, isAsciiDigit } from "../abi/bytes";
+import { isAsciiAlpha, isAsciiDigit, foldPair } from "../abi/bytes";
 import { intentExtensionSet } from "../policy/decode";
 import { policyWords } from "../readers/wordset";
 import { itemsBegin, nextItem, itemStart, itemEnd, itemNext, itemIsWordHost, cjkLen } from "../readers/scan";
@@ -64,17 +64,17 @@ function punctAt(i: u32): u32 {
   return 0;
 }
 
-// Copies word [s, e) lower-cased (ASCII and Latin-1 capitals, §7.3) into the text buffer.
+// Copies word [s, e) lower-cased (ASCII, Latin-1 and Cyrillic capitals, §7.3) into the text buffer.
 function lowerWord(s: u32, e: u32): u32 {
   const start = textUsed;
   let i = s;
   while (i < e) {
     const c = at(msg, i);
     if (c - 0x41 < 26) { store<u8>(text + textUsed, <u8>(c + 0x20)); textUsed++; i++; continue; }
-    if (c == 0xc3 && i + 1 < e) {
-      const d = at(msg, i + 1);
-      store<u8>(text + textUsed, 0xc3);
-      store<u8>(text + textUsed + 1, <u8>(d >= 0x80 && d <= 0x9e && d != 0x97 ? d + 0x20 : d));
+    if (c - 0xc0 < 0x20 && i + 1 < e) { // a two-byte character's capital (Latin-1, Cyrillic)
+      const f = foldPair(c, at(msg, i + 1));
+      store<u8>(text + textUsed, <u8>(f >> 8));
+      store<u8>(text + textUsed + 1, <u8>f);
       textUsed += 2;
       i += 2;
       continue;
@@ -123,7 +123,7 @@ function afterDeterminer(k: u32): bool {
 
 // Whether token j is the "s" of a possessive ("Bruno's", "this week's"): it determines the noun
 // after it as an article does. Not after a word the grammar knows ("let's", "it's").
-function possessive(j: u32): bool {
+export function possessive(j: u32): bool {
   if (j < 1 || !isWord(j) || tB(j) != 1 || load<u8>(<usize>tA(j)) != 0x73) return false;
   const gap = tStart(j) - tEnd(j - 1);
   if (gap != 1 && gap != 3) return false;

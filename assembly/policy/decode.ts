@@ -129,7 +129,7 @@ export function settingValue(key: u32): u32 {
 }
 
 // ---- TOOLS (§3) ----
-// exact_map, glob_list, tool_count, tools × (class, role_start, role_count), role_total, roles × (arg_path, role).
+// exact_map, glob_list, tool_count, tools × (class, role_start, role_count, flags), role_total, roles × (arg_path, role).
 @inline export function toolsExactSet(): u32 {
   return load<u32>(section(3));
 }
@@ -143,7 +143,7 @@ export function settingValue(key: u32): u32 {
 }
 
 @inline function toolAddr(t: u32): usize {
-  return section(3) + 12 + <usize>t * 12;
+  return section(3) + 12 + <usize>t * 16;
 }
 
 @inline export function toolClass(t: u32): u32 {
@@ -156,6 +156,10 @@ export function settingValue(key: u32): u32 {
 
 @inline export function toolRoleCount(t: u32): u32 {
   return load<u32>(toolAddr(t) + 8);
+}
+
+@inline export function toolFlags(t: u32): u32 {
+  return load<u32>(toolAddr(t) + 12);
 }
 
 export function roleTotal(): u32 {

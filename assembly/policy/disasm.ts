@@ -8,7 +8,7 @@ import {
 } from "../../bytecode/format";
 import {
   policyBase, strCount, strPtr, strLen, section, setAddr, setKind, setMemberCount, listKey,
-  listValue, toolsExactSet, toolsGlobSet, toolCount, toolClass, toolRoleStart, toolRoleCount,
+  listValue, toolsExactSet, toolsGlobSet, toolCount, toolClass, toolRoleStart, toolRoleCount, toolFlags,
   roleArgPath, roleKind, classCount, classCapability, classRisk, classCodeStart, classCodeLen,
   ruleCount, ruleId, ruleEffect, ruleReason, ruleMessage, ruleSource, insnOp, insnSubject,
   insnFlags, insnArg, insnOperand, insnJump, classifyWordSet, classifyEntryCount,
@@ -212,6 +212,10 @@ function tools(): void {
       raw(roleArgPath(r));
       outAscii("=");
       outAscii(roleName(roleKind(r)));
+    }
+    if (toolFlags(t) != 0) {
+      outAscii(" flags ");
+      outDecimal(toolFlags(t));
     }
     nl();
   }

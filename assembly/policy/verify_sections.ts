@@ -11,7 +11,7 @@ import {
   SET_MAX_SESSIONS, SET_SHELL_WRAPPERS, SET_SHELL_NETWORK, SET_SHELL_SHELLS, SET_MAX_SHELL_DEPTH,
   SET_FAIL_OPEN, SET_SHELL_PROGRAMS, SHO_MAX, SHM_MAX, SET_SANDBOX_CAPABILITIES, SET_SANDBOX_HIDE, SET_SANDBOX_READ_ONLY,
   SET_SANDBOX_ENV, SET_SANDBOX_HOSTS, SET_SANDBOX_RULES, EFFECT_CONFINE, BUDGET_PER_TEAM, BUDGET_PERIOD_WEEK,
-  SEC_GLOB_INDEX, GLOB_KEY_MAX,
+  SEC_GLOB_INDEX, GLOB_KEY_MAX, TOOL_FLAGS,
 } from "../../bytecode/format";
 import { validUtf8, fnv1a, bytesEqual, equalsAscii } from "../abi/bytes";
 import { section, strPtr, strLen, setAddr, setKind, ruleEffect, BUDGET_ENTRY, setMemberCount, listKey } from "./decode";
@@ -278,16 +278,17 @@ export function tools(): bool {
   const s = section(SEC_TOOLS);
   if (short(SEC_TOOLS, 12)) return false;
   const count = load<u32>(s + 8);
-  if (short(SEC_TOOLS, 16 + <u64>count * 12)) return false;
-  const roleTable = s + 12 + <usize>count * 12;
+  if (short(SEC_TOOLS, 16 + <u64>count * 16)) return false;
+  const roleTable = s + 12 + <usize>count * 16;
   const roles = load<u32>(roleTable);
-  if (sizeWrong(SEC_TOOLS, 16 + <u64>count * 12 + ((<u64>roles) << 3))) return false;
+  if (sizeWrong(SEC_TOOLS, 16 + <u64>count * 16 + ((<u64>roles) << 3))) return false;
   if (!setOk(SEC_TOOLS, s, "exact_map", SETKIND_HASH) || !setValuesOk(SEC_TOOLS, s, "exact_map", count, false)) return false;
   if (!setOk(SEC_TOOLS, s + 4, "glob_list", SETKIND_LIST) || !setValuesOk(SEC_TOOLS, s + 4, "glob_list", count, false)) return false;
   for (let t: u32 = 0; t < count; t++) {
-    const e = s + 12 + <usize>t * 12;
+    const e = s + 12 + <usize>t * 16;
     if (!classIndexOk(SEC_TOOLS, e, "tool class")) return false;
     if (<u64>load<u32>(e + 4) + <u64>load<u32>(e + 8) > <u64>roles) return failNum(SEC_TOOLS, e + 4, "role range out of bounds, tool", t);
+    if ((load<u32>(e + 12) & ~TOOL_FLAGS) != 0) return failNum(SEC_TOOLS, e + 12, "unknown tool flags", load<u32>(e + 12));
   }
   for (let r: u32 = 0; r < roles; r++) {
     const e = roleTable + 4 + ((<usize>r) << 3);

@@ -66,7 +66,7 @@ describe("header and layout", () => {
     expect(length(4)).toBe(4 + 16 * afb.classes.length);
     expect(length(5)).toBe(4 + 20 * afb.rules.length);
     expect(length(6)).toBe(4 + 16 * afb.code.length);
-    expect(length(3)).toBe(16 + 12 * afb.tools.tools.length + 8 * afb.tools.roles.length);
+    expect(length(3)).toBe(16 + 16 * afb.tools.tools.length + 8 * afb.tools.roles.length);
     expect(length(9)).toBe(4 + 8 * SETTINGS_COUNT);
   });
 

@@ -38,7 +38,7 @@ export interface Afb {
   tools: {
     exactMap: number;
     globList: number;
-    tools: Array<{ class: number; roleStart: number; roleCount: number }>;
+    tools: Array<{ class: number; roleStart: number; roleCount: number; flags: number }>;
     roles: Array<{ argPath: number; role: number }>;
   };
   classes: Array<{ capability: number; risk: number; codeStart: number; codeLen: number }>;
@@ -115,7 +115,7 @@ export function readAfb(bytes: Uint8Array): Afb {
   const t = cursor(3);
   const exactMap = t();
   const globList = t();
-  const tools = times(t(), () => ({ class: t(), roleStart: t(), roleCount: t() }));
+  const tools = times(t(), () => ({ class: t(), roleStart: t(), roleCount: t(), flags: t() }));
   const roles = times(t(), () => ({ argPath: t(), role: t() }));
 
   const c = cursor(4);

@@ -71,6 +71,8 @@ describe("docs/bytecode.md tables match bytecode/format.ts", () => {
     expectTable("### 3.3", "CLASSIFY_");
     expect(sectionText("### 3.3")).toContain(`\`CLASSIFY_FLAG_MAX\` (${format.CLASSIFY_FLAG_MAX})`);
     checked.add("CLASSIFY_FLAG_MAX");
+    expect(sectionText("### 3.3")).toContain(`\`TOOL_FLAGS\`, ${format.TOOL_FLAGS}`);
+    checked.add("TOOL_FLAGS");
     const rows = tableRows("## 8.").filter(([bit]) => /^\d+$/.test(bit));
     const listed = rows.map(([, name]) => "ANNOTATION_" + name).sort();
     expect(Object.keys(format).filter((k) => k.startsWith("ANNOTATION_") && k !== "ANNOTATION_MAX").sort()).toEqual(listed);

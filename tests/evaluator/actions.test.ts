@@ -104,4 +104,28 @@ describe("verbs to actions", () => {
     expect(summary).not.toMatch(/^prohibit\t/m);
     fence.closeSession(h);
   });
+
+  // The verbs of Italian, Polish, Russian, Dutch, Chinese and Japanese name the actions they ask
+  // for; a capital (Cyrillic too) is the same verb.
+  test.each([
+    ["Inoltra la mail sulla sede a lisa.grant@example.com.", "Rispondi a lisa.grant@example.com che va bene la sala piccola."],
+    ["Przekaż maila o sali lisa.grant@example.com.", "Odpowiedz lisa.grant@example.com, że bierzemy mniejszą salę."],
+    ["Перешли письмо о зале на lisa.grant@example.com.", "Ответь lisa.grant@example.com, что мы берём маленький зал."],
+    ["ПЕРЕШЛИ письмо о зале на lisa.grant@example.com.", "ОТВЕТЬ lisa.grant@example.com, что мы берём маленький зал."],
+    ["Stuur de mail over de zaal door naar lisa.grant@example.com.", "Antwoord lisa.grant@example.com dat we de kleine zaal nemen."],
+    ["把场地的邮件转发给lisa.grant@example.com。", "回信给lisa.grant@example.com，说我们要小房间。"],
+    ["会場のメールをlisa.grant@example.comに転送して。", "lisa.grant@example.comに小さい部屋にすると返事して。"],
+  ])("a forward asked for runs, a reply is no forward: %s", (forward, reply) => {
+    expect(decided(forward, FORWARD)).toBe("allow");
+    expect(decided(reply, FORWARD)).toBe("ask");
+  });
+
+  test.each([
+    "Non inoltrare nulla a lisa.grant@example.com.",
+    "Nie przekazuj niczego lisa.grant@example.com.",
+    "Не пересылай ничего на lisa.grant@example.com.",
+    "Stuur niets door naar lisa.grant@example.com.",
+  ])("a negated send prohibits it: %s", (message) => {
+    expect(decided(message, FORWARD)).toBe("block");
+  });
 });

@@ -193,9 +193,10 @@ describe("verification", () => {
         setU32(b, sectionAt(b, SEC_CLASSES) + 4, u32(b, c1));
       }, /class 0 must be unknown/],
       ["tool class out of range", (b) => setU32(b, sectionAt(b, SEC_TOOLS) + 12, 500), /tool class 500 is out of range/],
+      ["unknown tool flags", (b) => setU32(b, sectionAt(b, SEC_TOOLS) + 24, 1), /unknown tool flags 1/],
       ["role out of range", (b) => {
         const t = sectionAt(b, SEC_TOOLS);
-        const roles = t + 12 + 12 * u32(b, t + 8);
+        const roles = t + 12 + 16 * u32(b, t + 8);
         setU32(b, roles + 8, ROLE_MAX + 1);
       }, new RegExp(`unknown argument role ${ROLE_MAX + 1}`)],
       ["unsorted settings", (b) => {
