@@ -17,7 +17,7 @@ import {
 } from "./reader_state";
 import { cjkLen } from "../readers/scan";
 import { endsSentence, endsClause, conditionOf } from "./reader_sentences";
-import { imperative, negatedVerb, clauseNegated, objectOf } from "./reader_verbs";
+import { imperative, negatedVerb, clauseNegated, objectOf, cancelsAt } from "./reader_verbs";
 
 // The role a verb's object direction gives a value of kind `kind`.
 function roleFor(object: u32, kind: u32, clauseHasFile: bool): u32 {
@@ -328,10 +328,13 @@ function inherit(j: u32): void {
 // negation.
 function negatedBefore(k: u32): bool {
   const cs = clauseStart(k);
+  let cancelled = false;
   for (let j = k; j > cs;) {
     if (k - j >= SCAN_WINDOW) { scanCut = true; return false; }
     j--;
-    if (wordHas(j, G_NEGATION | G_EXCLUDE)) return true;
+    if (cancelsAt(j)) cancelled = true;
+    if (wordHas(j, G_NEGATION) && !cancelled && !(j > cs && cancelsAt(j - 1))) return true;
+    if (wordHas(j, G_EXCLUDE)) return true;
     if (wordHas(j, G_INSTEAD) && !tCjk(j)) return true;
   }
   return false;
