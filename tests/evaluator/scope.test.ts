@@ -99,5 +99,7 @@ describe("a negation reaches its own clause", () => {
     expect(send("N'oubliez pas d'envoyer le devis à achat@corp.example", "achat@corp.example")).toBe("allow");
     expect(send("No olvides mandar el presupuesto a compras@corp.example", "compras@corp.example")).toBe("allow");
     expect(send("Don't forget to email the quote to buyer@corp.example", "buyer@corp.example")).toBe("allow");
+    expect(send("不要忘记把报价发给caigou@corp.example", "caigou@corp.example")).toBe("allow");
+    expect(send("不要把报价发给eve@other.example", "eve@other.example")).toBe("block");
   });
 });
