@@ -182,10 +182,10 @@ const ExposureLevel = z.strictObject({
   args: z
     .record(
       z.string().regex(/^[A-Za-z0-9_-]+$/, { error: "an argument's name (its last key), letters, digits, _ and -" }),
-      z.array(z.union([z.string().min(1), z.boolean(), z.number()])).min(1),
+      z.array(z.union([z.string().min(1), z.boolean(), z.number(), z.null()])).min(1),
     )
     .optional()
-    .describe("argument name -> the values that set this level (private: [false])"),
+    .describe("argument name -> the values that set this level (private: [false]; null: a protection removed)"),
   words: z
     .array(nonEmpty)
     .min(1)

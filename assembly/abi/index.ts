@@ -70,7 +70,7 @@ export function intent(h: i32, len: i32): i32 {
   if (live) {
     const n = min(<u32>len, settingValue(SET_MAX_INTENT_BYTES));
     const read = readerMessage == inputPtr() && readerMessageLen <= n;
-    exposureBind(h, inputPtr(), read ? readerMessageLen : n, read ? readerQuoted : 0);
+    exposureBind(h, inputPtr(), read ? readerMessageLen : n, read ? readerQuoted : 0, read);
   }
   return r;
 }

@@ -464,6 +464,19 @@ export function toolActions(name: usize, len: u32): i64 {
   return 0;
 }
 
+// Whether the tool `name` (its own name, past an MCP server's prefix) holds the word [w, w+n),
+// ASCII case aside.
+export function toolNameHas(name: usize, len: u32, w: usize, n: u32): bool {
+  const own = ownNameStart(name, len, 0, 0);
+  const p = name + own, m = len - own;
+  let i: u32 = 0;
+  while (nextWord(p, m, i)) {
+    i = wordEnd;
+    if (wordEnd - wordStart == n && equalsAsciiFold(p + wordStart, w, n)) return true;
+  }
+  return false;
+}
+
 // What a tool takes for a choice or for content (§3.3): a mapped tool's, the flags of its TOOLS
 // entry; one nobody mapped, of class `cls`, those of every CLASSIFY entry of that class (0 for class 0).
 export function choiceFlags(cls: i32): u32 {

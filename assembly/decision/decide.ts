@@ -15,7 +15,7 @@ import { scratchAlloc } from "../abi/mem";
 import { TARGETS_LIMIT, TARGETS_OOM, movesClear, setOwnLoopback, uncontained } from "../readers/targettable";
 import { hasPolicy } from "../policy/policy";
 import { sessionSlot, sessionStore } from "./session";
-import { classifyTool, leafRole, choiceFlags, mapRole, WORDS_OOM } from "./classify";
+import { classifyTool, leafRole, choiceFlags, mapRole, toolActions, WORDS_OOM } from "./classify";
 import { nameWordRole } from "./describe";
 import { runClass, outOfMemory, setContaining } from "./eval";
 import {
@@ -28,7 +28,7 @@ import {
   targetsBegin, setWorkdir, extractTargets, hasTargetOf, addNumberObject, addObject, amountTargets, memberTargets,
   tableStatusNow,
 } from "../readers/targets";
-import { intentProhibits, intentAsks } from "../intent/intent";
+import { intentProhibits, intentAsks, intentNegatesTool } from "../intent/intent";
 import {
   faultBegin, faultEnd, fault, verdict, opaque, narrowed, prohibited, exhausted, overCap, repeated, uncountable, limit,
   unconfinable,
@@ -177,6 +177,9 @@ export function decide(h: i32, nLen: u32, argsLen: u32): u32 {
   if (t == TARGETS_LIMIT) return limit("the call names more targets than the policy's limit of ", settingValue(SET_MAX_TARGETS));
   if (t != 0) return fault("out_of_memory", "the evaluator ran out of memory");
   if (store != 0 && intentProhibits(store, <u32>cls)) return prohibited();
+  const acts = store != 0 ? toolActions(name, nameLen) : 0;
+  if (acts < 0) return fault("out_of_memory", "the evaluator ran out of memory");
+  if (store != 0 && intentNegatesTool(store, <u32>acts, name, nameLen)) return prohibited();
   let effect = runClass(<u32>cls, name, nameLen, store);
   if (outOfMemory) return fault("out_of_memory", "the evaluator ran out of memory");
   // Where a sandbox can run, a call it can hold is never allowed outside it: a path the call

@@ -5,8 +5,9 @@ import { SUBJ_DOMAIN, SUBJ_PATH, INTENT_EXACT } from "../../bytecode/format";
 import { NO, YES, MAYBE } from "../decision/tri";
 import { globsMeet } from "../readers/glob";
 import { free, scratchAlloc } from "../abi/mem";
-import { NAME, DERIVED, GRANTED, ACTION, ANY_ACTION, ITEM_HEAD, recSize, H_ITEMS, H_ITEMS_BYTES, field, kindMatches, classBit } from "./intent_record";
+import { NAME, DERIVED, GRANTED, ACTION, NEGATED_ACTION, ANY_ACTION, ITEM_HEAD, recSize, H_ITEMS, H_ITEMS_BYTES, field, kindMatches, classBit } from "./intent_record";
 import { reading } from "./intent_lookup";
+import { toolNameHas } from "../decision/classify";
 
 export {
   A_DEST, A_DEST_MAYBE, A_NAMED, A_NAMED_MAYBE, A_REVOKED, A_BARE_HOST, A_SOURCE, A_SOURCE_MAYBE, A_RULED_OUT,
@@ -95,6 +96,22 @@ export function intentGrants(intent: usize, classIdx: u32, toolActions: u32): u3
     if (kind == GRANTED && (attributes & ANY_ACTION) != 0 && load<u32>(rec + 4) == classIdx) return YES;
   }
   return MAYBE;
+}
+
+// Whether a verb the request negated reaches the tool (§7.5): the tool says one of its actions,
+// or says none and its name [name, name+len) holds the verb ("send" of send_email).
+export function intentNegatesTool(intent: usize, toolActions: u32, name: usize, len: u32): bool {
+  if (intent == 0) return false;
+  const items = intent + field(intent, H_ITEMS);
+  const bytes = field(intent, H_ITEMS_BYTES);
+  let off: u32 = 0;
+  while (off < bytes) {
+    const rec = items + <usize>off;
+    off += recSize(rec);
+    if (load<u32>(rec) != NEGATED_ACTION) continue;
+    if (toolActions != 0 ? (load<u32>(rec + 12) & toolActions) != 0 : toolNameHas(name, len, rec + ITEM_HEAD, load<u32>(rec + 8))) return true;
+  }
+  return false;
 }
 
 // Whether a narrowing asks about the class (§7.2): an allow becomes an ask.

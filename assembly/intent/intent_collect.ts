@@ -23,7 +23,7 @@ import { tokCount, tStart, tEnd, clauseStart, clauseEnd } from "./reader_state";
 import { bindObjects, objectStart } from "./objects";
 import {
   PROHIBITED, GRANTED, NAME, GRANTED_MAYBE, DERIVED, A_DEST, A_DEST_MAYBE, A_NAMED, A_BARE_HOST, A_SOURCE,
-  A_SOURCE_MAYBE, A_RULED_OUT, A_RECORD, A_OWN_RECORD, A_DEST_ENTRY, READ_OWN, READ_ENTRIES_ONLY, READ_BY_DESTINATION, A_ADDRESS_HOST, A_GRANTS, TEXT, WORDS, ACTION, ITEM_HEAD, NOTE_HERE, padded, TURN_MAX, vetoes, ANY_ACTION,
+  A_SOURCE_MAYBE, A_RULED_OUT, A_RECORD, A_OWN_RECORD, A_DEST_ENTRY, READ_OWN, READ_ENTRIES_ONLY, READ_BY_DESTINATION, A_ADDRESS_HOST, A_GRANTS, TEXT, WORDS, ACTION, ITEM_HEAD, NOTE_HERE, padded, TURN_MAX, vetoes, NEGATED_ACTION, ANY_ACTION,
 } from "./intent_record";
 import { numberObject, objectNormal } from "./objects";
 import {
@@ -524,6 +524,25 @@ function markGrantedClasses(): bool {
   return (load<u8>(grantedBits + (cls >> 3)) & (1 << (cls & 7))) != 0;
 }
 
+// The actions the verbs that grant class cls name: 0 when none grants it, -1 (every action) when
+// one names none.
+function grantActions(cls: u32): i64 {
+  let all: i64 = 0;
+  for (let k: u32 = 0; k < useCount; k++) {
+    const effect = useEffect(k);
+    if (effect != USE_GRANT && effect != USE_GRANT_MAYBE) continue;
+    const start = intentVerbClassStart(useVerb(k));
+    const end = start + intentVerbClassCount(useVerb(k));
+    for (let c = start; c < end; c++) {
+      if (intentClass(c) != cls) continue;
+      const a = verbActions(useWord(k), useWordLen(k));
+      if (a <= 0) return -1;
+      all |= a;
+    }
+  }
+  return all;
+}
+
 // What the user's words grant an object or a sum by the mood of its clause (§7.4): a plain
 // request grants it as the destination of the action (whatever the clause's data flow), a
 // condition or a language the grammar cannot place maybe; a question names it for reading;
@@ -656,6 +675,13 @@ export function collectMessage(p: usize, len: u32): bool {
       // "Send it to ana, don't email carol": the request's class stays granted; carol, negated,
       // is no destination.
       if (effect == USE_RESTRICT && messageGrants(cls)) continue;
+      // "Don't share the folder, just email the PDF": a negation reaches its own verb's actions;
+      // the class another verb grants for actions beyond those stays granted.
+      if (effect == USE_PROHIBIT && actions > 0 && (grantActions(cls) & ~actions) > 0) {
+        noteL = 0;
+        if (!collectWith(NEGATED_ACTION, 0, word, <u32>actions)) return false;
+        continue;
+      }
       if (!collectWith(kind, cls, word, actions == 0 ? ANY_ACTION : 0)) return false;
     }
   }

@@ -83,6 +83,10 @@ export const A_ADDRESS_HOST: u32 = 1024;
 // An action the user's own words name (§7.5): a verb of it, not negated, in any mood ("you want
 // to return it", "if not, cancel the order"); the item holds the verb, its attributes the actions.
 export const ACTION: u32 = 0xf9;
+// A negated verb's actions, where another verb of the request grants its class ("don't share the
+// folder, just email the PDF"): the negation reaches a tool of those actions, or one whose name
+// says the verb, not the class (§7.5). The item holds the verb, its attributes the actions.
+export const NEGATED_ACTION: u32 = 0xf7;
 // A verb's grant's attributes: this bit when its verb names no action (an operator's own verb:
 // it grants its classes whatever a tool's name says, §7.5), else 0.
 export const ANY_ACTION: u32 = 1 << 31;

@@ -17,7 +17,7 @@ import {
 } from "./reader_state";
 import { cjkLen } from "../readers/scan";
 import { endsSentence, endsClause, conditionOf } from "./reader_sentences";
-import { imperative, negatedVerb, clauseNegated, objectOf } from "./reader_verbs";
+import { imperative, negatedVerb, clauseNegated, objectOf, cancelsAt } from "./reader_verbs";
 import { possessive } from "./reader_tokens";
 
 // The role a verb's object direction gives a value of kind `kind`.
@@ -340,10 +340,13 @@ function inherit(j: u32): void {
 // negation.
 function negatedBefore(k: u32): bool {
   const cs = clauseStart(k);
+  let cancelled = false;
   for (let j = k; j > cs;) {
     if (k - j >= SCAN_WINDOW) { scanCut = true; return false; }
     j--;
-    if (wordHas(j, G_NEGATION | G_EXCLUDE)) return true;
+    if (cancelsAt(j)) cancelled = true;
+    if (wordHas(j, G_NEGATION) && !cancelled && !(j > cs && cancelsAt(j - 1))) return true;
+    if (wordHas(j, G_EXCLUDE)) return true;
     if (wordHas(j, G_INSTEAD) && !tCjk(j) && !insteadLeads(j, k)) return true;
   }
   return false;

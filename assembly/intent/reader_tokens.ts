@@ -51,6 +51,9 @@ function punctAt(i: u32): u32 {
     if (d == 0x82) return P_STOP;  // 。
     if (d == 0x81) return P_COMMA; // 、
   }
+  // A dash between spaces parts clauses ("I can't make it — let priya know").
+  if (c == 0xe2 && i > 0 && i + 3 < msgLen && at(msg, i + 1) == 0x80 && (at(msg, i + 2) == 0x93 || at(msg, i + 2) == 0x94) &&
+    at(msg, i - 1) == 0x20 && at(msg, i + 3) == 0x20) { punctLen = 3; return P_COMMA; }
   if (c == 0xef && i + 2 < msgLen && at(msg, i + 1) == 0xbc) {
     const d = at(msg, i + 2);
     punctLen = 3;
@@ -269,8 +272,9 @@ export function tokenize(): bool {
     const cj = cjkLen(msg, msgLen, i);
     const pc = punctAt(i);
     if (pc != 0) {
-      // Punctuation between two word characters is part of a token ("example.com", "3,000").
-      const inside = i > 0 && wordByteLen(i - 1) > 0 && i + punctLen < msgLen && wordByteLen(i + punctLen) > 0 && pc != P_LINE;
+      // Punctuation between two word characters is part of a token ("example.com", "3,000"); a
+      // full-width mark never is ("送って。eve@x").
+      const inside = punctLen == 1 && i > 0 && wordByteLen(i - 1) > 0 && i + punctLen < msgLen && wordByteLen(i + punctLen) > 0 && pc != P_LINE;
       if (!inside && !pushToken(T_PUNCT, pc, 0, 0, i, i + punctLen, false)) return false;
       i += punctLen;
       continue;

@@ -46,12 +46,18 @@ export function negatedVerb(k: u32): bool {
     j--;
     aside = max(0, aside + bracketsClosed(tType(j) == T_PUNCT ? tStart(j) : tEnd(j), tStart(j + 1)));
     if (!isWord(j) || aside > 0) continue; // "(they are no longer needed) and return it": not negated
-    if (!tCjk(j) && hasWord(cancels, <usize>tA(j), tB(j))) cancelled = true;
-    if ((tG(j) & G_NEGATION) != 0 && !cancelled) return true;
+    if (cancelsAt(j)) cancelled = true;
+    if ((tG(j) & G_NEGATION) != 0 && !cancelled && !(j > cs && cancelsAt(j - 1))) return true;
   }
   const ce = clauseEnd(k);
   for (let j = k + 1; j < ce && j <= k + 2; j++) if (wordHas(j, G_NOTHING)) return true;
   return false;
+}
+
+// Whether token k is a word that turns a negation beside it into a request: "do not forget to",
+// and, standing first, "n'oublie pas d'envoyer", "vergiss nicht zu senden".
+export function cancelsAt(k: u32): bool {
+  return isWord(k) && !tCjk(k) && hasWord(cancels, <usize>tA(k), tB(k));
 }
 
 // The closing parentheses less the opening ones among the message's bytes [a, b).

@@ -10,24 +10,34 @@
 // per session; a decision reads it back (exposureCall, exposureTarget) and makes an OBJECT target
 // of a wide value: "ARG=VALUE (ruled out by the request)" or "ARG=VALUE (not chosen by the request)", which
 // the policy's rules block or ask about. A narrow value, or one the request chose, makes none.
-import { G_CONJ, SUBJ_OBJECT } from "../../bytecode/format";
+import {
+  G_CONJ, G_DETERMINER, G_SOURCE, G_RELATIVE, G_DEST, SUBJ_OBJECT, MOOD_QUESTION, MOOD_STATEMENT, MOOD_REQUEST, BOUND_QUOTED,
+} from "../../bytecode/format";
+import { readingAt, readingMood, readingRole } from "../intent/reader";
+import { verbNow } from "../intent/reader_state";
 import {
   setFind, classifyExposureArgSet, classifyExposureWordSet, intentNegationSet, intentCancelSet, intentGrammarSet,
 } from "../policy/decode";
 import { realloc, scratchAlloc } from "../abi/mem";
 import { lowerAscii } from "../abi/bytes";
-import { leafPath, leafPathLen, leafValue, leafValueLen, leafIsString } from "./json";
+import { leafPath, leafPathLen, leafValue, leafValueLen } from "./json";
 import { addTarget, fail, TARGETS_OOM } from "./targettable";
 
 export const SETTINGS: u32 = 8;
-// Per session slot: u32 handle, u8 stated[8] (level + 1 the request chose, the widest; 0 none),
-// u8 ruled[8] (the narrowest level ruled out + 1: it and every wider one; 0 none).
-const ENTRY: usize = 20;
+// Per session slot: u32 handle, u8 stated[8] (level + 1 the request chose, the narrowest it
+// stated; 0 none), u8 ruled[8] (the narrowest level ruled out + 1: it and every wider one; 0
+// none), u8 wide[8] (the widest level it stated + 1: those between are asked about).
+const ENTRY: usize = 28;
 let table: usize = 0;
 let tableSlots: u32 = 0;
 // What one message says: the same two arrays.
 const msgStated: usize = memory.data(8);
 const msgRuled: usize = memory.data(8);
+const msgWide: usize = memory.data(8);
+// Whether the binder's reader read this message: then a word chooses only where the reader
+// reads a request (readingAt), else nowhere.
+let moodsRead = false;
+let clauseAsks = false; // the clause being read ends in ? or ？
 // Read in a message's first bytes only (a long message is a paste more than a request, and what
 // it would choose past them is asked about, never allowed).
 const READ_MAX: u32 = 4096;
@@ -160,24 +170,79 @@ function negates(k: u32): bool {
   return setFind(intentCancelSet(), phrase, phraseLen) < 0;
 }
 
-function isConjunction(k: u32): bool {
+// The grammar's categories of word token k (§7.3), -1 when it knows none.
+function grammarOf(k: u32): i64 {
   phraseLen = 0;
-  if (!appendToken(k)) return false;
-  const g = setFind(intentGrammarSet(), phrase, phraseLen);
+  if (!appendToken(k)) return -1;
+  return setFind(intentGrammarSet(), phrase, phraseLen);
+}
+
+function isConjunction(k: u32): bool {
+  const g = grammarOf(k);
   return g >= 0 && (<u32>g & G_CONJ) != 0;
 }
 
-// What a word the request says chooses: per setting, the level it names (§3.3's nibbles).
-function note(nibbles: u32, negated: bool): void {
+// Whether word token k is one neither the grammar nor the settings know: a noun of the request.
+function plainWord(k: u32): bool {
+  if (k >= tokenCount || tokenKind(k) != 0 || grammarOf(k) >= 0) return false;
+  phraseLen = 0;
+  return appendToken(k) && setFind(classifyExposureWordSet(), phrase, phraseLen) <= 0;
+}
+
+// Whether word token k is an article or a possessive ("the", "our").
+function determiner(k: u32): bool {
+  if (tokenKind(k) != 0) return false;
+  const g = grammarOf(k);
+  return g >= 0 && (<u32>g & G_DETERMINER) != 0;
+}
+
+// Whether the one-word choice at token k, in a noun phrase (an article before it or before the
+// noun before it), is about something else: it modifies the noun after it ("the public holiday
+// calendar", "a public API client"), a noun before it modifies it ("our newsletter editor"), or
+// "of" ties it to another thing ("the owner of the vendor account"). What a setting is about is
+// a phrase of its own ("a public repository", "owner access"), matched before this.
+function modifiesAnother(k: u32): bool {
+  if (k == 0) return false;
+  if (k >= 2 && determiner(k - 2) && plainWord(k - 1)) return true;
+  if (!determiner(k - 1)) return false;
+  if (plainWord(k + 1)) return true;
+  if (k + 1 >= tokenCount || tokenKind(k + 1) != 0) return false;
+  const g = grammarOf(k + 1);
+  return g >= 0 && (<u32>g & (G_SOURCE | G_RELATIVE)) != 0 && (<u32>g & G_DEST) == 0;
+}
+
+// How a word at byte pos is read by the binder's reader: in a question ("is it public?"),
+// quoted, or in a message it did not read, it chooses nothing (0); in a statement, whose verb
+// is no request ("she edits the newsletter", "he owns the plan"), it only narrows (1): the
+// levels wider than its own are ruled out, its own is not chosen; elsewhere it chooses (2).
+function chooses(pos: u32): u32 {
+  if (!moodsRead) return 0;
+  readingAt(pos);
+  if (readingMood == MOOD_QUESTION || readingRole == BOUND_QUOTED) return 0;
+  // A clause that ends in a question mark is a question unless the reader reads a request
+  // there ("could you make it public?"): "¿Es público?" has no word that asks.
+  if (clauseAsks && readingMood != MOOD_REQUEST) return 0;
+  return readingMood == MOOD_STATEMENT && verbNow >= 0 ? 1 : 2;
+}
+
+// What a word the request says at token k chooses: per setting, the level it names (§3.3's
+// nibbles). The narrowest level a message states is its choice: "so she can comment; she is
+// an owner" chooses comments.
+function note(nibbles: u32, negated: bool, k: u32): void {
+  const reading = negated ? 2 : chooses(load<u32>(tokens + <usize>k * 12));
+  if (reading == 0) return;
   for (let s: u32 = 0; s < SETTINGS; s++) {
-    const n = (nibbles >>> (s * 4)) & 15;
+    let n = (nibbles >>> (s * 4)) & 15;
     if (n == 0) continue;
-    if (negated) {
+    if (reading == 1) n++; // the next wider level
+    if (negated || reading == 1) {
       // "Not private" rules nothing out: the narrowest level always runs.
       const r = <u32>load<u8>(msgRuled + s);
       if (n > 1 && (r == 0 || n < r)) store<u8>(msgRuled + s, <u8>n);
-    } else if (n > <u32>load<u8>(msgStated + s)) {
-      store<u8>(msgStated + s, <u8>n);
+    } else {
+      const st = <u32>load<u8>(msgStated + s);
+      if (st == 0 || n < st) store<u8>(msgStated + s, <u8>n);
+      if (n > <u32>load<u8>(msgWide + s)) store<u8>(msgWide + s, <u8>n);
     }
   }
 }
@@ -220,7 +285,7 @@ function readClause(): void {
           if (v > 0) { best = j; bestNibbles = <u32>v; }
         }
         if (best != 0) {
-          note(bestNibbles, negated || cjkNegated);
+          note(bestNibbles, negated || cjkNegated, k);
           i = best;
         } else {
           i += charLen(message, e, i);
@@ -239,8 +304,8 @@ function readClause(): void {
       const v = setFind(words, phrase, phraseLen);
       if (v > 0) { bestK = m + 1; bestNibbles = <u32>v; }
     }
-    if (bestK > 0) {
-      note(bestNibbles, negated);
+    if (bestK > 1 || (bestK == 1 && !modifiesAnother(k))) {
+      note(bestNibbles, negated, k);
       k += bestK;
     } else {
       k++;
@@ -258,7 +323,9 @@ function readMessage(p: usize, len: u32, skip: usize): void {
   while (i < len) {
     const b = skip != 0 && load<u8>(skip + i) != 0 ? 1 : breakAt(p, len, i);
     if (b != 0) {
+      clauseAsks = at(p, i) == 0x3f || (b == 3 && at(p, i + 2) == 0x9f);
       readClause();
+      clauseAsks = false;
       tokenCount = 0;
       i += b;
       continue;
@@ -311,9 +378,11 @@ function readMessage(p: usize, len: u32, skip: usize): void {
 // are not the user's own words (`skip`, or 0): what it chooses or rules out amends what earlier
 // turns did (a later choice replaces an earlier one and takes a ruling-out of it back, a later
 // ruling-out takes an earlier choice back). Returns false when the session's record could not be made.
-export function exposureBind(h: i32, p: usize, len: u32, skip: usize): bool {
+export function exposureBind(h: i32, p: usize, len: u32, skip: usize, read: bool): bool {
   memory.fill(msgStated, 0, 8);
   memory.fill(msgRuled, 0, 8);
+  memory.fill(msgWide, 0, 8);
+  moodsRead = read;
   readMessage(p, min(len, READ_MAX), skip);
   let any = false;
   for (let s: u32 = 0; s < SETTINGS; s++) any = any || load<u8>(msgStated + s) != 0 || load<u8>(msgRuled + s) != 0;
@@ -321,20 +390,23 @@ export function exposureBind(h: i32, p: usize, len: u32, skip: usize): bool {
   const e = entryOf(h, true);
   if (e == 0) return false;
   for (let s: u32 = 0; s < SETTINGS; s++) {
-    const stated = <u32>load<u8>(msgStated + s), ruled = <u32>load<u8>(msgRuled + s);
-    let st = <u32>load<u8>(e + 4 + s), ru = <u32>load<u8>(e + 12 + s);
+    const stated = <u32>load<u8>(msgStated + s), ruled = <u32>load<u8>(msgRuled + s), wide = <u32>load<u8>(msgWide + s);
+    let st = <u32>load<u8>(e + 4 + s), ru = <u32>load<u8>(e + 12 + s), wi = <u32>load<u8>(e + 20 + s);
     if (stated != 0) {
       // A later turn's choice replaces an earlier one: "actually, view access is enough" after
       // "as an editor", "keep it private for now" after "make it public".
       st = stated;
-      if (ru != 0 && ru <= stated) ru = stated + 1;
+      wi = wide;
+      if (ru != 0 && ru <= wide) ru = wide + 1;
     }
     if (ruled != 0) {
       ru = ru == 0 ? ruled : min(ru, ruled);
       if (st >= ru) st = ru - 1;
+      if (wi >= ru) wi = ru - 1;
     }
     store<u8>(e + 4 + s, <u8>st);
     store<u8>(e + 12 + s, <u8>ru);
+    store<u8>(e + 20 + s, <u8>wi);
   }
   return true;
 }
@@ -361,7 +433,6 @@ export function exposureTarget(i: u32): bool {
   const key = path + k, keyLen = plen - k;
   const v = leafValue(i), vlen = leafValueLen(i);
   if (keyLen == 0 || vlen == 0 || keyLen + vlen > 256) return false;
-  if (!leafIsString(i) && load<u8>(v) == 0x6e) return false; // null: left out
   const buf = scratchAlloc(keyLen + 1 + vlen);
   if (buf == 0) { fail(TARGETS_OOM); return true; }
   for (let j: u32 = 0; j < keyLen; j++) store<u8>(buf + j, <u8>lowerAscii(load<u8>(key + j)));
@@ -374,10 +445,12 @@ export function exposureTarget(i: u32): bool {
   const e = entryOf(callHandle, false);
   const stated: u32 = e == 0 ? 0 : <u32>load<u8>(e + 4 + setting);
   const ruled: u32 = e == 0 ? 0 : <u32>load<u8>(e + 12 + setting);
+  const wide: u32 = e == 0 ? 0 : <u32>load<u8>(e + 20 + setting);
   let verdict: string;
   if (ruled != 0 && level + 1 >= ruled) verdict = RULED;
   else if (stated != 0 && level + 1 <= stated) return true;
-  else verdict = stated != 0 ? RULED : UNASKED; // wider than the level the request chose
+  // Wider than the level the request chose: ruled out, unless it also stated this one.
+  else verdict = stated != 0 && level + 1 > wide ? RULED : UNASKED;
   // The target: ARG=VALUE (lower-case), then the verdict.
   const n = <u32>verdict.length;
   const out = scratchAlloc(keyLen + 1 + vlen + n);
