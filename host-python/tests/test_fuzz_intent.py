@@ -3,7 +3,7 @@ and joined) bound one after another in ONE Fence, as a long-lived host binds the
 message leaves in the reader's state or its scratch memory must not reach the next: every
 message binds, and every call is decided, without an evaluator fault.
 
-FUZZ_RUNS sets the sessions (`make fuzz` runs many, `make test` a few hundred); FUZZ_SEED
+FUZZ_RUNS sets the sessions (`make fuzz` runs many, `make test` a thousand); FUZZ_SEED
 repeats a run.
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ from agentsfence.api import Fence, FenceError
 
 from .conftest import REPO
 
-FUZZ_RUNS = int(os.environ.get("FUZZ_RUNS", "300"))
+FUZZ_RUNS = int(os.environ.get("FUZZ_RUNS", "1000"))
 FUZZ_SEED = int(os.environ.get("FUZZ_SEED", "3"))
 CALLS = [
     ("read_file", {"path": "/home/u/p/a"}),
