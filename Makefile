@@ -46,7 +46,7 @@ test-py314: build
 
 FUZZ_RUNS ?= 20000
 FUZZ_TESTS_NODE := tests/evaluator/verify.fuzz.test.ts tests/differential.test.ts
-FUZZ_TESTS_PY := host-python/tests/test_fuzz_verifier.py
+FUZZ_TESTS_PY := host-python/tests/test_fuzz_verifier.py host-python/tests/test_fuzz_intent.py
 
 # The bash differential draws FUZZ_RUNS new commands (BASHDIFF_SEED=N repeats a run) and fails
 # on any disagreement.

@@ -145,6 +145,8 @@ export function readMessage(p: usize, len: u32): bool {
   }
   if (!sentences() || !indexSentences()) return false;
   uses = scratchAlloc((<usize>tokCount * 2 + 1) * VU); // a verb's use, and a meeting noun's participant use
+  // An operation per clause or word, and per value: a name bound below in a destination's place
+  // was a word, so the tokens' share covers it.
   ops = scratchAlloc((<usize>tokCount + 1) * 2 * OPR + (<usize>boundCount + 1) * OPR);
   if (uses == 0 || ops == 0) return false;
   // Values in quoted material: quoted, and no note.

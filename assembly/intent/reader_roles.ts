@@ -171,7 +171,7 @@ export function readRole(k: u32, kind: u32): void {
     if ((g & G_ONLY) != 0 && prep == 0) { prep = G_DEST; giverAt = <i32>j; continue; }
     if ((g & (G_DEST | G_SOURCE | G_MENTION)) != 0) {
       const fixed = (g & G_DEST) != 0 ? G_DEST : (g & G_SOURCE) != 0 ? G_SOURCE : G_MENTION;
-      if (prep == 0) { prep = fixed; prepAt = j; giverAt = <i32>j; }
+      if (prep == 0) { prep = fixed; giverAt = <i32>j; }
       // "from my call with jane": the source's own phrase (a determiner or a possessive opens
       // it) holds the relative one; "la hoja de gastos … con x@y" ("de": of) does not.
       else if (prep == G_RELATIVE && !passedValue && fixed != G_DEST && phraseAfter) prep = fixed;
@@ -188,7 +188,7 @@ export function readRole(k: u32, kind: u32): void {
   // "And in #customer-success too": a verbless sentence that opens with "and" goes on with the
   // request before it, where "in", "on" or "with" a channel or a person names where it goes.
   if (verbNow < 0 && !embedded && !cjk && prep == G_RELATIVE && wordHas(s, G_CONJ) &&
-    (kind == SUBJ_EMAIL || kind == SUBJ_RECIPIENT || kind == NAME_KIND)) { prep = G_DEST; prepAt = <u32>giverAt; }
+    (kind == SUBJ_EMAIL || kind == SUBJ_RECIPIENT || kind == NAME_KIND)) prep = G_DEST;
   // "set the contact to x@y", "change it to …", "convert the csv to json", "translate it to
   // French": after a verb that writes or converts, "to" gives the new value or what it makes,
   // and only a file receives.
@@ -223,9 +223,12 @@ export function readRole(k: u32, kind: u32): void {
   if (verbless) {
     // A destination with no verb ("To bob@x: the notes, please"; "…, please, to bob@x") reads as a
     // request unless a subject stands before it in its clause ("the invoice goes to ap@x").
-    const cs = clauseStart(prepAt);
-    prepFirst = !wordHas(cs, G_DETERMINER) || cs == prepAt;
-    for (let i = cs; i < prepAt; i++) if (wordHas(i, G_SUBJECT | G_BARRIER)) prepFirst = false;
+    // The word that gave the role ("to", "only") is this value's own: every way prep becomes
+    // G_DEST with no verb sets giverAt in this scan.
+    const giver = <u32>giverAt;
+    const cs = clauseStart(giver);
+    prepFirst = !wordHas(cs, G_DETERMINER) || cs == giver;
+    for (let i = cs; i < giver; i++) if (wordHas(i, G_SUBJECT | G_BARRIER)) prepFirst = false;
   }
 }
 let verbless = false;
@@ -297,7 +300,6 @@ function closesBefore(open: u32, end: u32): bool {
 }
 // The noun whose participant the value just read is ("a meeting with bob@x"), -1: none.
 export let participantNow: i32 = -1;
-let prepAt: u32 = 0;
 
 function findCjkVerb(sent: u32): void {
   const first = load<u32>(sentFacts + (<usize>sent << 3) + 4);
