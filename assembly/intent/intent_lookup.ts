@@ -395,7 +395,10 @@ function recipientFromRecord(intent: usize, kind: u32, p: usize, len: u32): u32 
   // record that holds it, however the record was found: its bytes are the user's, not the writer's.
   const own = kind == DERIVED + SUBJ_EMAIL ? findHashed(intent, SUBJ_EMAIL, p, len, fnv1a(p, len)) : 0;
   const wrote = own != 0 && (load<u32>(own + 12) & A_GRANTS) != 0;
-  if (!inRecords(intent, kind, p, len, kind != DERIVED + SUBJ_EMAIL ? A_OWN_RECORD | A_DEST_ENTRY : wrote ? A_RECORD : A_OWN_RECORD)) return NO;
+  // An account number is where money goes: only the user's own account gives one, as for objects
+  // (an invoice read by the number the user named holds its writer's account, not the user's).
+  const from = kind == DERIVED + SUBJ_EMAIL ? (wrote ? A_RECORD : A_OWN_RECORD) : isIban(p, len) ? A_OWN_RECORD : A_OWN_RECORD | A_DEST_ENTRY;
+  if (!inRecords(intent, kind, p, len, from)) return NO;
   const items = intent + field(intent, H_ITEMS);
   const bytes = field(intent, H_ITEMS_BYTES);
   let off: u32 = 0;

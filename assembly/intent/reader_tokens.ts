@@ -1,7 +1,7 @@
 // The message as tokens: words (looked up in the grammar, scripts without spaces segmented by
 // it, phrases joined), punctuation, and values (the items and names found in the message, bound
 // in order); quoted material stands as a line break.
-import { G_DETERMINER, G_PHRASE_HEAD, G_SUBJECT, G_VERB } from "../../bytecode/format";
+import { G_DETERMINER, G_PHRASE_HEAD, G_SUBJECT, G_VERB, G_NEGATION, G_EXCLUDE, G_ONLY, G_INSTEAD } from "../../bytecode/format";
 import { scratchAlloc } from "../abi/mem";
 import { isAsciiAlpha, isAsciiDigit, foldPair } from "../abi/bytes";
 import { intentExtensionSet } from "../policy/decode";
@@ -179,23 +179,39 @@ export function findValues(): bool {
   while (nextName(msg, msgLen, atName)) {
     atName = nameEnd;
     while (before < items && boundStart(before) < nameEnd) reach = max(reach, boundEnd(before++));
-    if (pronoun(nameStart, nameEnd)) continue;
+    if (grammarWord(nameStart, nameEnd)) continue;
     if (reach <= nameStart && !pushBound(NAME_KIND, nameStart, nameEnd, false)) return false;
   }
   return mergeNames(items);
 }
 
-// Whether capitalized word [s, e) is a subject of the grammar ("I" in "Ok, I want to return it"):
-// a pronoun, never a name, so it neither binds nor hides the words around it.
-function pronoun(s: u32, e: u32): bool {
-  if (e - s > 8) return false;
-  const low = scratchAlloc(8);
+// Whether capitalized word [s, e) is a word of the grammar, not a name: a subject ("I" in "Ok, I
+// want to return it"), or a word that turns a clause around written in capitals for emphasis
+// ("NOT to sales@…", "NICHT an tom@…", "PAS à paul@…", "ONLY #eng"): as a name it bound as a
+// value and the clause lost its negation. Neither binds nor hides the words around it.
+const EMPHASIS_MAX: u32 = 16;
+function grammarWord(s: u32, e: u32): bool {
+  if (e - s > EMPHASIS_MAX) return false;
+  const low = scratchAlloc(EMPHASIS_MAX);
   if (low == 0) return false;
-  for (let i = s; i < e; i++) {
+  let capitals = e - s >= 2; // every letter a capital
+  let i = s;
+  while (i < e) {
     const c = at(msg, i);
+    if (c - 0x61 < 26) capitals = false;
+    if (c - 0xc0 < 0x20 && i + 1 < e) { // a two-byte letter (Latin-1, Cyrillic): folded, or lower already
+      const d = at(msg, i + 1);
+      const f = foldPair(c, d);
+      if (f == (c << 8 | d)) capitals = false;
+      store<u16>(low + i - s, <u16>(((f & 0xff) << 8) | (f >> 8)));
+      i += 2;
+      continue;
+    }
     store<u8>(low + i - s, <u8>(c - 0x41 < 26 ? c + 0x20 : c));
+    i++;
   }
-  return (lookup(low, e - s) & G_SUBJECT) != 0;
+  const g = lookup(low, e - s);
+  return (g & G_SUBJECT) != 0 || (capitals && (g & (G_NEGATION | G_EXCLUDE | G_ONLY | G_INSTEAD)) != 0);
 }
 
 // Insertion sort by start: stable, and linear on a list in order but for neighbours. False when
