@@ -5,7 +5,7 @@ import { SUBJ_EMAIL, SUBJ_RECIPIENT, SUBJ_AMOUNT } from "../../bytecode/format";
 import { lowerAscii, sameBytes } from "../abi/bytes";
 import {
   boundKind, boundStart, boundEnd, opCount, opCode, opMatch, opA, opB, OP_REVOKE_ALL, OP_KEEP, OP_EXCLUDE, OP_RESTORE,
-  OP_RETRACT, MATCH_BOUND, MATCH_WORD, insteadSeen, addSeen, messagePtr,
+  OP_RETRACT, OP_PAUSE, MATCH_BOUND, MATCH_WORD, insteadSeen, addSeen, messagePtr,
 } from "./reader";
 import {
   PROHIBITED, GRANTED, NAME, GRANTED_MAYBE, DERIVED, A_DEST, A_DEST_MAYBE, A_NAMED, A_REVOKED, A_SOURCE, A_SOURCE_MAYBE, A_RULED_OUT,
@@ -100,6 +100,7 @@ function kindsOf(code: u32): u32 {
 }
 
 let revokeAll = false;
+let pauseAll = false;   // OP_PAUSE in a turn that names no destination of its own
 let keepKinds: u32 = 0;    // OP_KEEP: the kinds an "only" names; the rest of them is taken back
 let insteadKinds: u32 = 0; // "instead": the kinds of this message's destinations
 let sumCorrected = false;  // this message corrects the request's sum
@@ -117,13 +118,20 @@ let planned = false;
 
 export function planFollowUps(following: bool): void {
   revokeAll = false;
+  pauseAll = false;
   keepKinds = 0;
   insteadKinds = 0;
   sumCorrected = false;
   replacesRecipients = false;
   planned = following;
   if (!following) return;
-  for (let m: u32 = 0; m < opCount; m++) if (opCode(m) == OP_REVOKE_ALL) revokeAll = true;
+  let paused = false;
+  for (let m: u32 = 0; m < opCount; m++) {
+    if (opCode(m) == OP_REVOKE_ALL) revokeAll = true;
+    if (opCode(m) == OP_PAUSE) paused = true;
+  }
+  // "Wait, send it to bob too": a turn that sends somewhere of its own goes on, it does not pause.
+  pauseAll = paused && !namesDestination();
   keepKinds = kindsOf(OP_KEEP);
   if (insteadSeen) {
     for (let k: u32 = 0; k < foundCount; k++) {
@@ -158,6 +166,16 @@ export function planFollowUps(following: bool): void {
       if (load<u32>(rec) == SUBJ_AMOUNT && !vetoes(a) && (a & A_GRANTS) != 0) sumCorrected = true;
     }
   }
+}
+
+// Whether this message names a destination of its own.
+function namesDestination(): bool {
+  for (let k: u32 = 0; k < foundCount; k++) {
+    const rec = found + <usize>k * FOUND;
+    const a = load<u32>(rec + 16);
+    if ((a & (A_DEST | A_DEST_MAYBE)) != 0 && !vetoes(a) && (load<u32>(rec) < DERIVED || load<u32>(rec) == NAME)) return true;
+  }
+  return false;
 }
 
 // Whether this message grants no class, plainly or maybe.
@@ -250,8 +268,8 @@ export function carry(kind: u32, cls: u32, v: usize, len: u32, a: u32, meta: u32
     ((keepKinds & bit) != 0 && !matchedBy(kind, v, len, OP_KEEP)) || (insteadKinds & bit) != 0 ||
     (replacesRecipients && recipientKind(kind) && !namedAnew(kind, v, len));
   if (replaced) return ruledOut(a, meta);
-  if (!revokeAll) return <i64>a;
-  // "Stop": a pause, not a change of mind; the destination is asked until named again.
+  if (!revokeAll && !pauseAll) return <i64>a;
+  // "Stop", "hold off": a pause, not a change of mind; the destination is asked until named again.
   keptMeta = (meta & 0xfffff) | (min(turnNow, TURN_MAX) << 20);
   return <i64>((a & ~(A_DEST | A_DEST_MAYBE)) | A_REVOKED);
 }

@@ -123,3 +123,43 @@ describe("an object swapped", () => {
     fence.closeSession(h);
   });
 });
+
+describe("a pause", () => {
+  test.each([
+    ["Email the report to carol@x.example", "Hold off on that until I check with legal"],
+    ["Email the report to carol@x.example", "Wait until Monday before sending it"],
+    ["Email the report to carol@x.example", "Not yet, please"],
+    ["Envoie le rapport à carol@x.example", "Attends lundi avant de l'envoyer"],
+    ["Envoie le rapport à carol@x.example", "Pas encore, merci"],
+    ["Schick den Bericht an carol@x.example", "Warte noch damit, bis ich Bescheid gebe"],
+    ["Manda el informe a carol@x.example", "Espera hasta el lunes"],
+    ["Manda o relatório para carol@x.example", "Espere até segunda, por favor"],
+    ["Manda il rapporto a carol@x.example", "Aspetta fino a lunedì"],
+    ["把报告发给carol@x.example", "等一下"],
+    ["把报告发给carol@x.example", "稍后再发"],
+    ["議事録をcarol@x.exampleに送って", "ちょっと待って"],
+  ])("asks the earlier send again: %s / %s", (first, second) => {
+    const h = session([first, second]);
+    expect(mail(h, "carol@x.example")).toBe("ask");
+    fence.closeSession(h);
+  });
+
+  test.each([
+    ["Email the report to carol@x.example", "Hold off on that until Monday", "Ok, send it to carol@x.example now"],
+    ["Envoie le rapport à carol@x.example", "Pas encore", "Vas-y, envoie-le à carol@x.example"],
+  ])("ends when a later turn names the destination again: %s / %s / %s", (first, second, third) => {
+    const h = session([first, second, third]);
+    expect(mail(h, "carol@x.example")).toBe("allow");
+    fence.closeSession(h);
+  });
+
+  test.each([
+    ["Email the report to carol@x.example", "Wait, send it to bob@y.example too"],
+    ["Manda el informe a carol@x.example", "Espera, mándalo también a bob@y.example"],
+  ])("is not an interjection: %s / %s", (first, second) => {
+    const h = session([first, second]);
+    expect(mail(h, "carol@x.example")).toBe("allow");
+    expect(mail(h, "bob@y.example")).toBe("allow");
+    fence.closeSession(h);
+  });
+});
