@@ -163,3 +163,29 @@ describe("a pause", () => {
     fence.closeSession(h);
   });
 });
+
+describe("an instead word after the verb", () => {
+  test.each([
+    ["Envoie le rapport à carol@x.example", "Non, envoie-le plutôt à bob@y.example"],
+    ["Schick den Bericht an carol@x.example", "Nein, schick es stattdessen an bob@y.example"],
+    ["Manda el informe a carol@x.example", "No, mándalo a bob@y.example en su lugar"],
+    ["Email the report to carol@x.example", "No, send it instead to bob@y.example"],
+    ["Manda il rapporto a carol@x.example", "No, mandalo invece a bob@y.example"],
+  ])("names the new recipient: %s / %s", (first, second) => {
+    const h = session([first, second]);
+    expect(mail(h, "bob@y.example")).toBe("allow");
+    expect(mail(h, "carol@x.example")).not.toBe("allow");
+    fence.closeSession(h);
+  });
+
+  test.each([
+    ["Schick den Bericht an bob@y.example statt an carol@x.example"],
+    ["Envoie le rapport à bob@y.example plutôt qu'à carol@x.example"],
+    ["Send the report to bob@y.example instead of to carol@x.example"],
+  ])("after a value of its clause stands against it: %s", (first) => {
+    const h = session([first]);
+    expect(mail(h, "bob@y.example")).toBe("allow");
+    expect(mail(h, "carol@x.example")).not.toBe("allow");
+    fence.closeSession(h);
+  });
+});
