@@ -1,7 +1,7 @@
 // What a later turn takes back (§7.3): how each earlier item is carried into the rebuilt intent
 // when this turn's words exclude it, keep only others, restore it, revoke everything, or rule it
 // out anew. Reads this turn's items (intent_collect.ts); rebuild (intent_build.ts) calls carry.
-import { SUBJ_EMAIL, SUBJ_RECIPIENT, SUBJ_AMOUNT } from "../../bytecode/format";
+import { SUBJ_EMAIL, SUBJ_RECIPIENT, SUBJ_AMOUNT, BOUND_DESTINATION, MOOD_STATEMENT, MOOD_UNCERTAIN } from "../../bytecode/format";
 import { lowerAscii, sameBytes } from "../abi/bytes";
 import {
   boundKind, boundStart, boundEnd, opCount, opCode, opMatch, opA, opB, OP_REVOKE_ALL, OP_KEEP, OP_EXCLUDE, OP_RESTORE,
@@ -151,7 +151,8 @@ export function planFollowUps(following: bool): void {
     const rec = found + <usize>k * FOUND;
     const a = load<u32>(rec + 16), kind = load<u32>(rec), v = <usize>load<u32>(rec + 8);
     if (matchedBy(kind, v, load<u32>(rec + 12), OP_RETRACT)) store<u32>(rec + 16, (a & ~A_GRANTS) | A_RULED_OUT);
-    else if ((a & A_DEST) != 0 && !addSeen && recipientKind(kind) && !vetoes(a) && (kind != NAME || load<u8>(v) > 0x39)) {
+    else if (((a & A_DEST) != 0 || statedDestination(load<u32>(rec + 20))) && !addSeen && recipientKind(kind) && !vetoes(a) &&
+      (kind != NAME || load<u8>(v) > 0x39)) {
       replacesRecipients = true; // a name starts with a letter: "make it 11" names a time, no one
     }
   }
@@ -166,6 +167,13 @@ export function planFollowUps(following: bool): void {
       if (load<u32>(rec) == SUBJ_AMOUNT && !vetoes(a) && (a & A_GRANTS) != 0) sumCorrected = true;
     }
   }
+}
+
+// "Wrong person, it should go to tom@x", "it goes to Eva": a destination the turn states, not
+// asks for, replaces the earlier ones as a request would; it grants only what its words do.
+function statedDestination(meta: u32): bool {
+  const mood = (meta >> 4) & 0xf;
+  return (meta & 0xf) == BOUND_DESTINATION && (mood == MOOD_STATEMENT || mood == MOOD_UNCERTAIN);
 }
 
 // Whether this message names a destination of its own.

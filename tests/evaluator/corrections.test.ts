@@ -189,3 +189,24 @@ describe("an instead word after the verb", () => {
     fence.closeSession(h);
   });
 });
+
+describe("a destination a later turn states", () => {
+  test.each([
+    ["Email the report to carol@x.example", "Sorry, wrong person — it should go to bob@y.example"],
+    ["Email the report to carol@x.example", "It goes to bob@y.example"],
+    ["Schick den Bericht an carol@x.example", "Falsche Person, es soll an bob@y.example gehen"],
+    ["Envoie le rapport à carol@x.example", "Pardon, ça doit aller à bob@y.example"],
+    ["Manda o relatório para carol@x.example", "Desculpe, deve ir para bob@y.example"],
+  ])("replaces the earlier recipient and grants no more than it says: %s / %s", (first, second) => {
+    const h = session([first, second]);
+    expect(mail(h, "carol@x.example")).not.toBe("allow");
+    expect(mail(h, "bob@y.example")).not.toBe("block");
+    fence.closeSession(h);
+  });
+
+  test("beside an added one keeps the earlier recipient", () => {
+    const h = session(["Email the report to carol@x.example", "A copy should go to bob@y.example too"]);
+    expect(mail(h, "carol@x.example")).toBe("allow");
+    fence.closeSession(h);
+  });
+});
