@@ -1,7 +1,7 @@
 // What a later turn takes back (§7.3): how each earlier item is carried into the rebuilt intent
 // when this turn's words exclude it, keep only others, restore it, revoke everything, or rule it
 // out anew. Reads this turn's items (intent_collect.ts); rebuild (intent_build.ts) calls carry.
-import { SUBJ_EMAIL, SUBJ_RECIPIENT, SUBJ_AMOUNT, BOUND_DESTINATION, MOOD_STATEMENT, MOOD_UNCERTAIN } from "../../bytecode/format";
+import { SUBJ_EMAIL, SUBJ_RECIPIENT, SUBJ_AMOUNT, SUBJ_DOMAIN, BOUND_DESTINATION, MOOD_STATEMENT, MOOD_UNCERTAIN } from "../../bytecode/format";
 import { lowerAscii, sameBytes } from "../abi/bytes";
 import {
   boundKind, boundStart, boundEnd, opCount, opCode, opMatch, opA, opB, OP_REVOKE_ALL, OP_KEEP, OP_EXCLUDE, OP_RESTORE,
@@ -9,7 +9,7 @@ import {
 } from "./reader";
 import {
   PROHIBITED, GRANTED, NAME, GRANTED_MAYBE, DERIVED, A_DEST, A_DEST_MAYBE, A_NAMED, A_REVOKED, A_SOURCE, A_SOURCE_MAYBE, A_RULED_OUT,
-  A_GRANTS,
+  A_GRANTS, A_ADDRESS_HOST,
   TURN_MAX, vetoes,
 } from "./intent_record";
 import { FOUND, found, foundCount, turnNow } from "./intent_collect";
@@ -31,8 +31,13 @@ function matches(kind: u32, v: usize, len: u32, m: u32): bool {
       // The same value, in normal form: look for it among this message's items.
       for (let k: u32 = 0; k < foundCount; k++) {
         const rec = found + <usize>k * FOUND;
-        if (load<u32>(rec) == kind && load<u32>(rec + 12) == len && sameBytes(<usize>load<u32>(rec + 8), v, len) &&
-          load<u32>(rec + 20) >> 8 == min(turnNow, TURN_MAX)) return true;
+        if (load<u32>(rec + 20) >> 8 != min(turnNow, TURN_MAX)) continue;
+        const fl = load<u32>(rec + 12), fv = <usize>load<u32>(rec + 8);
+        if (load<u32>(rec) == kind && fl == len && sameBytes(fv, v, len)) return true;
+        // "Not the acme.com one": a host named on its own picks out the address at that host.
+        if (bk == SUBJ_DOMAIN && kind == SUBJ_EMAIL && load<u32>(rec) == SUBJ_DOMAIN &&
+          (load<u32>(rec + 16) & A_ADDRESS_HOST) == 0 && fl < len && load<u8>(v + len - fl - 1) == 0x40 &&
+          sameBytes(fv, v + len - fl, fl)) return true;
       }
       return false;
     }

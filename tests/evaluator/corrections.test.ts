@@ -210,3 +210,17 @@ describe("a destination a later turn states", () => {
     fence.closeSession(h);
   });
 });
+
+describe("an address picked out by its host", () => {
+  test.each([
+    ["Email the report to lena@a.example and tom@b.example", "Oops, not the a.example one"],
+    ["Envoie le rapport à lena@a.example et tom@b.example", "Pardon, pas celle de a.example"],
+    ["Schick den Bericht an lena@a.example und tom@b.example", "Sorry, nicht die von a.example"],
+    ["Manda el informe a lena@a.example y tom@b.example", "Perdón, no la de a.example"],
+  ])("is ruled out, the other kept: %s / %s", (first, second) => {
+    const h = session([first, second]);
+    expect(mail(h, "lena@a.example")).not.toBe("allow");
+    expect(mail(h, "tom@b.example")).toBe("allow");
+    fence.closeSession(h);
+  });
+});
