@@ -2,7 +2,7 @@
 // AssemblyScript evaluator and the TypeScript compiler can both import this file.
 
 export const MAGIC = 0x43424641; // "AFBC" read as a little-endian u32
-export const FORMAT_VERSION = 14;
+export const FORMAT_VERSION = 15;
 export const HEADER_SIZE = 48;
 export const DIR_ENTRY_SIZE = 12;
 export const HASH_OFFSET = 16;
@@ -246,6 +246,7 @@ export const GRAMMAR2_PREFIX = 0x2b;   // '+'
 export const G2_ADD = 1;               // a later turn adds to the earlier destinations: also, too, cc
 export const G2_RETRACT = 2;           // unless negated, takes back what its clause names, or all: forget, scratch that
 export const G2_AFTER_ALL = 4;         // with a negation, takes back as G2_RETRACT does: "don't … after all", "doch nicht"
+export const G2_PAUSE = 8;             // unless negated, the earlier destinations wait until named again: hold off, not yet
 // The binder's own words: verbs (VERB_MAP), negations and nothing words, looked up once.
 export const G_VERB = 536870912;      // bit 29
 export const G_NEGATION = 1073741824; // bit 30

@@ -12,7 +12,7 @@ import {
   SUBJ_RECIPIENT, SUBJ_URL, SUBJ_WRITE, INTENT_DESTINATION, INTENT_NAMED, INTENT_SOURCE, INTENT_EXACT, INTENT_RULED_OUT,
   G_PHRASE_HEAD, GRAMMAR_OBJECT_SHIFT, G_DEST, G_SOURCE, G_MENTION, G_RELATIVE, G_AUX, G_DEST_AFTER, G_SOURCE_AFTER,
   G_DEST_BEFORE, G_QUESTION, G_POLITE, G_ADDRESSEE, G_CONDITION, G_CONDITION_AFTER, G_SUBJECT, G_DETERMINER, G_BARRIER,
-  G_LEAD, G_CONJ, G_ONLY, G_INSTEAD, G_REVOKE, G_EXCLUDE, G_RESTORE, G_QUOTE_MARKER, G_HEADER, GRAMMAR2_PREFIX, G2_ADD, G2_RETRACT, G2_AFTER_ALL, G_VERB, G_NEGATION, G_NOTHING, OBJECT_DESTINATION, OBJECT_WRITTEN, OBJECT_SOURCE, OBJECT_INCLUDED, OBJECT_CONVERTED, OBJECT_DELEGATED,
+  G_LEAD, G_CONJ, G_ONLY, G_INSTEAD, G_REVOKE, G_EXCLUDE, G_RESTORE, G_QUOTE_MARKER, G_HEADER, GRAMMAR2_PREFIX, G2_ADD, G2_RETRACT, G2_AFTER_ALL, G2_PAUSE, G_VERB, G_NEGATION, G_NOTHING, OBJECT_DESTINATION, OBJECT_WRITTEN, OBJECT_SOURCE, OBJECT_INCLUDED, OBJECT_CONVERTED, OBJECT_DELEGATED,
   BUDGET_PER_SESSION, BUDGET_PER_USER, BUDGET_PER_TEAM, BUDGET_PERIOD_NONE, BUDGET_PERIOD_DAY, BUDGET_PERIOD_WEEK,
 } from "../bytecode/format";
 import type { CheckedFile } from "./check";
@@ -636,9 +636,9 @@ function indicesWhere<T>(items: T[], keep: (item: T, index: number) => boolean):
 }
 
 // The categories of the grammar's second table (GRAMMAR2_PREFIX, docs/bytecode.md §7.3).
-const GRAMMAR2_BITS: Record<string, number> = { additive: G2_ADD, retract: G2_RETRACT, after_all: G2_AFTER_ALL };
+const GRAMMAR2_BITS: Record<string, number> = { additive: G2_ADD, retract: G2_RETRACT, after_all: G2_AFTER_ALL, pause: G2_PAUSE };
 
-const GRAMMAR_BITS: Record<Exclude<(typeof GRAMMAR_CATEGORIES)[number], "additive" | "retract" | "after_all">, number> = {
+const GRAMMAR_BITS: Record<Exclude<(typeof GRAMMAR_CATEGORIES)[number], "additive" | "retract" | "after_all" | "pause">, number> = {
   destination: G_DEST, source: G_SOURCE, mention: G_MENTION, relative: G_RELATIVE, auxiliary: G_AUX,
   destination_after: G_DEST_AFTER, source_after: G_SOURCE_AFTER, destination_before: G_DEST_BEFORE,
   question: G_QUESTION, explain: G_QUESTION, polite: G_POLITE, addressee: G_ADDRESSEE, condition: G_CONDITION,

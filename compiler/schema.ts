@@ -269,7 +269,7 @@ const phrases = z.array(z.string().regex(PHRASE_RE, { error: "a word or a phrase
 export const GRAMMAR_CATEGORIES = [
   "destination", "source", "mention", "relative", "destination_after", "source_after", "destination_before",
   "question", "auxiliary", "polite", "explain", "addressee", "condition", "condition_after", "subject", "determiner", "barrier", "lead", "conjunction",
-  "only", "instead", "revoke", "exclude", "restore", "quote_markers", "headers", "additive", "retract", "after_all",
+  "only", "instead", "revoke", "exclude", "restore", "quote_markers", "headers", "additive", "retract", "after_all", "pause",
 ] as const;
 const Grammar = z
   .strictObject(Object.fromEntries(GRAMMAR_CATEGORIES.map((c) => [c, phrases.optional()])) as Record<(typeof GRAMMAR_CATEGORIES)[number], z.ZodOptional<typeof phrases>>)

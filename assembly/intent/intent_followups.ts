@@ -1,15 +1,15 @@
 // What a later turn takes back (§7.3): how each earlier item is carried into the rebuilt intent
 // when this turn's words exclude it, keep only others, restore it, revoke everything, or rule it
 // out anew. Reads this turn's items (intent_collect.ts); rebuild (intent_build.ts) calls carry.
-import { SUBJ_EMAIL, SUBJ_RECIPIENT, SUBJ_AMOUNT } from "../../bytecode/format";
+import { SUBJ_EMAIL, SUBJ_RECIPIENT, SUBJ_AMOUNT, SUBJ_DOMAIN, BOUND_DESTINATION, MOOD_STATEMENT, MOOD_UNCERTAIN } from "../../bytecode/format";
 import { lowerAscii, sameBytes } from "../abi/bytes";
 import {
   boundKind, boundStart, boundEnd, opCount, opCode, opMatch, opA, opB, OP_REVOKE_ALL, OP_KEEP, OP_EXCLUDE, OP_RESTORE,
-  OP_RETRACT, MATCH_BOUND, MATCH_WORD, insteadSeen, addSeen, messagePtr,
+  OP_RETRACT, OP_PAUSE, MATCH_BOUND, MATCH_WORD, insteadSeen, addSeen, messagePtr,
 } from "./reader";
 import {
   PROHIBITED, GRANTED, NAME, GRANTED_MAYBE, DERIVED, A_DEST, A_DEST_MAYBE, A_NAMED, A_REVOKED, A_SOURCE, A_SOURCE_MAYBE, A_RULED_OUT,
-  A_GRANTS,
+  A_GRANTS, A_ADDRESS_HOST,
   TURN_MAX, vetoes,
 } from "./intent_record";
 import { FOUND, found, foundCount, turnNow } from "./intent_collect";
@@ -31,8 +31,13 @@ function matches(kind: u32, v: usize, len: u32, m: u32): bool {
       // The same value, in normal form: look for it among this message's items.
       for (let k: u32 = 0; k < foundCount; k++) {
         const rec = found + <usize>k * FOUND;
-        if (load<u32>(rec) == kind && load<u32>(rec + 12) == len && sameBytes(<usize>load<u32>(rec + 8), v, len) &&
-          load<u32>(rec + 20) >> 8 == min(turnNow, TURN_MAX)) return true;
+        if (load<u32>(rec + 20) >> 8 != min(turnNow, TURN_MAX)) continue;
+        const fl = load<u32>(rec + 12), fv = <usize>load<u32>(rec + 8);
+        if (load<u32>(rec) == kind && fl == len && sameBytes(fv, v, len)) return true;
+        // "Not the acme.com one": a host named on its own picks out the address at that host.
+        if (bk == SUBJ_DOMAIN && kind == SUBJ_EMAIL && load<u32>(rec) == SUBJ_DOMAIN &&
+          (load<u32>(rec + 16) & A_ADDRESS_HOST) == 0 && fl < len && load<u8>(v + len - fl - 1) == 0x40 &&
+          sameBytes(fv, v + len - fl, fl)) return true;
       }
       return false;
     }
@@ -100,6 +105,7 @@ function kindsOf(code: u32): u32 {
 }
 
 let revokeAll = false;
+let pauseAll = false;   // OP_PAUSE in a turn that names no destination of its own
 let keepKinds: u32 = 0;    // OP_KEEP: the kinds an "only" names; the rest of them is taken back
 let insteadKinds: u32 = 0; // "instead": the kinds of this message's destinations
 let sumCorrected = false;  // this message corrects the request's sum
@@ -117,13 +123,20 @@ let planned = false;
 
 export function planFollowUps(following: bool): void {
   revokeAll = false;
+  pauseAll = false;
   keepKinds = 0;
   insteadKinds = 0;
   sumCorrected = false;
   replacesRecipients = false;
   planned = following;
   if (!following) return;
-  for (let m: u32 = 0; m < opCount; m++) if (opCode(m) == OP_REVOKE_ALL) revokeAll = true;
+  let paused = false;
+  for (let m: u32 = 0; m < opCount; m++) {
+    if (opCode(m) == OP_REVOKE_ALL) revokeAll = true;
+    if (opCode(m) == OP_PAUSE) paused = true;
+  }
+  // "Wait, send it to bob too": a turn that sends somewhere of its own goes on, it does not pause.
+  pauseAll = paused && !namesDestination();
   keepKinds = kindsOf(OP_KEEP);
   if (insteadSeen) {
     for (let k: u32 = 0; k < foundCount; k++) {
@@ -143,7 +156,8 @@ export function planFollowUps(following: bool): void {
     const rec = found + <usize>k * FOUND;
     const a = load<u32>(rec + 16), kind = load<u32>(rec), v = <usize>load<u32>(rec + 8);
     if (matchedBy(kind, v, load<u32>(rec + 12), OP_RETRACT)) store<u32>(rec + 16, (a & ~A_GRANTS) | A_RULED_OUT);
-    else if ((a & A_DEST) != 0 && !addSeen && recipientKind(kind) && !vetoes(a) && (kind != NAME || load<u8>(v) > 0x39)) {
+    else if (((a & A_DEST) != 0 || statedDestination(load<u32>(rec + 20))) && !addSeen && recipientKind(kind) && !vetoes(a) &&
+      (kind != NAME || load<u8>(v) > 0x39)) {
       replacesRecipients = true; // a name starts with a letter: "make it 11" names a time, no one
     }
   }
@@ -158,6 +172,23 @@ export function planFollowUps(following: bool): void {
       if (load<u32>(rec) == SUBJ_AMOUNT && !vetoes(a) && (a & A_GRANTS) != 0) sumCorrected = true;
     }
   }
+}
+
+// "Wrong person, it should go to tom@x", "it goes to Eva": a destination the turn states, not
+// asks for, replaces the earlier ones as a request would; it grants only what its words do.
+function statedDestination(meta: u32): bool {
+  const mood = (meta >> 4) & 0xf;
+  return (meta & 0xf) == BOUND_DESTINATION && (mood == MOOD_STATEMENT || mood == MOOD_UNCERTAIN);
+}
+
+// Whether this message names a destination of its own.
+function namesDestination(): bool {
+  for (let k: u32 = 0; k < foundCount; k++) {
+    const rec = found + <usize>k * FOUND;
+    const a = load<u32>(rec + 16);
+    if ((a & (A_DEST | A_DEST_MAYBE)) != 0 && !vetoes(a) && (load<u32>(rec) < DERIVED || load<u32>(rec) == NAME)) return true;
+  }
+  return false;
 }
 
 // Whether this message grants no class, plainly or maybe.
@@ -250,8 +281,8 @@ export function carry(kind: u32, cls: u32, v: usize, len: u32, a: u32, meta: u32
     ((keepKinds & bit) != 0 && !matchedBy(kind, v, len, OP_KEEP)) || (insteadKinds & bit) != 0 ||
     (replacesRecipients && recipientKind(kind) && !namedAnew(kind, v, len));
   if (replaced) return ruledOut(a, meta);
-  if (!revokeAll) return <i64>a;
-  // "Stop": a pause, not a change of mind; the destination is asked until named again.
+  if (!revokeAll && !pauseAll) return <i64>a;
+  // "Stop", "hold off": a pause, not a change of mind; the destination is asked until named again.
   keptMeta = (meta & 0xfffff) | (min(turnNow, TURN_MAX) << 20);
   return <i64>((a & ~(A_DEST | A_DEST_MAYBE)) | A_REVOKED);
 }

@@ -35,7 +35,7 @@ import { followUps, revokesOnly } from "./reader_followups";
 export {
   NAME_KIND, boundCount, boundKind, boundStart, boundEnd, boundRole, boundMood, boundNoteStart, boundNoteEnd, boundWordHost,
   USE_GRANT, USE_GRANT_MAYBE, USE_PROHIBIT, USE_RESTRICT, USE_ACTION, useCount, useVerb, useWord, useWordLen, useEffect, useNoteStart,
-  useNoteEnd, OP_REVOKE_ALL, OP_KEEP, OP_EXCLUDE, OP_RESTORE, OP_RETRACT, MATCH_BOUND, MATCH_WORD, opCount, opCode, opMatch, opA, opB,
+  useNoteEnd, OP_REVOKE_ALL, OP_KEEP, OP_EXCLUDE, OP_RESTORE, OP_RETRACT, OP_PAUSE, MATCH_BOUND, MATCH_WORD, opCount, opCode, opMatch, opA, opB,
   insteadSeen, addSeen,
 } from "./reader_state";
 

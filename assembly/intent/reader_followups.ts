@@ -1,11 +1,11 @@
 // What a later turn does to what earlier ones granted: take it all back, keep only some, leave
 // some out, add some back (the follow-up operations, and whether INSTEAD was said).
 import {
-  G_ONLY, G_INSTEAD, G_REVOKE, G_EXCLUDE, G_RESTORE, G_VERB, G_NEGATION, GRAMMAR2_PREFIX, G2_ADD, G2_RETRACT, G2_AFTER_ALL,
+  G_ONLY, G_INSTEAD, G_REVOKE, G_EXCLUDE, G_RESTORE, G_VERB, G_NEGATION, G2_ADD, G2_RETRACT, G2_AFTER_ALL, G2_PAUSE,
 } from "../../bytecode/format";
 import {
-  OP_REVOKE_ALL, OP_KEEP, OP_EXCLUDE, OP_RESTORE, OP_RETRACT, MATCH_BOUND, MATCH_WORD, OPR, ops, opCount, insteadSeen, addSeen,
-  tA, tB, tG, tStart, tEnd, isThing, isWord, tCjk, tokCount, lookup, S_QUESTION, sentCount, sStart, sEnd, sFlags, verbIndexOf,
+  OP_REVOKE_ALL, OP_KEEP, OP_EXCLUDE, OP_RESTORE, OP_RETRACT, OP_PAUSE, MATCH_BOUND, MATCH_WORD, OPR, ops, opCount, insteadSeen, addSeen,
+  tA, tB, tG, tStart, tEnd, isThing, isWord, tCjk, tokCount, lookupSecond, S_QUESTION, sentCount, sStart, sEnd, sFlags, verbIndexOf,
   sentenceOf,
 } from "./reader_state";
 import { endsClause } from "./reader_sentences";
@@ -23,8 +23,6 @@ function pushOp(code: u32, match: u32, a: u32, b: u32): bool {
 
 // The second table's categories (GRAMMAR2_PREFIX) of the longest phrase of at most four words
 // that starts at token k, and in secondSpan how many tokens it takes.
-const KEY_MAX: u32 = 47;
-const keyBuf: usize = memory.data(48);
 let secondSpan: u32 = 1;
 function second(k: u32): u32 {
   secondSpan = 1;
@@ -34,10 +32,8 @@ function second(k: u32): u32 {
     let joined = true;
     for (let j = k + 1; j < k + n && joined; j++) joined = isWord(j) && !tCjk(j) && tA(j) == tA(j - 1) + tB(j - 1);
     const len = tA(k + n - 1) + tB(k + n - 1) - tA(k);
-    if (!joined || len > KEY_MAX) continue;
-    store<u8>(keyBuf, GRAMMAR2_PREFIX);
-    memory.copy(keyBuf + 1, <usize>tA(k), len);
-    const g = lookup(keyBuf, len + 1);
+    if (!joined) continue;
+    const g = lookupSecond(<usize>tA(k), len);
     if (g != 0) { secondSpan = n; return g; }
   }
   return 0;
@@ -77,7 +73,7 @@ export function followUps(): void {
       let ce = cs;
       while (ce < sEnd(s) && !endsClause(ce)) ce++;
       let revoke = false, only = false, exclude = false, restore = false, content = false, values = false;
-      let negation = false, verb = false, negated = false, retract = false, afterAll = false;
+      let negation = false, verb = false, negated = false, retract = false, afterAll = false, pause = false;
       for (let j = cs; j < ce; j++) {
         if (isThing(j)) { values = true; continue; }
         const g2 = second(j);
@@ -85,6 +81,7 @@ export function followUps(): void {
           if ((g2 & G2_ADD) != 0) addSeen = true;
           if ((g2 & G2_RETRACT) != 0) retract = true;
           if ((g2 & G2_AFTER_ALL) != 0) afterAll = true;
+          if ((g2 & G2_PAUSE) != 0) pause = true;
           j += secondSpan - 1;
           continue;
         }
@@ -100,6 +97,8 @@ export function followUps(): void {
         // A verb that also takes back ("cancel") is not the clause's content: "cancel that" revokes.
         if (g == 0 || ((g & G_VERB) != 0 && verbIndexOf(j) != 0 && (g & G_REVOKE) == 0)) content = true;
       }
+      // "Hold off on that", "not yet": a pause, whatever else the clause says; "don't wait" is none.
+      if (pause && !negated) pushOp(OP_PAUSE, 0, 0, 0);
       // "Forget Carol", "Carol is out of the loop", "don't send it to her after all": what the
       // clause names is ruled out; with nothing named, every earlier grant is taken back. "Don't
       // forget Carol" retracts nothing.

@@ -354,11 +354,14 @@ function negatedBefore(k: u32): bool {
   return false;
 }
 
-// Whether the instead word j opens its clause (after a "no" or "please" at most) as one word
-// right before the preposition of value k: "Non, plutôt à bob@y", "Nein, stattdessen an bob@y" name the new value, not the old one.
+// Whether the instead word j, one word right before the preposition of value k, says how the
+// clause's verb acts, with no value before it in its clause to stand against: "Non, plutôt à
+// bob@y", "envoie-le plutôt à bob@y", "überweise sie stattdessen an Eva" name the new value;
+// "schick es an bob@y statt an carol@x" the old one.
 function insteadLeads(j: u32, k: u32): bool {
-  return j + 2 == k && wordHas(j + 1, G_DEST) && tB(j) == tEnd(j) - tStart(j) &&
-    (j == clauseStart(k) || wordHas(j - 1, G_LEAD | G_NEGATION));
+  if (j + 2 != k || !wordHas(j + 1, G_DEST) || tB(j) != tEnd(j) - tStart(j)) return false;
+  for (let i = clauseStart(k); i < j; i++) if (isThing(i)) return false;
+  return true;
 }
 
 // Whether an EXCLUDE word ("except", "leave", "skip") stands before token k in its clause.

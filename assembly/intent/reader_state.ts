@@ -2,7 +2,7 @@
 // follow-up operations), the message with its grammar and tokens, the sentences with what is
 // worked out once per token, and the reading of the value at hand.
 import { NAME } from "./intent_record";
-import { G_VERB } from "../../bytecode/format";
+import { G_VERB, GRAMMAR2_PREFIX } from "../../bytecode/format";
 import { scratchAlloc } from "../abi/mem";
 import { wordValueHashed } from "../readers/wordset";
 
@@ -62,6 +62,7 @@ export const OP_KEEP: u32 = 2;       // "only X from now on", "X instead": the r
 export const OP_EXCLUDE: u32 = 3;    // "leave X out", "except X"
 export const OP_RESTORE: u32 = 4;    // "add X back"
 export const OP_RETRACT: u32 = 5;    // "forget X", "X is out of the loop": X is ruled out
+export const OP_PAUSE: u32 = 6;      // "hold off", "not yet": the earlier destinations wait
 export const MATCH_BOUND: u32 = 1;
 export const MATCH_WORD: u32 = 2;
 export const OPR: u32 = 16;
@@ -170,6 +171,16 @@ export function lookup(p: usize, len: u32): u32 {
     if (verb >= 0) verbOf = <u32>verb + 1;
   }
   return g;
+}
+
+// The second table's value of a word or phrase (GRAMMAR2_PREFIX before its key); 0 if none.
+const KEY2_MAX: u32 = 47;
+const key2Buf: usize = memory.data(48);
+export function lookupSecond(p: usize, len: u32): u32 {
+  if (len == 0 || len > KEY2_MAX) return 0;
+  store<u8>(key2Buf, GRAMMAR2_PREFIX);
+  memory.copy(key2Buf + 1, p, len);
+  return lookup(key2Buf, len + 1);
 }
 
 // ---- sentences ----

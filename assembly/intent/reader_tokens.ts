@@ -12,7 +12,7 @@ import { pyWhitespace } from "../readers/v4a";
 import {
   NAME_KIND, at, BV, bound, boundCount, boundStart, boundEnd, msg, msgLen, quoted, T_WORD, T_THING, T_PUNCT, P_COMMA,
   P_COLON, P_SEMI, P_STOP, P_QUESTION, P_LINE, TK, tokCount, tk, tA, tB, tG, tEnd, tCjk, isWord, isThing, wordHas, pushToken,
-  pushBound, verbOf, lookup, tStart,
+  pushBound, verbOf, lookup, lookupSecond, tStart,
 } from "./reader_state";
 
 let text: usize = 0; // lower-cased words
@@ -147,6 +147,8 @@ function pushCjkRun(s: u32, e: u32): bool {
       if (i + bytes > e) continue;
       const v = lookup(msg + i, bytes);
       if (v != 0) { found = bytes; g = v; verb = verbOf; }
+      // A word only the second table holds ("稍后") is a token too, of no first-table category.
+      else if (lookupSecond(msg + i, bytes) != 0) found = bytes;
     }
     if (found == 0) { i += 3; continue; }
     if (!pushToken(T_WORD, <u32>(msg + i), found, g, i, i + found, true)) return false;

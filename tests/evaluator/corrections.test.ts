@@ -123,3 +123,104 @@ describe("an object swapped", () => {
     fence.closeSession(h);
   });
 });
+
+describe("a pause", () => {
+  test.each([
+    ["Email the report to carol@x.example", "Hold off on that until I check with legal"],
+    ["Email the report to carol@x.example", "Wait until Monday before sending it"],
+    ["Email the report to carol@x.example", "Not yet, please"],
+    ["Envoie le rapport à carol@x.example", "Attends lundi avant de l'envoyer"],
+    ["Envoie le rapport à carol@x.example", "Pas encore, merci"],
+    ["Schick den Bericht an carol@x.example", "Warte noch damit, bis ich Bescheid gebe"],
+    ["Manda el informe a carol@x.example", "Espera hasta el lunes"],
+    ["Manda o relatório para carol@x.example", "Espere até segunda, por favor"],
+    ["Manda il rapporto a carol@x.example", "Aspetta fino a lunedì"],
+    ["把报告发给carol@x.example", "等一下"],
+    ["把报告发给carol@x.example", "稍后再发"],
+    ["議事録をcarol@x.exampleに送って", "ちょっと待って"],
+  ])("asks the earlier send again: %s / %s", (first, second) => {
+    const h = session([first, second]);
+    expect(mail(h, "carol@x.example")).toBe("ask");
+    fence.closeSession(h);
+  });
+
+  test.each([
+    ["Email the report to carol@x.example", "Hold off on that until Monday", "Ok, send it to carol@x.example now"],
+    ["Envoie le rapport à carol@x.example", "Pas encore", "Vas-y, envoie-le à carol@x.example"],
+  ])("ends when a later turn names the destination again: %s / %s / %s", (first, second, third) => {
+    const h = session([first, second, third]);
+    expect(mail(h, "carol@x.example")).toBe("allow");
+    fence.closeSession(h);
+  });
+
+  test.each([
+    ["Email the report to carol@x.example", "Wait, send it to bob@y.example too"],
+    ["Manda el informe a carol@x.example", "Espera, mándalo también a bob@y.example"],
+  ])("is not an interjection: %s / %s", (first, second) => {
+    const h = session([first, second]);
+    expect(mail(h, "carol@x.example")).toBe("allow");
+    expect(mail(h, "bob@y.example")).toBe("allow");
+    fence.closeSession(h);
+  });
+});
+
+describe("an instead word after the verb", () => {
+  test.each([
+    ["Envoie le rapport à carol@x.example", "Non, envoie-le plutôt à bob@y.example"],
+    ["Schick den Bericht an carol@x.example", "Nein, schick es stattdessen an bob@y.example"],
+    ["Manda el informe a carol@x.example", "No, mándalo a bob@y.example en su lugar"],
+    ["Email the report to carol@x.example", "No, send it instead to bob@y.example"],
+    ["Manda il rapporto a carol@x.example", "No, mandalo invece a bob@y.example"],
+  ])("names the new recipient: %s / %s", (first, second) => {
+    const h = session([first, second]);
+    expect(mail(h, "bob@y.example")).toBe("allow");
+    expect(mail(h, "carol@x.example")).not.toBe("allow");
+    fence.closeSession(h);
+  });
+
+  test.each([
+    ["Schick den Bericht an bob@y.example statt an carol@x.example"],
+    ["Envoie le rapport à bob@y.example plutôt qu'à carol@x.example"],
+    ["Send the report to bob@y.example instead of to carol@x.example"],
+  ])("after a value of its clause stands against it: %s", (first) => {
+    const h = session([first]);
+    expect(mail(h, "bob@y.example")).toBe("allow");
+    expect(mail(h, "carol@x.example")).not.toBe("allow");
+    fence.closeSession(h);
+  });
+});
+
+describe("a destination a later turn states", () => {
+  test.each([
+    ["Email the report to carol@x.example", "Sorry, wrong person — it should go to bob@y.example"],
+    ["Email the report to carol@x.example", "It goes to bob@y.example"],
+    ["Schick den Bericht an carol@x.example", "Falsche Person, es soll an bob@y.example gehen"],
+    ["Envoie le rapport à carol@x.example", "Pardon, ça doit aller à bob@y.example"],
+    ["Manda o relatório para carol@x.example", "Desculpe, deve ir para bob@y.example"],
+  ])("replaces the earlier recipient and grants no more than it says: %s / %s", (first, second) => {
+    const h = session([first, second]);
+    expect(mail(h, "carol@x.example")).not.toBe("allow");
+    expect(mail(h, "bob@y.example")).not.toBe("block");
+    fence.closeSession(h);
+  });
+
+  test("beside an added one keeps the earlier recipient", () => {
+    const h = session(["Email the report to carol@x.example", "A copy should go to bob@y.example too"]);
+    expect(mail(h, "carol@x.example")).toBe("allow");
+    fence.closeSession(h);
+  });
+});
+
+describe("an address picked out by its host", () => {
+  test.each([
+    ["Email the report to lena@a.example and tom@b.example", "Oops, not the a.example one"],
+    ["Envoie le rapport à lena@a.example et tom@b.example", "Pardon, pas celle de a.example"],
+    ["Schick den Bericht an lena@a.example und tom@b.example", "Sorry, nicht die von a.example"],
+    ["Manda el informe a lena@a.example y tom@b.example", "Perdón, no la de a.example"],
+  ])("is ruled out, the other kept: %s / %s", (first, second) => {
+    const h = session([first, second]);
+    expect(mail(h, "lena@a.example")).not.toBe("allow");
+    expect(mail(h, "tom@b.example")).toBe("allow");
+    fence.closeSession(h);
+  });
+});
