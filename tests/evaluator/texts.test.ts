@@ -101,8 +101,10 @@ describe("fence.wasm", () => {
   // held them until verbs were bound to the actions they ask for (§7.5) and a record's list
   // elements were read one by one: about 3 KiB. 166 KiB held them until an exposure word was
   // read where the request's reader reads it (a question, a noun phrase), a negated verb reached
-  // its own actions and clauses ended at full-width marks and dashes: about 1.3 KiB.
-  it("fits its 167 KiB budget", () => {
-    expect(wasm.length).toBeLessThanOrEqual(167 * 1024);
+  // its own actions and clauses ended at full-width marks and dashes: about 1.3 KiB. 167 KiB held
+  // them until later turns' corrections, pauses and retractions (a second grammar table), reads of
+  // the user's own account, a mapped tool's choices and a bill paid once came: about 3 KiB.
+  it("fits its 170 KiB budget", () => {
+    expect(wasm.length).toBeLessThanOrEqual(170 * 1024);
   });
 });
