@@ -136,7 +136,11 @@ export function planFollowUps(following: bool): void {
     if (opCode(m) == OP_PAUSE) paused = true;
   }
   // "Wait, send it to bob too": a turn that sends somewhere of its own goes on, it does not pause.
-  pauseAll = paused && !namesDestination();
+  // "Sorry, I meant carol@x", "Recipient: carol@x", "Nope — carol@x": a turn that names an address
+  // or a channel and asks for nothing may correct whom the request sends to, or only speak of
+  // someone; the reader cannot tell which, so it waits as a pause does: the earlier destinations
+  // are asked, and what it names is the mention its words make it (asked too). Never an allow more.
+  pauseAll = (paused || (grantsNothing() && !addSeen && namesRecipient())) && !namesDestination();
   keepKinds = kindsOf(OP_KEEP);
   if (insteadSeen) {
     for (let k: u32 = 0; k < foundCount; k++) {
@@ -187,6 +191,17 @@ function namesDestination(): bool {
     const rec = found + <usize>k * FOUND;
     const a = load<u32>(rec + 16);
     if ((a & (A_DEST | A_DEST_MAYBE)) != 0 && !vetoes(a) && (load<u32>(rec) < DERIVED || load<u32>(rec) == NAME)) return true;
+  }
+  return false;
+}
+
+// Whether this message names, in the user's own words (not pasted material), an address or a
+// channel it does not rule out.
+function namesRecipient(): bool {
+  for (let k: u32 = 0; k < foundCount; k++) {
+    const rec = found + <usize>k * FOUND;
+    const kind = load<u32>(rec), a = load<u32>(rec + 16);
+    if ((kind == SUBJ_EMAIL || kind == SUBJ_RECIPIENT) && (a & A_GRANTS) != 0 && !vetoes(a)) return true;
   }
   return false;
 }

@@ -99,6 +99,9 @@ export function followUps(): void {
       }
       // "Hold off on that", "not yet": a pause, whatever else the clause says; "don't wait" is none.
       if (pause && !negated) pushOp(OP_PAUSE, 0, 0, 0);
+      // "Don't.", "Wait, don't.", "No, not yet": a negation alone, of no verb and naming nothing,
+      // takes back what it answers; which grant that is the reader cannot tell, so all wait.
+      if (negation && !verb && !values && !content && !pause && !revoke && !retract && !afterAll) pushOp(OP_PAUSE, 0, 0, 0);
       // "Forget Carol", "Carol is out of the loop", "don't send it to her after all": what the
       // clause names is ruled out; with nothing named, every earlier grant is taken back. "Don't
       // forget Carol" retracts nothing.

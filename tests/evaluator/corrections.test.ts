@@ -224,3 +224,34 @@ describe("an address picked out by its host", () => {
     fence.closeSession(h);
   });
 });
+
+// A turn that names an address and asks for nothing ("Sorry, I meant carol@…", "Recipient:
+// carol@…") may correct the recipient or only speak of someone: both wait, asked, never allowed;
+// a bare "Don't." waits too. A turn that adds ("a copy to bob too") or pastes addresses does not.
+describe("a turn that names an address and asks for nothing", () => {
+  test.each([
+    "Sorry, I meant carol@x.example",
+    "Correction: the recipient is carol@x.example",
+    "Nope — carol@x.example",
+    "Pardon, je voulais dire carol@x.example",
+    "Sorry, ich meinte carol@x.example",
+    "抱歉，我是说carol@x.example",
+  ])("asks about the earlier recipient and the new one: %s", (second) => {
+    const h = session(["Email the report to alice@x.example", second]);
+    expect(mail(h, "alice@x.example")).not.toBe("allow");
+    expect(mail(h, "carol@x.example")).toBe("ask");
+  });
+  test.each(["Don't.", "Wait, don't.", "On second thought, no.", "Belay that.", "Hold that thought."])(
+    "a take-back alone waits: %s", (second) => {
+      const h = session(["Email the report to alice@x.example", second]);
+      expect(mail(h, "alice@x.example")).toBe("ask");
+    });
+  test("a pasted address in a later turn changes nothing", () => {
+    const h = session(["Email the report to alice@x.example", "For context, their footer said:\n> billing@y.example"]);
+    expect(mail(h, "alice@x.example")).toBe("allow");
+  });
+  test("a later turn that asks again runs", () => {
+    const h = session(["Email the report to alice@x.example", "Don't.", "OK, send it to alice@x.example now"]);
+    expect(mail(h, "alice@x.example")).toBe("allow");
+  });
+});
