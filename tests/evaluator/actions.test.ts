@@ -2,18 +2,14 @@
 // name says an action (cancel, return, exchange, modify, reply, forward, …) is granted by a verb
 // that names that action, and only asked about when the request's verbs granted its capability for
 // another action. Each request is tried with the action it asks for and with its neighbour.
-import * as fs from "node:fs";
-import * as path from "node:path";
 import { beforeAll, describe, expect, test } from "vitest";
-import { type Fence, loadFence } from "../../host-js/host";
-import { fenceWasm } from "./wasm";
+import type { Fence } from "../../host-js/host";
+import { shippedFence } from "./shipped";
 
-const root = path.resolve(__dirname, "../..");
 let fence: Fence;
 
 beforeAll(async () => {
-  fence = await loadFence(fenceWasm());
-  expect(fence.load(new Uint8Array(fs.readFileSync(path.join(root, "build/policies/defaults.afb")))).ok).toBe(true);
+  fence = await shippedFence();
 }, 60_000);
 
 const ORDER = JSON.stringify({

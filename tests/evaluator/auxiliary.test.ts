@@ -1,29 +1,21 @@
 // "do" before its subject is an auxiliary ("under no circumstances do you want to be
 // transferred", "never do you send"): it asks for nothing and, negated, rules nothing out by
 // itself; the verb after it is read as the request's own.
-import * as fs from "node:fs";
-import * as path from "node:path";
 import { beforeAll, describe, expect, test } from "vitest";
-import { type Fence, loadFence } from "../../host-js/host";
-import { fenceWasm } from "./wasm";
+import type { Fence } from "../../host-js/host";
+import { shippedFence, decidedKind } from "./shipped";
 
-const root = path.resolve(__dirname, "../..");
 let fence: Fence;
 
 beforeAll(async () => {
-  fence = await loadFence(fenceWasm());
-  expect(fence.load(new Uint8Array(fs.readFileSync(path.join(root, "build/policies/defaults.afb")))).ok).toBe(true);
+  fence = await shippedFence();
 }, 60_000);
 
 const READ = ["mcp__desk__get_reservation_details", { reservation_id: "PEP4E0" }] as const;
 const SEND = ["send_message", { action: "send", target: "email:dora@example.com", message: "The report is ready." }] as const;
 
 function decided(message: string, call: readonly [string, object]): string {
-  const h = fence.openSession();
-  fence.intent(h, message);
-  const kind = fence.decide(h, call[0], call[1]).kind;
-  fence.closeSession(h);
-  return kind;
+  return decidedKind(fence, message, call[0], call[1]);
 }
 
 describe("do before its subject", () => {

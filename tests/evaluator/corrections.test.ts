@@ -2,18 +2,14 @@
 // new recipient replaces the earlier ones unless the turn says it adds, a retraction rules out
 // what it names (and the address that name was given by), "A, not B" rules B out, and what was
 // replaced reads as taken back by its turn.
-import * as fs from "node:fs";
-import * as path from "node:path";
 import { beforeAll, describe, expect, test } from "vitest";
-import { type Fence, loadFence } from "../../host-js/host";
-import { fenceWasm } from "./wasm";
+import type { Fence } from "../../host-js/host";
+import { shippedFence } from "./shipped";
 
-const root = path.resolve(__dirname, "../..");
 let fence: Fence;
 
 beforeAll(async () => {
-  fence = await loadFence(fenceWasm());
-  expect(fence.load(new Uint8Array(fs.readFileSync(path.join(root, "build/policies/defaults.afb")))).ok).toBe(true);
+  fence = await shippedFence();
   expect(fence.describe("mcp__mail__send_message", "Send an e-mail message.", {
     type: "object", properties: { to: { type: "array", items: { type: "string" } }, subject: { type: "string" }, body: { type: "string" } },
   }).ok).toBe(true);

@@ -2,18 +2,14 @@
 // tom@…", "PAS à paul@…"), is that word, not a name: as a name it bound as a value, the clause lost
 // its negation, and the address the user ruled out became a destination. An acronym the grammar
 // does not know ("IT", "NASA") is still a name.
-import * as fs from "node:fs";
-import * as path from "node:path";
 import { beforeAll, describe, expect, test } from "vitest";
-import { type Fence, loadFence } from "../../host-js/host";
-import { fenceWasm } from "./wasm";
+import type { Fence } from "../../host-js/host";
+import { shippedFence } from "./shipped";
 
-const root = path.resolve(__dirname, "../..");
 let fence: Fence;
 
 beforeAll(async () => {
-  fence = await loadFence(fenceWasm());
-  expect(fence.load(new Uint8Array(fs.readFileSync(path.join(root, "build/policies/defaults.afb")))).ok).toBe(true);
+  fence = await shippedFence();
 }, 60_000);
 
 function send(message: string, to: string): string {

@@ -1,18 +1,14 @@
 // Who a request pays (docs/policy.md "intent"): the person it pays, not one named in a phrase
 // about what is paid ("for the dinner with Bob") nor the owner of what is paid ("Bob's invoice"),
 // under the shipped policy.
-import * as fs from "node:fs";
-import * as path from "node:path";
 import { beforeAll, describe, expect, test } from "vitest";
-import { type Fence, loadFence } from "../../host-js/host";
-import { fenceWasm } from "./wasm";
+import type { Fence } from "../../host-js/host";
+import { shippedFence } from "./shipped";
 
-const root = path.resolve(__dirname, "../..");
 let fence: Fence;
 
 beforeAll(async () => {
-  fence = await loadFence(fenceWasm());
-  expect(fence.load(new Uint8Array(fs.readFileSync(path.join(root, "build/policies/defaults.afb")))).ok).toBe(true);
+  fence = await shippedFence();
 }, 60_000);
 
 function paying(message: string, recipient: string): string {

@@ -1,19 +1,15 @@
 // A payment the user asked for runs once per payee and purpose (docs/bytecode.md §8.2), whatever
 // its sum or the tool it goes through: 44.99 after 45, or the same bill through another payment
 // tool, is a second payment, and asked about.
-import * as fs from "node:fs";
-import * as path from "node:path";
 import { beforeAll, describe, expect, test } from "vitest";
-import { type Fence, loadFence } from "../../host-js/host";
-import { fenceWasm } from "./wasm";
+import type { Fence } from "../../host-js/host";
+import { shippedFence } from "./shipped";
 
-const root = path.resolve(__dirname, "../..");
 let fence: Fence;
 
 const str = { type: "string" };
 beforeAll(async () => {
-  fence = await loadFence(fenceWasm());
-  expect(fence.load(new Uint8Array(fs.readFileSync(path.join(root, "build/policies/defaults.afb")))).ok).toBe(true);
+  fence = await shippedFence();
   expect(fence.describe("mcp__bank__send_money", "Send money to a payee.", {
     type: "object", properties: { payee: str, amount: { type: "number" }, currency: str },
   }).ok).toBe(true);

@@ -2,18 +2,14 @@
 // name: it neither binds as a value nor hides the lead words around it, so the request it opens
 // grants as it does at the sentence's start, and a statement of what the user did still grants
 // nothing.
-import * as fs from "node:fs";
-import * as path from "node:path";
 import { beforeAll, describe, expect, test } from "vitest";
-import { type Fence, loadFence } from "../../host-js/host";
-import { fenceWasm } from "./wasm";
+import type { Fence } from "../../host-js/host";
+import { shippedFence, decidedKind } from "./shipped";
 
-const root = path.resolve(__dirname, "../..");
 let fence: Fence;
 
 beforeAll(async () => {
-  fence = await loadFence(fenceWasm());
-  expect(fence.load(new Uint8Array(fs.readFileSync(path.join(root, "build/policies/defaults.afb")))).ok).toBe(true);
+  fence = await shippedFence();
 }, 60_000);
 
 const CANCEL = ["mcp__retail__cancel_pending_order", { order_id: "#W3113816", reason: "no longer needed" }] as const;
@@ -22,11 +18,7 @@ const ADDRESS = ["mcp__retail__modify_pending_order_address",
 const SEND = ["send_message", { action: "send", target: "email:dora@example.com", message: "The report is ready." }] as const;
 
 function decided(message: string, call: readonly [string, object]): string {
-  const h = fence.openSession();
-  fence.intent(h, message);
-  const kind = fence.decide(h, call[0], call[1]).kind;
-  fence.closeSession(h);
-  return kind;
+  return decidedKind(fence, message, call[0], call[1]);
 }
 
 describe("a capitalized pronoun inside a sentence", () => {

@@ -2,13 +2,10 @@
 // policy: a read of an object the user named gives that object's own fields; a listing or a read
 // that names nothing gives only the entries the user named; the people and accounts a record
 // holds receive only when the record is the user's own account (intent.own_records_from).
-import * as fs from "node:fs";
-import * as path from "node:path";
 import { beforeAll, describe, expect, test } from "vitest";
-import { type Fence, loadFence } from "../../host-js/host";
-import { fenceWasm } from "./wasm";
+import type { Fence } from "../../host-js/host";
+import { shippedFence } from "./shipped";
 
-const root = path.resolve(__dirname, "../..");
 let fence: Fence;
 
 const str = { type: "string" };
@@ -32,8 +29,7 @@ const TOOLS = [
 ] as const;
 
 beforeAll(async () => {
-  fence = await loadFence(fenceWasm());
-  expect(fence.load(new Uint8Array(fs.readFileSync(path.join(root, "build/policies/defaults.afb")))).ok).toBe(true);
+  fence = await shippedFence();
   for (const [name, description, schema] of TOOLS) expect(fence.describe(name, description, schema).ok).toBe(true);
 });
 

@@ -1,13 +1,10 @@
 // Records (docs/bytecode.md §7.1) under the shipped policy: what a read asked for by the task's own
 // values makes the task's, what it never does, and how a record's value stands beside the values
 // the user named.
-import * as fs from "node:fs";
-import * as path from "node:path";
 import { beforeAll, describe, expect, test } from "vitest";
-import { type Fence, loadFence } from "../../host-js/host";
-import { fenceWasm } from "./wasm";
+import type { Fence } from "../../host-js/host";
+import { shippedFence } from "./shipped";
 
-const root = path.resolve(__dirname, "../..");
 let fence: Fence;
 
 const SHOP = [
@@ -39,8 +36,7 @@ const ORDER = JSON.stringify({
 });
 
 beforeAll(async () => {
-  fence = await loadFence(fenceWasm());
-  expect(fence.load(new Uint8Array(fs.readFileSync(path.join(root, "build/policies/defaults.afb")))).ok).toBe(true);
+  fence = await shippedFence();
   for (const [name, description, schema] of SHOP) expect(fence.describe(name, description, schema).ok).toBe(true);
 });
 

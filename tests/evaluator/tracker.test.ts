@@ -1,18 +1,14 @@
 // A request's verb for work in a repository's tracker (open, close, merge) grants that work on
 // what the request names under the shipped policy; the same call on another repository, or an
 // action the request did not ask for (a lock after "close"), is still asked.
-import * as fs from "node:fs";
-import * as path from "node:path";
 import { beforeAll, describe, expect, test } from "vitest";
-import { type Fence, loadFence } from "../../host-js/host";
-import { fenceWasm } from "./wasm";
+import type { Fence } from "../../host-js/host";
+import { shippedFence } from "./shipped";
 
-const root = path.resolve(__dirname, "../..");
 let fence: Fence;
 
 beforeAll(async () => {
-  fence = await loadFence(fenceWasm());
-  expect(fence.load(new Uint8Array(fs.readFileSync(path.join(root, "build/policies/defaults.afb")))).ok).toBe(true);
+  fence = await shippedFence();
 }, 60_000);
 
 function decided(message: string, tool: string, args: object): string {
